@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs every Debian package that Tessel's build, tests and benchmarks need. Idempotent.
+set -euo pipefail
+pkgs=(cmake ninja-build ccache g++ llvm-19-dev libfmt-dev libeigen3-dev libgtest-dev libgmock-dev
+      libbenchmark-dev libdlpack-dev libopenblas-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
+      libffi-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
