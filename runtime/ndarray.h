@@ -1,0 +1,55 @@
+// NDArray: a reference-counted, 64-byte aligned, compact row-major CPU tensor on DLPack's DLTensor.
+// Copies of an NDArray share storage. dltensor() always has explicit strides and byte_offset 0.
+// DLPack 0.6 has no bool code: bool maps to uint1 (one byte per element); import also accepts
+// DLPack 0.8's kDLBool (code 6, 8 bits).
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace tessel::runtime {
+
+DLDataType to_dl(DataType t);
+DataType from_dl(DLDataType t);
+
+class NDArray {
+ public:
+  NDArray() = default;
+  // Uninitialized CPU array.
+  static NDArray empty(std::vector<int64_t> shape, DataType dtype);
+  // Takes ownership of a compact row-major CPU DLPack tensor: its deleter runs when the last NDArray
+  // dies, or at once if the tensor is rejected (tessel::Error). Imported data keeps its own
+  // alignment; byte_offset is folded into dltensor()->data.
+  static NDArray from_dlpack(DLManagedTensor* tensor);
+  // A DLPack tensor sharing this array's memory; the consumer calls its deleter.
+  DLManagedTensor* to_dlpack() const;
+
+  bool defined() const { return static_cast<bool>(impl_); }
+  const std::vector<int64_t>& shape() const;
+  int ndim() const { return static_cast<int>(shape().size()); }
+  DataType dtype() const;
+  int64_t numel() const;
+  size_t nbytes() const;
+  void* raw_data() const;
+  template <class T>
+  T* data() const {
+    return static_cast<T*>(raw_data());
+  }
+  DLTensor* dltensor() const;
+  // Copies nbytes() bytes from/to host memory; any other nbytes throws tessel::Error.
+  void copy_from(const void* src, size_t nbytes);
+  void copy_to(void* dst, size_t nbytes) const;
+  NDArray copy() const;
+
+  struct Container;
+
+ private:
+  std::shared_ptr<Container> impl_;
+};
+
+}  // namespace tessel::runtime

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds Tessel and runs every test through ctest.
+#   scripts/test.sh              RelWithDebInfo build in build/
+#   scripts/test.sh --sanitize   AddressSanitizer + UBSan build in build-asan/ (unit tests only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+build=build
+args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [[ "${1:-}" == "--sanitize" ]]; then
+  build=build-asan
+  args=(-DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON -DTESSEL_BUILD_BENCH=OFF)
+  # LLVM's own allocations outlive main by design; leaks in Tessel still fail the ASan checks of
+  # use-after-free and overflow, and UBSan aborts on any report.
+  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+
+cmake -S . -B "$build" -G Ninja "${args[@]}"
+cmake --build "$build" -j"$(nproc)"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
