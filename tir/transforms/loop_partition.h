@@ -1,0 +1,15 @@
+// Splits loops around `likely(cond)` guards. Requires: guards are IfThenElse(likely(c), ...) with
+// c a conjunction of integer comparisons. Guarantees: a loop whose guard conjunct is linear in the
+// loop var (e.g. io*8 + ii < n from a non-dividing split, n symbolic or not) becomes a main loop
+// where the conjunct provably holds and is removed, plus guarded head/tail loops over the rest of
+// the range. Vectorized loops inside the guarded parts that the guard depends on become Serial:
+// the tail is scalar code by design. Loops that cannot be split are left unchanged.
+#pragma once
+
+#include "ir/stmt.h"
+
+namespace tessel::tir {
+
+PrimFunc loop_partition(const PrimFunc& f);
+
+}  // namespace tessel::tir
