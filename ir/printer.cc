@@ -36,7 +36,8 @@ class Printer : public ExprFunctor<void, int> {
     return names_[key] = name;
   }
   const std::string& var_name(const Var& v) { return name_of(v.get(), v->name_hint); }
-  const std::string& buffer_name(const Buffer& b) { return name_of(b.get(), b->name); }
+  // Keyed by the data var: a flattened view of a buffer prints under the same name.
+  const std::string& buffer_name(const Buffer& b) { return name_of(b->data.get(), b->name); }
 
   void print_stmt(const Stmt& s, int indent);
   void print_func(const PrimFunc& f);

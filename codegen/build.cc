@@ -1,0 +1,100 @@
+#include "codegen/build.h"
+
+#include <fmt/format.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "codegen/llvm/codegen_cpu.h"
+#include "codegen/llvm/optimize.h"
+#include "codegen/llvm/target_machine.h"
+#include "runtime/jit.h"
+
+namespace tessel {
+namespace {
+
+struct Compiled {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> tm;
+};
+
+// Generates, verifies and optimizes the LLVM module for `funcs`.
+Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target) {
+  if (funcs.empty()) throw Error("build: no functions to compile");
+  Compiled c;
+  c.tm = codegen::create_target_machine(target);
+  c.context = std::make_unique<llvm::LLVMContext>();
+  c.module =
+      std::make_unique<llvm::Module>(funcs.size() == 1 ? funcs[0]->name : "tessel", *c.context);
+  c.module->setTargetTriple(target.triple);
+  c.module->setDataLayout(c.tm->createDataLayout());
+  codegen::CodeGenCPU codegen(*c.module, target);
+  for (const PrimFunc& f : funcs) codegen.add_function(f);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  TESSEL_ICHECK(!llvm::verifyModule(*c.module, &os)) << "invalid LLVM IR generated:\n" << problems;
+  codegen::optimize(*c.module, *c.tm);
+  return c;
+}
+
+std::string ir_text(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+// Assembly for IR text, in a fresh context (the JIT owns the original module by then).
+std::string assembly_from_ir(const std::string& ir, const Target& target) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(ir, diag, context);
+  TESSEL_ICHECK(module != nullptr) << "cannot re-parse generated IR: " << diag.getMessage().str();
+  auto tm = codegen::create_target_machine(target);
+  return codegen::emit_machine_code(*module, *tm, llvm::CodeGenFileType::AssemblyFile);
+}
+
+}  // namespace
+
+runtime::Module build(const std::vector<PrimFunc>& funcs, const Target& target) {
+  llvm::Triple triple(target.triple), host(llvm::sys::getProcessTriple());
+  if (triple.getArch() != host.getArch() || triple.getOS() != host.getOS()) {
+    throw Error(fmt::format("build: cannot run code for {} on this {} host; use emit_object",
+                            target.triple, host.str()));
+  }
+  Compiled c = compile(funcs, target);
+  runtime::JitModuleSource source;
+  source.ir_text = ir_text(*c.module);
+  for (const PrimFunc& f : funcs) source.entry_names.push_back(f->name);
+  // Assembly is made only when asked for: tuners build thousands of modules and never read it.
+  source.make_assembly = [ir = source.ir_text, target] { return assembly_from_ir(ir, target); };
+  source.module = std::move(c.module);
+  source.context = std::move(c.context);
+  return runtime::JitSession::shared()->add_module(std::move(source));
+}
+
+runtime::Module build(const PrimFunc& func, const Target& target) {
+  return build(std::vector<PrimFunc>{func}, target);
+}
+
+std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target) {
+  return ir_text(*compile(funcs, target).module);
+}
+
+std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& target) {
+  Compiled c = compile(funcs, target);
+  return codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::AssemblyFile);
+}
+
+std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target) {
+  Compiled c = compile(funcs, target);
+  return codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::ObjectFile);
+}
+
+}  // namespace tessel

@@ -1,0 +1,32 @@
+// PrimFuncs + Target -> a runnable Module. Input: lowered PrimFuncs (after the tir pipeline: 1-d
+// buffer accesses, no Vectorized loops). Each PrimFunc becomes an entry named after it with the
+// TesselBackendFunc signature, which checks its arguments and reports errors as tessel::Error.
+// The emit_* functions return the optimized IR, assembly or object file without running anything.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "ir/stmt.h"
+#include "runtime/module.h"
+#include "te/schedule.h"
+#include "tir/pipeline.h"
+
+namespace tessel {
+
+// Lowers a te schedule (te::lower) and JIT-compiles it as function `name`. Thread bindings need a
+// GPU target: on a CPU target they are an Error naming the stage, axis and thread tag.
+runtime::Module build(const te::Schedule& sch, const std::vector<te::Tensor>& args, const Target& target,
+                      const std::string& name, const tir::PipelineOptions& opt = {});
+
+// JIT-compiles into JitSession::shared(); the target's triple must be the host's.
+runtime::Module build(const std::vector<PrimFunc>& funcs, const Target& target);
+runtime::Module build(const PrimFunc& func, const Target& target);
+
+std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target);
+std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& target);
+// An ELF/Mach-O relocatable object (PIC) for the target, e.g. for a cross triple.
+std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target);
+
+}  // namespace tessel

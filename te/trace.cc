@@ -1,0 +1,138 @@
+// Text form and replay of schedule traces.
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "ir/error.h"
+#include "te/schedule.h"
+
+namespace tessel::te {
+namespace {
+
+template <class T>
+std::string list(const std::vector<T>& v) {
+  return fmt::format("[{}]", fmt::join(v, ","));
+}
+
+std::vector<std::string> split_list(const std::string& field, int line) {
+  if (field.size() < 2 || field.front() != '[' || field.back() != ']') {
+    throw Error(fmt::format("trace line {}: expected a [list], got '{}'", line, field));
+  }
+  std::vector<std::string> out;
+  std::string inner = field.substr(1, field.size() - 2), item;
+  std::istringstream is(inner);
+  while (std::getline(is, item, ',')) out.push_back(item);
+  return out;
+}
+
+MemScope parse_scope(const std::string& s) {
+  for (MemScope m : {MemScope::kGlobal, MemScope::kShared, MemScope::kLocal}) {
+    if (s == mem_scope_name(m)) return m;
+  }
+  throw Error(fmt::format("trace: unknown memory scope '{}'", s));
+}
+
+}  // namespace
+
+std::string Trace::str() const {
+  std::string out;
+  for (const auto& s : steps_) {
+    out += fmt::format("{} {} {} {} {}\n", s.primitive, s.stage, list(s.axes), list(s.ints), list(s.strs));
+  }
+  return out;
+}
+
+Trace Trace::parse(const std::string& text) {
+  Trace t;
+  std::istringstream lines(text);
+  std::string line;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    if (line.empty()) continue;
+    std::istringstream f(line);
+    Step s;
+    std::string axes, ints, strs;
+    if (!(f >> s.primitive >> s.stage >> axes >> ints >> strs)) {
+      throw Error(fmt::format("trace line {}: expected 'primitive stage [axes] [ints] [strs]', got '{}'", n, line));
+    }
+    s.axes = split_list(axes, n);
+    s.strs = split_list(strs, n);
+    for (const auto& i : split_list(ints, n)) {
+      try {
+        s.ints.push_back(std::stoll(i));
+      } catch (const std::exception&) {
+        throw Error(fmt::format("trace line {}: '{}' is not an integer", n, i));
+      }
+    }
+    t.append(std::move(s));
+  }
+  return t;
+}
+
+void Schedule::replay(const Trace& trace) {
+  for (const auto& step : trace.steps()) {
+    auto need = [&](size_t axes, size_t ints, size_t strs) {
+      if (step.axes.size() < axes || step.ints.size() < ints || step.strs.size() < strs) {
+        throw Error(fmt::format("trace step '{}' on '{}' has too few arguments", step.primitive, step.stage));
+      }
+    };
+    if (step.primitive == "cache_read") {
+      need(0, 0, 2);
+      std::vector<Tensor> readers;
+      for (size_t i = 1; i < step.strs.size(); ++i) readers.emplace_back((*this)[step.strs[i]]->op);
+      cache_read(Tensor((*this)[step.stage]->op), parse_scope(step.strs[0]), readers);
+      continue;
+    }
+    if (step.primitive == "cache_write") {
+      need(0, 0, 1);
+      cache_write(Tensor((*this)[step.stage]->origin_op), parse_scope(step.strs[0]));
+      continue;
+    }
+    Stage stage = (*this)[step.stage];
+    auto axis = [&](const Stage& s, size_t i) {
+      for (const auto& iv : s->all_iter_vars) {
+        if (iv.name() == step.axes[i]) return iv;
+      }
+      throw Error(fmt::format("trace step '{}': stage '{}' has no axis '{}'", step.primitive,
+                              s.name(), step.axes[i]));
+    };
+    const std::string& p = step.primitive;
+    if (p == "split") {
+      need(1, 1, 0);
+      stage.split(axis(stage, 0), step.ints[0]);
+    } else if (p == "split_nparts") {
+      need(1, 1, 0);
+      stage.split_nparts(axis(stage, 0), step.ints[0]);
+    } else if (p == "fuse") {
+      need(2, 0, 0);
+      stage.fuse(axis(stage, 0), axis(stage, 1));
+    } else if (p == "reorder") {
+      std::vector<IterVar> order;
+      for (size_t i = 0; i < step.axes.size(); ++i) order.push_back(axis(stage, i));
+      stage.reorder(order);
+    } else if (p == "vectorize") {
+      need(1, 0, 0);
+      stage.vectorize(axis(stage, 0));
+    } else if (p == "parallel") {
+      need(1, 0, 0);
+      stage.parallel(axis(stage, 0));
+    } else if (p == "unroll") {
+      need(1, 0, 0);
+      stage.unroll(axis(stage, 0));
+    } else if (p == "bind") {
+      need(1, 0, 1);
+      stage.bind(axis(stage, 0), step.strs[0]);
+    } else if (p == "compute_at") {
+      need(1, 0, 1);
+      Stage parent = (*this)[step.strs[0]];
+      stage.compute_at(parent, axis(parent, 0));
+    } else if (p == "compute_inline") {
+      stage.compute_inline();
+    } else if (p == "compute_root") {
+      stage.compute_root();
+    } else {
+      throw Error(fmt::format("trace: unknown primitive '{}'", p));
+    }
+  }
+}
+
+}  // namespace tessel::te

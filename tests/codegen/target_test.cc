@@ -1,0 +1,64 @@
+#include "codegen/target.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/codegen/codegen_test_util.h"
+
+namespace tessel {
+namespace {
+
+using testing::expect_error;
+
+TEST(TargetTest, ParsesEveryOption) {
+  Target t = Target::parse(
+      "llvm -mcpu=skylake-avx512 -mattr=+avx2,+fma -mtriple=x86_64-linux-gnu -num-cores=2");
+  EXPECT_EQ(t.kind, "llvm");
+  EXPECT_EQ(t.triple, "x86_64-unknown-linux-gnu");
+  EXPECT_EQ(t.cpu, "skylake-avx512");
+  EXPECT_EQ(t.features, "+avx2,+fma");
+  EXPECT_EQ(t.num_cores, 2);
+  EXPECT_EQ(t.vector_bits(), 512);
+  EXPECT_TRUE(t.has_feature("avx512f"));
+  EXPECT_EQ(
+      t.str(),
+      "llvm -mtriple=x86_64-unknown-linux-gnu -mcpu=skylake-avx512 -mattr=+avx2,+fma -num-cores=2");
+}
+
+TEST(TargetTest, NativeResolvesToTheHostAndRoundTrips) {
+  Target native = Target::parse("llvm -mcpu=native -num-cores=2");
+  Target host = Target::host();
+  EXPECT_NE(native.cpu, "native");
+  EXPECT_FALSE(native.cpu.empty());
+  EXPECT_EQ(native.cpu, host.cpu);
+  EXPECT_EQ(native.features, host.features);
+  Target again = Target::parse(native.str());
+  EXPECT_EQ(again.str(), native.str());
+  EXPECT_EQ(again.num_cores, 2);
+  EXPECT_GE(host.vector_bits(), 128);
+}
+
+TEST(TargetTest, VectorBitsFollowFeatures) {
+  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").vector_bits(), 256);
+  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64").vector_bits(), 128);
+  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell -mattr=-avx").vector_bits(),
+            128);
+  Target arm = Target::parse("llvm -mtriple=aarch64-linux-gnu");
+  EXPECT_EQ(arm.cpu, "generic");
+  EXPECT_EQ(arm.vector_bits(), 128);
+}
+
+TEST(TargetTest, RejectsBadStringsNamingTheCulprit) {
+  expect_error([] { Target::parse("llvm -mcpu=native -foo=1"); },
+               {"unknown target option", "-foo=1"});
+  expect_error([] { Target::parse("llvm -mcpu=notacpu"); }, {"unknown CPU", "notacpu"});
+  expect_error([] { Target::parse("llvm -mattr=+avx2,+nosuchfeature"); }, {"+nosuchfeature"});
+  expect_error([] { Target::parse("llvm -mattr=avx2"); }, {"'avx2'"});
+  expect_error([] { Target::parse("cuda"); }, {"llvm"});
+  expect_error([] { Target::parse(""); }, {"llvm"});
+  expect_error([] { Target::parse("llvm -num-cores=two"); }, {"-num-cores", "two"});
+  expect_error([] { Target::parse("llvm -mtriple=nonsense-arch-none"); }, {"nonsense"});
+  expect_error([] { Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=native"); }, {"native"});
+}
+
+}  // namespace
+}  // namespace tessel

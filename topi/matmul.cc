@@ -1,0 +1,60 @@
+#include "topi/matmul.h"
+
+#include <fmt/format.h>
+
+#include "ir/error.h"
+
+namespace tessel::topi {
+
+Matmul matmul(PrimExpr M, PrimExpr N, PrimExpr K, DataType dtype) {
+  Matmul mm;
+  mm.A = te::placeholder({M, K}, dtype, "A");
+  mm.B = te::placeholder({K, N}, dtype, "B");
+  mm.k = te::reduce_axis(0, K, "k");
+  mm.C = te::compute({M, N}, [&](te::Expr i, te::Expr j) { return te::sum(mm.A(i, mm.k) * mm.B(mm.k, j), {mm.k}); },
+                     "C");
+  return mm;
+}
+
+Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype) {
+  if (nr <= 0) throw Error(fmt::format("matmul_packed: panel width nr must be positive, got {}", nr));
+  Matmul mm;
+  mm.A = te::placeholder({M, K}, dtype, "A");
+  mm.B = te::placeholder({K, N}, dtype, "B");
+  // Columns past N in the last panel read a clamped (valid) address and are zeroed.
+  mm.packed_B = te::compute({ceildiv(N, nr), K, nr}, [&](te::Expr x, te::Expr y, te::Expr z) {
+    PrimExpr col = x * nr + z;
+    return select(col < N, mm.B(y, min(col, N - 1)), make_zero(dtype));
+  }, "packed_B", {"x", "y", "z"});
+  mm.k = te::reduce_axis(0, K, "k");
+  mm.C = te::compute({M, N}, [&](te::Expr i, te::Expr j) {
+    return te::sum(mm.A(i, mm.k) * mm.packed_B(floordiv(j, nr), mm.k, floormod(j, nr)), {mm.k});
+  }, "C");
+  return mm;
+}
+
+te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg) {
+  if (!mm.packed_B.defined()) throw Error("schedule_matmul_cpu needs a matmul_packed() computation");
+  te::Schedule s = te::create_schedule({mm.C});
+  te::Tensor CC = s.cache_write(mm.C, MemScope::kLocal);
+
+  te::Stage c = s[mm.C];
+  auto [io, jo, ii, ji] = c.tile(mm.C.axis(0), mm.C.axis(1), cfg.mr, cfg.nr);
+  c.vectorize(ji);
+  if (cfg.parallel) c.parallel(io);
+
+  te::Stage cc = s[CC];
+  cc.compute_at(c, jo);
+  auto [ko, ki] = cc.split(mm.k, cfg.k_unroll);
+  cc.reorder({ko, ki, cc.axis(0), cc.axis(1)});
+  cc.unroll(ki);
+  cc.unroll(cc.axis(0));
+  cc.vectorize(cc.axis(1));
+
+  te::Stage pb = s[mm.packed_B];
+  if (cfg.parallel) pb.parallel(mm.packed_B.axis(0));
+  pb.vectorize(mm.packed_B.axis(2));
+  return s;
+}
+
+}  // namespace tessel::topi

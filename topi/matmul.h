@@ -1,0 +1,32 @@
+// Matrix multiply C[M, N] = A[M, K] * B[K, N]: the plain compute, and a packed variant with a
+// register-tiled CPU schedule (B repacked into [ceil(N/nr), K, nr] panels so the micro-kernel
+// reads it contiguously; C accumulated in an mr x nr local tile).
+#pragma once
+
+#include "te/operation.h"
+#include "te/schedule.h"
+
+namespace tessel::topi {
+
+struct Matmul {
+  te::Tensor A, B, C;
+  te::Tensor packed_B;  // defined for matmul_packed only
+  IterVar k;
+};
+
+Matmul matmul(PrimExpr M, PrimExpr N, PrimExpr K, DataType dtype = DataType::f32());
+
+struct MatmulCpuConfig {
+  int mr = 8;        // rows of the register tile
+  int nr = 32;       // columns of the register tile (and of a B panel); a multiple of the vector width
+  int k_unroll = 4;  // reduction steps unrolled in the micro-kernel
+  bool parallel = true;
+};
+
+Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype = DataType::f32());
+
+// Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
+// (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks.
+te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
+
+}  // namespace tessel::topi
