@@ -1,0 +1,132 @@
+// fp32 matmul, n^3 for n in {256, 512, 1024, 2048}, at 1 and 2 threads: Tessel's default te
+// kernel, Tessel's hand-scheduled kernel (topi::schedule_matmul_cpu), Eigen and OpenBLAS.
+// Counters: GFLOPS, and %peak against the FMA peak measured at start-up.
+// bench/run_matmul_bench.sh turns the JSON output into the table in docs/benchmarks.md.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <Eigen/Core>
+#include <map>
+#include <memory>
+#include <random>
+
+#include "codegen/build.h"
+#include "peak_flops.h"
+#include "runtime/ndarray.h"
+#include "runtime/thread_pool.h"
+#include "te/lower.h"
+#include "topi/matmul.h"
+
+using namespace tessel;
+
+namespace {
+
+bench::PeakFlops g_peak;
+
+void fill_random(float* p, int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) p[i] = dist(rng);
+}
+
+void report(benchmark::State& state, int64_t n, int threads) {
+  double flops = 2.0 * n * n * n;
+  state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = threads;
+  state.counters["peak_GFLOPS"] = g_peak.gflops_per_core * threads;
+}
+
+// Compiled kernels are cached per (schedule kind, n) so compile time stays out of the loop.
+runtime::Function tessel_kernel(bool scheduled, int64_t n) {
+  static std::map<std::pair<bool, int64_t>, std::pair<runtime::Module, runtime::Function>> cache;
+  auto key = std::make_pair(scheduled, n);
+  if (auto it = cache.find(key); it != cache.end()) return it->second.second;
+  int N = static_cast<int>(n);
+  Target target = Target::parse("llvm -mcpu=native");
+  PrimFunc f;
+  if (scheduled) {
+    topi::Matmul mm = topi::matmul_packed(N, N, N, 32);
+    f = te::lower(topi::schedule_matmul_cpu(mm, {}), {mm.A, mm.B, mm.C}, "mm");
+  } else {
+    topi::Matmul mm = topi::matmul(N, N, N);
+    f = te::lower(te::create_schedule({mm.C}), {mm.A, mm.B, mm.C}, "mm");
+  }
+  runtime::Module m = build(f, target);
+  runtime::Function fn = m.get_function("mm");
+  cache[key] = {m, fn};
+  return fn;
+}
+
+void BM_Tessel(benchmark::State& state, bool scheduled) {
+  int64_t n = state.range(0);
+  int threads = static_cast<int>(state.range(1));
+  runtime::set_num_threads(threads);
+  auto a = runtime::NDArray::empty({n, n}, DataType::f32()), b = runtime::NDArray::empty({n, n}, DataType::f32()),
+       c = runtime::NDArray::empty({n, n}, DataType::f32());
+  fill_random(a.data<float>(), n * n, 1);
+  fill_random(b.data<float>(), n * n, 2);
+  runtime::Function fn = tessel_kernel(scheduled, n);
+  fn(a, b, c);
+  for (auto _ : state) fn(a, b, c);
+  report(state, n, scheduled ? threads : 1);
+}
+
+void BM_Eigen(benchmark::State& state) {
+  int64_t n = state.range(0);
+  int threads = static_cast<int>(state.range(1));
+  Eigen::setNbThreads(threads);
+  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  M a(n, n), b(n, n), c(n, n);
+  fill_random(a.data(), n * n, 1);
+  fill_random(b.data(), n * n, 2);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  report(state, n, Eigen::nbThreads());
+}
+
+void BM_OpenBLAS(benchmark::State& state) {
+  int64_t n = state.range(0);
+  int threads = static_cast<int>(state.range(1));
+  openblas_set_num_threads(threads);
+  std::vector<float> a(n * n), b(n * n), c(n * n);
+  fill_random(a.data(), n * n, 1);
+  fill_random(b.data(), n * n, 2);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
+                c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+  }
+  report(state, n, threads);
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (int threads : {1, 2})
+    for (int n : {256, 512, 1024, 2048}) b->Args({n, threads});
+  b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+}
+
+// The default kernel is one thread whatever the pool size, so it runs once per size.
+void default_sizes(benchmark::internal::Benchmark* b) {
+  for (int n : {256, 512, 1024, 2048}) b->Args({n, 1});
+  b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(BM_Tessel, default, false)->Apply(default_sizes);
+BENCHMARK_CAPTURE(BM_Tessel, scheduled, true)->Apply(sizes);
+BENCHMARK(BM_Eigen)->Apply(sizes);
+BENCHMARK(BM_OpenBLAS)->Apply(sizes);
+
+int main(int argc, char** argv) {
+  g_peak = bench::measure_peak_flops();
+  benchmark::AddCustomContext("fma_peak_gflops_per_core", std::to_string(g_peak.gflops_per_core));
+  benchmark::AddCustomContext("vector_bits", std::to_string(g_peak.vector_bits));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
