@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/printer.h"  // so that `std::cout << te::lower(...)` prints
 #include "te/schedule.h"
 #include "tir/pipeline.h"
 

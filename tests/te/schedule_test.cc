@@ -120,6 +120,16 @@ TEST(ScheduleTest, VectorizeUnderNonDividingSplit) {
   ew.check(s, 100);
 }
 
+TEST(ScheduleTest, VectorizeWhenTheTileExceedsTheExtent) {
+  for (int64_t n : {1, 5, 17}) {
+    Elementwise ew(static_cast<int>(n));
+    Schedule s = create_schedule({ew.C});
+    auto [o, i] = s[ew.C].split(ew.C.axis(0), 8);
+    s[ew.C].vectorize(i);
+    ew.check(s, n);
+  }
+}
+
 TEST(ScheduleTest, ComputeAtProducerConsumer) {
   Tensor A = placeholder({40, 24}, DataType::f32(), "A");
   Tensor B = compute({40, 24}, [&](Expr i, Expr j) { return A(i, j) * 3.0f; }, "B");

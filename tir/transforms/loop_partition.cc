@@ -182,7 +182,7 @@ class LoopPartitioner : public IRMutator {
 
  protected:
   Stmt mutate_For(const ForNode* op, const Stmt& self) override {
-    if (op->kind != ForKind::kVectorized && op->kind != ForKind::kThreadBinding) {
+    if (op->kind != ForKind::kThreadBinding) {
       if (std::optional<Stmt> parts = partition(op)) return *parts;
     }
     return mutate_in_range(op->loop_var, op->min, op->extent,
@@ -223,7 +223,13 @@ class LoopPartitioner : public IRMutator {
     Stmt main_body = mutate_in_range(op->loop_var, main_begin, main_extent, [&] {
       return mutate_stmt(GuardRemover(proven).mutate_stmt(op->body));
     });
-    parts.push_back(ForNode::make(op->loop_var, main_begin, main_extent, op->kind, main_body,
+    // A vectorized loop keeps vector code for its main part when that has a constant width.
+    ForKind main_kind = op->kind;
+    if (op->kind == ForKind::kVectorized) {
+      const int64_t* lanes = as_const_int(main_extent);
+      if (!lanes || *lanes < 2) main_kind = ForKind::kSerial;
+    }
+    parts.push_back(ForNode::make(op->loop_var, main_begin, main_extent, main_kind, main_body,
                                   op->thread_tag));
     parts.push_back(guarded_part(op, ana, main_end, end, proven));
     return SeqStmtNode::make(parts);
@@ -249,8 +255,9 @@ class LoopPartitioner : public IRMutator {
       return mutate_stmt(GuardedVectorLoopsToSerial().mutate_stmt(op->body));
     });
     handled_ = std::move(saved);
-    return copy_with_fresh_vars(
-        ForNode::make(op->loop_var, from, extent, op->kind, body, op->thread_tag));
+    // The guarded remainder of a vectorized loop is scalar code.
+    ForKind kind = op->kind == ForKind::kVectorized ? ForKind::kSerial : op->kind;
+    return copy_with_fresh_vars(ForNode::make(op->loop_var, from, extent, kind, body, op->thread_tag));
   }
 
   template <class Fn>

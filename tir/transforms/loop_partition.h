@@ -2,8 +2,9 @@
 // c a conjunction of integer comparisons. Guarantees: a loop whose guard conjunct is linear in the
 // loop var (e.g. io*8 + ii < n from a non-dividing split, n symbolic or not) becomes a main loop
 // where the conjunct provably holds and is removed, plus guarded head/tail loops over the rest of
-// the range. Vectorized loops inside the guarded parts that the guard depends on become Serial:
-// the tail is scalar code by design. Loops that cannot be split are left unchanged.
+// the range. A guarded vectorized loop is split the same way: its main part stays vectorized when
+// its width is a constant >= 2. Vectorized loops in the guarded parts that the guard depends on
+// become Serial: the tail is scalar code by design. Loops that cannot be split are unchanged.
 #pragma once
 
 #include "ir/stmt.h"

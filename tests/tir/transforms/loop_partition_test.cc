@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/functor.h"
 #include "tir/arith/analyzer.h"
 #include "tir/transforms/vectorize_loops.h"
 #include "test_util.h"
@@ -72,6 +73,27 @@ TEST(LoopPartitionTest, SymbolicExtentKeepsVectorMainAndScalarTail) {
     Interpreter().run(vectorized, {&a, &b_got}, {{n, size}});
     EXPECT_EQ(b_ref, b_got) << "n = " << size;
   }
+}
+
+TEST(LoopPartitionTest, GuardedVectorLoopKeepsAConstantWidthVectorMain) {
+  // With n = 5 < 8 the outer loop has one iteration: the vectorized loop itself is split.
+  Buffer a, b;
+  PrimFunc f = guarded_split(5, ForKind::kVectorized, &a, &b);
+  PrimFunc single = f.with_body(f->body.as<ForNode>()->body);  // io's extent-1 loop simplified away
+  single = single.with_body(substitute(single->body, {{f->body.as<ForNode>()->loop_var, PrimExpr(0)}}));
+  PrimFunc parts = loop_partition(single);
+  const auto* seq = parts->body.as<SeqStmtNode>();
+  ASSERT_NE(seq, nullptr) << to_string(parts);
+  const auto* main = seq->seq[0].as<ForNode>();
+  ASSERT_NE(main, nullptr) << to_string(parts);
+  EXPECT_EQ(main->kind, ForKind::kVectorized) << to_string(parts);
+  EXPECT_TRUE(is_const_int(main->extent, 5)) << to_string(parts);
+  EXPECT_TRUE(main->body.is<BufferStoreNode>()) << to_string(parts);
+  for (size_t i = 1; i < seq->seq.size(); ++i) {
+    EXPECT_EQ(seq->seq[i].as<ForNode>()->kind, ForKind::kSerial) << to_string(parts);
+  }
+  // And the whole thing vectorizes.
+  EXPECT_NO_THROW(vectorize_loops(parts));
 }
 
 TEST(LoopPartitionTest, TwoDimensionalGuardSplitsBothLoops) {
