@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
       max_err = std::max(max_err, double(std::fabs(c_plain.data<float>()[i] - c_tuned.data<float>()[i])));
     }
     std::cout << fmt::format("matmul {0}x{0}x{0} fp32, {1} threads, target {2}\n", n, runtime::num_threads(),
-                             target.str());
+                             "llvm -mcpu=" + target.cpu);
     std::cout << fmt::format("  default schedule : {:8.2f} GFLOP/s ({:.1f} ms)\n", flops / t_plain * 1e-9, t_plain * 1e3);
     std::cout << fmt::format("  hand schedule    : {:8.2f} GFLOP/s ({:.1f} ms)\n", flops / t_tuned * 1e-9, t_tuned * 1e3);
     std::cout << fmt::format("  speed-up {:.1f}x, max |difference| {:.2e}\n", t_plain / t_tuned, max_err);

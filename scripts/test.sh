@@ -11,9 +11,8 @@ args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if [[ "${1:-}" == "--sanitize" ]]; then
   build=build-asan
   args=(-DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON -DTESSEL_BUILD_BENCH=OFF)
-  # LLVM's own allocations outlive main by design; leaks in Tessel still fail the ASan checks of
-  # use-after-free and overflow, and UBSan aborts on any report.
-  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+  # Any ASan report (including a leak at exit) or UBSan report fails the test.
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
 

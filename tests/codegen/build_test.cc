@@ -170,8 +170,13 @@ TEST(BuildTest, DroppedModulesFreeTheirCode) {
   EXPECT_EQ(session->num_live_modules(), 0);
   EXPECT_EQ(c.data<float>()[15], 30.0f);
   // Keeping each module's JITDylib grows RSS by ~18 KiB per module (4.6 MiB here); freeing it
-  // leaves ~0.1 MiB of noise.
+  // leaves ~0.1 MiB of noise. AddressSanitizer keeps freed memory in quarantine, so there only
+  // the live-module count above tells.
+#if !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(resident_kib() - warm, 2 * 1024) << "RSS grew from " << warm << " KiB";
+#else
+  (void)warm;
+#endif
 }
 
 }  // namespace

@@ -162,6 +162,23 @@ TEST(ScheduleTest, ComputeAtUnderNonDividingSplitWithStencil) {
   expect_near(c, want);
 }
 
+TEST(ScheduleTest, NestedComputeAt) {
+  // A -> B -> C -> D with B computed inside C's loop and C inside D's tiled loop.
+  Tensor A = placeholder({30, 20}, DataType::f32(), "A");
+  Tensor B = compute({30, 20}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "B");
+  Tensor C = compute({30, 20}, [&](Expr i, Expr j) { return B(i, j) * 2.0f; }, "C");
+  Tensor D = compute({30, 20}, [&](Expr i, Expr j) { return C(i, j) - 3.0f; }, "D");
+  Schedule s = create_schedule({D});
+  auto [io, jo, ii, ji] = s[D].tile(D.axis(0), D.axis(1), 8, 8);
+  s[C].compute_at(s[D], jo);
+  s[B].compute_at(s[C], C.axis(0));
+  auto a = random_array({30, 20}), d = zeros({30, 20});
+  build_and_run(s, {A, D}, {a, d});
+  std::vector<float> want(600);
+  for (int x = 0; x < 600; ++x) want[x] = (a.data<float>()[x] + 1) * 2 - 3;
+  expect_near(d, want);
+}
+
 TEST(ScheduleTest, ComputeInlineChain) {
   Tensor A = placeholder({33}, DataType::f32(), "A");
   Tensor B = compute({33}, [&](Expr i) { return A(i) + 1.0f; }, "B");
