@@ -1,0 +1,126 @@
+// The graph IR: a typed dataflow graph of operator nodes over tensor values, in SSA form and
+// topological order. ONNX models import into it; graph passes rewrite it; FuseOps partitions it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace tessel::graph {
+
+constexpr int64_t kUnknownDim = -1;
+
+// Host tensor contents (constants, reference-executor values). Copies share the bytes; use
+// clone() for a deep copy. Row-major, no padding.
+class TensorData {
+ public:
+  TensorData() = default;
+  TensorData(DataType dtype, std::vector<int64_t> shape);  // zero-filled
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t numel() const;
+  size_t nbytes() const { return bytes_ ? bytes_->size() : 0; }
+  bool defined() const { return static_cast<bool>(bytes_); }
+  void* raw() { return bytes_->data(); }
+  const void* raw() const { return bytes_->data(); }
+  template <class T>
+  T* data() {
+    return static_cast<T*>(raw());
+  }
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(raw());
+  }
+  TensorData clone() const;
+  // Same bytes, new shape with the same element count (throws Error otherwise).
+  TensorData reshaped(std::vector<int64_t> shape) const;
+  // Element i converted to double / int64 (any numeric dtype).
+  double get_double(int64_t i) const;
+  int64_t get_int(int64_t i) const;
+
+ private:
+  DataType dtype_;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<std::vector<std::byte>> bytes_;
+};
+
+struct TensorType {
+  DataType dtype;
+  std::vector<int64_t> shape;           // kUnknownDim where not known yet
+  std::vector<std::string> dim_params;  // symbolic names of unknown dims ("" when none); may be empty
+  bool is_static() const;
+  int64_t numel() const;                // -1 when not static
+  std::string str() const;              // "float32[1, 3, 224, 224]", "float32[batch, 3]"
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+};
+
+class Graph;
+using Attr = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                          std::vector<std::string>, TensorData, std::shared_ptr<Graph>>;
+
+using ValueId = int32_t;
+using NodeId = int32_t;
+constexpr ValueId kNoValue = -1;  // an omitted optional input
+
+struct Value {
+  std::string name;
+  TensorType type;
+  NodeId producer = -1;                 // -1: a graph input or a constant
+  std::optional<TensorData> constant;   // initializers and folded values
+};
+
+struct Node {
+  std::string op_type;  // "Conv", "Add", ... (ONNX names; ai.onnx domain)
+  std::string name;     // the model's node name, or a generated one
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  std::map<std::string, Attr> attrs;
+
+  bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
+  // Typed attribute access; a missing attribute gives the default, a wrong type throws an Error
+  // naming the node, its op and the attribute.
+  int64_t attr_int(const std::string& key, int64_t def) const;
+  double attr_float(const std::string& key, double def) const;
+  std::string attr_string(const std::string& key, const std::string& def) const;
+  std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& def) const;
+  std::vector<double> attr_floats(const std::string& key, const std::vector<double>& def) const;
+  const TensorData* attr_tensor(const std::string& key) const;               // nullptr if absent
+  std::shared_ptr<Graph> attr_graph(const std::string& key) const;           // nullptr if absent
+  // "node 'conv1' (Conv)" for messages.
+  std::string describe() const;
+};
+
+class Graph {
+ public:
+  std::vector<Value> values;
+  std::vector<Node> nodes;       // topological order
+  std::vector<ValueId> inputs;   // runtime inputs (constants are not inputs)
+  std::vector<ValueId> outputs;
+  int opset = 17;                // the model's ai.onnx opset
+  // A subgraph (an If branch) is self-contained: the outer values it reads are its inputs, and
+  // the If node passes them after its condition, in the same order and with the same names.
+
+  ValueId add_value(std::string name, TensorType type);
+  ValueId add_constant(std::string name, TensorData data);
+  NodeId add_node(Node node);  // sets the producer of its outputs
+  const Value& value(ValueId id) const { return values.at(static_cast<size_t>(id)); }
+  Value& value(ValueId id) { return values.at(static_cast<size_t>(id)); }
+  // kNoValue when absent.
+  ValueId find_value(const std::string& name) const;
+  // Nodes reading each value.
+  std::vector<std::vector<NodeId>> consumers() const;
+  // Throws InternalError when ids are out of range, a value has two producers, or nodes are not
+  // in topological order.
+  void validate() const;
+  // One line per node: `%y: float32[1, 8] = Conv(%x, %w) {kernel_shape=[3, 3]}  # conv1`.
+  std::string str() const;
+};
+
+}  // namespace tessel::graph

@@ -1,0 +1,7 @@
+#include "ir/ops/op_defs.h"
+
+namespace tessel::graph::ops {
+
+std::vector<OpDef> nn_defs() { return {}; }
+
+}  // namespace tessel::graph::ops

@@ -1,0 +1,25 @@
+// Helpers shared by the type-inference functions of the op table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace tessel::graph::ops {
+
+// numpy-style broadcast of two shapes (kUnknownDim propagates); Error naming the node on mismatch.
+std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                                      const Node& node);
+// axis in [-rank, rank) → [0, rank); Error naming the node otherwise.
+int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node);
+// The type of input i; Error naming the node when the input is missing.
+const TensorType& input_type(const Graph& g, const Node& node, size_t i);
+// True when input i is present (not omitted).
+bool has_input(const Node& node, size_t i);
+// The constant value of input i, or nullptr when it is not a constant.
+const TensorData* constant_input(const Graph& g, const Node& node, size_t i);
+// The constant input i as int64s; Error naming the node when it is not a constant.
+std::vector<int64_t> constant_ints(const Graph& g, const Node& node, size_t i, const char* what);
+
+}  // namespace tessel::graph::ops

@@ -1,0 +1,65 @@
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "ir/error.h"
+#include "reference/ref_ops.h"
+
+namespace tessel::reference {
+
+const EvalFn* find_eval(const std::string& op_type) {
+  static const std::unordered_map<std::string, EvalFn> table = [] {
+    std::unordered_map<std::string, EvalFn> m;
+    for (auto part : {elementwise_ref_ops, reduce_ref_ops, tensor_ref_ops, nn_ref_ops, sequence_ref_ops}) {
+      for (auto& op : part()) m[op.name] = std::move(op.eval);
+    }
+    return m;
+  }();
+  auto it = table.find(op_type);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+std::vector<TensorData> eval_node(const graph::Graph& g, const graph::Node& node,
+                                  const std::vector<TensorData>& inputs) {
+  const EvalFn* fn = find_eval(node.op_type);
+  if (!fn) throw Error(fmt::format("{}: no reference implementation for op '{}'", node.describe(), node.op_type));
+  std::vector<TensorData> out = (*fn)(g, node, inputs);
+  if (out.size() < node.outputs.size()) {
+    throw InternalError(fmt::format("{}: reference produced {} outputs, the node has {}", node.describe(),
+                                    out.size(), node.outputs.size()));
+  }
+  return out;
+}
+
+std::vector<TensorData> run(const graph::Graph& g, const std::map<std::string, TensorData>& inputs) {
+  std::vector<TensorData> env(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    if (g.values[v].constant) env[v] = *g.values[v].constant;
+  }
+  for (graph::ValueId id : g.inputs) {
+    const graph::Value& in = g.value(id);
+    auto it = inputs.find(in.name);
+    if (it == inputs.end()) throw Error(fmt::format("missing input '{}'", in.name));
+    const TensorData& t = it->second;
+    bool shape_ok = t.shape().size() == in.type.shape.size();
+    for (size_t d = 0; shape_ok && d < t.shape().size(); ++d) {
+      shape_ok = in.type.shape[d] == graph::kUnknownDim || in.type.shape[d] == t.shape()[d];
+    }
+    if (t.dtype() != in.type.dtype || !shape_ok) {
+      throw Error(fmt::format("input '{}' is {} but the graph expects {}", in.name,
+                              graph::TensorType{t.dtype(), t.shape(), {}}.str(), in.type.str()));
+    }
+    env[id] = t;
+  }
+  for (const graph::Node& node : g.nodes) {
+    std::vector<TensorData> args;
+    for (graph::ValueId in : node.inputs) args.push_back(in == graph::kNoValue ? TensorData() : env[in]);
+    std::vector<TensorData> out = eval_node(g, node, args);
+    for (size_t i = 0; i < node.outputs.size(); ++i) env[node.outputs[i]] = std::move(out[i]);
+  }
+  std::vector<TensorData> results;
+  for (graph::ValueId id : g.outputs) results.push_back(env[id]);
+  return results;
+}
+
+}  // namespace tessel::reference
