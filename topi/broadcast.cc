@@ -1,0 +1,68 @@
+#include "topi/broadcast.h"
+
+#include <fmt/format.h>
+
+#include "ir/error.h"
+#include "ir/printer.h"
+
+namespace tessel::topi {
+
+std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b,
+                                      const std::string& name) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<PrimExpr> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    PrimExpr x = i < rank - a.size() ? PrimExpr(1) : a[i - (rank - a.size())];
+    PrimExpr y = i < rank - b.size() ? PrimExpr(1) : b[i - (rank - b.size())];
+    if (is_one(x)) {
+      out[i] = y;
+    } else if (is_one(y) || x.same_as(y) || (as_const_int(x) && as_const_int(y) && *as_const_int(x) == *as_const_int(y))) {
+      out[i] = x;
+    } else {
+      throw Error(fmt::format("{}: dims {} and {} do not broadcast", name, to_string(x), to_string(y)));
+    }
+  }
+  return out;
+}
+
+std::vector<PrimExpr> broadcast_index(const te::Tensor& t, const std::vector<Var>& out) {
+  std::vector<PrimExpr> idx;
+  size_t offset = out.size() - t.ndim();
+  for (int d = 0; d < t.ndim(); ++d) {
+    idx.push_back(is_one(t.shape()[d]) ? PrimExpr(0) : PrimExpr(out[offset + d]));
+  }
+  return idx;
+}
+
+te::Tensor unary(const te::Tensor& x, const std::function<PrimExpr(PrimExpr)>& f, const std::string& name) {
+  return te::compute(x.shape(), [&](const std::vector<Var>& i) {
+    return f(x(std::vector<PrimExpr>(i.begin(), i.end())));
+  }, name);
+}
+
+te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::function<PrimExpr(PrimExpr, PrimExpr)>& f,
+                  const std::string& name) {
+  return te::compute(broadcast_shape(a.shape(), b.shape(), name), [&](const std::vector<Var>& i) {
+    return f(a(broadcast_index(a, i)), b(broadcast_index(b, i)));
+  }, name);
+}
+
+void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes) {
+  te::Stage st = s[out];
+  if (out.ndim() == 0) return;
+  IterVar fused = st.axis(0);
+  for (int d = 1; d < out.ndim(); ++d) fused = st.fuse(fused, st.axis(d));
+  int64_t total = 1;
+  for (const auto& d : out.shape()) {
+    const int64_t* v = as_const_int(d);
+    total = v ? total * *v : -1;
+    if (!v) break;
+  }
+  if (total >= 0 && total < vector_lanes) return;  // too small to vectorize
+  auto [outer, inner] = st.split(fused, vector_lanes);
+  st.vectorize(inner);
+  constexpr int64_t kParallelMinElements = 1 << 14;  // below this a thread-pool launch costs more than it saves
+  if (total < 0 || total >= kParallelMinElements) st.parallel(outer);
+}
+
+}  // namespace tessel::topi

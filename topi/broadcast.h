@@ -1,0 +1,28 @@
+// Elementwise and numpy-broadcasting computes, and the default CPU schedule for injective
+// outputs. These are the building blocks the graph lowering uses for ElemWise/Broadcast ops.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "te/operation.h"
+#include "te/schedule.h"
+
+namespace tessel::topi {
+
+// numpy broadcasting of two shapes with constant or identical dims; Error naming `name` otherwise.
+std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b,
+                                      const std::string& name);
+// The indices into `t` for output indices `out` of a broadcast result (size-1 dims read index 0).
+std::vector<PrimExpr> broadcast_index(const te::Tensor& t, const std::vector<Var>& out);
+
+te::Tensor unary(const te::Tensor& x, const std::function<PrimExpr(PrimExpr)>& f, const std::string& name);
+te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::function<PrimExpr(PrimExpr, PrimExpr)>& f,
+                  const std::string& name);
+
+// Default CPU schedule for an injective stage: all axes fused, split by `vector_lanes` and
+// vectorized, the outer part parallel (when the tensor is big enough to pay for a launch).
+void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes);
+
+}  // namespace tessel::topi
