@@ -1,7 +1,240 @@
+// Type inference for the neural-network ops: convolutions, pools, Gemm/MatMul, normalizations and
+// the softmax family. Window arithmetic lives in nn_window.cc (shared with the reference).
+#include <fmt/format.h>
+
+#include "ir/error.h"
+#include "ir/ops/nn_window.h"
 #include "ir/ops/op_defs.h"
+#include "ir/ops/shape_util.h"
 
 namespace tessel::graph::ops {
 
-std::vector<OpDef> nn_defs() { return {}; }
+namespace {
+
+using Types = std::vector<TensorType>;
+
+TensorType like(const TensorType& t, std::vector<int64_t> shape) { return TensorType{t.dtype, std::move(shape), {}}; }
+
+void require_float(const TensorType& t, const Node& node, const char* what) {
+  if (!t.dtype.is_float()) {
+    throw Error(fmt::format("{}: {} must be a float tensor, got {}", node.describe(), what, t.str()));
+  }
+}
+
+// An [N, C, spatial...] input with at least one spatial dim.
+const TensorType& nchw_input(const Graph& g, const Node& node, size_t min_rank = 3) {
+  const TensorType& x = input_type(g, node, 0);
+  if (x.shape.size() < min_rank) {
+    throw Error(fmt::format("{}: input X must have rank >= {} ([N, C, spatial...]), got {}", node.describe(),
+                            min_rank, x.str()));
+  }
+  return x;
+}
+
+std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+
+bool dims_conflict(int64_t a, int64_t b) { return a != kUnknownDim && b != kUnknownDim && a != b; }
+
+// Checks shared by Conv and ConvTranspose; returns the group count.
+int64_t checked_group(const TensorType& x, const TensorType& w, const Node& node) {
+  require_float(x, node, "X");
+  if (w.shape.size() != x.shape.size()) {
+    throw Error(fmt::format("{}: weight {} must have the rank of X {}", node.describe(), w.str(), x.str()));
+  }
+  int64_t group = node.attr_int("group", 1);
+  if (group <= 0) throw Error(fmt::format("{}: group must be positive, got {}", node.describe(), group));
+  return group;
+}
+
+// Conv: W is [M, C / group, k...]; Y is [N, M, out...].
+Types infer_conv(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  const TensorType& w = input_type(g, node, 1);
+  int64_t group = checked_group(x, w, node);
+  if (x.shape[1] != kUnknownDim && w.shape[1] != kUnknownDim && x.shape[1] != w.shape[1] * group) {
+    throw Error(fmt::format("{}: X has {} channels but W expects {} x group {}", node.describe(), x.shape[1],
+                            w.shape[1], group));
+  }
+  if (w.shape[0] != kUnknownDim && w.shape[0] % group != 0) {
+    throw Error(fmt::format("{}: {} output channels are not divisible by group {}", node.describe(), w.shape[0], group));
+  }
+  std::vector<int64_t> kernel = node.attr_ints("kernel_shape", spatial_of(w.shape));
+  WindowGeometry geo = window_geometry(node, spatial_of(x.shape), kernel, false);
+  std::vector<int64_t> out{x.shape[0], w.shape[0]};
+  out.insert(out.end(), geo.out.begin(), geo.out.end());
+  return {like(x, out)};
+}
+
+// ConvTranspose: W is [C, M / group, k...]; Y is [N, M, out...].
+Types infer_conv_transpose(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  const TensorType& w = input_type(g, node, 1);
+  int64_t group = checked_group(x, w, node);
+  if (dims_conflict(x.shape[1], w.shape[0])) {
+    throw Error(fmt::format("{}: X has {} channels but W has {}", node.describe(), x.shape[1], w.shape[0]));
+  }
+  std::vector<int64_t> kernel = node.attr_ints("kernel_shape", spatial_of(w.shape));
+  WindowGeometry geo = conv_transpose_geometry(node, spatial_of(x.shape), kernel);
+  int64_t m = w.shape[1] == kUnknownDim ? kUnknownDim : w.shape[1] * group;
+  std::vector<int64_t> out{x.shape[0], m};
+  out.insert(out.end(), geo.out.begin(), geo.out.end());
+  return {like(x, out)};
+}
+
+// MaxPool / AveragePool / LpPool: Y (and MaxPool's int64 Indices) are [N, C, out...].
+Types infer_pool(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
+  if (kernel.size() + 2 != x.shape.size()) {
+    throw Error(fmt::format("{}: kernel_shape has {} entries but X {} has {} spatial dims", node.describe(),
+                            kernel.size(), x.str(), x.shape.size() - 2));
+  }
+  if (node.attr_int("storage_order", 0) != 0 && node.attr_int("storage_order", 0) != 1) {
+    throw Error(fmt::format("{}: storage_order must be 0 or 1", node.describe()));
+  }
+  WindowGeometry geo = window_geometry(node, spatial_of(x.shape), kernel, node.attr_int("ceil_mode", 0) != 0);
+  std::vector<int64_t> out{x.shape[0], x.shape[1]};
+  out.insert(out.end(), geo.out.begin(), geo.out.end());
+  Types result{like(x, out)};
+  if (node.outputs.size() > 1) result.push_back(TensorType{DataType::i64(), out, {}});
+  return result;
+}
+
+Types infer_global_pool(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  std::vector<int64_t> out(x.shape.size(), 1);
+  out[0] = x.shape[0];
+  out[1] = x.shape[1];
+  return {like(x, out)};
+}
+
+// Gemm: Y = alpha * A' * B' + beta * C with A' [M, K], B' [K, N] and C broadcastable to [M, N].
+Types infer_gemm(const Graph& g, const Node& node) {
+  const TensorType& a = input_type(g, node, 0);
+  const TensorType& b = input_type(g, node, 1);
+  if (a.shape.size() != 2 || b.shape.size() != 2) {
+    throw Error(fmt::format("{}: A {} and B {} must be matrices", node.describe(), a.str(), b.str()));
+  }
+  bool ta = node.attr_int("transA", 0) != 0, tb = node.attr_int("transB", 0) != 0;
+  int64_t m = a.shape[ta ? 1 : 0], ka = a.shape[ta ? 0 : 1];
+  int64_t kb = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
+  if (dims_conflict(ka, kb)) {
+    throw Error(fmt::format("{}: inner dims differ: A' is [{}, {}], B' is [{}, {}]", node.describe(), m, ka, kb, n));
+  }
+  std::vector<int64_t> out{m, n};
+  if (has_input(node, 2)) {
+    const TensorType& c = input_type(g, node, 2);
+    if (c.shape.size() > 2 || broadcast_shapes(c.shape, out, node) != out) {
+      throw Error(fmt::format("{}: C {} does not broadcast to [{}, {}]", node.describe(), c.str(), m, n));
+    }
+  }
+  return {like(a, out)};
+}
+
+// numpy matmul: 1-D operands gain a dim that the result then drops; batch dims broadcast.
+Types infer_matmul(const Graph& g, const Node& node) {
+  std::vector<int64_t> a = input_type(g, node, 0).shape, b = input_type(g, node, 1).shape;
+  if (a.empty() || b.empty()) throw Error(fmt::format("{}: operands must have rank >= 1", node.describe()));
+  bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  int64_t k_a = a.back(), k_b = b[b.size() - 2];
+  if (dims_conflict(k_a, k_b)) {
+    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k_a, k_b));
+  }
+  std::vector<int64_t> out = broadcast_shapes({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2}, node);
+  if (!a_vec) out.push_back(a[a.size() - 2]);
+  if (!b_vec) out.push_back(b.back());
+  return {like(input_type(g, node, 0), out)};
+}
+
+// Per-channel parameter inputs (scale, bias, mean, var) must be [C].
+void check_channel_params(const Graph& g, const Node& node, const TensorType& x, size_t first, size_t last) {
+  for (size_t i = first; i <= last && i < node.inputs.size(); ++i) {
+    const TensorType& p = input_type(g, node, i);
+    if (p.shape.size() != 1 || dims_conflict(p.shape[0], x.shape[1])) {
+      throw Error(fmt::format("{}: input {} is {} but X has {} channels", node.describe(), i, p.str(), x.shape[1]));
+    }
+  }
+}
+
+// Outputs beyond Y (training-mode running mean/var) are [C].
+Types infer_batch_norm(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node, 2);
+  require_float(x, node, "X");
+  check_channel_params(g, node, x, 1, 4);
+  Types out{x};
+  for (size_t i = 1; i < node.outputs.size(); ++i) out.push_back(like(x, {x.shape[1]}));
+  return out;
+}
+
+Types infer_instance_norm(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  require_float(x, node, "X");
+  check_channel_params(g, node, x, 1, 2);
+  return {x};
+}
+
+// LayerNormalization: Mean / InvStdDev keep X's leading dims and have 1s from `axis` on.
+Types infer_layer_norm(const Graph& g, const Node& node) {
+  const TensorType& x = input_type(g, node, 0);
+  require_float(x, node, "X");
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = normalize_axis(node.attr_int("axis", -1), rank, node);
+  std::vector<int64_t> norm_shape(x.shape.begin() + axis, x.shape.end());
+  for (size_t i = 1; i <= 2 && has_input(node, i); ++i) {
+    const TensorType& p = input_type(g, node, i);
+    if (broadcast_shapes(p.shape, norm_shape, node).size() != norm_shape.size()) {
+      throw Error(fmt::format("{}: input {} {} does not broadcast to the normalized dims", node.describe(), i, p.str()));
+    }
+  }
+  std::vector<int64_t> stat_shape(x.shape.begin(), x.shape.begin() + axis);
+  stat_shape.resize(static_cast<size_t>(rank), 1);
+  DataType stash = node.attr_int("stash_type", 1) == 1 ? DataType::f32() : x.dtype;
+  Types out{x};
+  for (size_t i = 1; i < node.outputs.size(); ++i) out.push_back(TensorType{stash, stat_shape, {}});
+  return out;
+}
+
+Types infer_lrn(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  require_float(x, node, "X");
+  if (node.attr_int("size", 0) <= 0) throw Error(fmt::format("{}: attribute 'size' must be positive", node.describe()));
+  return {x};
+}
+
+// Softmax / LogSoftmax / Hardmax: the axis must be in range (default 1 before opset 13, -1 after).
+Types infer_softmax(const Graph& g, const Node& node) {
+  const TensorType& x = input_type(g, node, 0);
+  require_float(x, node, "input");
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  normalize_axis(node.attr_int("axis", g.opset >= 13 ? -1 : 1), std::max<int64_t>(rank, 1), node);
+  return {x};
+}
+
+}  // namespace
+
+std::vector<OpDef> nn_defs() {
+  using P = OpPattern;
+  return {
+      {"Conv", 1, P::kOutEWiseFusable, infer_conv},
+      {"ConvTranspose", 1, P::kOutEWiseFusable, infer_conv_transpose},
+      {"Gemm", 7, P::kOutEWiseFusable, infer_gemm},
+      {"MatMul", 1, P::kOutEWiseFusable, infer_matmul},
+      {"MaxPool", 1, P::kOutEWiseFusable, infer_pool},
+      {"AveragePool", 1, P::kOutEWiseFusable, infer_pool},
+      {"LpPool", 1, P::kOutEWiseFusable, infer_pool},
+      {"GlobalAveragePool", 1, P::kOutEWiseFusable, infer_global_pool},
+      {"GlobalMaxPool", 1, P::kOutEWiseFusable, infer_global_pool},
+      {"GlobalLpPool", 2, P::kOutEWiseFusable, infer_global_pool},
+      {"BatchNormalization", 7, P::kOutEWiseFusable, infer_batch_norm},
+      {"InstanceNormalization", 1, P::kOpaque, infer_instance_norm},
+      {"LayerNormalization", 17, P::kOpaque, infer_layer_norm},
+      {"LRN", 1, P::kOpaque, infer_lrn},
+      {"Softmax", 1, P::kOpaque, infer_softmax},
+      {"LogSoftmax", 1, P::kOpaque, infer_softmax},
+      {"Hardmax", 1, P::kOpaque, infer_softmax},
+  };
+}
 
 }  // namespace tessel::graph::ops

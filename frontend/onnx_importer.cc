@@ -1,0 +1,390 @@
+#include "frontend/onnx_importer.h"
+
+#include <fmt/format.h>
+#include <onnx/checker.h>
+#include <onnx/defs/parser.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "frontend/onnx_proto_convert.h"
+#include "ir/op_table.h"
+
+namespace tessel::frontend {
+
+namespace {
+
+using onnx::AttributeProto;
+using onnx::GraphProto;
+using onnx::ModelProto;
+using onnx::NodeProto;
+using onnx::TypeProto;
+using onnx::ValueInfoProto;
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// The same name in the unsupported-op report and in the imported graph.
+std::string node_name(const NodeProto& node, int index) {
+  return node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name();
+}
+
+std::vector<const GraphProto*> node_subgraphs(const NodeProto& node) {
+  std::vector<const GraphProto*> out;
+  for (const auto& a : node.attribute()) {
+    if (a.has_g()) out.push_back(&a.g());
+    for (const auto& g : a.graphs()) out.push_back(&g);
+  }
+  return out;
+}
+
+std::string read_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot open ONNX model '{}'", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct LoadedModel {
+  ModelProto model;
+  std::string source;
+  int opset = kMaxOpset;                     // ai.onnx
+  std::map<std::string, int> domain_opsets;  // "" for ai.onnx
+};
+
+// Parse, then the opset range (before the checker, whose message for a too-new opset is obscure),
+// then the checker.
+LoadedModel load_model(const std::string& bytes, const std::string& source) {
+  LoadedModel m;
+  m.source = source;
+  if (!m.model.ParseFromString(bytes)) {
+    throw Error(fmt::format("'{}' is not a valid ONNX model (protobuf parsing failed)", source));
+  }
+  for (const auto& imp : m.model.opset_import()) {
+    m.domain_opsets[is_default_domain(imp.domain()) ? "" : imp.domain()] = static_cast<int>(imp.version());
+  }
+  if (auto it = m.domain_opsets.find(""); it != m.domain_opsets.end()) {
+    m.opset = it->second;
+    if (m.opset < kMinOpset || m.opset > kMaxOpset) {
+      throw UnsupportedFeatureError(
+          fmt::format("ai.onnx opset {}", m.opset),
+          fmt::format("'{}' uses ai.onnx opset {}; Tessel supports opsets {} to {}", source, m.opset, kMinOpset, kMaxOpset));
+    }
+  }
+  try {
+    onnx::checker::check_model(m.model);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("'{}' failed the ONNX checker: {}", source, e.what()));
+  }
+  return m;
+}
+
+class UnsupportedOpCollector {
+ public:
+  UnsupportedOpCollector(const LoadedModel& m, const OpSupportFn& supported) : model_(m), supported_(supported) {}
+
+  std::vector<UnsupportedOp> collect() {
+    visit(model_.model.graph());
+    return std::move(ops_);
+  }
+
+ private:
+  void visit(const GraphProto& g) {
+    for (int i = 0; i < g.node_size(); ++i) {
+      const NodeProto& node = g.node(i);
+      bool default_domain = is_default_domain(node.domain());
+      std::string domain = default_domain ? "" : node.domain();
+      auto opset_it = model_.domain_opsets.find(domain);
+      int opset = opset_it == model_.domain_opsets.end() ? 0 : opset_it->second;
+      if (!default_domain || !supported_(node.op_type(), opset)) add(node.op_type(), domain, opset, node_name(node, i));
+      for (const GraphProto* sub : node_subgraphs(node)) visit(*sub);
+    }
+  }
+
+  void add(const std::string& op_type, const std::string& domain, int opset, const std::string& name) {
+    auto it = std::find_if(ops_.begin(), ops_.end(),
+                           [&](const UnsupportedOp& op) { return op.op_type == op_type && op.domain == domain; });
+    if (it == ops_.end()) it = ops_.insert(ops_.end(), UnsupportedOp{op_type, domain, opset, 0, {}});
+    ++it->count;
+    if (it->node_names.size() < 5) it->node_names.push_back(name);
+  }
+
+  const LoadedModel& model_;
+  const OpSupportFn& supported_;
+  std::vector<UnsupportedOp> ops_;
+};
+
+std::vector<UnsupportedOp> collect_unsupported(const LoadedModel& m, const ImportOptions& opt) {
+  OpSupportFn supported = opt.op_supported ? opt.op_supported : op_in_table;
+  return UnsupportedOpCollector(m, supported).collect();
+}
+
+[[noreturn]] void throw_non_tensor(const TypeProto& type, const std::string& what) {
+  std::string kind = type.has_sequence_type()        ? "sequence"
+                     : type.has_map_type()           ? "map"
+                     : type.has_optional_type()      ? "optional"
+                     : type.has_sparse_tensor_type() ? "sparse tensor"
+                                                     : "undefined";
+  throw UnsupportedFeatureError(kind + " types", fmt::format("{} has a {} type; Tessel supports only tensors", what, kind));
+}
+
+// A value with no type at all (allowed in subgraphs) is not an error; one of another kind is.
+bool has_non_tensor_type(const TypeProto& type) {
+  return type.value_case() != TypeProto::VALUE_NOT_SET && !type.has_tensor_type();
+}
+
+// The type when ONNX knows its element type and rank; nullopt otherwise.
+std::optional<graph::TensorType> known_tensor_type(const TypeProto& type, const std::string& what) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape() || type.tensor_type().elem_type() == 0) {
+    return std::nullopt;
+  }
+  graph::TensorType out{detail::dtype_from_onnx(type.tensor_type().elem_type(), what), {}, {}};
+  bool any_param = false;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    out.shape.push_back(dim.has_dim_value() ? dim.dim_value() : graph::kUnknownDim);
+    out.dim_params.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    any_param |= dim.has_dim_param();
+  }
+  if (!any_param) out.dim_params.clear();
+  return out;
+}
+
+graph::TensorType unknown_type() { return graph::TensorType{DataType::void_type(), {}, {}}; }
+
+ValueInfoProto* find_runtime_input(GraphProto& g, const std::string& name) {
+  for (const auto& init : g.initializer()) {
+    if (init.name() == name) return nullptr;
+  }
+  for (auto& in : *g.mutable_input()) {
+    if (in.name() == name) return &in;
+  }
+  return nullptr;
+}
+
+std::string runtime_input_names(const GraphProto& g) {
+  std::unordered_set<std::string> inits;
+  for (const auto& init : g.initializer()) inits.insert(init.name());
+  std::vector<std::string> names;
+  for (const auto& in : g.input()) {
+    if (!inits.count(in.name())) names.push_back("'" + in.name() + "'");
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Written into the model before shape inference, so ONNX propagates the overridden dims.
+void apply_input_shapes(GraphProto& g, const std::map<std::string, std::vector<int64_t>>& shapes,
+                        const std::string& source) {
+  for (const auto& [name, dims] : shapes) {
+    ValueInfoProto* in = find_runtime_input(g, name);
+    if (!in) {
+      throw Error(fmt::format("input_shapes names '{}', which is not an input of '{}' (its inputs: {})", name, source,
+                              runtime_input_names(g)));
+    }
+    std::string what = fmt::format("graph input '{}'", name);
+    if (!in->type().has_tensor_type()) throw_non_tensor(in->type(), what);
+    auto* shape = in->mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (in->type().tensor_type().has_shape() && shape->dim_size() != static_cast<int>(dims.size())) {
+      throw Error(fmt::format("input_shapes gives {} rank {} ([{}]) but '{}' declares rank {}", what, dims.size(),
+                              fmt::join(dims, ", "), source, shape->dim_size()));
+    }
+    shape->clear_dim();
+    for (int64_t d : dims) {
+      if (d < 0) throw Error(fmt::format("input_shapes gives {} a negative dim {}", what, d));
+      shape->add_dim()->set_dim_value(d);
+    }
+  }
+}
+
+// Names a graph reads from enclosing scopes, in first-use order, nested subgraphs included.
+std::vector<std::string> free_names(const GraphProto& g) {
+  std::unordered_set<std::string> defined;
+  for (const auto& in : g.input()) defined.insert(in.name());
+  for (const auto& init : g.initializer()) defined.insert(init.name());
+  std::vector<std::string> out;
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(name);
+    }
+  };
+  for (const auto& node : g.node()) {
+    for (const auto& in : node.input()) use(in);
+    for (const GraphProto* sub : node_subgraphs(node)) {
+      for (const auto& name : free_names(*sub)) use(name);
+    }
+    for (const auto& out_name : node.output()) defined.insert(out_name);
+  }
+  return out;
+}
+
+// Outer values a subgraph reads; they become its trailing inputs.
+using Captures = std::vector<std::pair<std::string, graph::TensorType>>;
+
+struct ConvertContext {
+  int opset;
+  std::string source;
+};
+
+graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const ConvertContext& ctx, bool top_level);
+
+graph::Attr convert_attr(const AttributeProto& a, const graph::Node& node, const Captures& captures,
+                         const ConvertContext& ctx) {
+  std::string what = fmt::format("attribute '{}' of {}", a.name(), node.describe());
+  switch (a.type()) {
+    case AttributeProto::FLOAT: return static_cast<double>(a.f());
+    case AttributeProto::INT: return static_cast<int64_t>(a.i());
+    case AttributeProto::STRING: return a.s();
+    case AttributeProto::TENSOR: return detail::tensor_from_proto(a.t(), what);
+    case AttributeProto::GRAPH: return std::make_shared<graph::Graph>(convert_graph(a.g(), captures, ctx, false));
+    case AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
+    case AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    default: {
+      std::string kind = AttributeProto::AttributeType_Name(a.type());
+      throw UnsupportedFeatureError(kind + " attributes",
+                                    fmt::format("{} has type {}, which Tessel does not support", what, kind));
+    }
+  }
+}
+
+graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const ConvertContext& ctx, bool top_level) {
+  graph::Graph g;
+  g.opset = ctx.opset;
+  if (gp.sparse_initializer_size() > 0) {
+    throw UnsupportedFeatureError("sparse tensors", fmt::format("'{}' has sparse initializers, which Tessel does not "
+                                                                "support", ctx.source));
+  }
+  std::unordered_map<std::string, const TypeProto*> declared;
+  for (const auto* list : {&gp.value_info(), &gp.input(), &gp.output()}) {
+    for (const auto& vi : *list) declared[vi.name()] = &vi.type();
+  }
+  for (const auto& out : gp.output()) {
+    if (has_non_tensor_type(out.type())) throw_non_tensor(out.type(), fmt::format("graph output '{}'", out.name()));
+  }
+  // The graph IR holds tensors only, so a sequence anywhere (even between two nodes) is unsupported.
+  auto value_type = [&](const std::string& name) {
+    auto it = declared.find(name);
+    if (it == declared.end()) return unknown_type();
+    std::string what = fmt::format("value '{}'", name);
+    if (has_non_tensor_type(*it->second)) throw_non_tensor(*it->second, what);
+    return known_tensor_type(*it->second, what).value_or(unknown_type());
+  };
+
+  std::unordered_map<std::string, graph::ValueId> ids;
+  for (const auto& init : gp.initializer()) {
+    ids[init.name()] = g.add_constant(init.name(), detail::tensor_from_proto(init, fmt::format("initializer '{}'", init.name())));
+  }
+  for (const auto& in : gp.input()) {
+    if (ids.count(in.name())) continue;  // an initializer with a default: a constant
+    std::string what = fmt::format("graph input '{}'", in.name());
+    if (has_non_tensor_type(in.type())) throw_non_tensor(in.type(), what);
+    graph::TensorType type = value_type(in.name());
+    if (top_level && type.dtype.is_void()) {
+      throw Error(fmt::format("{} of '{}' has no element type or shape; give its shape with input_shapes", what,
+                              ctx.source));
+    }
+    g.inputs.push_back(ids[in.name()] = g.add_value(in.name(), type));
+  }
+  for (const auto& [name, type] : captures) g.inputs.push_back(ids[name] = g.add_value(name, type));
+
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const NodeProto& np = gp.node(i);
+    graph::Node node;
+    node.op_type = np.op_type();
+    node.name = node_name(np, i);
+    auto lookup = [&](const std::string& name) {
+      auto it = ids.find(name);
+      if (it == ids.end()) throw Error(fmt::format("{} reads '{}', which is not defined before it", node.describe(), name));
+      return it->second;
+    };
+    for (const auto& in : np.input()) node.inputs.push_back(in.empty() ? graph::kNoValue : lookup(in));
+    // All graph attributes of the node (If's two branches) share one capture list, so the node
+    // passes each captured value once and every branch sees the same inputs.
+    std::vector<std::string> captured_names;
+    for (const GraphProto* sub : node_subgraphs(np)) {
+      for (const auto& name : free_names(*sub)) {
+        if (std::find(captured_names.begin(), captured_names.end(), name) == captured_names.end()) {
+          captured_names.push_back(name);
+        }
+      }
+    }
+    Captures inner;
+    for (const auto& name : captured_names) inner.emplace_back(name, g.value(lookup(name)).type);
+    for (const auto& a : np.attribute()) node.attrs[a.name()] = convert_attr(a, node, inner, ctx);
+    for (const auto& name : captured_names) node.inputs.push_back(lookup(name));
+    for (int k = 0; k < np.output_size(); ++k) {
+      const std::string& out = np.output(k);
+      std::string value_name = out.empty() ? fmt::format("{}_unused_output{}", node.name, k) : out;
+      graph::ValueId id = g.add_value(value_name, value_type(out));
+      if (!out.empty()) ids[out] = id;
+      node.outputs.push_back(id);
+    }
+    g.add_node(std::move(node));
+  }
+  for (const auto& out : gp.output()) {
+    auto it = ids.find(out.name());
+    if (it == ids.end()) throw Error(fmt::format("graph output '{}' of '{}' is never defined", out.name(), ctx.source));
+    g.outputs.push_back(it->second);
+  }
+  return g;
+}
+
+}  // namespace
+
+bool op_in_table(const std::string& op_type, int opset) {
+  const graph::OpDef* def = graph::find_op(op_type);
+  return def != nullptr && opset >= def->since_opset;
+}
+
+graph::Graph import_onnx(const std::string& path, const ImportOptions& opt) {
+  return import_onnx_bytes(read_model_file(path), opt, path);
+}
+
+graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt, const std::string& source) {
+  LoadedModel m = load_model(bytes, source);
+  std::vector<UnsupportedOp> unsupported = collect_unsupported(m, opt);
+  if (!unsupported.empty()) throw UnsupportedOpsError(std::move(unsupported), source);
+  apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
+  try {
+    onnx::shape_inference::InferShapes(m.model);
+  } catch (const std::exception&) {
+    // Types ONNX cannot infer stay unknown; the graph's own type inference fills them in later.
+  }
+  return convert_graph(m.model.graph(), {}, ConvertContext{m.opset, source}, true);
+}
+
+std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path, const ImportOptions& opt) {
+  return list_unsupported_ops_bytes(read_model_file(path), opt, path);
+}
+
+std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes, const ImportOptions& opt,
+                                                      const std::string& source) {
+  return collect_unsupported(load_model(bytes, source), opt);
+}
+
+void require_static_inputs(const graph::Graph& g) {
+  for (graph::ValueId id : g.inputs) {
+    const graph::Value& in = g.value(id);
+    for (size_t d = 0; d < in.type.shape.size(); ++d) {
+      if (in.type.shape[d] >= 0) continue;
+      std::string param = d < in.type.dim_params.size() && !in.type.dim_params[d].empty()
+                              ? fmt::format(" ('{}')", in.type.dim_params[d])
+                              : "";
+      throw Error(fmt::format("graph input '{}' has an unknown dim {}{} in {}; give it a static shape with input_shapes",
+                              in.name, d, param, in.type.str()));
+    }
+  }
+}
+
+std::string onnx_text_to_model_bytes(const std::string& text) {
+  ModelProto model;
+  auto status = onnx::OnnxParser::Parse(model, text.c_str());
+  if (!status.IsOK()) throw Error(fmt::format("cannot parse ONNX text: {}", status.ErrorMessage()));
+  return model.SerializeAsString();
+}
+
+}  // namespace tessel::frontend

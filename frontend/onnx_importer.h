@@ -1,0 +1,53 @@
+// ONNX model → graph IR. The importer parses the model, checks the ai.onnx opset (7..17, else
+// UnsupportedFeatureError), runs the ONNX checker, rejects every unsupported op at once
+// (UnsupportedOpsError), and converts initializers to constants and value types from ONNX shape
+// inference. A value whose type ONNX could not infer has dtype void (DataType::void_type()) and an
+// empty shape; a later pass infers it with the op table. Graph attributes (If/Loop bodies) become
+// self-contained graphs: the outer values they read become their trailing inputs (after a body's
+// own inputs), and the node passes them as trailing inputs, in the same order (see graph.h).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/frontend_error.h"
+#include "ir/graph.h"
+
+namespace tessel::frontend {
+
+constexpr int kMinOpset = 7;
+constexpr int kMaxOpset = 17;
+
+// Whether the importer keeps an ai.onnx op at the model's opset.
+using OpSupportFn = std::function<bool(const std::string& op_type, int opset)>;
+// The op table's answer: find_op(op_type) exists and opset >= its since_opset.
+bool op_in_table(const std::string& op_type, int opset);
+
+struct ImportOptions {
+  // Overrides the model's dims of these graph inputs (rank must match).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Empty: op_in_table. Tests of import mechanics pass a permissive predicate.
+  OpSupportFn op_supported;
+};
+
+// `path` names the file in errors; import_onnx_bytes names `source` instead.
+graph::Graph import_onnx(const std::string& path, const ImportOptions& opt = {});
+graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt = {},
+                               const std::string& source = "<onnx bytes>");
+
+// The unsupported-op report (empty when everything is supported) without throwing it; still
+// throws for a missing/corrupt model or an opset out of range.
+std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path, const ImportOptions& opt = {});
+std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes, const ImportOptions& opt = {},
+                                                      const std::string& source = "<onnx bytes>");
+
+// Throws Error naming the first graph input with an unknown dim, and the dim.
+void require_static_inputs(const graph::Graph& g);
+
+// Parses ONNX's textual model syntax (`<ir_version: 8, opset_import: ["" : 13]> g (float[2] x)
+// => (float[2] y) { y = Relu(x) }`) into serialized ModelProto bytes, for tests and tools.
+std::string onnx_text_to_model_bytes(const std::string& text);
+
+}  // namespace tessel::frontend

@@ -1,0 +1,355 @@
+#include "ir/ops/op_params.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "ir/error.h"
+#include "ir/ops/shape_util.h"
+
+namespace tessel::graph::ops {
+
+ParamInput constant_params(const Graph& g, const Node& node) {
+  return [&g, &node](size_t i) -> const TensorData* {
+    if (!has_input(node, i)) return nullptr;
+    const TensorData* t = constant_input(g, node, i);
+    if (!t) {
+      throw node_error(node, fmt::format("input {} ('{}') must be a constant once input shapes are known", i,
+                                         g.value(node.inputs[i]).name));
+    }
+    return t;
+  };
+}
+
+Error node_error(const Node& node, const std::string& msg) { return Error(node.describe() + ": " + msg); }
+
+DataType onnx_dtype(int64_t code, const Node& node) {
+  switch (code) {
+    case 1: return DataType::f32();
+    case 2: return DataType::u8();
+    case 3: return DataType::i8();
+    case 4: return DataType::u16();
+    case 5: return DataType::i16();
+    case 6: return DataType::i32();
+    case 7: return DataType::i64();
+    case 9: return DataType::boolean();
+    case 10: return DataType::f16();
+    case 11: return DataType::f64();
+    case 12: return DataType::u32();
+    case 13: return DataType::u64();
+  }
+  throw node_error(node, fmt::format("unsupported ONNX element type {}", code));
+}
+
+std::vector<int64_t> tensor_ints(const TensorData& t) {
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  for (int64_t k = 0; k < t.numel(); ++k) out[k] = t.get_int(k);
+  return out;
+}
+
+namespace {
+// The ints of an attribute (before `input_since`) or of input `index` (from then on); nullopt
+// when neither is given.
+std::optional<std::vector<int64_t>> attr_or_input(const Node& node, int opset, int input_since, const char* attr,
+                                                  size_t index, const ParamInput& input) {
+  if (opset < input_since) {
+    if (!node.has_attr(attr)) return std::nullopt;
+    return node.attr_ints(attr, {});
+  }
+  const TensorData* t = input(index);
+  if (!t) return std::nullopt;
+  return tensor_ints(*t);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0); }
+}  // namespace
+
+ReduceSpec reduce_spec(const Node& node, int opset, int64_t rank, const ParamInput& input) {
+  // ReduceSum took axes as an input at 13, the other reductions at 18.
+  int input_since = node.op_type == "ReduceSum" ? 13 : 18;
+  auto axes = attr_or_input(node, opset, input_since, "axes", 1, input).value_or(std::vector<int64_t>{});
+  bool noop_if_empty = opset >= input_since && node.attr_int("noop_with_empty_axes", 0) != 0;
+  ReduceSpec spec;
+  spec.keepdims = node.attr_int("keepdims", 1) != 0;
+  spec.reduced.assign(static_cast<size_t>(rank), axes.empty() && !noop_if_empty);
+  for (int64_t a : axes) spec.reduced[normalize_axis(a, rank, node)] = true;
+  return spec;
+}
+
+std::vector<int64_t> reduced_shape(const std::vector<int64_t>& shape, const ReduceSpec& spec) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!spec.reduced[d]) {
+      out.push_back(shape[d]);
+    } else if (spec.keepdims) {
+      out.push_back(1);
+    }
+  }
+  return out;
+}
+
+SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& shape, const ParamInput& input) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  auto starts = attr_or_input(node, opset, 10, "starts", 1, input);
+  auto ends = attr_or_input(node, opset, 10, "ends", 2, input);
+  if (!starts || !ends) throw node_error(node, "starts and ends are required");
+  if (starts->size() != ends->size()) {
+    throw node_error(node, fmt::format("{} starts but {} ends", starts->size(), ends->size()));
+  }
+  std::vector<int64_t> axes(starts->size());
+  for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+  axes = attr_or_input(node, opset, 10, "axes", 3, input).value_or(axes);
+  std::vector<int64_t> steps = opset < 10 ? std::vector<int64_t>{} : attr_or_input(node, opset, 10, "steps", 4, input)
+                                                                       .value_or(std::vector<int64_t>{});
+  if (steps.empty()) steps.assign(starts->size(), 1);
+  if (axes.size() != starts->size() || steps.size() != starts->size()) {
+    throw node_error(node, "starts, ends, axes and steps must have the same length");
+  }
+  SliceSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1), shape};
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = normalize_axis(axes[i], rank, node);
+    int64_t dim = shape[axis], start = (*starts)[i], end = (*ends)[i], step = steps[i];
+    if (step == 0) throw node_error(node, fmt::format("step for axis {} is 0", axes[i]));
+    if (dim == kUnknownDim) {
+      spec.sizes[axis] = kUnknownDim;
+      continue;
+    }
+    if (start < 0) start += dim;
+    if (end < 0) end += dim;
+    int64_t size;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      size = end > start ? ceil_div(end - start, step) : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      size = start > end ? ceil_div(start - end, -step) : 0;
+    }
+    spec.starts[axis] = start;
+    spec.steps[axis] = step;
+    spec.sizes[axis] = size;
+  }
+  return spec;
+}
+
+std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_t num_outputs,
+                                 const ParamInput& input) {
+  auto split = attr_or_input(node, opset, 13, "split", 1, input);
+  if (split) {
+    if (split->size() != num_outputs) {
+      throw node_error(node, fmt::format("split has {} entries for {} outputs", split->size(), num_outputs));
+    }
+    int64_t total = 0;
+    for (int64_t s : *split) total += s;
+    if (dim != kUnknownDim && total != dim) {
+      throw node_error(node, fmt::format("split sizes sum to {} but the axis has {} elements", total, dim));
+    }
+    return *split;
+  }
+  int64_t n = static_cast<int64_t>(num_outputs);
+  if (dim == kUnknownDim) return std::vector<int64_t>(num_outputs, kUnknownDim);
+  if (opset >= 18) {  // num_outputs: the last part may be smaller
+    int64_t part = ceil_div(dim, n);
+    std::vector<int64_t> sizes(num_outputs, part);
+    sizes.back() = dim - part * (n - 1);
+    return sizes;
+  }
+  if (dim % n != 0) {
+    throw node_error(node, fmt::format("axis of {} elements does not split evenly into {} outputs", dim, n));
+  }
+  return std::vector<int64_t>(num_outputs, dim / n);
+}
+
+std::vector<int64_t> squeeze_shape(const Node& node, int opset, const std::vector<int64_t>& shape,
+                                   const ParamInput& input) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  auto axes = attr_or_input(node, opset, 13, "axes", 1, input);
+  std::vector<bool> drop(shape.size(), false);
+  if (!axes || axes->empty()) {
+    for (size_t d = 0; d < shape.size(); ++d) drop[d] = shape[d] == 1;
+  } else {
+    for (int64_t a : *axes) {
+      int64_t d = normalize_axis(a, rank, node);
+      if (shape[d] != 1 && shape[d] != kUnknownDim) {
+        throw node_error(node, fmt::format("cannot squeeze axis {} of size {}", a, shape[d]));
+      }
+      drop[d] = true;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!drop[d]) out.push_back(shape[d]);
+  }
+  return out;
+}
+
+std::vector<int64_t> unsqueeze_shape(const Node& node, int opset, const std::vector<int64_t>& shape,
+                                     const ParamInput& input) {
+  auto axes = attr_or_input(node, opset, 13, "axes", 1, input);
+  if (!axes) throw node_error(node, "axes are required");
+  int64_t out_rank = static_cast<int64_t>(shape.size() + axes->size());
+  std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
+  for (int64_t a : *axes) {
+    int64_t d = normalize_axis(a, out_rank, node);
+    if (inserted[d]) throw node_error(node, fmt::format("axis {} is repeated", a));
+    inserted[d] = true;
+  }
+  std::vector<int64_t> out;
+  size_t next = 0;
+  for (int64_t d = 0; d < out_rank; ++d) out.push_back(inserted[d] ? 1 : shape[next++]);
+  return out;
+}
+
+PadSpec pad_spec(const Node& node, int opset, int64_t rank, const ParamInput& input) {
+  auto pads = attr_or_input(node, opset, 11, "pads", 1, input);
+  if (!pads) throw node_error(node, "pads are required");
+  std::vector<int64_t> axes(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) axes[d] = d;
+  if (opset >= 18) {
+    if (const TensorData* t = input(3)) axes = tensor_ints(*t);
+  }
+  if (pads->size() != 2 * axes.size()) {
+    throw node_error(node, fmt::format("pads has {} entries, expected {}", pads->size(), 2 * axes.size()));
+  }
+  PadSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0), node.attr_string("mode", "constant")};
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = normalize_axis(axes[i], rank, node);
+    spec.begins[d] = (*pads)[i];
+    spec.ends[d] = (*pads)[i + axes.size()];
+  }
+  if (spec.mode != "constant" && spec.mode != "reflect" && spec.mode != "edge") {
+    throw node_error(node, fmt::format("unsupported pad mode '{}'", spec.mode));
+  }
+  return spec;
+}
+
+std::vector<int64_t> reshape_shape(const Node& node, int opset, const std::vector<int64_t>& in_shape,
+                                   const std::vector<int64_t>& target) {
+  bool allowzero = opset >= 14 && node.attr_int("allowzero", 0) != 0;
+  std::vector<int64_t> out(target.size());
+  int64_t known = 1, infer_at = -1;
+  bool unknown = false;
+  for (size_t i = 0; i < target.size(); ++i) {
+    int64_t s = target[i];
+    if (s == 0 && !allowzero) {
+      if (i >= in_shape.size()) throw node_error(node, fmt::format("shape entry {} is 0 but the input has rank {}", i, in_shape.size()));
+      s = in_shape[i];
+    } else if (s == -1) {
+      if (infer_at >= 0) throw node_error(node, "shape has more than one -1");
+      infer_at = static_cast<int64_t>(i);
+      continue;
+    } else if (s < 0) {
+      throw node_error(node, fmt::format("invalid shape entry {}", s));
+    }
+    out[i] = s;
+    if (s == kUnknownDim) unknown = true; else known *= s;
+  }
+  int64_t total = 1;
+  for (int64_t d : in_shape) {
+    if (d == kUnknownDim) unknown = true; else total *= d;
+  }
+  if (infer_at >= 0) {
+    if (unknown) {
+      out[infer_at] = kUnknownDim;
+    } else if (known == 0 || total % known != 0) {
+      throw node_error(node, fmt::format("cannot infer the -1 entry: {} elements into [{}]", total, fmt::join(target, ", ")));
+    } else {
+      out[infer_at] = total / known;
+    }
+  } else if (!unknown && known != total) {
+    throw node_error(node, fmt::format("cannot reshape {} elements to [{}]", total, fmt::join(out, ", ")));
+  }
+  return out;
+}
+
+std::vector<int64_t> transpose_perm(const Node& node, int64_t rank) {
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;
+  perm = node.attr_ints("perm", perm);
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  if (static_cast<int64_t>(perm.size()) != rank) {
+    throw node_error(node, fmt::format("perm has {} entries for rank {}", perm.size(), rank));
+  }
+  for (int64_t& p : perm) {
+    p = normalize_axis(p, rank, node);
+    if (seen[p]) throw node_error(node, fmt::format("perm [{}] is not a permutation", fmt::join(perm, ", ")));
+    seen[p] = true;
+  }
+  return perm;
+}
+
+int64_t topk_k(const Node& node, int opset, const ParamInput& input) {
+  int64_t k;
+  if (opset < 10) {
+    if (!node.has_attr("k")) throw node_error(node, "attribute k is required");
+    k = node.attr_int("k", 0);
+  } else {
+    const TensorData* t = input(1);
+    if (!t || t->numel() != 1) throw node_error(node, "input K must be a single value");
+    k = t->get_int(0);
+  }
+  if (k < 0) throw node_error(node, fmt::format("k = {} is negative", k));
+  return k;
+}
+
+std::pair<int64_t, int64_t> shape_range(const Node& node, int opset, int64_t rank) {
+  if (opset < 15) return {0, rank};
+  auto clamp = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  int64_t start = clamp(node.attr_int("start", 0));
+  int64_t end = clamp(node.attr_int("end", rank));
+  return {start, std::max(start, end)};
+}
+
+int64_t range_count(const Node& node, const TensorData& start, const TensorData& limit, const TensorData& delta) {
+  for (const TensorData* t : {&start, &limit, &delta}) {
+    if (t->numel() != 1) throw node_error(node, "start, limit and delta must be scalars");
+  }
+  if (start.dtype().is_float()) {
+    double d = delta.get_double(0);
+    if (d == 0) throw node_error(node, "delta is 0");
+    return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit.get_double(0) - start.get_double(0)) / d)));
+  }
+  int64_t d = delta.get_int(0);
+  if (d == 0) throw node_error(node, "delta is 0");
+  return std::max<int64_t>(0, ceil_div(limit.get_int(0) - start.get_int(0), d));
+}
+
+TensorData constant_attr_value(const Node& node) {
+  if (const TensorData* t = node.attr_tensor("value")) return *t;
+  auto filled = [](DataType dtype, std::vector<int64_t> shape, const auto& values) {
+    TensorData t(dtype, std::move(shape));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (dtype.is_float()) {
+        t.data<float>()[i] = static_cast<float>(values[i]);
+      } else {
+        t.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
+      }
+    }
+    return t;
+  };
+  if (node.has_attr("value_float")) {
+    return filled(DataType::f32(), {}, std::vector<double>{node.attr_float("value_float", 0)});
+  }
+  if (node.has_attr("value_floats")) {
+    auto v = node.attr_floats("value_floats", {});
+    return filled(DataType::f32(), {static_cast<int64_t>(v.size())}, v);
+  }
+  if (node.has_attr("value_int")) return filled(DataType::i64(), {}, std::vector<int64_t>{node.attr_int("value_int", 0)});
+  if (node.has_attr("value_ints")) {
+    auto v = node.attr_ints("value_ints", {});
+    return filled(DataType::i64(), {static_cast<int64_t>(v.size())}, v);
+  }
+  throw node_error(node, "needs a value, value_float(s) or value_int(s) attribute");
+}
+
+TensorData fill_value(const Node& node) {
+  const TensorData* t = node.attr_tensor("value");
+  if (!t) return TensorData(DataType::f32(), {1});
+  if (t->numel() != 1) throw node_error(node, "value must have exactly one element");
+  return *t;
+}
+
+}  // namespace tessel::graph::ops

@@ -1,0 +1,18 @@
+// Small rewriting helpers shared by the graph passes.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace tessel::passes {
+
+// Makes every reader of `from` (nodes and graph outputs) read `to` instead.
+void replace_uses(graph::Graph& g, graph::ValueId from, graph::ValueId to);
+
+// Drops nodes none of whose outputs is used (transitively) by a graph output, nodes whose outputs
+// were all folded to constants, and values nothing refers to; renumbers the rest. Node order is kept.
+void remove_dead_code(graph::Graph& g);
+
+// Structural equality of attribute values (tensors by contents, subgraphs by identity).
+bool attr_equal(const graph::Attr& a, const graph::Attr& b);
+
+}  // namespace tessel::passes

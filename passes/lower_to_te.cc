@@ -1,0 +1,95 @@
+#include "passes/lower_to_te.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "ir/error.h"
+#include "topi/broadcast.h"
+#include "topi/op_compute.h"
+
+namespace tessel::passes {
+
+namespace {
+
+std::string identifier(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v" + out;
+  return out;
+}
+
+std::vector<PrimExpr> shape_exprs(const graph::TensorType& t) {
+  std::vector<PrimExpr> shape;
+  for (int64_t d : t.shape) shape.emplace_back(static_cast<int>(d));
+  return shape;
+}
+
+void schedule_reduction(te::Schedule& s, const te::Tensor& out) {
+  te::Stage st = s[out];
+  if (out.ndim() > 0) {
+    const int64_t* n = as_const_int(out.shape()[0]);
+    if (n && *n > 1) st.parallel(st.axis(0));
+  }
+}
+
+}  // namespace
+
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes) {
+  LoweredGroup out;
+  std::vector<std::string> ops;
+  for (graph::NodeId n : group.nodes) ops.push_back(g.nodes[n].op_type);
+  out.name = fmt::format("fused_{}_{}", fmt::join(ops.size() > 4 ? std::vector<std::string>(ops.begin(), ops.begin() + 4) : ops, "_"), index);
+  std::transform(out.name.begin(), out.name.end(), out.name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+
+  std::unordered_map<graph::ValueId, te::Tensor> tensors;
+  for (graph::ValueId v : group.inputs) {
+    const graph::Value& val = g.value(v);
+    tensors[v] = te::placeholder(shape_exprs(val.type), val.type.dtype, identifier(val.name));
+    out.args.push_back(tensors[v]);
+    out.arg_values.push_back(v);
+  }
+  std::vector<te::Tensor> computed;
+  for (graph::NodeId n : group.nodes) {
+    const graph::Node& node = g.nodes[n];
+    const topi::ComputeFn* fn = topi::find_compute(node.op_type);
+    if (!fn) throw Error(fmt::format("{}: operator '{}' has no te lowering yet", node.describe(), node.op_type));
+    std::vector<te::Tensor> in;
+    for (graph::ValueId v : node.inputs) in.push_back(v == graph::kNoValue ? te::Tensor() : tensors.at(v));
+    std::vector<te::Tensor> results = (*fn)(g, node, in, identifier(node.name));
+    for (size_t i = 0; i < node.outputs.size() && i < results.size(); ++i) {
+      if (node.outputs[i] == graph::kNoValue) continue;
+      const graph::TensorType& want = g.value(node.outputs[i]).type;
+      if (results[i].dtype() != want.dtype || results[i].ndim() != static_cast<int>(want.shape.size())) {
+        throw InternalError(fmt::format("{}: te lowering gives {} with rank {}, the graph says {}", node.describe(),
+                                        results[i].dtype().str(), results[i].ndim(), want.str()));
+      }
+      tensors[node.outputs[i]] = results[i];
+      computed.push_back(results[i]);
+    }
+  }
+  std::vector<te::Tensor> outputs;
+  for (graph::ValueId v : group.outputs) {
+    outputs.push_back(tensors.at(v));
+    out.args.push_back(tensors.at(v));
+    out.arg_values.push_back(v);
+  }
+  out.schedule = te::create_schedule(outputs);
+  for (te::Stage st : out.schedule.stages()) {
+    const auto* c = st->op.as<te::ComputeOpNode>();
+    if (c && !st->is_output && c->reduce_axis.empty()) st.compute_inline();
+  }
+  for (const auto& t : outputs) {
+    const auto* c = out.schedule[t]->op.as<te::ComputeOpNode>();
+    if (c->reduce_axis.empty()) {
+      topi::schedule_injective(out.schedule, t, vector_lanes);
+    } else {
+      schedule_reduction(out.schedule, t);
+    }
+  }
+  return out;
+}
+
+}  // namespace tessel::passes

@@ -1,0 +1,25 @@
+// Lowers one fused group to a te function: a placeholder per group input, the topi compute of
+// each node in order, the group's outputs as the function's outputs, and a default CPU schedule
+// (intermediate injective stages inlined into their readers; injective outputs fused, vectorized
+// and parallel; reductions parallel over their outer data-parallel axis).
+// Requires: a typed graph. Throws tessel::Error naming the node when an op has no te lowering.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "passes/fuse_ops.h"
+#include "te/schedule.h"
+
+namespace tessel::passes {
+
+struct LoweredGroup {
+  std::string name;                        // function name, unique within the model
+  te::Schedule schedule;
+  std::vector<te::Tensor> args;            // group inputs, then group outputs
+  std::vector<graph::ValueId> arg_values;  // the graph value behind each arg
+};
+
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes);
+
+}  // namespace tessel::passes

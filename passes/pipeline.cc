@@ -1,0 +1,70 @@
+#include "passes/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "ir/error.h"
+#include "passes/eliminate_common_subexpr.h"
+#include "passes/fold_constant.h"
+#include "passes/graph_util.h"
+#include "passes/infer_type.h"
+#include "passes/simplify_inference.h"
+
+namespace tessel::passes {
+
+std::vector<std::string> graph_pass_names() {
+  return {"infer_type", "simplify_inference", "remove_dead_code", "fold_constant", "eliminate_common_subexpr",
+          "fuse_ops"};
+}
+
+namespace {
+
+std::vector<std::string> parse_dump(const std::string& spec) {
+  std::vector<std::string> known = graph_pass_names(), out;
+  std::istringstream is(spec);
+  for (std::string name; std::getline(is, name, ',');) {
+    name.erase(std::remove_if(name.begin(), name.end(), ::isspace), name.end());
+    if (name.empty()) continue;
+    if (name == "all") return known;
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw Error(fmt::format("TESSEL_DUMP_GRAPH names an unknown graph pass '{}'; the passes are: {}", name,
+                              fmt::join(known, ", ")));
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptions& opt) {
+  const char* env = std::getenv("TESSEL_DUMP_GRAPH");
+  std::vector<std::string> dump = parse_dump(opt.dump ? *opt.dump : env ? env : "");
+  GraphPipelineResult result;
+  auto run = [&](const std::string& name, int level, const std::function<void()>& pass) {
+    if (opt.opt_level < level) return;
+    auto t0 = std::chrono::steady_clock::now();
+    pass();
+    result.timings.push_back({name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+    if (opt.after_pass) opt.after_pass(name, g);
+    if (std::find(dump.begin(), dump.end(), name) != dump.end()) std::cerr << "// after " << name << "\n" << g.str();
+  };
+  run("infer_type", 0, [&] { infer_type(g); });
+  run("simplify_inference", 0, [&] { simplify_inference(g); });
+  run("remove_dead_code", 1, [&] { remove_dead_code(g); });
+  run("fold_constant", 2, [&] { fold_constant(g); });
+  run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
+  FuseOptions fuse = opt.fuse;
+  if (opt.opt_level < 1) fuse.max_fused_ops = 1;
+  run("fuse_ops", 0, [&] { result.groups = fuse_ops(g, fuse); });
+  if (std::find(dump.begin(), dump.end(), "fuse_ops") != dump.end()) std::cerr << to_string(g, result.groups);
+  g.validate();
+  return result;
+}
+
+}  // namespace tessel::passes

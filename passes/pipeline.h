@@ -1,0 +1,39 @@
+// The graph pass pipeline, in order, by opt level (a pass runs when opt_level >= its level):
+//   infer_type (0, always: types and shape folding) -> simplify_inference (0) ->
+//   remove_dead_code (1) -> fold_constant (2) -> eliminate_common_subexpr (3) -> fuse_ops (1;
+//   at level 0 every node is its own group).
+// TESSEL_DUMP_GRAPH=all (or pass names, comma-separated) prints the graph after those passes to
+// stderr; after_pass sees every pass. Each pass's wall time is reported.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/fuse_ops.h"
+
+namespace tessel::passes {
+
+struct GraphPipelineOptions {
+  int opt_level = 3;
+  FuseOptions fuse;
+  std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
+  std::optional<std::string> dump;  // unset: read TESSEL_DUMP_GRAPH
+};
+
+struct PassTiming {
+  std::string pass;
+  double ms;
+};
+
+struct GraphPipelineResult {
+  std::vector<FusedGroup> groups;
+  std::vector<PassTiming> timings;
+};
+
+GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptions& opt = {});
+
+std::vector<std::string> graph_pass_names();
+
+}  // namespace tessel::passes

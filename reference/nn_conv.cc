@@ -1,0 +1,215 @@
+// Reference Conv, ConvTranspose and pools: direct loops over the window geometry shared with type
+// inference (ir/ops/nn_window.h), in double, for any number of spatial dims.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ir/error.h"
+#include "ir/ops/nn_window.h"
+#include "reference/nn_util.h"
+
+namespace tessel::reference::nn {
+
+namespace {
+
+using graph::Node;
+using graph::ops::WindowGeometry;
+
+// Every multi-index of `dims` in row-major order.
+std::vector<std::vector<int64_t>> all_indices(const std::vector<int64_t>& dims) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> idx(dims.size(), 0);
+  if (product(dims, 0, dims.size()) == 0) return out;
+  while (true) {
+    out.push_back(idx);
+    size_t d = dims.size();
+    while (d > 0 && ++idx[d - 1] == dims[d - 1]) idx[--d] = 0;
+    if (d == 0) return out;
+  }
+}
+
+std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+
+std::vector<int64_t> out_shape(int64_t n, int64_t c, const WindowGeometry& geo) {
+  std::vector<int64_t> s{n, c};
+  s.insert(s.end(), geo.out.begin(), geo.out.end());
+  return s;
+}
+
+// Flat offset within the spatial block of the input position reached from output position `o` by
+// kernel offset `k`, or -1 when it falls into padding.
+int64_t input_offset(const WindowGeometry& geo, const std::vector<int64_t>& in, const std::vector<int64_t>& o,
+                     const std::vector<int64_t>& k) {
+  int64_t off = 0;
+  for (size_t d = 0; d < in.size(); ++d) {
+    int64_t i = o[d] * geo.strides[d] - geo.pads_begin[d] + k[d] * geo.dilations[d];
+    if (i < 0 || i >= in[d]) return -1;
+    off = off * in[d] + i;
+  }
+  return off;
+}
+
+std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+  const TensorData& xt = required_input(in, 0, node);
+  const TensorData& wt = required_input(in, 1, node);
+  std::vector<int64_t> in_sp = spatial_of(xt.shape()), k_sp = spatial_of(wt.shape());
+  WindowGeometry geo = graph::ops::window_geometry(node, in_sp, node.attr_ints("kernel_shape", k_sp), false);
+  int64_t batch = xt.shape()[0], channels = xt.shape()[1], m_total = wt.shape()[0], c_per_group = wt.shape()[1];
+  int64_t groups = node.attr_int("group", 1), m_per_group = m_total / groups;
+  if (c_per_group * groups != channels) {
+    throw Error(fmt::format("{}: X has {} channels, W expects {} x group {}", node.describe(), channels, c_per_group,
+                            groups));
+  }
+  std::vector<double> x = to_doubles(xt), w = to_doubles(wt);
+  std::vector<double> bias = in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(m_total, 0.0);
+  int64_t in_size = product(in_sp, 0, in_sp.size()), k_size = product(k_sp, 0, k_sp.size());
+  auto outs = all_indices(geo.out);
+  auto kernel = all_indices(k_sp);
+  std::vector<double> y;
+  y.reserve(static_cast<size_t>(batch * m_total) * outs.size());
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t m = 0; m < m_total; ++m) {
+      int64_t c0 = (m / m_per_group) * c_per_group;
+      for (const auto& o : outs) {
+        double acc = bias[m];
+        for (int64_t c = 0; c < c_per_group; ++c) {
+          const double* xc = &x[((n * channels) + c0 + c) * in_size];
+          const double* wc = &w[(m * c_per_group + c) * k_size];
+          for (size_t kp = 0; kp < kernel.size(); ++kp) {
+            int64_t off = input_offset(geo, in_sp, o, kernel[kp]);
+            if (off >= 0) acc += xc[off] * wc[kp];
+          }
+        }
+        y.push_back(acc);
+      }
+    }
+  }
+  return {from_doubles(xt.dtype(), out_shape(batch, m_total, geo), y)};
+}
+
+// Each input element scatters X * W into the output positions i * s + k * d - pad_begin.
+std::vector<TensorData> eval_conv_transpose(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+  const TensorData& xt = required_input(in, 0, node);
+  const TensorData& wt = required_input(in, 1, node);
+  std::vector<int64_t> in_sp = spatial_of(xt.shape()), k_sp = spatial_of(wt.shape());
+  WindowGeometry geo = graph::ops::conv_transpose_geometry(node, in_sp, node.attr_ints("kernel_shape", k_sp));
+  int64_t batch = xt.shape()[0], channels = xt.shape()[1], groups = node.attr_int("group", 1);
+  int64_t c_per_group = channels / groups, m_per_group = wt.shape()[1], m_total = m_per_group * groups;
+  std::vector<double> x = to_doubles(xt), w = to_doubles(wt);
+  std::vector<double> bias = in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(m_total, 0.0);
+  int64_t in_size = product(in_sp, 0, in_sp.size()), k_size = product(k_sp, 0, k_sp.size());
+  int64_t out_size = product(geo.out, 0, geo.out.size());
+  auto inputs = all_indices(in_sp);
+  auto kernel = all_indices(k_sp);
+  std::vector<double> y(static_cast<size_t>(batch * m_total * out_size));
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t m = 0; m < m_total; ++m) {
+      double* ym = &y[(n * m_total + m) * out_size];
+      for (int64_t p = 0; p < out_size; ++p) ym[p] = bias[m];
+      int64_t g = m / m_per_group, m_local = m % m_per_group;
+      for (int64_t c = g * c_per_group; c < (g + 1) * c_per_group; ++c) {
+        const double* wc = &w[(c * m_per_group + m_local) * k_size];
+        for (size_t ip = 0; ip < inputs.size(); ++ip) {
+          double xv = x[(n * channels + c) * in_size + static_cast<int64_t>(ip)];
+          for (size_t kp = 0; kp < kernel.size(); ++kp) {
+            int64_t off = 0;
+            for (size_t d = 0; d < in_sp.size() && off >= 0; ++d) {
+              int64_t o = inputs[ip][d] * geo.strides[d] + kernel[kp][d] * geo.dilations[d] - geo.pads_begin[d];
+              off = o < 0 || o >= geo.out[d] ? -1 : off * geo.out[d] + o;
+            }
+            if (off >= 0) ym[off] += xv * wc[kp];
+          }
+        }
+      }
+    }
+  }
+  return {from_doubles(xt.dtype(), out_shape(batch, m_total, geo), y)};
+}
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+// Pools every [n, c] plane over `geo`; MaxPool also yields the flat argmax indices (row-major over
+// the whole tensor, or column-major over the spatial dims with storage_order=1).
+std::vector<TensorData> pool(const Node& node, const TensorData& xt, const WindowGeometry& geo, PoolKind kind) {
+  std::vector<int64_t> in_sp = spatial_of(xt.shape());
+  int64_t planes = xt.shape()[0] * xt.shape()[1], in_size = product(in_sp, 0, in_sp.size());
+  bool include_pad = node.attr_int("count_include_pad", 0) != 0;
+  bool col_major = node.attr_int("storage_order", 0) != 0;
+  double p = node.attr_float("p", 2.0);
+  std::vector<int64_t> col_strides(in_sp.size(), 1);
+  for (size_t d = 1; d < in_sp.size(); ++d) col_strides[d] = col_strides[d - 1] * in_sp[d - 1];
+  std::vector<double> x = to_doubles(xt), y, indices;
+  auto outs = all_indices(geo.out);
+  auto kernel = all_indices(geo.kernel);
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    for (const auto& o : outs) {
+      double best = -std::numeric_limits<double>::infinity(), sum = 0;
+      int64_t best_index = -1, count = 0;
+      for (const auto& k : kernel) {
+        int64_t off = 0, col_off = 0;
+        bool inside = true, inside_pads = true;
+        for (size_t d = 0; d < in_sp.size(); ++d) {
+          int64_t i = o[d] * geo.strides[d] - geo.pads_begin[d] + k[d] * geo.dilations[d];
+          inside = inside && i >= 0 && i < in_sp[d];
+          inside_pads = inside_pads && i < in_sp[d] + geo.pads_end[d];
+          off = off * in_sp[d] + i;
+          col_off += i * col_strides[d];
+        }
+        if (!inside) {
+          count += include_pad && inside_pads;
+          continue;
+        }
+        double v = x[plane * in_size + off];
+        ++count;
+        sum += kind == PoolKind::kLp ? std::pow(std::fabs(v), p) : v;
+        if (v > best) {
+          best = v;
+          best_index = plane * in_size + (col_major ? col_off : off);
+        }
+      }
+      y.push_back(kind == PoolKind::kMax ? best : kind == PoolKind::kLp ? std::pow(sum, 1.0 / p) : sum / count);
+      indices.push_back(static_cast<double>(best_index));
+    }
+  }
+  std::vector<int64_t> shape = out_shape(xt.shape()[0], xt.shape()[1], geo);
+  std::vector<TensorData> result{from_doubles(xt.dtype(), shape, y)};
+  if (kind == PoolKind::kMax && node.outputs.size() > 1) result.push_back(from_doubles(DataType::i64(), shape, indices));
+  return result;
+}
+
+EvalFn windowed_pool(PoolKind kind) {
+  return [kind](const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+    const TensorData& x = required_input(in, 0, node);
+    WindowGeometry geo = graph::ops::window_geometry(node, spatial_of(x.shape()), node.attr_ints("kernel_shape", {}),
+                                                     node.attr_int("ceil_mode", 0) != 0);
+    return pool(node, x, geo, kind);
+  };
+}
+
+// A global pool is a window pool whose kernel is the whole plane.
+EvalFn global_pool(PoolKind kind) {
+  return [kind](const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+    const TensorData& x = required_input(in, 0, node);
+    std::vector<int64_t> in_sp = spatial_of(x.shape()), ones(in_sp.size(), 1), zeros(in_sp.size(), 0);
+    WindowGeometry geo{in_sp, ones, ones, zeros, zeros, ones};
+    return pool(node, x, geo, kind);
+  };
+}
+
+}  // namespace
+
+std::vector<RefOp> conv_pool_ref_ops() {
+  return {
+      {"Conv", eval_conv},
+      {"ConvTranspose", eval_conv_transpose},
+      {"MaxPool", windowed_pool(PoolKind::kMax)},
+      {"AveragePool", windowed_pool(PoolKind::kAverage)},
+      {"LpPool", windowed_pool(PoolKind::kLp)},
+      {"GlobalMaxPool", global_pool(PoolKind::kMax)},
+      {"GlobalAveragePool", global_pool(PoolKind::kAverage)},
+      {"GlobalLpPool", global_pool(PoolKind::kLp)},
+  };
+}
+
+}  // namespace tessel::reference::nn

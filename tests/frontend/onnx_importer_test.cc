@@ -1,0 +1,359 @@
+#include "frontend/onnx_importer.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace tessel::frontend {
+namespace {
+
+const std::string kData = TESSEL_ONNX_TESTDATA_DIR;
+
+// Import mechanics must not depend on which ops the op table supports yet.
+ImportOptions permissive(std::map<std::string, std::vector<int64_t>> shapes = {}) {
+  return ImportOptions{std::move(shapes), [](const std::string&, int) { return true; }};
+}
+
+graph::Graph import_text(const std::string& text, const ImportOptions& opt = permissive()) {
+  return import_onnx_bytes(onnx_text_to_model_bytes(text), opt, "test-model");
+}
+
+const graph::Node& only_node(const graph::Graph& g, const std::string& op_type) {
+  for (const auto& n : g.nodes) {
+    if (n.op_type == op_type) return n;
+  }
+  throw std::runtime_error("no " + op_type + " node in\n" + g.str());
+}
+
+template <class Fn>
+std::string error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(OnnxImporterTest, ImportsNodeTestAbs) {
+  graph::Graph g = import_onnx(kData + "/node/test_abs/model.onnx", permissive());
+  g.validate();
+  ASSERT_EQ(g.inputs.size(), 1u);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  ASSERT_EQ(g.outputs.size(), 1u);
+  EXPECT_EQ(g.value(g.inputs[0]).name, "x");
+  EXPECT_EQ(g.value(g.inputs[0]).type.str(), "float32[3, 4, 5]");
+  EXPECT_EQ(g.nodes[0].op_type, "Abs");
+  EXPECT_EQ(g.nodes[0].inputs, std::vector<graph::ValueId>{g.inputs[0]});
+  EXPECT_EQ(g.nodes[0].outputs, std::vector<graph::ValueId>{g.outputs[0]});
+  EXPECT_EQ(g.value(g.outputs[0]).name, "y");
+  EXPECT_EQ(g.value(g.outputs[0]).type.str(), "float32[3, 4, 5]");
+}
+
+TEST(OnnxImporterTest, ImportsConvAttributes) {
+  graph::Graph g = import_onnx(kData + "/node/test_conv_with_strides_padding/model.onnx", permissive());
+  const graph::Node& conv = only_node(g, "Conv");
+  EXPECT_EQ(conv.attr_ints("kernel_shape", {}), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(conv.attr_ints("pads", {}), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(conv.attr_ints("strides", {}), (std::vector<int64_t>{2, 2}));
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(g.value(g.inputs[0]).type.str(), "float32[1, 1, 7, 5]");
+  EXPECT_EQ(g.value(g.inputs[1]).type.str(), "float32[1, 1, 3, 3]");
+  EXPECT_EQ(g.value(g.outputs[0]).type.str(), "float32[1, 1, 4, 3]");
+}
+
+TEST(OnnxImporterTest, ImportsSimpleExpandModel) {
+  graph::Graph g = import_onnx(kData + "/simple/test_expand_shape_model1/model.onnx", permissive());
+  g.validate();
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(g.value(g.inputs[0]).type.str(), "float32[1, 3, 1]");
+  EXPECT_EQ(g.value(g.inputs[1]).type.str(), "int64[2]");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].name, "test");
+  EXPECT_EQ(g.nodes[0].op_type, "Expand");
+  EXPECT_EQ(g.nodes[0].inputs, g.inputs);
+  EXPECT_EQ(g.value(g.outputs[0]).name, "Y");
+}
+
+TEST(OnnxImporterTest, InitializersListedAsInputsBecomeConstants) {
+  // `w` is both a graph input and an initializer (a default value): a constant, not an input.
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (float[2] x, float[2] w = {1.5, -2.0}) => (float[2] y) { y = Mul(x, w) })");
+  g.validate();
+  ASSERT_EQ(g.inputs.size(), 1u) << g.str();
+  EXPECT_EQ(g.value(g.inputs[0]).name, "x");
+  graph::ValueId w = g.find_value("w");
+  ASSERT_NE(w, graph::kNoValue);
+  ASSERT_TRUE(g.value(w).constant);
+  const graph::TensorData& data = *g.value(w).constant;
+  EXPECT_EQ(g.value(w).type.str(), "float32[2]");
+  EXPECT_EQ(data.get_double(0), 1.5);
+  EXPECT_EQ(data.get_double(1), -2.0);
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<graph::ValueId>{g.inputs[0], w}));
+}
+
+TEST(OnnxImporterTest, OpsetSixPytorchModelsAreUnsupported) {
+  try {
+    import_onnx(kData + "/pytorch-converted/test_Linear/model.onnx", permissive());
+    FAIL() << "expected UnsupportedFeatureError";
+  } catch (const UnsupportedFeatureError& e) {
+    EXPECT_EQ(e.feature(), "ai.onnx opset 6");
+  }
+}
+
+TEST(OnnxImporterTest, IfBranchesAreSubgraphs) {
+  graph::Graph g = import_onnx(kData + "/node/test_if/model.onnx", permissive());
+  const graph::Node& node = only_node(g, "If");
+  ASSERT_EQ(node.inputs.size(), 1u);  // the branches read no outer value
+  for (const char* key : {"then_branch", "else_branch"}) {
+    std::shared_ptr<graph::Graph> branch = node.attr_graph(key);
+    ASSERT_TRUE(branch) << key;
+    branch->validate();
+    EXPECT_TRUE(branch->inputs.empty()) << key;
+    EXPECT_EQ(branch->outputs.size(), 1u) << key;
+    EXPECT_EQ(branch->value(branch->outputs[0]).type.dtype, DataType::f32()) << key;
+  }
+}
+
+TEST(OnnxImporterTest, IfBranchesCaptureOuterValuesAsTrailingInputs) {
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (bool c, float[2] x, float[2] y) => (float[2] z) {
+      z = If(c) <
+        then_branch = then_g () => (float[2] t) { t = Neg(x) },
+        else_branch = else_g () => (float[2] e) { e = Add(y, x) }
+      >
+    })");
+  g.validate();
+  const graph::Node& node = only_node(g, "If");
+  ASSERT_EQ(node.inputs.size(), 3u);
+  EXPECT_EQ(g.value(node.inputs[0]).name, "c");
+  EXPECT_EQ(g.value(node.inputs[1]).name, "x");
+  EXPECT_EQ(g.value(node.inputs[2]).name, "y");
+  for (const char* key : {"then_branch", "else_branch"}) {
+    std::shared_ptr<graph::Graph> branch = node.attr_graph(key);
+    ASSERT_TRUE(branch) << key;
+    branch->validate();
+    ASSERT_EQ(branch->inputs.size(), 2u) << key;
+    EXPECT_EQ(branch->value(branch->inputs[0]).name, "x") << key;
+    EXPECT_EQ(branch->value(branch->inputs[1]).name, "y") << key;
+    EXPECT_EQ(branch->value(branch->inputs[0]).type.str(), "float32[2]") << key;
+  }
+  const graph::Graph& else_g = *node.attr_graph("else_branch");
+  EXPECT_EQ(else_g.nodes[0].inputs, (std::vector<graph::ValueId>{else_g.inputs[1], else_g.inputs[0]}));
+}
+
+TEST(OnnxImporterTest, NestedBranchesCaptureThroughEveryLevel) {
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (bool c, float[2] x) => (float[2] z) {
+      z = If(c) <
+        then_branch = outer_then () => (float[2] t) {
+          t = If(c) <
+            then_branch = inner_then () => (float[2] u) { u = Neg(x) },
+            else_branch = inner_else () => (float[2] v) { v = Abs(x) }
+          >
+        },
+        else_branch = outer_else () => (float[2] e) { e = Identity(x) }
+      >
+    })");
+  const graph::Node& outer = only_node(g, "If");
+  ASSERT_EQ(outer.inputs.size(), 3u);  // c, then the captured c and x
+  const graph::Graph& middle = *outer.attr_graph("then_branch");
+  middle.validate();
+  ASSERT_EQ(middle.inputs.size(), 2u);
+  EXPECT_EQ(middle.value(middle.inputs[0]).name, "c");
+  EXPECT_EQ(middle.value(middle.inputs[1]).name, "x");
+  const graph::Node& inner = only_node(middle, "If");
+  EXPECT_EQ(inner.inputs, (std::vector<graph::ValueId>{middle.inputs[0], middle.inputs[1]}));
+  const graph::Graph& inner_then = *inner.attr_graph("then_branch");
+  ASSERT_EQ(inner_then.inputs.size(), 1u);
+  EXPECT_EQ(inner_then.value(inner_then.inputs[0]).name, "x");
+}
+
+TEST(OnnxImporterTest, NodesGetGeneratedNamesAndOmittedInputsAreNoValue) {
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (float[4] x) => (float[4] y) {
+      r = Relu(x)
+      y = Clip(r, , )
+    })");
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].name, "Relu_0");
+  EXPECT_EQ(g.nodes[1].name, "Clip_1");
+  EXPECT_EQ(g.nodes[1].inputs, (std::vector<graph::ValueId>{g.nodes[0].outputs[0], graph::kNoValue, graph::kNoValue}));
+  EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.str(), "float32[4]");  // from ONNX shape inference
+}
+
+TEST(OnnxImporterTest, ConvertsEveryAttributeKindAndTensorConstants) {
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (float[1, 2, 3] x, float[1, 8, 3] w, float[1, 8, 2] r) => (float[1, 1, 2, 2] y, float[3, 2, 1] t) {
+      c = Constant <value = int64[2] {7, -8}> ()
+      y = LSTM <hidden_size = 2, clip = 1.5, direction = "forward", activation_alpha = [1.0, 2.5],
+                activations = ["Sigmoid", "Tanh", "Tanh"]> (x, w, r)
+      t = Transpose <perm = [2, 1, 0]> (x)
+    })");
+  const graph::Node& constant = only_node(g, "Constant");
+  const graph::TensorData* value = constant.attr_tensor("value");
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(value->dtype(), DataType::i64());
+  EXPECT_EQ(value->shape(), std::vector<int64_t>{2});
+  EXPECT_EQ(value->get_int(0), 7);
+  EXPECT_EQ(value->get_int(1), -8);
+  const graph::Node& lstm = only_node(g, "LSTM");
+  EXPECT_EQ(lstm.attr_int("hidden_size", 0), 2);
+  EXPECT_DOUBLE_EQ(lstm.attr_float("clip", 0), 1.5);
+  EXPECT_EQ(lstm.attr_string("direction", ""), "forward");
+  EXPECT_EQ(lstm.attr_floats("activation_alpha", {}), (std::vector<double>{1.0, 2.5}));
+  EXPECT_EQ(std::get<std::vector<std::string>>(lstm.attrs.at("activations")),
+            (std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}));
+  EXPECT_EQ(only_node(g, "Transpose").attr_ints("perm", {}), (std::vector<int64_t>{2, 1, 0}));
+}
+
+const char* kDynamicModel = R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (float[N, 3] x) => (float[N, 3] y) { y = Relu(x) })";
+
+TEST(OnnxImporterTest, UnknownDimsKeepTheirNamesUntilOverridden) {
+  graph::Graph g = import_text(kDynamicModel);
+  const graph::TensorType& t = g.value(g.inputs[0]).type;
+  EXPECT_EQ(t.shape, (std::vector<int64_t>{graph::kUnknownDim, 3}));
+  EXPECT_EQ(t.str(), "float32[N, 3]");
+  std::string msg = error_of([&] { require_static_inputs(g); });
+  EXPECT_NE(msg.find("'x'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dim 0 ('N')"), std::string::npos) << msg;
+
+  graph::Graph fixed = import_text(kDynamicModel, permissive({{"x", {4, 3}}}));
+  EXPECT_EQ(fixed.value(fixed.inputs[0]).type.str(), "float32[4, 3]");
+  EXPECT_EQ(fixed.value(fixed.outputs[0]).type.str(), "float32[4, 3]");
+  EXPECT_NO_THROW(require_static_inputs(fixed));
+}
+
+TEST(OnnxImporterTest, InputShapesErrorsNameTheInput) {
+  std::string msg = error_of([] { import_text(kDynamicModel, permissive({{"nope", {4, 3}}})); });
+  EXPECT_NE(msg.find("'nope'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'x'"), std::string::npos) << msg;  // lists the real inputs
+  msg = error_of([] { import_text(kDynamicModel, permissive({{"x", {4, 3, 1}}})); });
+  EXPECT_NE(msg.find("'x'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank 3"), std::string::npos) << msg;
+}
+
+TEST(OnnxImporterTest, ReportsAllUnsupportedOpsAtOnce) {
+  std::string model = onnx_text_to_model_bytes(R"(
+    <ir_version: 8, opset_import: ["" : 13, "com.example" : 1]>
+    agraph (float[2, 3] x) => (float[2, 3] y) {
+      a = Relu(x)
+      b1 = Hardmax(a)
+      b2 = Hardmax(b1)
+      c = LpNormalization(b2)
+      m1 = com.example.MyOp(c)
+      m2 = com.example.MyOp(m1)
+      m3 = com.example.MyOp(m2)
+      m4 = com.example.MyOp(m3)
+      m5 = com.example.MyOp(m4)
+      m6 = com.example.MyOp(m5)
+      y = Relu(m6)
+    })");
+  ImportOptions opt;
+  opt.op_supported = [](const std::string& op, int) { return op == "Relu"; };
+  try {
+    import_onnx_bytes(model, opt, "three-unsupported");
+    FAIL() << "expected UnsupportedOpsError";
+  } catch (const UnsupportedOpsError& e) {
+    ASSERT_EQ(e.ops().size(), 3u) << e.what();
+    EXPECT_EQ(e.ops()[0].op_type, "Hardmax");
+    EXPECT_EQ(e.ops()[0].count, 2);
+    EXPECT_EQ(e.ops()[0].opset, 13);
+    EXPECT_EQ(e.ops()[0].node_names, (std::vector<std::string>{"Hardmax_1", "Hardmax_2"}));
+    EXPECT_EQ(e.ops()[1].op_type, "LpNormalization");
+    EXPECT_EQ(e.ops()[2].op_type, "MyOp");
+    EXPECT_EQ(e.ops()[2].domain, "com.example");
+    EXPECT_EQ(e.ops()[2].count, 6);
+    EXPECT_EQ(e.ops()[2].node_names.size(), 5u);  // the first five
+    std::string msg = e.what();
+    for (const char* part : {"three-unsupported", "Hardmax (ai.onnx opset 13): 2 nodes: Hardmax_1, Hardmax_2",
+                             "LpNormalization", "MyOp (com.example opset 1): 6 nodes", "(1 more)"}) {
+      EXPECT_NE(msg.find(part), std::string::npos) << part << " not in\n" << msg;
+    }
+  }
+  std::vector<UnsupportedOp> report = list_unsupported_ops_bytes(model, opt);
+  ASSERT_EQ(report.size(), 3u);
+  EXPECT_EQ(report[2].count, 6);
+}
+
+TEST(OnnxImporterTest, OpsBelowTheirSinceOpsetAndOtherDomainsAreUnsupported) {
+  std::string model = onnx_text_to_model_bytes(R"(
+    <ir_version: 8, opset_import: ["" : 9, "com.example" : 1]>
+    agraph (float[2] x) => (float[2] y) { r = Relu(x)  y = com.example.Relu(r) })");
+  ImportOptions opt;
+  opt.op_supported = [](const std::string&, int opset) { return opset >= 13; };
+  std::vector<UnsupportedOp> report = list_unsupported_ops_bytes(model, opt);
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[0].domain, "");
+  EXPECT_EQ(report[0].opset, 9);
+  EXPECT_EQ(report[1].domain, "com.example");
+}
+
+TEST(OnnxImporterTest, MissingAndCorruptFilesNameTheFile) {
+  std::string missing = ::testing::TempDir() + "/no_such_model.onnx";
+  EXPECT_NE(error_of([&] { import_onnx(missing); }).find(missing), std::string::npos);
+  std::string corrupt = ::testing::TempDir() + "/corrupt_model.onnx";
+  std::ofstream(corrupt, std::ios::binary) << "\xff\xff\xff garbage";
+  std::string msg = error_of([&] { import_onnx(corrupt); });
+  EXPECT_NE(msg.find(corrupt), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not a valid ONNX model"), std::string::npos) << msg;
+}
+
+TEST(OnnxImporterTest, CheckerFailuresBecomeErrors) {
+  std::string msg = error_of([] {
+    import_text(R"(
+      <ir_version: 8, opset_import: ["" : 13]>
+      agraph (float[2] x) => (float[2] y) { y = Add(x, undefined_value) })");
+  });
+  EXPECT_NE(msg.find("ONNX checker"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("undefined_value"), std::string::npos) << msg;
+}
+
+TEST(OnnxImporterTest, OpsetOutOfRangeIsAnError) {
+  for (int opset : {6, 18}) {
+    std::string msg = error_of([&] {
+      import_text("<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) +
+                  "]> agraph (float[2] x) => (float[2] y) { y = Relu(x) }");
+    });
+    EXPECT_NE(msg.find("opset " + std::to_string(opset)), std::string::npos) << msg;
+  }
+}
+
+TEST(OnnxImporterTest, StringAndSequenceValuesAreUnsupportedFeatures) {
+  try {
+    import_text(R"(
+      <ir_version: 8, opset_import: ["" : 13]>
+      agraph (string[2] s) => (string[2] t) { t = Identity(s) })");
+    FAIL() << "expected UnsupportedFeatureError";
+  } catch (const UnsupportedFeatureError& e) {
+    EXPECT_EQ(e.feature(), "string tensors");
+    EXPECT_NE(std::string(e.what()).find("'s'"), std::string::npos) << e.what();
+  }
+  try {
+    import_onnx(kData + "/node/test_sequence_insert_at_back/model.onnx", permissive());
+    FAIL() << "expected UnsupportedFeatureError";
+  } catch (const UnsupportedFeatureError& e) {
+    EXPECT_EQ(e.feature(), "sequence types");
+  }
+}
+
+TEST(OnnxImporterTest, DefaultPredicateIsTheOpTable) {
+  EXPECT_FALSE(op_in_table("NoSuchOpType", 17));
+  std::string msg = error_of([] {
+    import_text(R"(
+      <ir_version: 8, opset_import: ["" : 13, "com.example" : 1]>
+      agraph (float[2] x) => (float[2] y) { y = com.example.NoSuchOpType(x) })",
+                ImportOptions{});
+  });
+  EXPECT_NE(msg.find("NoSuchOpType (com.example opset 1)"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace tessel::frontend

@@ -1,0 +1,73 @@
+#include "frontend/onnx_tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "ir/error.h"
+
+namespace tessel::frontend {
+namespace {
+
+const std::string kData = TESSEL_ONNX_TESTDATA_DIR;
+
+bool same_tensor(const graph::TensorData& a, const graph::TensorData& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.nbytes() == b.nbytes() &&
+         std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+TEST(OnnxTensorTest, ReadsStoredTestData) {
+  // test_abs: y = |x| with x float32[3, 4, 5].
+  graph::TensorData x = read_tensor_file(kData + "/node/test_abs/test_data_set_0/input_0.pb");
+  graph::TensorData y = read_tensor_file(kData + "/node/test_abs/test_data_set_0/output_0.pb");
+  ASSERT_EQ(x.dtype(), DataType::f32());
+  ASSERT_EQ(x.shape(), (std::vector<int64_t>{3, 4, 5}));
+  ASSERT_EQ(y.shape(), x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(y.data<float>()[i], std::fabs(x.data<float>()[i])) << i;
+}
+
+TEST(OnnxTensorTest, RoundTripsStoredTestData) {
+  for (const char* file : {"/node/test_abs/test_data_set_0/input_0.pb", "/node/test_and2d/test_data_set_0/output_0.pb",
+                           "/node/test_argmax_default_axis_example/test_data_set_0/output_0.pb"}) {
+    graph::TensorData stored = read_tensor_file(kData + file);
+    std::string copy = ::testing::TempDir() + "/round_trip.pb";
+    write_tensor_file(copy, stored, "t");
+    EXPECT_TRUE(same_tensor(read_tensor_file(copy), stored)) << file;
+  }
+}
+
+TEST(OnnxTensorTest, RoundTripsEveryDtype) {
+  for (DataType dtype : {DataType::f16(), DataType::f32(), DataType::f64(), DataType::i8(), DataType::i16(),
+                         DataType::i32(), DataType::i64(), DataType::u8(), DataType::u16(), DataType::u32(),
+                         DataType::u64(), DataType::boolean()}) {
+    graph::TensorData t(dtype, {2, 3});
+    auto* bytes = static_cast<unsigned char*>(t.raw());
+    for (size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<unsigned char>(dtype.is_bool() ? i % 2 : i * 7 + 1);
+    std::string path = ::testing::TempDir() + "/dtype.pb";
+    write_tensor_file(path, t);
+    EXPECT_TRUE(same_tensor(read_tensor_file(path), t)) << dtype.str();
+  }
+}
+
+TEST(OnnxTensorTest, ErrorsNameTheFile) {
+  std::string missing = ::testing::TempDir() + "/missing_tensor.pb";
+  try {
+    read_tensor_file(missing);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  std::string corrupt = ::testing::TempDir() + "/corrupt_tensor.pb";
+  std::ofstream(corrupt, std::ios::binary) << "\xff\xff\xff\xff";
+  try {
+    read_tensor_file(corrupt);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(corrupt), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessel::frontend

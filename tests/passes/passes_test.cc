@@ -1,0 +1,180 @@
+// infer_type (with shape folding), fold_constant, simplify_inference, CSE, dead code and the
+// pipeline; numeric checks run the graph before and after through the reference executor.
+#include <gtest/gtest.h>
+
+#include "graph_builder.h"
+#include "ir/error.h"
+#include "passes/eliminate_common_subexpr.h"
+#include "passes/fold_constant.h"
+#include "passes/graph_util.h"
+#include "passes/infer_type.h"
+#include "passes/pipeline.h"
+#include "passes/simplify_inference.h"
+#include "reference/reference.h"
+
+namespace tessel::passes {
+namespace {
+using testing::Builder;
+using testing::random_tensor;
+
+graph::TensorData i64s(std::vector<int64_t> v) {
+  graph::TensorData t(DataType::i64(), {static_cast<int64_t>(v.size())});
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+
+void expect_same_outputs(const graph::Graph& before, const graph::Graph& after, const graph::TensorData& x,
+                         float tol = 1e-5f) {
+  auto want = reference::run(before, {{"x", x}});
+  auto got = reference::run(after, {{"x", x}});
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(want[o].shape(), got[o].shape());
+    for (int64_t i = 0; i < want[o].numel(); ++i) {
+      ASSERT_NEAR(want[o].get_double(i), got[o].get_double(i), tol * (1 + std::fabs(want[o].get_double(i))));
+    }
+  }
+}
+
+TEST(InferTypeTest, ShapeArithmeticFoldsSoReshapeIsTyped) {
+  Builder b;
+  auto x = b.input("x", {2, 3, 4});
+  auto shape = b.op("Shape", {x}, {}, "shape");
+  auto idx = b.constant("idx", i64s({0}));
+  auto first = b.op("Gather", {shape, idx}, {{"axis", int64_t{0}}}, "gather");
+  auto minus1 = b.constant("minus1", i64s({-1}));
+  auto target = b.op("Concat", {first, minus1}, {{"axis", int64_t{0}}}, "concat");
+  auto y = b.op("Reshape", {x, target}, {}, "reshape");
+  graph::Graph g = b.finish({y});
+  infer_type(g);
+  ASSERT_EQ(g.nodes.size(), 1u) << g.str();  // only the Reshape is left
+  EXPECT_EQ(g.nodes[0].op_type, "Reshape");
+  EXPECT_EQ(g.value(g.outputs[0]).type.shape, (std::vector<int64_t>{2, 12}));
+}
+
+TEST(InferTypeTest, UnsupportedOpAndDynamicShapesAreNamed) {
+  Builder b;
+  auto x = b.input("x", {4});
+  auto y = b.op("NoSuchOp", {x}, {}, "mystery");
+  graph::Graph g = b.finish({y});
+  try {
+    infer_type(g);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'mystery' (NoSuchOp)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FoldConstantTest, ConstantSubgraphsBecomeOneConstant) {
+  Builder b;
+  auto x = b.input("x", {4});
+  auto c1 = b.constant("c1", random_tensor({4}, 1));
+  auto c2 = b.constant("c2", random_tensor({4}, 2));
+  auto sum = b.op("Add", {c1, c2}, {}, "const_add");
+  auto e = b.op("Exp", {sum}, {}, "const_exp");
+  auto y = b.op("Mul", {x, e}, {}, "mul");
+  graph::Graph g = b.finish({y});
+  infer_type(g);
+  graph::Graph before = g;
+  fold_constant(g);
+  ASSERT_EQ(g.nodes.size(), 1u) << g.str();
+  expect_same_outputs(before, g, random_tensor({4}, 3));
+}
+
+TEST(SimplifyInferenceTest, BatchNormFoldsIntoConvWeights) {
+  Builder b;
+  auto x = b.input("x", {1, 3, 6, 6});
+  auto w = b.constant("w", random_tensor({4, 3, 3, 3}, 1));
+  auto c = b.op("Conv", {x, w}, {{"kernel_shape", std::vector<int64_t>{3, 3}}}, "conv");
+  auto var = random_tensor({4}, 5);
+  for (int i = 0; i < 4; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.1f;
+  auto bn = b.op("BatchNormalization",
+                 {c, b.constant("gamma", random_tensor({4}, 2)), b.constant("beta", random_tensor({4}, 3)),
+                  b.constant("mean", random_tensor({4}, 4)), b.constant("var", var)},
+                 {{"epsilon", 1e-5}}, "bn");
+  auto r = b.op("Relu", {bn}, {}, "relu");
+  graph::Graph g = b.finish({r});
+  infer_type(g);
+  graph::Graph before = g;
+  simplify_inference(g);
+  ASSERT_EQ(g.nodes.size(), 2u) << g.str();
+  EXPECT_EQ(g.nodes[0].op_type, "Conv");
+  EXPECT_EQ(g.nodes[0].inputs.size(), 3u);  // a bias appeared
+  expect_same_outputs(before, g, random_tensor({1, 3, 6, 6}, 9), 1e-4f);
+}
+
+TEST(SimplifyInferenceTest, StandaloneBatchNormBecomesScaleShiftAndDropoutGoes) {
+  Builder b;
+  auto x = b.input("x", {2, 3, 2, 2});
+  auto d = b.op("Dropout", {x}, {}, "dropout");
+  auto var = random_tensor({3}, 5);
+  for (int i = 0; i < 3; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.1f;
+  auto bn = b.op("BatchNormalization",
+                 {d, b.constant("gamma", random_tensor({3}, 2)), b.constant("beta", random_tensor({3}, 3)),
+                  b.constant("mean", random_tensor({3}, 4)), b.constant("var", var)},
+                 {}, "bn");
+  auto y = b.op("Identity", {bn}, {}, "identity");
+  auto z = b.op("Relu", {y}, {}, "relu");
+  graph::Graph g = b.finish({z});
+  infer_type(g);
+  graph::Graph before = g;
+  simplify_inference(g);
+  std::vector<std::string> ops;
+  for (const auto& n : g.nodes) ops.push_back(n.op_type);
+  EXPECT_EQ(ops, (std::vector<std::string>{"Mul", "Add", "Relu"})) << g.str();
+  expect_same_outputs(before, g, random_tensor({2, 3, 2, 2}, 9));
+}
+
+TEST(EliminateCommonSubexprTest, IdenticalNodesMerge) {
+  Builder b;
+  auto x = b.input("x", {8});
+  auto a = b.op("Relu", {x}, {}, "relu_a");
+  auto c = b.op("Relu", {x}, {}, "relu_b");
+  auto s = b.op("Add", {a, c}, {}, "add");
+  graph::Graph g = b.finish({s});
+  infer_type(g);
+  eliminate_common_subexpr(g);
+  ASSERT_EQ(g.nodes.size(), 2u) << g.str();
+  EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[1].inputs[1]);
+}
+
+TEST(RemoveDeadCodeTest, UnusedNodesAndConstantsGo) {
+  Builder b;
+  auto x = b.input("x", {8});
+  b.op("Exp", {b.constant("unused", random_tensor({8}, 1))}, {}, "dead");
+  auto y = b.op("Relu", {x}, {}, "relu");
+  graph::Graph g = b.finish({y});
+  remove_dead_code(g);
+  g.validate();
+  EXPECT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.values.size(), 2u);
+}
+
+TEST(GraphPipelineTest, PassesRunInOrderWithTimings) {
+  Builder b;
+  auto x = b.input("x", {8});
+  auto y = b.op("Relu", {b.op("Exp", {x}, {}, "exp")}, {}, "relu");
+  graph::Graph g = b.finish({y});
+  std::vector<std::string> seen;
+  GraphPipelineOptions opt;
+  opt.after_pass = [&](const std::string& p, const graph::Graph&) { seen.push_back(p); };
+  opt.dump = "";
+  auto result = run_graph_pipeline(g, opt);
+  EXPECT_EQ(seen, graph_pass_names());
+  EXPECT_EQ(result.timings.size(), seen.size());
+  EXPECT_EQ(result.groups.size(), 1u);
+
+  graph::Graph g0 = b.finish({y});
+  GraphPipelineOptions o0;
+  o0.opt_level = 0;
+  o0.dump = "";
+  EXPECT_EQ(run_graph_pipeline(g0, o0).groups.size(), 2u);  // no fusion at -O0
+
+  GraphPipelineOptions bad;
+  bad.dump = "infer_types";
+  graph::Graph g1 = b.finish({y});
+  EXPECT_THROW(run_graph_pipeline(g1, bad), Error);
+}
+
+}  // namespace
+}  // namespace tessel::passes
