@@ -73,7 +73,7 @@ bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale, const
 // Rewrites a BatchNormalization node into Mul + Add with per-channel constants.
 void to_scale_shift(Graph& g, graph::NodeId bn_id, const std::vector<float>& scale, const std::vector<float>& shift) {
   Node bn = g.nodes[bn_id];
-  const graph::TensorType& xt = g.value(bn.inputs[0]).type;
+  const graph::TensorType xt = g.value(bn.inputs[0]).type;  // a copy: adding values below reallocates
   std::vector<int64_t> shape(xt.shape.size(), 1);
   if (shape.size() >= 2) shape[1] = static_cast<int64_t>(scale.size());
   TensorData s(DataType::f32(), shape), t(DataType::f32(), shape);
