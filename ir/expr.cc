@@ -163,8 +163,9 @@ Buffer Buffer::make(std::string name, DataType dtype, std::vector<PrimExpr> shap
 }
 
 PrimExpr BufferLoadNode::make(Buffer buffer, std::vector<PrimExpr> indices) {
-  TESSEL_ICHECK(!indices.empty()) << "load of " << buffer->name << " without indices";
-  DataType t = buffer->dtype.with_lanes(indices.back().dtype().lanes());
+  TESSEL_ICHECK(indices.size() == buffer->shape.size() || indices.size() == 1)
+      << "load of " << buffer->name << " with " << indices.size() << " indices";
+  DataType t = buffer->dtype.with_lanes(indices.empty() ? 1 : indices.back().dtype().lanes());
   return PrimExpr(new BufferLoadNode(t, std::move(buffer), std::move(indices)));
 }
 

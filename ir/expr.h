@@ -216,7 +216,7 @@ class BufferLoadNode : public ExprNode {
   BufferLoadNode(DataType t, Buffer b, std::vector<PrimExpr> idx)
       : ExprNode(kKind, t), buffer(std::move(b)), indices(std::move(idx)) {}
   Buffer buffer;
-  std::vector<PrimExpr> indices;  // one per dim before flatten_buffers, one after
+  std::vector<PrimExpr> indices;  // one per dim before flatten_buffers (none for 0-d), one after
   // Lanes follow the last index (a Ramp index loads a vector).
   static PrimExpr make(Buffer buffer, std::vector<PrimExpr> indices);
 };

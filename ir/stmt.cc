@@ -63,7 +63,8 @@ Stmt BufferStoreNode::make(Buffer buffer, PrimExpr value, std::vector<PrimExpr> 
   TESSEL_ICHECK(value.dtype().element_of() == buffer->dtype)
       << "store of " << value.dtype().str() << " into " << buffer->name << " of "
       << buffer->dtype.str();
-  TESSEL_ICHECK(!indices.empty());
+  TESSEL_ICHECK(indices.size() == buffer->shape.size() || indices.size() == 1)
+      << "store to " << buffer->name << " with " << indices.size() << " indices";
   return Stmt(new BufferStoreNode(std::move(buffer), std::move(value), std::move(indices)));
 }
 

@@ -41,6 +41,8 @@ class GraphExecutor {
   // The output array itself: valid until the next run(); copy() it to keep it.
   NDArray get_output(int i) const { return storage_.at(outputs_.at(i).storage); }
   NDArray get_output(const std::string& name) const { return get_output(output_index(name)); }
+  // The input array (for its shape and dtype; set_input copies into it).
+  NDArray get_input(int i) const { return storage_.at(inputs_.at(i).storage); }
   const std::vector<ExecutorOp>& ops() const { return ops_; }
   size_t storage_bytes() const;
 

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The main job: installs dependencies, builds, and runs the te matmul demo, which prints the
-# lowered loop IR and the GFLOP/s of an untuned and a hand-scheduled 1024^3 matmul.
+# The main job: installs dependencies, builds, then
+#  1. compiles the bundled ONNX model models/resnet_mini.onnx and runs it, printing the fused
+#     kernels, the compile time per stage, the outputs and the latency;
+#  2. runs the te matmul demo: lowered loop IR and GFLOP/s of a default and a hand-scheduled
+#     1024^3 matmul.
+#   scripts/demo.sh [MODEL.onnx]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build -j"$(nproc)" --target te_matmul_demo
-build/examples/te_matmul_demo "$@"
+cmake --build build -j"$(nproc)" --target run_model te_matmul_demo
+build/examples/run_model "${1:-models/resnet_mini.onnx}"
+echo
+build/examples/te_matmul_demo

@@ -49,6 +49,7 @@ class BufferFlattener : public IRMutator {
     TESSEL_ICHECK(idx.size() == b->shape.size())
         << "buffer " << b->name << " has " << b->shape.size() << " dims but is indexed with "
         << idx.size();
+    if (idx.empty()) return make_zero(DataType::i32());  // a 0-d buffer holds one element
     PrimExpr flat;
     if (!b->strides.empty()) {
       for (size_t k = 0; k < idx.size(); ++k) {
