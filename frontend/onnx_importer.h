@@ -1,4 +1,4 @@
-// ONNX model → graph IR. The importer parses the model, checks the ai.onnx opset (7..17, else
+// ONNX model → graph IR. The importer parses the model, checks the ai.onnx opset (1..17, else
 // UnsupportedFeatureError), runs the ONNX checker, rejects every unsupported op at once
 // (UnsupportedOpsError), and converts initializers to constants and value types from ONNX shape
 // inference. A value whose type ONNX could not infer has dtype void (DataType::void_type()) and an
@@ -17,7 +17,7 @@
 
 namespace tessel::frontend {
 
-constexpr int kMinOpset = 7;
+constexpr int kMinOpset = 1;
 constexpr int kMaxOpset = 17;
 
 // Whether the importer keeps an ai.onnx op at the model's opset.

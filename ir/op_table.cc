@@ -21,7 +21,8 @@ const char* op_pattern_name(OpPattern p) {
 const std::vector<OpDef>& all_ops() {
   static const std::vector<OpDef> table = [] {
     std::vector<OpDef> all;
-    for (auto part : {ops::elementwise_defs, ops::reduce_defs, ops::tensor_defs, ops::nn_defs, ops::sequence_defs}) {
+    for (auto part : {ops::elementwise_defs, ops::reduce_defs, ops::tensor_defs, ops::nn_defs, ops::sequence_defs,
+                      ops::loss_defs}) {
       auto defs = part();
       all.insert(all.end(), defs.begin(), defs.end());
     }

@@ -9,6 +9,7 @@
 #include "ir/error.h"
 #include "topi/broadcast.h"
 #include "topi/op_compute.h"
+#include "topi/schedule_nn.h"
 
 namespace tessel::passes {
 
@@ -77,6 +78,15 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
     out.arg_values.push_back(v);
   }
   out.schedule = te::create_schedule(outputs);
+  // Shape-steering constants (Reshape's shape, Slice's starts, ...) are read while lowering, not by
+  // the kernel: drop the group inputs that no stage reads.
+  for (size_t i = group.inputs.size(); i-- > 0;) {
+    if (!out.schedule->find(out.args[i].op())) {
+      out.args.erase(out.args.begin() + static_cast<std::ptrdiff_t>(i));
+      out.arg_values.erase(out.arg_values.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  if (topi::schedule_for_master(out.schedule, g, g.nodes[group.master], outputs, vector_lanes)) return out;
   for (te::Stage st : out.schedule.stages()) {
     const auto* c = st->op.as<te::ComputeOpNode>();
     if (c && !st->is_output && c->reduce_axis.empty()) st.compute_inline();

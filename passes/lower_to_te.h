@@ -1,7 +1,8 @@
 // Lowers one fused group to a te function: a placeholder per group input, the topi compute of
 // each node in order, the group's outputs as the function's outputs, and a default CPU schedule
 // (intermediate injective stages inlined into their readers; injective outputs fused, vectorized
-// and parallel; reductions parallel over their outer data-parallel axis).
+// and parallel; reductions parallel over their outer data-parallel axis); groups anchored by an nn op
+// (conv, pool, matmul, softmax, norms) take their schedule from topi/schedule_nn.h.
 // Requires: a typed graph. Throws tessel::Error naming the node when an op has no te lowering.
 #pragma once
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ir/error.h"
+#include "passes/decompose_recurrent.h"
 #include "passes/eliminate_common_subexpr.h"
 #include "passes/fold_constant.h"
 #include "passes/graph_util.h"
@@ -18,8 +19,8 @@
 namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
-  return {"infer_type", "simplify_inference", "remove_dead_code", "fold_constant", "eliminate_common_subexpr",
-          "fuse_ops"};
+  return {"infer_type",    "simplify_inference",       "decompose_recurrent", "remove_dead_code",
+          "fold_constant", "eliminate_common_subexpr", "fuse_ops"};
 }
 
 namespace {
@@ -56,6 +57,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   };
   run("infer_type", 0, [&] { infer_type(g); });
   run("simplify_inference", 0, [&] { simplify_inference(g); });
+  run("decompose_recurrent", 0, [&] { decompose_recurrent(g); });
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });
   run("fold_constant", 2, [&] { fold_constant(g); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });

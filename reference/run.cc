@@ -10,7 +10,7 @@ namespace tessel::reference {
 const EvalFn* find_eval(const std::string& op_type) {
   static const std::unordered_map<std::string, EvalFn> table = [] {
     std::unordered_map<std::string, EvalFn> m;
-    for (auto part : {elementwise_ref_ops, reduce_ref_ops, tensor_ref_ops, nn_ref_ops, sequence_ref_ops}) {
+    for (auto part : {elementwise_ref_ops, reduce_ref_ops, tensor_ref_ops, nn_ref_ops, sequence_ref_ops, loss_ref_ops}) {
       for (auto& op : part()) m[op.name] = std::move(op.eval);
     }
     return m;

@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "ir/error.h"
+#include "ir/ops/op_params.h"
 #include "topi/broadcast.h"
+#include "topi/compute_util.h"
 #include "topi/op_compute.h"
 
 namespace tessel::topi {
@@ -40,6 +42,92 @@ OpCompute variadic_op(std::string op, std::function<PrimExpr(PrimExpr, PrimExpr)
 
 PrimExpr c(const PrimExpr& like, double v) { return make_const(like.dtype(), v); }
 
+// f computed in float64 and rounded back: the composed transcendentals below lose too much to
+// cancellation in float32.
+PrimExpr via_f64(const PrimExpr& x, const std::function<PrimExpr(PrimExpr)>& f) {
+  if (x.dtype() == DataType::f64()) return f(x);
+  return cast(x.dtype(), f(cast(DataType::f64(), x)));
+}
+
+// atan for float64 (te has no intrinsic): reduce to |u| <= tan(pi/8) with atan(x) = pi/2 -
+// atan(1/x) and atan(t) = pi/4 + atan((t-1)/(t+1)), then 15 terms of the odd series (error < 1e-12).
+PrimExpr atan_f64(const PrimExpr& x) {
+  constexpr double kPi = 3.14159265358979323846;
+  PrimExpr ax = abs(x);
+  PrimExpr big = ax > c(x, 1);
+  PrimExpr t = select(big, c(x, 1) / ax, ax);
+  PrimExpr mid = t > c(x, 0.41421356237309503);
+  PrimExpr u = select(mid, (t - c(x, 1)) / (t + c(x, 1)), t);
+  PrimExpr z = u * u;
+  PrimExpr p = c(x, 1.0 / 29);  // Horner over (-1)^k z^k / (2k + 1), k = 14 down to 0
+  for (int k = 13; k >= 0; --k) p = c(x, (k % 2 ? -1.0 : 1.0) / (2 * k + 1)) + z * p;
+  PrimExpr r = u * p + select(mid, c(x, kPi / 4), c(x, 0));
+  r = select(big, c(x, kPi / 2) - r, r);
+  return select(x < c(x, 0), -r, r);
+}
+
+// An integer divisor that is never 0 (0 stays undefined in ONNX but must not trap here).
+PrimExpr safe_divisor(const PrimExpr& b) {
+  return b.dtype().is_float() ? b : select(b == make_zero(b.dtype()), make_const(b.dtype(), 1), b);
+}
+
+OpCompute mod_op() {
+  return {"Mod", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+            bool fmod = node.attr_int("fmod", 0) != 0;
+            if (in[0].dtype().is_float() && !fmod) {
+              throw graph::ops::node_error(node, "fmod must be 1 for floating-point inputs");
+            }
+            return std::vector<te::Tensor>{binary(in[0], in[1], [fmod](PrimExpr a, PrimExpr b) {
+              if (a.dtype().is_float()) {
+                return cast(a.dtype(), [](PrimExpr x, PrimExpr y) { return x - trunc(x / y) * y; }(
+                                           cast(DataType::f64(), a), cast(DataType::f64(), b)));
+              }
+              b = safe_divisor(b);
+              // fmod = 1 takes the dividend's sign (C's %); fmod = 0 the divisor's (Python's %).
+              return fmod ? a - trunc_div(a, b) * b : floormod(a, b);
+            }, name)};
+          }};
+}
+
+// Shifts as multiply/divide by 2^y in uint64, so every integer width wraps like the reference's
+// 64-bit shift; y outside [0, 64) gives 0.
+OpCompute bit_shift_op() {
+  return {"BitShift", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+            std::string direction = node.attr_string("direction", "");
+            if (direction != "LEFT" && direction != "RIGHT") {
+              throw graph::ops::node_error(node, "direction must be LEFT or RIGHT");
+            }
+            bool left = direction == "LEFT";
+            return std::vector<te::Tensor>{binary(in[0], in[1], [left](PrimExpr x, PrimExpr y) {
+              const DataType u64 = DataType::u64();
+              PrimExpr y64 = cast(DataType::i64(), y);
+              PrimExpr in_range = y64 >= make_zero(y64.dtype()) && y64 < make_const(y64.dtype(), 64);
+              PrimExpr shift = min(max(y64, make_zero(y64.dtype())), make_const(y64.dtype(), 63));
+              PrimExpr scale = cast(u64, exp2(cast(DataType::f64(), shift)));
+              PrimExpr r = left ? cast(u64, x) * scale : floordiv(cast(u64, x), scale);
+              return select(in_range, cast(x.dtype(), r), make_zero(x.dtype()));
+            }, name)};
+          }};
+}
+
+OpCompute where_op() {
+  return {"Where", [](const Graph&, const Node&, const std::vector<te::Tensor>& in, const std::string& name) {
+            auto shape = broadcast_shape(broadcast_shape(in[0].shape(), in[1].shape(), name), in[2].shape(), name);
+            return std::vector<te::Tensor>{te::compute(shape, [&](const std::vector<Var>& i) {
+              return select(in[0](broadcast_index(in[0], i)), in[1](broadcast_index(in[1], i)),
+                            in[2](broadcast_index(in[2], i)));
+            }, name)};
+          }};
+}
+
+// Cast (to the `to` attribute's type) and CastLike (to input 1's type). Casting to bool tests != 0.
+OpCompute cast_op(std::string op) {
+  return {op, [op](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+            DataType to = op == "Cast" ? graph::ops::onnx_dtype(node.attr_int("to", 0), node) : in[1].dtype();
+            return std::vector<te::Tensor>{unary(in[0], [to](PrimExpr x) { return cast(to, x); }, name)};
+          }};
+}
+
 // Clip's bounds: attributes before opset 11, optional constant inputs after.
 double clip_bound(const Graph& g, const Node& node, size_t input, const char* attr, double def) {
   if (g.opset < 11) return node.attr_float(attr, def);
@@ -52,16 +140,13 @@ double clip_bound(const Graph& g, const Node& node, size_t input, const char* at
 }  // namespace
 
 std::vector<OpCompute> elementwise_computes() {
-  auto is_float = [](const PrimExpr& x) { return x.dtype().is_float(); };
   std::vector<OpCompute> ops = {
       binary_op("Add", [](PrimExpr a, PrimExpr b) { return a + b; }),
       binary_op("Sub", [](PrimExpr a, PrimExpr b) { return a - b; }),
       binary_op("Mul", [](PrimExpr a, PrimExpr b) { return a * b; }),
-      binary_op("Div", [is_float](PrimExpr a, PrimExpr b) {
+      binary_op("Div", [](PrimExpr a, PrimExpr b) {
         // ONNX integer division truncates toward zero.
-        if (is_float(a)) return a / b;
-        PrimExpr q = floordiv(a, b);
-        return select(q < 0 && floormod(a, b) != 0, q + 1, q);
+        return a.dtype().is_float() ? a / b : trunc_div(a, safe_divisor(b));
       }),
       binary_op("Pow", [](PrimExpr a, PrimExpr b) { return pow(a, cast(a.dtype(), b)); }),
       binary_op("PRelu", [](PrimExpr x, PrimExpr s) { return select(x < c(x, 0), x * s, x); }),
@@ -104,6 +189,66 @@ std::vector<OpCompute> elementwise_computes() {
       }),
       unary_op("Softplus", [](const Node&, PrimExpr x) { return log(exp(x) + c(x, 1)); }),
       unary_op("Softsign", [](const Node&, PrimExpr x) { return x / (abs(x) + c(x, 1)); }),
+      unary_op("Tan", [](const Node&, PrimExpr x) { return via_f64(x, [](PrimExpr v) { return sin(v) / cos(v); }); }),
+      unary_op("Atan", [](const Node&, PrimExpr x) { return via_f64(x, atan_f64); }),
+      unary_op("Asin", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) { return atan_f64(v / sqrt(c(v, 1) - v * v)); });
+      }),
+      unary_op("Acos", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) { return c(v, 2) * atan_f64(sqrt((c(v, 1) - v) / (c(v, 1) + v))); });
+      }),
+      unary_op("Sinh", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) { return (exp(v) - exp(-v)) * c(v, 0.5); });
+      }),
+      unary_op("Cosh", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) { return (exp(v) + exp(-v)) * c(v, 0.5); });
+      }),
+      unary_op("Asinh", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) {
+          PrimExpr r = log(abs(v) + sqrt(v * v + c(v, 1)));  // odd: no cancellation for v < 0
+          return select(v < c(v, 0), -r, r);
+        });
+      }),
+      unary_op("Acosh", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) { return log(v + sqrt(v * v - c(v, 1))); });
+      }),
+      unary_op("Atanh", [](const Node&, PrimExpr x) {
+        return via_f64(x, [](PrimExpr v) { return c(v, 0.5) * log((c(v, 1) + v) / (c(v, 1) - v)); });
+      }),
+      unary_op("Celu", [](const Node& n, PrimExpr x) {
+        PrimExpr alpha = c(x, n.attr_float("alpha", 1.0));
+        return max(x, c(x, 0)) + min(c(x, 0), alpha * (exp(x / alpha) - c(x, 1)));
+      }),
+      unary_op("ThresholdedRelu", [](const Node& n, PrimExpr x) {
+        return select(x > c(x, n.attr_float("alpha", 1.0)), x, c(x, 0));
+      }),
+      unary_op("Shrink", [](const Node& n, PrimExpr x) {
+        double bias = n.attr_float("bias", 0.0), lambd = n.attr_float("lambd", 0.5);
+        // Integers compare against the float lambd exactly, in float64.
+        return via_f64(x, [=](PrimExpr v) {
+          return select(v < c(v, -lambd), v + c(v, bias), select(v > c(v, lambd), v - c(v, bias), c(v, 0)));
+        });
+      }),
+      unary_op("Not", [](const Node&, PrimExpr x) { return !x; }),
+      unary_op("IsNaN", [](const Node&, PrimExpr x) { return isnan(x); }),
+      unary_op("IsInf", [](const Node& n, PrimExpr x) {
+        bool pos = n.attr_int("detect_positive", 1) != 0, neg = n.attr_int("detect_negative", 1) != 0;
+        PrimExpr no = make_const(DataType::boolean(), 0);
+        return (pos ? x == max_value(x.dtype()) : no) || (neg ? x == min_value(x.dtype()) : no);
+      }),
+      binary_op("Equal", [](PrimExpr a, PrimExpr b) { return a == b; }),
+      binary_op("Less", [](PrimExpr a, PrimExpr b) { return a < b; }),
+      binary_op("Greater", [](PrimExpr a, PrimExpr b) { return a > b; }),
+      binary_op("LessOrEqual", [](PrimExpr a, PrimExpr b) { return a <= b; }),
+      binary_op("GreaterOrEqual", [](PrimExpr a, PrimExpr b) { return a >= b; }),
+      binary_op("And", [](PrimExpr a, PrimExpr b) { return a && b; }),
+      binary_op("Or", [](PrimExpr a, PrimExpr b) { return a || b; }),
+      binary_op("Xor", [](PrimExpr a, PrimExpr b) { return a != b; }),
+      mod_op(),
+      bit_shift_op(),
+      where_op(),
+      cast_op("Cast"),
+      cast_op("CastLike"),
       variadic_op("Sum", [](PrimExpr a, PrimExpr b) { return a + b; }, false),
       variadic_op("Mean", [](PrimExpr a, PrimExpr b) { return a + b; }, true),
       variadic_op("Max", [](PrimExpr a, PrimExpr b) { return max(a, b); }, false),

@@ -26,5 +26,8 @@ struct OpCompute {
 const ComputeFn* find_compute(const std::string& op_type);
 
 std::vector<OpCompute> elementwise_computes();  // topi/compute_elementwise.cc
+std::vector<OpCompute> tensor_computes();       // topi/compute_tensor.cc
+std::vector<OpCompute> reduce_computes();       // topi/compute_reduce.cc
+std::vector<OpCompute> nn_computes();           // topi/compute_nn*.cc
 
 }  // namespace tessel::topi

@@ -125,10 +125,11 @@ std::vector<OpDef> elementwise_defs() {
   defs.push_back({"Cast", 6, E, infer_cast});
   defs.push_back({"CastLike", 15, E, infer_cast_like});
   defs.push_back({"Dropout", 7, E, infer_dropout});
-  // Binary and variadic broadcasting ops.
+  // Binary and variadic broadcasting ops. Before opset 7 the binary ops broadcast by a `broadcast`/`axis`
+  // attribute (not implemented); the variadic ones required equal shapes, a case of numpy broadcasting.
   for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{
-           {"Add", 7}, {"Sub", 7}, {"Mul", 7}, {"Div", 7}, {"Mod", 10}, {"Min", 8}, {"Max", 8}, {"Sum", 8},
-           {"Mean", 8}}) {
+           {"Add", 7}, {"Sub", 7}, {"Mul", 7}, {"Div", 7}, {"Mod", 10}, {"Min", 1}, {"Max", 1}, {"Sum", 1},
+           {"Mean", 1}}) {
     defs.push_back({name, since, B, broadcast(Operand::kAny, kAllInputs)});
   }
   defs.push_back({"BitShift", 11, B, broadcast(Operand::kInteger, kAllInputs)});

@@ -219,7 +219,7 @@ std::vector<OpDef> nn_defs() {
   return {
       {"Conv", 1, P::kOutEWiseFusable, infer_conv},
       {"ConvTranspose", 1, P::kOutEWiseFusable, infer_conv_transpose},
-      {"Gemm", 7, P::kOutEWiseFusable, infer_gemm},
+      {"Gemm", 1, P::kOutEWiseFusable, infer_gemm},  // before 7, `broadcast` flags C broadcasting; both cases hold
       {"MatMul", 1, P::kOutEWiseFusable, infer_matmul},
       {"MaxPool", 1, P::kOutEWiseFusable, infer_pool},
       {"AveragePool", 1, P::kOutEWiseFusable, infer_pool},

@@ -1,16 +1,23 @@
 // ONNX backend conformance: runs every test directory (model.onnx + test_data_set_N/{input,output}_K.pb)
 // of ONNX's node/, pytorch-converted/, pytorch-operator/ and simple/ suites through an engine and
 // compares with the stored outputs (rtol 1e-3, atol 1e-7 as ONNX's runner; exact for ints/bools).
-// Each test runs in a forked child so a crash in one op fails that test only. Exits non-zero when
-// a test not listed in expected_unsupported.txt fails or is unsupported.
+// Each test runs in a forked child so a crash (or a hang, past --timeout) fails that test only.
+// Engines: "reference" (reference::run on the imported graph) and "compiled" (compile_graph, then
+// run the JIT-compiled model); a model with an op that has no te lowering is unsupported on the
+// compiled engine. Exits non-zero when a test not listed in the engine's expected list
+// (expected_unsupported.txt, expected_unsupported_compiled.txt) fails or is unsupported.
 //
-// usage: onnx_conformance [--engine reference] [--filter SUBSTR] [--verbose] [--write-expected]
-//                         [--expected FILE] [--no-fork] [DATA_DIR]
+// usage: onnx_conformance [--engine reference|compiled] [--filter SUBSTR] [--verbose] [--write-expected]
+//                         [--expected FILE] [--timeout SECONDS] [--no-fork] [DATA_DIR]
 #include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -20,8 +27,10 @@
 #include <map>
 #include <sstream>
 
+#include "driver/compile.h"
 #include "frontend/onnx_importer.h"
 #include "frontend/onnx_tensor.h"
+#include "ir/op_table.h"
 #include "reference/reference.h"
 
 namespace {
@@ -30,14 +39,52 @@ namespace fs = std::filesystem;
 using tessel::graph::Graph;
 using tessel::graph::TensorData;
 using Inputs = std::map<std::string, TensorData>;
-// A way to execute an imported graph: the reference executor now, the compiled engine later.
+// A way to execute an imported graph. It throws UnsupportedFeatureError for what it cannot run yet.
 using Engine = std::function<std::vector<TensorData>(const Graph&, const Inputs&)>;
 
 const std::vector<std::string> kFolders = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-7;
 
-std::map<std::string, Engine> engines() { return {{"reference", tessel::reference::run}}; }
+// The op of the first "node 'name' (Op)" in an error message, or "?".
+std::string op_in_message(const std::string& message) {
+  size_t node = message.find("node '");
+  size_t open = node == std::string::npos ? node : message.find("' (", node);
+  if (open == std::string::npos) return "?";
+  open += 3;
+  return message.substr(open, message.find(')', open) - open);
+}
+
+// Why the compiled engine cannot run a model that failed to compile, or "" when the error is a
+// failure: an op without a te lowering (lower_to_te's message), or a shape, axis or bound that
+// the model gives as a runtime input (the compiler specializes on shapes only, not on values).
+std::string compile_unsupported_reason(const std::string& message) {
+  if (message.find("has no te lowering") != std::string::npos) return "no te lowering: " + op_in_message(message);
+  if (message.find("must be a constant") != std::string::npos || message.find("must be constants") != std::string::npos) {
+    return "runtime value where a constant is needed: " + op_in_message(message);
+  }
+  return "";
+}
+
+std::vector<TensorData> run_compiled(const Graph& g, const Inputs& inputs) {
+  tessel::CompiledModel model;
+  try {
+    model = tessel::compile_graph(g);
+  } catch (const tessel::Error& e) {
+    std::string reason = compile_unsupported_reason(e.what());
+    if (reason.empty()) throw;
+    throw tessel::frontend::UnsupportedFeatureError(reason, e.what());
+  }
+  for (const auto& [name, value] : inputs) model.set_input(name, tessel::to_ndarray(value));
+  model.run();
+  std::vector<TensorData> out;
+  for (int i = 0; i < model.num_outputs(); ++i) out.push_back(tessel::to_tensor_data(model.get_output(i)));
+  return out;
+}
+
+std::map<std::string, Engine> engines() {
+  return {{"reference", tessel::reference::run}, {"compiled", run_compiled}};
+}
 
 enum class Outcome : char { kPass = 'P', kFail = 'F', kUnsupported = 'U' };
 
@@ -114,16 +161,25 @@ std::string unsupported_reason(const tessel::frontend::UnsupportedOpsError& e, c
     return feature.feature();
   } catch (const std::exception&) {
   }
-  std::vector<std::string> names;
+  // Ops the table has whose semantics at the model's (older) opset are not implemented say so.
+  std::vector<std::string> missing, too_old;
   bool training = false, ml = false;
   for (const auto& op : e.ops()) {
-    names.push_back(op.op_type);
+    const tessel::graph::OpDef* def = op.domain.empty() ? tessel::graph::find_op(op.op_type) : nullptr;
+    if (def && op.opset < def->since_opset) {
+      too_old.push_back(fmt::format("{} (since opset {})", op.op_type, def->since_opset));
+    } else {
+      missing.push_back(op.op_type);
+    }
     training |= op.domain == "ai.onnx.preview.training";
     ml |= op.domain == "ai.onnx.ml";
   }
   if (training) return "training-only";
   if (ml) return "ai.onnx.ml ops";
-  return fmt::format("op {} not implemented yet", fmt::join(names, ", "));
+  if (missing.empty()) {
+    return fmt::format("op {} not implemented at ai.onnx opset {}", fmt::join(too_old, ", "), e.ops()[0].opset);
+  }
+  return fmt::format("op {} not implemented yet", fmt::join(missing, ", "));
 }
 
 TestResult run_test_unisolated(const fs::path& dir, const Engine& engine) {
@@ -169,9 +225,32 @@ TestResult run_test_unisolated(const fs::path& dir, const Engine& engine) {
   }
 }
 
+// Reads the child's pipe to its end; false when `timeout_s` (> 0) passes first.
+bool read_until_eof(int fd, std::string& data, int timeout_s) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  char buf[4096];
+  for (;;) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      wait_ms = static_cast<int>(left.count());
+    }
+    pollfd pfd{fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return true;  // the caller reports the missing result
+    if (ready == 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true;
+    data.append(buf, static_cast<size_t>(n));
+  }
+}
+
 // Runs the test in a child process; the result comes back through a pipe as
-// outcome, reason, '\0', message.
-TestResult run_test_forked(const fs::path& dir, const Engine& engine) {
+// outcome, reason, '\0', message. A child still running after `timeout_s` (0: none) is killed.
+TestResult run_test_forked(const fs::path& dir, const Engine& engine, int timeout_s) {
   int fds[2];
   if (pipe(fds) != 0) return {Outcome::kFail, "", "pipe() failed"};
   std::cout.flush();
@@ -190,11 +269,14 @@ TestResult run_test_forked(const fs::path& dir, const Engine& engine) {
   }
   close(fds[1]);
   std::string data;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) data.append(buf, static_cast<size_t>(n));
+  bool finished = read_until_eof(fds[0], data, timeout_s);
   close(fds[0]);
+  if (!finished) kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
+  if (!finished) {
+    return {Outcome::kFail, "", fmt::format("timed out after {} s (the test process was killed)", timeout_s)};
+  }
   if (WIFSIGNALED(status)) {
     return {Outcome::kFail, "", fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))};
   }
@@ -248,10 +330,18 @@ std::string summary(const TestResult& r) {
 }
 
 // ---------------- driver ----------------
+// The engine's list of expected failures in this folder: expected_unsupported.txt for the
+// reference engine, expected_unsupported_ENGINE.txt for the others.
+std::string default_expected_path(const std::string& engine) {
+  std::string name = engine == "reference" ? "expected_unsupported.txt" : "expected_unsupported_" + engine + ".txt";
+  return (fs::path(TESSEL_CONFORMANCE_DIR) / name).string();
+}
+
 struct Options {
   std::string data_dir = TESSEL_ONNX_TESTDATA_DIR;
-  std::string expected_path = TESSEL_CONFORMANCE_EXPECTED;
+  std::string expected_path;  // default_expected_path(engine) when empty
   std::string engine = "reference";
+  int timeout_s = 60;  // per test; 0: none
   std::string filter;
   bool verbose = false;
   bool write_expected = false;
@@ -269,12 +359,14 @@ Options parse_args(int argc, char** argv) {
     if (a == "--engine") o.engine = value(i);
     else if (a == "--filter") o.filter = value(i);
     else if (a == "--expected") o.expected_path = value(i);
+    else if (a == "--timeout") o.timeout_s = std::stoi(value(i));
     else if (a == "--verbose") o.verbose = true;
     else if (a == "--write-expected") o.write_expected = true;
     else if (a == "--no-fork") o.fork = false;
     else if (a.rfind("--", 0) == 0) throw tessel::Error(fmt::format("unknown flag '{}'", a));
     else o.data_dir = a;
   }
+  if (o.expected_path.empty()) o.expected_path = default_expected_path(o.engine);
   return o;
 }
 
@@ -305,7 +397,7 @@ int run(const Options& opt) {
     FolderCounts counts;
     for (const fs::path& dir : dirs) {
       std::string id = folder + "/" + dir.filename().string();
-      TestResult r = opt.fork ? run_test_forked(dir, engine) : run_test_unisolated(dir, engine);
+      TestResult r = opt.fork ? run_test_forked(dir, engine, opt.timeout_s) : run_test_unisolated(dir, engine);
       bool is_expected = expected.count(id) != 0;
       regenerated.erase(id);
       if (r.outcome == Outcome::kPass) {

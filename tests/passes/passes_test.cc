@@ -125,6 +125,20 @@ TEST(SimplifyInferenceTest, StandaloneBatchNormBecomesScaleShiftAndDropoutGoes) 
   expect_same_outputs(before, g, random_tensor({2, 3, 2, 2}, 9));
 }
 
+TEST(SimplifyInferenceTest, TrainingModeDropoutStays) {
+  Builder b;
+  auto x = b.input("x", {4});
+  graph::TensorData on(DataType::boolean(), {});
+  on.data<uint8_t>()[0] = 1;
+  auto d = b.op("Dropout", {x, b.constant("ratio", random_tensor({}, 1)), b.constant("training", on)}, {}, "dropout");
+  graph::Graph g = b.finish({d});
+  g.opset = 13;
+  infer_type(g);
+  simplify_inference(g);
+  ASSERT_EQ(g.nodes.size(), 1u) << g.str();
+  EXPECT_EQ(g.nodes[0].op_type, "Dropout");
+}
+
 TEST(EliminateCommonSubexprTest, IdenticalNodesMerge) {
   Builder b;
   auto x = b.input("x", {8});

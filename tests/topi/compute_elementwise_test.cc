@@ -1,0 +1,158 @@
+// Elementwise graph ops lowered through topi (topi/compute_elementwise.cc), compiled and checked
+// against the reference executor.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "lowering_test_util.h"
+
+namespace tessel::topi {
+namespace {
+
+using namespace testing;  // NOLINT
+using graph::Attr;
+
+TEST(ComputeElementwiseTest, FloatMathMatchesTheReference) {
+  OpGraph m;
+  auto x = m.input("x", random_data(DataType::f32(), {2, 3, 7}, 1, -0.95, 0.95));
+  auto wide = m.input("wide", random_data(DataType::f32(), {2, 3, 7}, 2, -6, 6));
+  auto ge1 = m.input("ge1", random_data(DataType::f32(), {42}, 3, 1, 40));
+  for (const char* op : {"Asin", "Acos", "Atanh", "Atan", "Tan"}) m.op(std::string(op) + "_x", op, {x});
+  for (const char* op : {"Atan", "Sinh", "Cosh", "Asinh", "Celu", "Tan"}) m.op(std::string(op) + "_wide", op, {wide});
+  m.op("acosh", "Acosh", {ge1});
+  m.op("atan_big", "Atan", {ge1});
+  m.op("celu_alpha", "Celu", {wide}, {{"alpha", Attr(0.5)}});
+  m.op("thresholded_relu", "ThresholdedRelu", {wide}, {{"alpha", Attr(0.7)}});
+  m.op("shrink", "Shrink", {wide}, {{"bias", Attr(1.5)}, {"lambd", Attr(2.0)}});
+  m.op("shrink_default", "Shrink", {x});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, NanAndInfTests) {
+  OpGraph m;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  auto x = m.input("x", tensor_of<double>(DataType::f32(), {2, 4}, {inf, -inf, nan, 0, 1, -1e30, 3.5, -inf}));
+  m.op("isnan", "IsNaN", {x});
+  m.op("isinf", "IsInf", {x});
+  m.op("isinf_pos", "IsInf", {x}, {{"detect_negative", Attr(int64_t{0})}});
+  m.op("isinf_neg", "IsInf", {x}, {{"detect_positive", Attr(int64_t{0})}});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, ComparisonsAndLogicGiveBools) {
+  OpGraph m;
+  // Few distinct values, so that Equal and the *OrEqual forms see ties.
+  auto a = m.input("a", random_data(DataType::f32(), {3, 1, 5}, 4, -2, 2));
+  auto b = m.input("b", random_data(DataType::f32(), {4, 5}, 5, -2, 2));
+  auto ia = m.input("ia", random_data(DataType::i64(), {3, 4, 5}, 6, -2, 2));
+  auto ib = m.input("ib", random_data(DataType::i64(), {5}, 7, -2, 2));
+  auto p = m.input("p", random_data(DataType::boolean(), {3, 4, 1}, 8));
+  auto q = m.input("q", random_data(DataType::boolean(), {4, 5}, 9));
+  for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
+    m.op(std::string(op) + "_f32", op, {a, b});
+    m.op(std::string(op) + "_i64", op, {ia, ib});
+  }
+  auto floor_a = m.op("floor_a", "Floor", {a})[0];
+  m.op("equal_rounded", "Equal", {floor_a, m.op("floor_b", "Floor", {b})[0]});
+  for (const char* op : {"And", "Or", "Xor"}) m.op(op, op, {p, q});
+  m.op("not", "Not", {q});
+  m.op("equal_bool", "Equal", {p, q});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, WhereBroadcastsAllThreeInputs) {
+  OpGraph m;
+  auto c = m.input("c", random_data(DataType::boolean(), {2, 1, 4}, 10));
+  auto x = m.input("x", random_data(DataType::f32(), {3, 1}, 11));
+  auto y = m.input("y", random_data(DataType::f32(), {4}, 12));
+  auto ix = m.input("ix", random_data(DataType::i64(), {2, 3, 4}, 13, -100, 100));
+  auto iy = m.input("iy", random_data(DataType::i64(), {1}, 14, -100, 100));
+  m.op("where_f32", "Where", {c, x, y});
+  m.op("where_i64", "Where", {c, ix, iy});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, CastBetweenFloatIntAndBool) {
+  OpGraph m;
+  auto x = m.input("x", tensor_of<double>(DataType::f32(), {8}, {-2.7, -0.5, 0, 0.25, 1.5, 3.99, 100.2, -0.0}));
+  auto i = m.input("i", tensor_of<int64_t>(DataType::i64(), {6}, {-300, -1, 0, 1, 255, 70000}));
+  auto flag = m.input("flag", random_data(DataType::boolean(), {5}, 15));
+  auto like = m.input("like", random_data(DataType::i32(), {1}, 16));
+  auto to = [](int64_t code) { return std::map<std::string, Attr>{{"to", Attr(code)}}; };
+  m.op("f32_to_i32", "Cast", {x}, to(6));
+  m.op("f32_to_i64", "Cast", {x}, to(7));
+  m.op("f32_to_bool", "Cast", {x}, to(9));
+  m.op("f32_to_f64", "Cast", {x}, to(11));
+  m.op("i64_to_f32", "Cast", {i}, to(1));
+  m.op("i64_to_i32", "Cast", {i}, to(6));
+  m.op("i64_to_u8", "Cast", {i}, to(2));  // wraps
+  m.op("i64_to_bool", "Cast", {i}, to(9));
+  m.op("bool_to_f32", "Cast", {flag}, to(1));
+  m.op("bool_to_i64", "Cast", {flag}, to(7));
+  m.op("i64_to_i64", "Cast", {i}, to(7));
+  m.op("cast_like", "CastLike", {x, like});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, IntegerDivModAndFloatFmod) {
+  OpGraph m;
+  auto a = m.input("a", tensor_of<int64_t>(DataType::i64(), {2, 6}, {-7, -6, -1, 0, 5, 7, 9, -9, 4, -4, 13, -13}));
+  auto b = m.input("b", tensor_of<int64_t>(DataType::i64(), {6}, {3, -3, 2, -5, -3, 4}));
+  auto a32 = m.input("a32", random_data(DataType::i32(), {4, 6}, 17, -50, 50));
+  auto b32 = m.input("b32", tensor_of<int64_t>(DataType::i32(), {6}, {7, -7, 3, -2, 11, -13}));
+  auto fa = m.input("fa", random_data(DataType::f32(), {4, 6}, 18, -10, 10));
+  auto fb = m.input("fb", tensor_of<double>(DataType::f32(), {6}, {1.5, -2.25, 3, -0.7, 4.5, -5}));
+  m.op("mod_i64", "Mod", {a, b});
+  m.op("fmod_i64", "Mod", {a, b}, {{"fmod", Attr(int64_t{1})}});
+  m.op("mod_i32", "Mod", {a32, b32});
+  m.op("fmod_i32", "Mod", {a32, b32}, {{"fmod", Attr(int64_t{1})}});
+  m.op("fmod_f32", "Mod", {fa, fb}, {{"fmod", Attr(int64_t{1})}});
+  m.op("div_i64", "Div", {a, b});
+  m.op("div_i32", "Div", {a32, b32});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, FloatModWithoutFmodIsAnErrorNamingTheNode) {
+  OpGraph m;
+  auto fa = m.input("fa", random_data(DataType::f32(), {4}, 19));
+  m.op("bad_mod", "Mod", {fa, fa});
+  expect_compile_error(m.b.g, "node 'bad_mod' (Mod): fmod must be 1");
+}
+
+TEST(ComputeElementwiseTest, BitShiftWrapsPerWidth) {
+  OpGraph m;
+  auto x8 = m.input("x8", tensor_of<int64_t>(DataType::u8(), {6}, {1, 3, 128, 255, 16, 7}));
+  auto s8 = m.input("s8", tensor_of<int64_t>(DataType::u8(), {6}, {0, 1, 1, 7, 4, 9}));
+  auto x32 = m.input("x32", random_data(DataType::u32(), {3, 4}, 20, 0, 4000000000.0));
+  auto s32 = m.input("s32", random_data(DataType::u32(), {4}, 21, 0, 31));
+  auto x64 = m.input("x64", random_data(DataType::u64(), {8}, 22, 0, 9.0e18));
+  auto s64 = m.input("s64", tensor_of<int64_t>(DataType::i64(), {8}, {0, 1, 13, 31, 32, 63, 62, 5}));
+  auto x64u = m.op("s64_as_u64", "Cast", {s64}, {{"to", Attr(int64_t{13})}})[0];
+  for (const char* dir : {"LEFT", "RIGHT"}) {
+    auto attrs = std::map<std::string, Attr>{{"direction", Attr(std::string(dir))}};
+    m.op(std::string("shift8_") + dir, "BitShift", {x8, s8}, attrs);
+    m.op(std::string("shift32_") + dir, "BitShift", {x32, s32}, attrs);
+    m.op(std::string("shift64_") + dir, "BitShift", {x64, x64u}, attrs);
+  }
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, IntegerShrinkComparesInFloat) {
+  OpGraph m;
+  auto i = m.input("i", random_data(DataType::i32(), {12}, 23, -5, 5));
+  m.op("shrink_i32", "Shrink", {i}, {{"bias", Attr(1.0)}, {"lambd", Attr(1.5)}});
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, ScalarOperands) {
+  OpGraph m;
+  auto x = m.input("x", random_data(DataType::f32(), {2, 3}, 24));
+  auto s = m.input("s", random_data(DataType::f32(), {}, 25));
+  m.op("mul_const", "Mul", {x, m.constant("half", tensor_of<double>(DataType::f32(), {}, {0.5}))});
+  m.op("add_scalar", "Add", {x, s});
+  m.op("neg_scalar", "Neg", {s});
+  m.check();
+}
+
+}  // namespace
+}  // namespace tessel::topi

@@ -1,0 +1,125 @@
+// Reductions lowered through topi (topi/compute_reduce.cc), compiled and checked against the
+// reference executor: every Reduce* kind over axis forms per opset, ArgMax/ArgMin with ties,
+// CumSum variants, and TopK's error.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "lowering_test_util.h"
+
+namespace tessel::topi {
+namespace {
+
+using namespace testing;  // NOLINT
+using graph::Attr;
+using Attrs = std::map<std::string, Attr>;
+
+const char* const kReductions[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                                   "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
+
+// Opset 13: axes are an attribute, except ReduceSum's (an input).
+TEST(ComputeReduceTest, EveryKindWithAxesAttributes) {
+  OpGraph m(13);
+  auto x = m.input("x", random_data(DataType::f32(), {3, 4, 5}, 1, 0.5, 1.5));  // positive: LogSum
+  auto axes = m.constant("axes", ints({-1, 0}));
+  for (std::string op : kReductions) {
+    bool sum = op == "ReduceSum";
+    auto with_axes = [&](std::vector<int64_t> a, int64_t keep) {
+      Attrs attrs{{"keepdims", Attr(keep)}};
+      if (!sum) attrs["axes"] = Attr(a);
+      return attrs;
+    };
+    std::vector<ValueId> in = sum ? std::vector<ValueId>{x, axes} : std::vector<ValueId>{x};
+    m.op(op + "_keep", op, in, with_axes({-1, 0}, 1));
+    m.op(op + "_drop", op, in, with_axes({-1, 0}, 0));
+    m.op(op + "_all", op, {x}, {{"keepdims", Attr(int64_t{0})}});
+  }
+  m.check();
+}
+
+// Opset 18: axes are an input for every kind; noop_with_empty_axes keeps the input's shape.
+TEST(ComputeReduceTest, EveryKindWithAxesInputs) {
+  OpGraph m(18);
+  auto x = m.input("x", random_data(DataType::f32(), {2, 3, 4}, 2, 0.5, 1.5));
+  auto axes = m.constant("axes", ints({1}));
+  auto none = m.constant("none", tensor_of<int64_t>(DataType::i64(), {0}, std::vector<int64_t>{}));
+  for (std::string op : kReductions) {
+    m.op(op + "_mid", op, {x, axes}, {{"keepdims", Attr(int64_t{0})}});
+    m.op(op + "_noop", op, {x, none}, {{"noop_with_empty_axes", Attr(int64_t{1})}});
+    m.op(op + "_empty_axes", op, {x, none});
+  }
+  m.check();
+}
+
+TEST(ComputeReduceTest, IntegerReductionsAreExact) {
+  OpGraph m(18);
+  auto x = m.input("x", random_data(DataType::i64(), {3, 5, 2}, 3, -7, 7));
+  auto i32 = m.input("i32", random_data(DataType::i32(), {4, 6}, 4, -100, 100));
+  auto axes = m.constant("axes", ints({1}));
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                         "ReduceSumSquare", "ReduceL2"}) {
+    m.op(std::string(op) + "_i64", op, {x, axes});
+    m.op(std::string(op) + "_i32", op, {i32, axes}, {{"keepdims", Attr(int64_t{0})}});
+  }
+  m.check();
+}
+
+TEST(ComputeReduceTest, LogSumExpDoesNotOverflow) {
+  OpGraph m(18);
+  auto x = m.input("x", random_data(DataType::f32(), {2, 6}, 5, 80, 95));
+  m.op("lse", "ReduceLogSumExp", {x, m.constant("axes", ints({-1}))});
+  m.check();
+}
+
+TEST(ComputeReduceTest, ArgMaxArgMinWithTies) {
+  OpGraph m;
+  auto x = m.input("x", random_data(DataType::f32(), {4, 6, 3}, 6, -1, 1));
+  auto ties = m.op("ties", "Round", {x})[0];  // values in {-1, 0, 1}
+  auto i = m.input("i", random_data(DataType::i64(), {5, 4}, 7, -2, 2));
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t last : {0, 1}) {
+      std::string n = std::string(op) + (last ? "_last" : "_first");
+      m.op(n + "_axis1", op, {ties}, {{"axis", Attr(int64_t{1})}, {"select_last_index", Attr(last)}});
+      m.op(n + "_neg_drop", op, {ties},
+           {{"axis", Attr(int64_t{-1})}, {"keepdims", Attr(int64_t{0})}, {"select_last_index", Attr(last)}});
+      m.op(n + "_i64", op, {i}, {{"select_last_index", Attr(last)}});
+    }
+    m.op(std::string(op) + "_distinct", op, {x}, {{"axis", Attr(int64_t{2})}});
+  }
+  m.check();
+}
+
+TEST(ComputeReduceTest, CumSumVariants) {
+  OpGraph m;
+  auto x = m.input("x", random_data(DataType::f32(), {3, 5}, 8));
+  auto i = m.input("i", random_data(DataType::i32(), {2, 3, 4}, 9, -50, 50));
+  auto axis0 = m.constant("axis0", tensor_of<int64_t>(DataType::i32(), {}, {0}));
+  auto axis_last = m.constant("axis_last", tensor_of<int64_t>(DataType::i64(), {1}, {-1}));
+  for (int64_t exclusive : {0, 1}) {
+    for (int64_t reverse : {0, 1}) {
+      Attrs attrs{{"exclusive", Attr(exclusive)}, {"reverse", Attr(reverse)}};
+      std::string n = fmt::format("cumsum_e{}_r{}", exclusive, reverse);
+      m.op(n + "_f32", "CumSum", {x, axis_last}, attrs);
+      m.op(n + "_i32", "CumSum", {i, axis0}, attrs);
+    }
+  }
+  m.check();
+}
+
+TEST(ComputeReduceTest, ReductionFusesWithItsElementwiseInput) {
+  OpGraph m(18);
+  auto x = m.input("x", random_data(DataType::f32(), {4, 8}, 10));
+  auto e = m.b.op("Exp", {x}, {}, "exp");
+  m.op("sum", "ReduceSum", {e, m.constant("axes", ints({1}))});
+  std::string summary = m.check();
+  EXPECT_NE(summary.find("[Exp+ReduceSum]"), std::string::npos) << summary;
+}
+
+TEST(ComputeReduceTest, TopKIsAnErrorNamingTheNode) {
+  OpGraph m;
+  auto x = m.input("x", random_data(DataType::f32(), {3, 5}, 11));
+  m.op("topk", "TopK", {x, m.constant("k", ints({2}))}, {}, 2);
+  expect_compile_error(m.b.g, "node 'topk' (TopK): TopK needs a sort and has no te lowering yet");
+}
+
+}  // namespace
+}  // namespace tessel::topi

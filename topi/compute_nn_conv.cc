@@ -1,0 +1,106 @@
+// Conv and ConvTranspose (1-D/2-D/3-D, NCHW, grouped) as direct convolutions over a padded input.
+// ConvTranspose is the gather form: a unit-stride convolution with the flipped kernel over the
+// input dilated by the stride, so both share one reduction.
+#include <fmt/format.h>
+
+#include "ir/error.h"
+#include "topi/compute_nn.h"
+
+namespace tessel::topi::nn {
+
+namespace {
+
+using graph::Graph;
+using graph::Node;
+using graph::ops::WindowGeometry;
+
+// How one output channel m reads the weights at input channel rc of its group and kernel offset r.
+using WeightFn = std::function<PrimExpr(PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r)>;
+
+struct ConvShape {
+  int64_t batch, channels_per_group, out_per_group, groups, out_channels;
+};
+
+// y[n, m, o...] = sum over (rc, r...) of xp[n, group(m) * cg + rc, window] * weight(m, rc, r) (+ bias[m]).
+te::Tensor direct_conv(const te::Tensor& xp, const ConvShape& cs, const WindowGeometry& geo, const WeightFn& weight,
+                       const te::Tensor& bias, const std::string& name) {
+  std::vector<PrimExpr> shape{idx(cs.batch), idx(cs.out_channels)};
+  for (int64_t o : geo.out) shape.push_back(idx(o));
+  IterVar rc = te::reduce_axis(0, idx(cs.channels_per_group), "rc");
+  std::vector<IterVar> rk = kernel_axes(geo.kernel);
+  std::vector<IterVar> all{rc};
+  all.insert(all.end(), rk.begin(), rk.end());
+  te::Tensor y = te::compute(shape, [&](const std::vector<Var>& i) {
+    PrimExpr m = i[1];
+    PrimExpr c = cs.groups == 1 ? PrimExpr(rc) : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
+    std::vector<PrimExpr> out(i.begin() + 2, i.end());
+    return te::sum(xp(window_index(i[0], c, out, rk, geo)) * weight(m, rc, rk), all);
+  }, bias.defined() ? name + "_conv" : name);
+  if (!bias.defined()) return y;
+  return te::compute(shape, [&](const std::vector<Var>& i) {
+    return y(std::vector<PrimExpr>(i.begin(), i.end())) + bias(i[1]);
+  }, name);
+}
+
+te::Tensor optional_input(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() ? in[i] : te::Tensor(); }
+
+std::vector<int64_t> spatial(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+
+std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                             const std::string& name) {
+  std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
+  WindowGeometry geo = graph::ops::window_geometry(node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)), false);
+  ConvShape cs{xs[0], ws[1], 0, node.attr_int("group", 1), ws[0]};
+  if (cs.groups <= 0 || cs.channels_per_group * cs.groups != xs[1] || cs.out_channels % cs.groups != 0) {
+    throw Error(fmt::format("{}: X has {} channels and W is {}x{} per group, which does not fit group {}",
+                            node.describe(), xs[1], ws[0], ws[1], cs.groups));
+  }
+  cs.out_per_group = cs.out_channels / cs.groups;
+  const te::Tensor& w = in[1];
+  te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1), window_extent(geo),
+                              make_zero(in[0].dtype()), name + "_pad");
+  auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r) {
+    std::vector<PrimExpr> at{std::move(m), std::move(rc)};
+    at.insert(at.end(), r.begin(), r.end());
+    return w(at);
+  };
+  return {direct_conv(xp, cs, geo, weight, optional_input(in, 2), name)};
+}
+
+// Output position o gathers input i with o = i * s + k * d - pad_begin; over the input dilated by s
+// and shifted by (K - 1) * d - pad_begin that is a unit-stride window with the kernel flipped.
+std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                                       const std::string& name) {
+  std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
+  WindowGeometry geo =
+      graph::ops::conv_transpose_geometry(node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)));
+  int64_t groups = node.attr_int("group", 1);
+  if (groups <= 0 || xs[1] % groups != 0 || ws[0] != xs[1]) {
+    throw Error(fmt::format("{}: X has {} channels and W has {} input channels, which does not fit group {}",
+                            node.describe(), xs[1], ws[0], groups));
+  }
+  ConvShape cs{xs[0], xs[1] / groups, ws[1], groups, ws[1] * groups};
+  size_t rank = geo.kernel.size();
+  std::vector<int64_t> shift(rank), extent(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    shift[d] = (geo.kernel[d] - 1) * geo.dilations[d] - geo.pads_begin[d];
+    extent[d] = geo.out[d] + (geo.kernel[d] - 1) * geo.dilations[d];
+  }
+  te::Tensor xd = pad_spatial(in[0], shift, geo.strides, extent, make_zero(in[0].dtype()), name + "_dilate");
+  WindowGeometry unit = geo;
+  unit.strides.assign(rank, 1);
+  const te::Tensor& w = in[1];
+  auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r) {
+    PrimExpr c = groups == 1 ? rc : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
+    std::vector<PrimExpr> at{c, groups == 1 ? m : floormod(m, idx(cs.out_per_group))};
+    for (size_t d = 0; d < rank; ++d) at.push_back(idx(geo.kernel[d] - 1) - r[d]);
+    return w(at);
+  };
+  return {direct_conv(xd, cs, unit, weight, optional_input(in, 2), name)};
+}
+
+}  // namespace
+
+std::vector<OpCompute> conv_computes() { return {{"Conv", conv}, {"ConvTranspose", conv_transpose}}; }
+
+}  // namespace tessel::topi::nn

@@ -1,0 +1,129 @@
+// MaxPool, AveragePool, LpPool and their global forms: a reduction over a padded input (padding
+// with the reducer's identity: lowest value for max, zero for sums), then a per-output finish
+// (the average's divisor, the Lp root).
+#include <fmt/format.h>
+
+#include "ir/error.h"
+#include "topi/compute_nn.h"
+
+namespace tessel::topi::nn {
+
+namespace {
+
+using graph::Graph;
+using graph::Node;
+using graph::ops::WindowGeometry;
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+PrimExpr c(DataType t, double v) { return make_const(t, v); }
+
+// |x|^p, with the common p exactly.
+PrimExpr lp_term(PrimExpr x, double p) {
+  if (p == 1) return abs(x);
+  if (p == 2) return x * x;
+  return pow(abs(x), c(x.dtype(), p));
+}
+
+PrimExpr lp_root(PrimExpr s, double p) {
+  if (p == 1) return s;
+  if (p == 2) return sqrt(s);
+  return pow(s, c(s.dtype(), 1.0 / p));
+}
+
+// The number of window points that count for the average at output position `out`: those in the
+// input, or with count_include_pad those within the explicit pads too (not the ceil-mode overhang).
+PrimExpr window_count(const WindowGeometry& geo, const std::vector<int64_t>& in, bool include_pad,
+                      const std::vector<PrimExpr>& out) {
+  PrimExpr count = idx(1);
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t lo = include_pad ? -geo.pads_begin[d] : 0, hi = in[d] + (include_pad ? geo.pads_end[d] : 0);
+    PrimExpr n = idx(0);
+    for (int64_t k = 0; k < geo.kernel[d]; ++k) {
+      PrimExpr pos = out[d] * idx(geo.strides[d]) + idx(k * geo.dilations[d] - geo.pads_begin[d]);
+      n = n + select(pos >= idx(lo) && pos < idx(hi), idx(1), idx(0));
+    }
+    count = count * n;
+  }
+  return count;
+}
+
+// Reduces x over `geo` (an input already padded with the reducer's identity), then finishes each
+// output with `finish(reduced, out_indices)`.
+te::Tensor window_pool(const te::Tensor& xp, const WindowGeometry& geo, PoolKind kind, double p,
+                       const std::function<PrimExpr(PrimExpr, const std::vector<PrimExpr>&)>& finish,
+                       const std::string& name) {
+  std::vector<PrimExpr> shape{xp.shape()[0], xp.shape()[1]};
+  for (int64_t o : geo.out) shape.push_back(idx(o));
+  std::vector<IterVar> rk = kernel_axes(geo.kernel);
+  te::Tensor reduced = te::compute(shape, [&](const std::vector<Var>& i) {
+    PrimExpr v = xp(window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo));
+    if (kind == PoolKind::kMax) return te::max(v, rk);
+    return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
+  }, kind == PoolKind::kMax ? name : name + "_sum");
+  if (kind == PoolKind::kMax) return reduced;
+  return te::compute(shape, [&](const std::vector<Var>& i) {
+    std::vector<PrimExpr> at(i.begin(), i.end());
+    return finish(reduced(at), std::vector<PrimExpr>(at.begin() + 2, at.end()));
+  }, name);
+}
+
+std::vector<int64_t> spatial(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+
+void check_single_output(const Node& node) {
+  if (node.outputs.size() > 1 && node.outputs[1] != graph::kNoValue) {
+    throw Error(fmt::format("{}: the Indices output of MaxPool has no te lowering yet", node.describe()));
+  }
+}
+
+ComputeFn windowed(PoolKind kind) {
+  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+    check_single_output(node);
+    std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
+    WindowGeometry geo = graph::ops::window_geometry(node, in_sp, node.attr_ints("kernel_shape", {}),
+                                                     node.attr_int("ceil_mode", 0) != 0);
+    DataType t = in[0].dtype();
+    PrimExpr fill = kind == PoolKind::kMax ? min_value(t) : make_zero(t);
+    te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(in_sp.size(), 1), window_extent(geo), fill,
+                                name + "_pad");
+    double p = node.attr_float("p", 2.0);
+    bool include_pad = node.attr_int("count_include_pad", 0) != 0;
+    auto finish = [&](PrimExpr s, const std::vector<PrimExpr>& out) {
+      if (kind == PoolKind::kLp) return lp_root(s, p);
+      return s / cast(t, window_count(geo, in_sp, include_pad, out));
+    };
+    return std::vector<te::Tensor>{window_pool(xp, geo, kind, p, finish, name)};
+  };
+}
+
+// A global pool is a window pool whose kernel is the whole plane.
+ComputeFn global(PoolKind kind) {
+  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+    std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
+    std::vector<int64_t> ones(in_sp.size(), 1), zeros(in_sp.size(), 0);
+    WindowGeometry geo{in_sp, ones, ones, zeros, zeros, ones};
+    int64_t count = 1;
+    for (int64_t d : in_sp) count *= d;
+    double p = node.attr_float("p", 2.0);
+    DataType t = in[0].dtype();
+    auto finish = [&](PrimExpr s, const std::vector<PrimExpr>&) {
+      return kind == PoolKind::kLp ? lp_root(s, p) : s / c(t, static_cast<double>(count));
+    };
+    return std::vector<te::Tensor>{window_pool(in[0], geo, kind, p, finish, name)};
+  };
+}
+
+}  // namespace
+
+std::vector<OpCompute> pool_computes() {
+  return {
+      {"MaxPool", windowed(PoolKind::kMax)},
+      {"AveragePool", windowed(PoolKind::kAverage)},
+      {"LpPool", windowed(PoolKind::kLp)},
+      {"GlobalMaxPool", global(PoolKind::kMax)},
+      {"GlobalAveragePool", global(PoolKind::kAverage)},
+      {"GlobalLpPool", global(PoolKind::kLp)},
+  };
+}
+
+}  // namespace tessel::topi::nn

@@ -1,0 +1,317 @@
+// Data-movement ONNX operators as te computes: each output element reads one input element
+// through an index map (reshapes, transposes, concat/split, slicing, gathers, padding, tiling,
+// depth/space moves). Shape-steering inputs (shapes, axes, pads, starts) are graph constants,
+// decoded by ir/ops/op_params.h exactly as type inference decodes them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "ir/error.h"
+#include "ir/ops/op_params.h"
+#include "topi/broadcast.h"
+#include "topi/compute_util.h"
+#include "topi/op_compute.h"
+
+namespace tessel::topi {
+namespace {
+
+using graph::Graph;
+using graph::Node;
+using graph::ops::constant_params;
+using Inputs = std::vector<te::Tensor>;
+using Outputs = std::vector<te::Tensor>;
+
+PrimExpr i32(int64_t v) { return PrimExpr(static_cast<int>(v)); }
+
+// Output 0, of the graph's type, computed from its indices.
+Outputs one(const Graph& g, const Node& node, const std::string& name,
+            const std::function<PrimExpr(const std::vector<PrimExpr>&)>& f) {
+  return {te::compute(output_shape(g, node, 0), [&](const std::vector<Var>& o) { return f(exprs(o)); }, name)};
+}
+
+// Indices into `in` for output indices `out` of a row-major reshape. When the two shapes differ
+// only by unit dims (Squeeze, Unsqueeze, most Flattens) the map is direct; otherwise it goes
+// through the flat offset.
+std::vector<PrimExpr> reshape_index(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                                    const std::vector<PrimExpr>& o) {
+  std::vector<size_t> in_dims, out_dims;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] != 1) in_dims.push_back(d);
+  }
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] != 1) out_dims.push_back(d);
+  }
+  bool direct = in_dims.size() == out_dims.size();
+  for (size_t k = 0; direct && k < in_dims.size(); ++k) direct = in[in_dims[k]] == out[out_dims[k]];
+  if (direct) {
+    std::vector<PrimExpr> idx(in.size(), PrimExpr(0));
+    for (size_t k = 0; k < in_dims.size(); ++k) idx[in_dims[k]] = o[out_dims[k]];
+    return idx;
+  }
+  PrimExpr flat = PrimExpr(0);
+  int64_t stride = 1;
+  for (size_t d = out.size(); d-- > 0;) {
+    if (out[d] != 1) flat = flat + o[d] * i32(stride);
+    stride *= out[d];
+  }
+  return unflatten(flat, in);
+}
+
+Outputs reshape_like(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> in_shape = const_shape(in[0], node.describe());
+  std::vector<int64_t> out_shape = g.value(node.outputs[0]).type.shape;
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) { return in[0](reshape_index(in_shape, out_shape, o)); });
+}
+
+Outputs transpose(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> perm = graph::ops::transpose_perm(node, in[0].ndim());
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    std::vector<PrimExpr> idx(o.size());
+    for (size_t d = 0; d < o.size(); ++d) idx[perm[d]] = o[d];
+    return in[0](idx);
+  });
+}
+
+// `o` with the index along `axis` replaced.
+std::vector<PrimExpr> with_axis(std::vector<PrimExpr> o, int64_t axis, PrimExpr v) {
+  o[axis] = std::move(v);
+  return o;
+}
+
+Outputs concat(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+  struct Part {
+    te::Tensor t;
+    int64_t begin, size;
+  };
+  std::vector<Part> parts;
+  int64_t offset = 0;
+  for (const te::Tensor& t : in) {
+    int64_t size = const_shape(t, node.describe())[axis];
+    if (size > 0) parts.push_back({t, offset, size});  // an empty input contributes nothing
+    offset += size;
+  }
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    // Later parts first, so the select chain tests `o < end` from the first part outward.
+    PrimExpr result;
+    for (size_t k = parts.size(); k-- > 0;) {
+      const Part& p = parts[k];
+      PrimExpr load = p.t(with_axis(o, axis, clamp_index(o[axis] - i32(p.begin), p.size)));
+      result = result.defined() ? select(o[axis] < i32(p.begin + p.size), load, result) : load;
+    }
+    return result;
+  });
+}
+
+Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+  std::vector<int64_t> sizes =
+      graph::ops::split_sizes(node, g.opset, shape[axis], node.outputs.size(), constant_params(g, node));
+  Outputs out;
+  int64_t offset = 0;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    std::vector<PrimExpr> out_shape;
+    for (size_t d = 0; d < shape.size(); ++d) out_shape.push_back(i32(static_cast<int64_t>(d) == axis ? sizes[k] : shape[d]));
+    out.push_back(te::compute(out_shape, [&](const std::vector<Var>& o) {
+      return in[0](with_axis(exprs(o), axis, o[axis] + i32(offset)));
+    }, fmt::format("{}_{}", name, k)));
+    offset += sizes[k];
+  }
+  return out;
+}
+
+Outputs slice(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  graph::ops::SliceSpec spec = graph::ops::slice_spec(node, g.opset, shape, constant_params(g, node));
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    std::vector<PrimExpr> idx;
+    for (size_t d = 0; d < o.size(); ++d) {
+      idx.push_back(spec.steps[d] == 1 ? o[d] + i32(spec.starts[d]) : i32(spec.starts[d]) + o[d] * i32(spec.steps[d]));
+    }
+    return in[0](idx);
+  });
+}
+
+Outputs gather(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+  int64_t dim = const_shape(in[0], node.describe())[axis];
+  size_t q = static_cast<size_t>(in[1].ndim());
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    std::vector<PrimExpr> at(o.begin() + axis, o.begin() + axis + q);
+    std::vector<PrimExpr> idx(o.begin(), o.begin() + axis);
+    idx.push_back(wrap_index(in[1](at), dim));
+    idx.insert(idx.end(), o.begin() + axis + q, o.end());
+    return in[0](idx);
+  });
+}
+
+Outputs gather_elements(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    // Indices may be smaller than the data in every dim but never larger; clamp the others too.
+    std::vector<PrimExpr> idx;
+    for (size_t d = 0; d < o.size(); ++d) {
+      idx.push_back(static_cast<int64_t>(d) == axis ? wrap_index(in[1](o), shape[d]) : o[d]);
+    }
+    return in[0](idx);
+  });
+}
+
+Outputs expand(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  return {te::compute(output_shape(g, node, 0), [&](const std::vector<Var>& o) {
+    return in[0](broadcast_index(in[0], o));
+  }, name)};
+}
+
+Outputs tile(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  std::vector<int64_t> out_shape = g.value(node.outputs[0]).type.shape;
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    std::vector<PrimExpr> idx;
+    for (size_t d = 0; d < o.size(); ++d) idx.push_back(out_shape[d] == shape[d] ? o[d] : floormod(o[d], i32(shape[d])));
+    return in[0](idx);
+  });
+}
+
+// The source index along a dim of `dim` for padded position `s` (reflect or edge mode).
+PrimExpr pad_source(const PrimExpr& s, int64_t dim, const std::string& mode) {
+  if (mode == "edge" || dim == 1) return clamp_index(s, dim);
+  int64_t period = 2 * (dim - 1);  // reflect: mirror without repeating the edge
+  PrimExpr m = floormod(s, i32(period));
+  return select(m < i32(dim), m, i32(period) - m);
+}
+
+Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  graph::ops::PadSpec spec = graph::ops::pad_spec(node, g.opset, in[0].ndim(), constant_params(g, node));
+  DataType dtype = in[0].dtype();
+  PrimExpr fill = make_const(dtype, node.attr_float("value", 0.0));
+  if (g.opset >= 11 && in.size() > 2 && in[2].defined()) {
+    std::vector<int64_t> vshape = const_shape(in[2], node.describe());
+    if (std::accumulate(vshape.begin(), vshape.end(), int64_t{1}, std::multiplies<>()) > 0) {
+      fill = cast(dtype, in[2](std::vector<PrimExpr>(vshape.size(), PrimExpr(0))));
+    }
+  }
+  bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  if (empty && spec.mode != "constant") throw Error(fmt::format("{}: cannot {}-pad an empty input", node.describe(), spec.mode));
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    if (empty) return fill;
+    std::vector<PrimExpr> idx;
+    PrimExpr inside;
+    for (size_t d = 0; d < o.size(); ++d) {
+      PrimExpr s = spec.begins[d] == 0 ? o[d] : o[d] - i32(spec.begins[d]);
+      if (spec.mode != "constant") {
+        idx.push_back(pad_source(s, shape[d], spec.mode));
+        continue;
+      }
+      idx.push_back(clamp_index(s, shape[d]));
+      if (spec.begins[d] <= 0 && spec.ends[d] <= 0) continue;  // cropped or untouched: always inside
+      PrimExpr ok = s >= 0 && s < i32(shape[d]);
+      inside = inside.defined() ? (inside && ok) : ok;
+    }
+    return inside.defined() ? select(inside, in[0](idx), fill) : in[0](idx);
+  });
+}
+
+// DepthToSpace (to_space) and SpaceToDepth on NCHW, as the index maps of ONNX's
+// reshape-transpose-reshape definitions (same as reference/tensor.cc).
+ComputeFn depth_space(bool to_space) {
+  return [to_space](const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+    int64_t b = node.attr_int("blocksize", 0);
+    int64_t c = const_shape(in[0], node.describe())[1];
+    bool crd = node.attr_string("mode", "DCR") == "CRD";
+    return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+      if (to_space) {
+        int64_t oc = c / (b * b);
+        PrimExpr i = floormod(o[2], i32(b)), j = floormod(o[3], i32(b));
+        PrimExpr ic = crd ? (o[1] * i32(b) + i) * i32(b) + j : (i * i32(b) + j) * i32(oc) + o[1];
+        return in[0](o[0], ic, floordiv(o[2], i32(b)), floordiv(o[3], i32(b)));
+      }
+      PrimExpr i = floordiv(o[1], i32(b * c)), j = floormod(floordiv(o[1], i32(c)), i32(b));
+      return in[0](o[0], floormod(o[1], i32(c)), o[2] * i32(b) + i, o[3] * i32(b) + j);
+    });
+  };
+}
+
+Outputs one_hot(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  const graph::TensorData* depth_t = constant_params(g, node)(1);
+  auto depth = static_cast<int64_t>(depth_t->get_double(0));
+  int64_t axis = axis_attr(node, in[0].ndim() + 1, -1);
+  const DataType i64 = DataType::i64();
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    std::vector<PrimExpr> at = o;
+    at.erase(at.begin() + axis);
+    PrimExpr v = cast(i64, in[0](at));  // float indices truncate, as in the reference
+    v = select(v < make_zero(i64), v + make_const(i64, static_cast<double>(depth)), v);
+    return select(v == cast(i64, o[axis]), in[2](PrimExpr(1)), in[2](PrimExpr(0)));  // values = [off, on]
+  });
+}
+
+// Inference-mode Dropout: the data passes through; the optional mask is all true.
+Outputs dropout(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  Outputs out = {unary(in[0], [](PrimExpr x) { return x; }, name)};
+  if (node.outputs.size() > 1) {
+    out.push_back(te::compute(in[0].shape(), [](const std::vector<Var>&) { return make_const(DataType::boolean(), 1); },
+                              name + "_mask"));
+  }
+  return out;
+}
+
+// Shape and Size of a static input are constants; they normally fold away before lowering.
+Outputs shape_of(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  const DataType i64 = DataType::i64();
+  if (node.op_type == "Size") {
+    double n = static_cast<double>(std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()));
+    return {te::compute({}, [&](const std::vector<Var>&) { return make_const(i64, n); }, name)};
+  }
+  auto [start, end] = graph::ops::shape_range(node, g.opset, in[0].ndim());
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    PrimExpr v = make_zero(i64);
+    for (int64_t d = end; d-- > start;) v = select(o[0] == i32(d - start), make_const(i64, static_cast<double>(shape[d])), v);
+    return v;
+  });
+}
+
+// Trilu: keeps the upper (or lower) triangle of the last two dims, shifted by the constant k.
+Outputs trilu(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  const graph::TensorData* k_t = constant_params(g, node)(1);
+  int64_t k = k_t ? k_t->get_int(0) : 0;
+  bool upper = node.attr_int("upper", 1) != 0;
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    PrimExpr diag = o[o.size() - 1] - o[o.size() - 2];  // column - row
+    return select(upper ? diag >= i32(k) : diag <= i32(k), in[0](o), make_zero(in[0].dtype()));
+  });
+}
+
+}  // namespace
+
+std::vector<OpCompute> tensor_computes() {
+  return {
+      {"Reshape", reshape_like},
+      {"Flatten", reshape_like},
+      {"Squeeze", reshape_like},
+      {"Unsqueeze", reshape_like},
+      {"Transpose", transpose},
+      {"Concat", concat},
+      {"Split", split},
+      {"Slice", slice},
+      {"Gather", gather},
+      {"GatherElements", gather_elements},
+      {"Expand", expand},
+      {"Tile", tile},
+      {"Pad", pad},
+      {"DepthToSpace", depth_space(true)},
+      {"SpaceToDepth", depth_space(false)},
+      {"OneHot", one_hot},
+      {"Dropout", dropout},
+      {"Shape", shape_of},
+      {"Size", shape_of},
+      {"Trilu", trilu},
+  };
+}
+
+}  // namespace tessel::topi
