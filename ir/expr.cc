@@ -240,7 +240,10 @@ bool is_zero(const PrimExpr& e) { return is_const_int(e, 0); }
 
 PrimExpr max_value(DataType t) {
   if (t.is_bool()) return make_const(t, 1);
-  if (t.is_int()) return IntImmNode::make(t, (int64_t{1} << (t.bits() - 1)) - 1);
+  if (t.is_int()) {
+    return IntImmNode::make(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
+                                              : (int64_t{1} << (t.bits() - 1)) - 1);
+  }
   if (t.is_uint()) {
     return IntImmNode::make(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
                                               : (int64_t{1} << t.bits()) - 1);

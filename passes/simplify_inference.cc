@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/ops/op_params.h"
 #include "passes/graph_util.h"
 
 namespace tessel::passes {
@@ -95,14 +96,6 @@ void to_scale_shift(Graph& g, graph::NodeId bn_id, const std::vector<float>& sca
   }
 }
 
-// Dropout is the identity only in inference mode: training_mode (input 2, opset 12+) must be
-// absent or a constant false. A training-mode Dropout is random and must not vanish silently.
-bool dropout_may_train(const Graph& g, const Node& node) {
-  if (node.inputs.size() < 3 || node.inputs[2] == kNoValue) return false;
-  const auto& mode = g.value(node.inputs[2]).constant;
-  return !mode || mode->get_int(0) != 0;
-}
-
 }  // namespace
 
 void simplify_inference(Graph& g) {
@@ -110,7 +103,7 @@ void simplify_inference(Graph& g) {
   auto consumers = g.consumers();
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     Node& node = g.nodes[n];
-    if (node.op_type == "Identity" || (node.op_type == "Dropout" && !dropout_may_train(g, node))) {
+    if (node.op_type == "Identity" || (node.op_type == "Dropout" && !graph::ops::dropout_may_train(g, node))) {
       bool mask_used = node.outputs.size() > 1 && node.outputs[1] != kNoValue &&
                        (!consumers[node.outputs[1]].empty() || is_graph_output(g, node.outputs[1]));
       bool passthrough = is_graph_output(g, node.outputs[0]) &&

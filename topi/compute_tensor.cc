@@ -252,6 +252,11 @@ Outputs one_hot(const Graph& g, const Node& node, const Inputs& in, const std::s
 
 // Inference-mode Dropout: the data passes through; the optional mask is all true.
 Outputs dropout(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  if (graph::ops::dropout_may_train(g, node)) {
+    throw Error(fmt::format("{}: training-mode Dropout is random; Tessel compiles inference graphs (give "
+                            "training_mode as a constant false)",
+                            node.describe()));
+  }
   Outputs out = {unary(in[0], [](PrimExpr x) { return x; }, name)};
   if (node.outputs.size() > 1) {
     out.push_back(te::compute(in[0].shape(), [](const std::vector<Var>&) { return make_const(DataType::boolean(), 1); },

@@ -352,4 +352,13 @@ TensorData fill_value(const Node& node) {
   return *t;
 }
 
+bool dropout_may_train(const Graph& g, const Node& node) {
+  if (node.inputs.size() < 3 || node.inputs[2] == kNoValue) return false;
+  const auto& mode = g.value(node.inputs[2]).constant;
+  if (mode && mode->get_int(0) == 0) return false;
+  // Training with a constant ratio of 0 drops nothing: the identity again.
+  const auto& ratio = node.inputs[1] != kNoValue ? g.value(node.inputs[1]).constant : std::nullopt;
+  return !(ratio && ratio->get_double(0) == 0.0);
+}
+
 }  // namespace tessel::graph::ops

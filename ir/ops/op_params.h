@@ -74,4 +74,8 @@ TensorData constant_attr_value(const Node& node);
 // ConstantOfShape's one-element fill value (default: float32 0).
 TensorData fill_value(const Node& node);
 
+// Dropout is the identity in inference mode (training_mode, input 2 at opset 12+, absent or a
+// constant false) and when the ratio is a constant 0. Otherwise it is random.
+bool dropout_may_train(const Graph& g, const Node& node);
+
 }  // namespace tessel::graph::ops

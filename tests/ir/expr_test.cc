@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ir/error.h"
 #include "ir/expr.h"
 #include "ir/printer.h"
@@ -32,6 +34,13 @@ TEST(ExprTest, IntegerConstantsFold) {
   EXPECT_EQ(*as_const_int(floordiv(PrimExpr(-7), 2)), -4);
   EXPECT_EQ(*as_const_int(floormod(PrimExpr(-7), 2)), 1);
   EXPECT_EQ(*as_const_int(ceildiv(PrimExpr(10), 4)), 3);
+}
+
+TEST(ExprTest, TypeLimits) {
+  EXPECT_EQ(*as_const_int(max_value(DataType::i64())), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(*as_const_int(min_value(DataType::i64())), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(*as_const_int(max_value(DataType::i32())), std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(*as_const_int(max_value(DataType::u8())), 255);
 }
 
 TEST(ExprTest, IdentitiesDoNotBuildNodes) {

@@ -139,6 +139,19 @@ TEST(SimplifyInferenceTest, TrainingModeDropoutStays) {
   EXPECT_EQ(g.nodes[0].op_type, "Dropout");
 }
 
+TEST(SimplifyInferenceTest, InferenceModeDropoutWithAConstantFalseModeGoes) {
+  Builder b;
+  auto x = b.input("x", {4});
+  graph::TensorData off(DataType::boolean(), {});
+  auto d = b.op("Dropout", {x, b.constant("ratio", random_tensor({}, 1)), b.constant("training", off)}, {}, "dropout");
+  graph::Graph g = b.finish({b.op("Relu", {d}, {}, "relu")});
+  g.opset = 13;
+  infer_type(g);
+  simplify_inference(g);
+  ASSERT_EQ(g.nodes.size(), 1u) << g.str();
+  EXPECT_EQ(g.nodes[0].op_type, "Relu");
+}
+
 TEST(EliminateCommonSubexprTest, IdenticalNodesMerge) {
   Builder b;
   auto x = b.input("x", {8});

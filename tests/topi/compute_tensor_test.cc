@@ -115,6 +115,21 @@ TEST(ComputeTensorTest, OutOfRangeGatherIndicesAreClampedInsideTheKernel) {
   EXPECT_EQ(got.get_double(3), 40);
 }
 
+// A training-mode Dropout is random: compiling it is an error naming the node, never an identity.
+TEST(ComputeTensorTest, TrainingModeDropoutIsRejected) {
+  OpGraph m(13);
+  auto x = m.input("x", random_data(DataType::f32(), {4}, 3));
+  auto ratio = m.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5}));
+  auto on = m.input("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}));
+  m.op("drop", "Dropout", {x, ratio, on});
+  try {
+    compile_graph(m.b.g);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'drop' (Dropout): training-mode Dropout"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ComputeTensorTest, ExpandTileAndTrilu) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {3, 1}, 14));

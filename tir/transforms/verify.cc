@@ -97,9 +97,10 @@ class Verifier : public IRVisitor {
       fail(fmt::format("{} '{}' of dtype {} has a value of dtype {}", what, b->name,
                        b->dtype.str(), value.str()));
     }
-    if (value.lanes() != idx.back().dtype().lanes()) {
-      fail(fmt::format("{} '{}' has a {} value at an index of {} lanes", what, b->name,
-                       value.str(), idx.back().dtype().lanes()));
+    int index_lanes = idx.empty() ? 1 : idx.back().dtype().lanes();  // a 0-d access has no index
+    if (value.lanes() != index_lanes) {
+      fail(fmt::format("{} '{}' has a {} value at an index of {} lanes", what, b->name, value.str(),
+                       index_lanes));
     }
   }
 
