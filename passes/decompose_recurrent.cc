@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ir/error.h"
+#include "ir/ops/op_params.h"
 
 namespace tessel::passes {
 
@@ -22,10 +23,7 @@ namespace {
 
 enum class Cell { kRnn, kGru, kLstm };
 
-struct Activation {
-  std::string name;
-  double alpha = 0, beta = 0;
-};
+using Activation = graph::ops::RnnActivation;
 
 // A weight input: its contents when constant (a copy sharing the bytes, as adding values to the
 // graph moves its constants), else sliced at run time.
@@ -57,44 +55,13 @@ const TensorData* constant_input(const Graph& g, const Node& n, size_t i) {
 
 bool has_input(const Node& n, size_t i) { return i < n.inputs.size() && n.inputs[i] != kNoValue; }
 
-// The activations per direction with their alpha / beta, consumed in order by the activations that
-// take them (as reference/sequence_rnn.cc); nullopt for an unknown name or a wrong count.
-std::optional<std::vector<std::vector<Activation>>> parse_activations(const Node& node, Cell cell, int64_t dirs) {
-  std::vector<std::string> names = cell == Cell::kLstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-                                   : cell == Cell::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                        : std::vector<std::string>{"Tanh"};
-  size_t per_dir = names.size();
-  auto it = node.attrs.find("activations");
-  if (it != node.attrs.end()) {
-    const auto* list = std::get_if<std::vector<std::string>>(&it->second);
-    if (!list) return std::nullopt;
-    if (!list->empty()) names = *list;
+// The activations per direction; nullopt for one the pass cannot express (left unchanged then).
+std::optional<std::vector<std::vector<Activation>>> parse_activations(const Node& node, int64_t dirs) {
+  try {
+    return graph::ops::rnn_activations(node, dirs);
+  } catch (const Error&) {
+    return std::nullopt;
   }
-  if (names.size() == per_dir && dirs == 2) {
-    std::vector<std::string> forward = names;
-    names.insert(names.end(), forward.begin(), forward.end());
-  }
-  if (names.size() != per_dir * static_cast<size_t>(dirs)) return std::nullopt;
-  static const std::map<std::string, std::pair<double, double>> kDefaults = {
-      {"Sigmoid", {0, 0}},         {"Tanh", {0, 0}},          {"Relu", {0, 0}},       {"Affine", {1.0, 0.0}},
-      {"LeakyRelu", {0.01, 0}},    {"ThresholdedRelu", {1.0, 0}}, {"ScaledTanh", {1.0, 1.0}},
-      {"HardSigmoid", {0.2, 0.5}}, {"Elu", {1.0, 0}},         {"Softsign", {0, 0}},   {"Softplus", {0, 0}}};
-  std::vector<double> alphas = node.attr_floats("activation_alpha", {}), betas = node.attr_floats("activation_beta", {});
-  size_t next_alpha = 0, next_beta = 0;
-  std::vector<std::vector<Activation>> out(static_cast<size_t>(dirs));
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& n = names[i];
-    auto d = kDefaults.find(n);
-    if (d == kDefaults.end()) return std::nullopt;
-    Activation a{n, d->second.first, d->second.second};
-    bool takes_alpha = n == "Affine" || n == "LeakyRelu" || n == "ThresholdedRelu" || n == "ScaledTanh" ||
-                       n == "HardSigmoid" || n == "Elu";
-    bool takes_beta = n == "Affine" || n == "ScaledTanh" || n == "HardSigmoid";
-    if (takes_alpha && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
-    if (takes_beta && next_beta < betas.size()) a.beta = betas[next_beta++];
-    out[i / per_dir].push_back(a);
-  }
-  return out;
 }
 
 // nullopt when the node cannot be unrolled statically (it is then left unchanged).
@@ -168,7 +135,7 @@ std::optional<Recurrence> parse(const Graph& g, const Node& node) {
   rc.clip = node.attr_float("clip", 0.0);
   rc.input_forget = node.attr_int("input_forget", 0) != 0;
   rc.linear_before_reset = node.attr_int("linear_before_reset", 0) != 0;
-  auto acts = parse_activations(node, rc.cell, rc.dirs);
+  auto acts = parse_activations(node, rc.dirs);
   if (!acts) return std::nullopt;
   rc.acts = std::move(*acts);
   return rc;

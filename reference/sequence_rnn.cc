@@ -8,6 +8,7 @@
 #include <map>
 
 #include "ir/error.h"
+#include "ir/ops/op_params.h"
 #include "reference/nn_util.h"
 
 namespace tessel::reference::nn {
@@ -18,10 +19,7 @@ using graph::Node;
 
 enum class CellKind { kRnn, kGru, kLstm };
 
-struct Activation {
-  std::string name;
-  double alpha = 0, beta = 0;
-
+struct Activation : graph::ops::RnnActivation {
   double operator()(double x) const {
     if (name == "Sigmoid") return 1.0 / (1.0 + std::exp(-x));
     if (name == "Tanh") return std::tanh(x);
@@ -34,53 +32,10 @@ struct Activation {
     if (name == "Elu") return x >= 0 ? x : alpha * (std::exp(x) - 1);
     if (name == "Softsign") return x / (1 + std::fabs(x));
     if (name == "Softplus") return std::log1p(std::exp(x));
-    TESSEL_UNREACHABLE("activation names are checked in make_activations");
+    TESSEL_UNREACHABLE("activation names are checked in rnn_activations");
   }
 };
 
-// The activations of each direction (f, g, h order); alpha/beta values are consumed in order by
-// the activations that take them, defaults as in the corresponding ONNX ops.
-std::vector<std::vector<Activation>> make_activations(const Node& node, CellKind kind, int64_t dirs) {
-  std::vector<std::string> defaults = kind == CellKind::kLstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-                                      : kind == CellKind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                               : std::vector<std::string>{"Tanh"};
-  size_t per_dir = defaults.size();
-  std::vector<std::string> names;
-  auto it = node.attrs.find("activations");
-  if (it != node.attrs.end()) {
-    const auto* list = std::get_if<std::vector<std::string>>(&it->second);
-    if (!list) throw Error(fmt::format("{}: attribute 'activations' must be a list of strings", node.describe()));
-    names = *list;
-  }
-  if (names.empty()) names = defaults;
-  if (names.size() == per_dir && dirs == 2) {
-    std::vector<std::string> forward = names;
-    names.insert(names.end(), forward.begin(), forward.end());
-  }
-  if (names.size() != per_dir * static_cast<size_t>(dirs)) {
-    throw Error(fmt::format("{}: {} activations given, expected {}", node.describe(), names.size(), per_dir * dirs));
-  }
-  std::vector<double> alphas = node.attr_floats("activation_alpha", {}), betas = node.attr_floats("activation_beta", {});
-  size_t next_alpha = 0, next_beta = 0;
-  std::vector<std::vector<Activation>> out(static_cast<size_t>(dirs));
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& n = names[i];
-    static const std::map<std::string, std::pair<double, double>> kDefaults = {
-        {"Sigmoid", {0, 0}},   {"Tanh", {0, 0}},      {"Relu", {0, 0}},      {"Affine", {1.0, 0.0}},
-        {"LeakyRelu", {0.01, 0}}, {"ThresholdedRelu", {1.0, 0}}, {"ScaledTanh", {1.0, 1.0}},
-        {"HardSigmoid", {0.2, 0.5}}, {"Elu", {1.0, 0}}, {"Softsign", {0, 0}}, {"Softplus", {0, 0}}};
-    auto d = kDefaults.find(n);
-    if (d == kDefaults.end()) throw Error(fmt::format("{}: unsupported activation '{}'", node.describe(), n));
-    Activation a{n, d->second.first, d->second.second};
-    bool takes_alpha = n == "Affine" || n == "LeakyRelu" || n == "ThresholdedRelu" || n == "ScaledTanh" ||
-                       n == "HardSigmoid" || n == "Elu";
-    bool takes_beta = n == "Affine" || n == "ScaledTanh" || n == "HardSigmoid";
-    if (takes_alpha && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
-    if (takes_beta && next_beta < betas.size()) a.beta = betas[next_beta++];
-    out[i / per_dir].push_back(a);
-  }
-  return out;
-}
 
 // Swaps the two leading dims of a [a, b, rest] array.
 std::vector<double> swap_leading(const std::vector<double>& v, int64_t a, int64_t b, int64_t rest) {
@@ -122,7 +77,11 @@ std::vector<TensorData> eval_recurrent(const Node& node, const std::vector<Tenso
   auto clipped = [clip](double v) { return clip > 0 ? std::clamp(v, -clip, clip) : v; };
   bool input_forget = node.attr_int("input_forget", 0) != 0;
   bool linear_before_reset = node.attr_int("linear_before_reset", 0) != 0;
-  auto acts = make_activations(node, kind, dirs);
+  std::vector<std::vector<Activation>> acts;
+  for (const auto& dir : graph::ops::rnn_activations(node, dirs)) {
+    acts.emplace_back();
+    for (const auto& a : dir) acts.back().push_back(Activation{a});
+  }
 
   std::vector<double> y(static_cast<size_t>(seq * dirs * batch * hidden), 0.0);
   std::vector<double> y_h(h0), y_c(c0);

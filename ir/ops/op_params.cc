@@ -1,5 +1,7 @@
 #include "ir/ops/op_params.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -359,6 +361,48 @@ bool dropout_may_train(const Graph& g, const Node& node) {
   // Training with a constant ratio of 0 drops nothing: the identity again.
   const auto& ratio = node.inputs[1] != kNoValue ? g.value(node.inputs[1]).constant : std::nullopt;
   return !(ratio && ratio->get_double(0) == 0.0);
+}
+
+std::vector<std::vector<RnnActivation>> rnn_activations(const Node& node, int64_t dirs) {
+  std::vector<std::string> defaults = node.op_type == "LSTM"  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                      : node.op_type == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                               : std::vector<std::string>{"Tanh"};
+  size_t per_dir = defaults.size();
+  std::vector<std::string> names;
+  auto it = node.attrs.find("activations");
+  if (it != node.attrs.end()) {
+    const auto* list = std::get_if<std::vector<std::string>>(&it->second);
+    if (!list) throw Error(fmt::format("{}: attribute 'activations' must be a list of strings", node.describe()));
+    names = *list;
+  }
+  if (names.empty()) names = defaults;
+  if (names.size() == per_dir && dirs == 2) {
+    std::vector<std::string> forward = names;
+    names.insert(names.end(), forward.begin(), forward.end());
+  }
+  if (names.size() != per_dir * static_cast<size_t>(dirs)) {
+    throw Error(fmt::format("{}: {} activations given, expected {}", node.describe(), names.size(), per_dir * dirs));
+  }
+  std::vector<double> alphas = node.attr_floats("activation_alpha", {}), betas = node.attr_floats("activation_beta", {});
+  size_t next_alpha = 0, next_beta = 0;
+  std::vector<std::vector<RnnActivation>> out(static_cast<size_t>(dirs));
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    static const std::map<std::string, std::pair<double, double>> kDefaults = {
+        {"Sigmoid", {0, 0}},   {"Tanh", {0, 0}},      {"Relu", {0, 0}},      {"Affine", {1.0, 0.0}},
+        {"LeakyRelu", {0.01, 0}}, {"ThresholdedRelu", {1.0, 0}}, {"ScaledTanh", {1.0, 1.0}},
+        {"HardSigmoid", {0.2, 0.5}}, {"Elu", {1.0, 0}}, {"Softsign", {0, 0}}, {"Softplus", {0, 0}}};
+    auto d = kDefaults.find(n);
+    if (d == kDefaults.end()) throw Error(fmt::format("{}: unsupported activation '{}'", node.describe(), n));
+    RnnActivation a{n, d->second.first, d->second.second};
+    bool takes_alpha = n == "Affine" || n == "LeakyRelu" || n == "ThresholdedRelu" || n == "ScaledTanh" ||
+                       n == "HardSigmoid" || n == "Elu";
+    bool takes_beta = n == "Affine" || n == "ScaledTanh" || n == "HardSigmoid";
+    if (takes_alpha && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
+    if (takes_beta && next_beta < betas.size()) a.beta = betas[next_beta++];
+    out[i / per_dir].push_back(a);
+  }
+  return out;
 }
 
 }  // namespace tessel::graph::ops

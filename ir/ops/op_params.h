@@ -78,4 +78,15 @@ TensorData fill_value(const Node& node);
 // constant false) and when the ratio is a constant 0. Otherwise it is random.
 bool dropout_may_train(const Graph& g, const Node& node);
 
+// One activation of an LSTM / GRU / RNN cell with its alpha and beta.
+struct RnnActivation {
+  std::string name;
+  double alpha = 0, beta = 0;
+};
+// The activations of each direction (f, g, h order) of an LSTM / GRU / RNN node: the attribute or
+// the op's defaults; activation_alpha/beta values are consumed in order by the activations that
+// take them, with the ONNX defaults otherwise. Error naming the node for an unknown activation or
+// a wrong count.
+std::vector<std::vector<RnnActivation>> rnn_activations(const Node& node, int64_t dirs);
+
 }  // namespace tessel::graph::ops
