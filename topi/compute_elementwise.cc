@@ -148,7 +148,12 @@ std::vector<OpCompute> elementwise_computes() {
         // ONNX integer division truncates toward zero.
         return a.dtype().is_float() ? a / b : trunc_div(a, safe_divisor(b));
       }),
-      binary_op("Pow", [](PrimExpr a, PrimExpr b) { return pow(a, cast(a.dtype(), b)); }),
+      binary_op("Pow", [](PrimExpr a, PrimExpr b) {
+        if (a.dtype().is_float()) return pow(a, cast(a.dtype(), b));
+        // Integer bases: float64 pow is exact for results below 2^53; the result keeps the base's type.
+        DataType f64 = DataType::f64().with_lanes(a.dtype().lanes());
+        return cast(a.dtype(), pow(cast(f64, a), cast(f64, b)));
+      }),
       binary_op("PRelu", [](PrimExpr x, PrimExpr s) { return select(x < c(x, 0), x * s, x); }),
       unary_op("Relu", [](const Node&, PrimExpr x) { return max(x, c(x, 0)); }),
       unary_op("Neg", [](const Node&, PrimExpr x) { return -x; }),

@@ -94,6 +94,16 @@ TEST(ComputeElementwiseTest, CastBetweenFloatIntAndBool) {
   m.check();
 }
 
+TEST(ComputeElementwiseTest, PowWithIntegerAndMixedOperands) {
+  OpGraph m;
+  auto base = m.input("base", random_data(DataType::i64(), {3, 4}, 21, -5, 5));
+  auto exponent = m.input("exponent", random_data(DataType::i32(), {4}, 22, 0, 6));
+  auto fbase = m.input("fbase", random_data(DataType::f32(), {4}, 23, 0.5, 2));
+  m.op("int_pow", "Pow", {base, exponent});
+  m.op("float_int_pow", "Pow", {fbase, exponent});
+  m.check();
+}
+
 TEST(ComputeElementwiseTest, IntegerDivModAndFloatFmod) {
   OpGraph m;
   auto a = m.input("a", tensor_of<int64_t>(DataType::i64(), {2, 6}, {-7, -6, -1, 0, 5, 7, 9, -9, 4, -4, 13, -13}));
