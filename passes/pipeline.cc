@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
 
 #include "ir/error.h"
 #include "passes/decompose_recurrent.h"
@@ -15,6 +14,7 @@
 #include "passes/graph_util.h"
 #include "passes/infer_type.h"
 #include "passes/simplify_inference.h"
+#include "tir/pipeline.h"
 
 namespace tessel::passes {
 
@@ -23,29 +23,10 @@ std::vector<std::string> graph_pass_names() {
           "fold_constant", "eliminate_common_subexpr", "fuse_ops"};
 }
 
-namespace {
-
-std::vector<std::string> parse_dump(const std::string& spec) {
-  std::vector<std::string> known = graph_pass_names(), out;
-  std::istringstream is(spec);
-  for (std::string name; std::getline(is, name, ',');) {
-    name.erase(std::remove_if(name.begin(), name.end(), ::isspace), name.end());
-    if (name.empty()) continue;
-    if (name == "all") return known;
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw Error(fmt::format("TESSEL_DUMP_GRAPH names an unknown graph pass '{}'; the passes are: {}", name,
-                              fmt::join(known, ", ")));
-    }
-    out.push_back(name);
-  }
-  return out;
-}
-
-}  // namespace
 
 GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptions& opt) {
   const char* env = std::getenv("TESSEL_DUMP_GRAPH");
-  std::vector<std::string> dump = parse_dump(opt.dump ? *opt.dump : env ? env : "");
+  std::vector<std::string> dump = tir::parse_pass_list(opt.dump ? *opt.dump : env ? env : "", graph_pass_names(), "TESSEL_DUMP_GRAPH", "graph");
   GraphPipelineResult result;
   auto run = [&](const std::string& name, int level, const std::function<void()>& pass) {
     if (opt.opt_level < level) return;

@@ -82,10 +82,8 @@ std::vector<std::string> tir_pass_names() {
           "lower_intrinsics", "simplify",        "verify"};
 }
 
-std::vector<std::string> parse_dump_ir(const std::string& spec) {
-  // te::lower dumps its schedule_to_tir output under the same variable.
-  std::vector<std::string> known = tir_pass_names();
-  known.insert(known.begin(), "schedule_to_tir");
+std::vector<std::string> parse_pass_list(const std::string& spec, std::vector<std::string> known,
+                                         const std::string& variable, const std::string& kind) {
   std::vector<std::string> selected;
   size_t start = 0;
   while (start <= spec.size()) {
@@ -99,12 +97,19 @@ std::vector<std::string> parse_dump_ir(const std::string& spec) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::sort(known.begin(), known.end());
       known.erase(std::unique(known.begin(), known.end()), known.end());
-      throw Error(fmt::format("TESSEL_DUMP_IR names an unknown tir pass '{}'; the passes are: {}",
-                              name, fmt::join(known, ", ")));
+      throw Error(fmt::format("{} names an unknown {} pass '{}'; the passes are: {}", variable, kind, name,
+                              fmt::join(known, ", ")));
     }
     selected.push_back(name);
   }
   return selected;
+}
+
+std::vector<std::string> parse_dump_ir(const std::string& spec) {
+  // te::lower dumps its schedule_to_tir output under the same variable.
+  std::vector<std::string> known = tir_pass_names();
+  known.insert(known.begin(), "schedule_to_tir");
+  return parse_pass_list(spec, std::move(known), "TESSEL_DUMP_IR", "tir");
 }
 
 }  // namespace tessel::tir

@@ -35,4 +35,10 @@ std::vector<std::string> tir_pass_names();
 // and empty entries ignored). Throws tessel::Error on an unknown name, listing the known ones.
 std::vector<std::string> parse_dump_ir(const std::string& spec);
 
+// The names in `spec` ("all", or names separated by commas; spaces and empty entries ignored),
+// each checked against `known`; an unknown name is an Error naming `variable`, the `kind` of
+// pass and listing `known`.
+std::vector<std::string> parse_pass_list(const std::string& spec, std::vector<std::string> known,
+                                         const std::string& variable, const std::string& kind);
+
 }  // namespace tessel::tir

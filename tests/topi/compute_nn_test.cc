@@ -13,13 +13,6 @@ namespace tessel::topi {
 namespace {
 
 using namespace testing;  // NOLINT
-using graph::Attr;
-using Attrs = std::map<std::string, Attr>;
-
-Attr ints_attr(std::vector<int64_t> v) { return Attr(std::move(v)); }
-Attr int_attr(int64_t v) { return Attr(v); }
-Attr float_attr(double v) { return Attr(v); }
-Attr str_attr(std::string v) { return Attr(std::move(v)); }
 TensorData f32(std::vector<int64_t> shape, uint32_t seed) { return random_data(DataType::f32(), std::move(shape), seed, -1, 1); }
 
 void expect_close(const graph::Graph& g, const std::map<std::string, TensorData>& feeds, const CompiledModel& m) {

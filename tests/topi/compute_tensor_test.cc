@@ -8,11 +8,6 @@ namespace tessel::topi {
 namespace {
 
 using namespace testing;  // NOLINT
-using graph::Attr;
-using Attrs = std::map<std::string, Attr>;
-
-Attr ints_attr(std::vector<int64_t> v) { return Attr(std::move(v)); }
-Attr int_attr(int64_t v) { return Attr(v); }
 
 TEST(ComputeTensorTest, ReshapesAndTransposes) {
   OpGraph m;

@@ -134,4 +134,11 @@ inline void expect_compile_error(const graph::Graph& g, const std::string& subst
   }
 }
 
+using graph::Attr;
+using Attrs = std::map<std::string, Attr>;
+inline Attr ints_attr(std::vector<int64_t> v) { return Attr(std::move(v)); }
+inline Attr int_attr(int64_t v) { return Attr(v); }
+inline Attr float_attr(double v) { return Attr(v); }
+inline Attr str_attr(std::string v) { return Attr(std::move(v)); }
+
 }  // namespace tessel::topi::testing
