@@ -9,6 +9,13 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 
 #include "codegen/llvm/codegen_cpu.h"
 #include "codegen/llvm/optimize.h"
@@ -25,7 +32,8 @@ struct Compiled {
 };
 
 // Generates, verifies and optimizes the LLVM module for `funcs`.
-Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target) {
+Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target,
+                 codegen::RuntimeLinkage linkage = codegen::RuntimeLinkage::kSymbols) {
   if (funcs.empty()) throw Error("build: no functions to compile");
   Compiled c;
   c.tm = codegen::create_target_machine(target);
@@ -34,7 +42,7 @@ Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target) {
       std::make_unique<llvm::Module>(funcs.size() == 1 ? funcs[0]->name : "tessel", *c.context);
   c.module->setTargetTriple(target.triple);
   c.module->setDataLayout(c.tm->createDataLayout());
-  codegen::CodeGenCPU codegen(*c.module, target);
+  codegen::CodeGenCPU codegen(*c.module, target, linkage);
   for (const PrimFunc& f : funcs) codegen.add_function(f);
   std::string problems;
   llvm::raw_string_ostream os(problems);
@@ -58,6 +66,40 @@ std::string assembly_from_ir(const std::string& ir, const Target& target) {
   TESSEL_ICHECK(module != nullptr) << "cannot re-parse generated IR: " << diag.getMessage().str();
   auto tm = codegen::create_target_machine(target);
   return codegen::emit_machine_code(*module, *tm, llvm::CodeGenFileType::AssemblyFile);
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw Error(fmt::format("cannot write {}", path));
+}
+
+// Runs argv (found on PATH) and waits; stdout and stderr go to *log. Returns the exit status.
+int run_command(const std::vector<std::string>& argv, std::string* log) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw Error("run_command: pipe failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  if (err != 0) {
+    close(pipe_fds[0]);
+    throw Error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(err)));
+  }
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) log->append(buf, static_cast<size_t>(n));
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace
@@ -93,8 +135,22 @@ std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& targ
 }
 
 std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target) {
-  Compiled c = compile(funcs, target);
+  Compiled c = compile(funcs, target, codegen::RuntimeLinkage::kPointers);
   return codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::ObjectFile);
+}
+
+void export_library(const std::vector<PrimFunc>& funcs, const Target& target, const std::string& path) {
+  llvm::Triple triple(target.triple), host(llvm::sys::getProcessTriple());
+  if (triple.getArch() != host.getArch() || triple.getOS() != host.getOS()) {
+    throw Error(fmt::format("export_library: linking a shared library for {} needs a cross linker; "
+                            "use emit_object and link it with the target's toolchain", target.triple));
+  }
+  std::string object = path + ".o";
+  write_file(object, emit_object(funcs, target));
+  std::string log;
+  int rc = run_command({"cc", "-shared", "-o", path, object, "-lm"}, &log);
+  std::remove(object.c_str());
+  if (rc != 0) throw Error(fmt::format("export_library: linking {} failed (cc exit {}): {}", path, rc, log));
 }
 
 }  // namespace tessel

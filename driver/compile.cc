@@ -1,23 +1,36 @@
 #include "driver/compile.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <cstring>
+#include <fstream>
 
 #include "codegen/build.h"
 #include "frontend/onnx_importer.h"
 #include "ir/error.h"
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
+#include "passes/plan_memory.h"
 #include "te/lower.h"
 
 namespace tessel {
 
-CompiledModel::CompiledModel(runtime::Module module, runtime::GraphExecutor executor, std::vector<StageTiming> timings,
-                             std::string fusion_summary)
-    : module_(std::move(module)), executor_(std::move(executor)), timings_(std::move(timings)),
-      fusion_summary_(std::move(fusion_summary)) {}
+CompiledModel::CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, Target target,
+                             std::vector<StageTiming> timings, std::string fusion_summary,
+                             passes::MemoryPlan memory_plan)
+    : runtime::Model(std::move(model)), funcs_(std::move(funcs)), target_(std::move(target)),
+      timings_(std::move(timings)), fusion_summary_(std::move(fusion_summary)), memory_plan_(std::move(memory_plan)) {}
+
+const std::vector<std::string>& dump_stages() {
+  static const std::vector<std::string> stages = {"graph", "te", "tir", "llvm", "asm"};
+  return stages;
+}
 
 runtime::NDArray to_ndarray(const graph::TensorData& t) {
   runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
@@ -33,14 +46,16 @@ graph::TensorData to_tensor_data(const runtime::NDArray& a) {
 
 namespace {
 
+// Times stages into a list and reports each to an optional callback as it ends.
 class Timer {
  public:
-  explicit Timer(std::vector<StageTiming>* out) : out_(out) {}
+  Timer(std::vector<StageTiming>* out, std::function<void(const StageTiming&)> on_stage)
+      : out_(out), on_stage_(std::move(on_stage)) {}
   template <class Fn>
   auto operator()(const std::string& stage, Fn fn) {
     auto t0 = std::chrono::steady_clock::now();
     auto done = [&] {
-      out_->push_back({stage, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+      record({stage, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
     };
     if constexpr (std::is_void_v<decltype(fn())>) {
       fn();
@@ -51,70 +66,222 @@ class Timer {
       return r;
     }
   }
+  void record(const StageTiming& t) {
+    out_->push_back(t);
+    if (on_stage_) on_stage_(t);
+  }
 
  private:
   std::vector<StageTiming>* out_;
+  std::function<void(const StageTiming&)> on_stage_;
 };
+
+bool all_empty(const graph::Graph& g, const std::vector<graph::ValueId>& values) {
+  return std::all_of(values.begin(), values.end(), [&](graph::ValueId v) { return g.value(v).type.numel() == 0; });
+}
+
+// Turns the graph inputs named in `params` into constants; Error for an unknown name or a value
+// whose type differs from the input's.
+void bind_params(graph::Graph& g, const std::map<std::string, graph::TensorData>& params) {
+  for (const auto& [name, data] : params) {
+    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](graph::ValueId v) { return g.value(v).name == name; });
+    if (it == g.inputs.end()) throw Error(fmt::format("params: the model has no input '{}'", name));
+    graph::Value& in = g.value(*it);
+    graph::TensorType given{data.dtype(), data.shape(), {}};
+    bool shape_ok = in.type.shape.size() == data.shape().size();
+    for (size_t d = 0; shape_ok && d < data.shape().size(); ++d) {
+      shape_ok = in.type.shape[d] < 0 || in.type.shape[d] == data.shape()[d];
+    }
+    if (in.type.dtype != data.dtype() || !shape_ok) {
+      throw Error(fmt::format("params: input '{}' is {}, the value given is {}", name, in.type.str(), given.str()));
+    }
+    in.type = given;
+    in.constant = data;
+    g.inputs.erase(it);
+  }
+}
+
+// Writes the IR stages named in opt.dump into opt.dump_dir (created if missing).
+class Dumper {
+ public:
+  explicit Dumper(const CompileOptions& opt) : opt_(opt) {
+    for (const std::string& stage : opt.dump) {
+      if (std::find(dump_stages().begin(), dump_stages().end(), stage) == dump_stages().end()) {
+        throw Error(fmt::format("unknown IR stage '{}' to dump (known: {})", stage, fmt::join(dump_stages(), ", ")));
+      }
+    }
+    if (opt.dump.empty()) return;
+    if (opt.dump_dir.empty()) throw Error("dumping IR needs a directory (dump_dir, --dump-dir)");
+    std::error_code ec;
+    std::filesystem::create_directories(opt.dump_dir, ec);
+    if (ec) throw Error(fmt::format("cannot create the dump directory {}: {}", opt.dump_dir, ec.message()));
+  }
+  template <class Fn>
+  void operator()(const std::string& stage, const std::string& file, Fn text) const {
+    if (std::find(opt_.dump.begin(), opt_.dump.end(), stage) == opt_.dump.end()) return;
+    std::string path = (std::filesystem::path(opt_.dump_dir) / file).string();
+    std::ofstream out(path);
+    out << text();
+    if (!out) throw Error(fmt::format("cannot write {}", path));
+  }
+
+ private:
+  const CompileOptions& opt_;
+};
+
+runtime::ExecutorPlan executor_plan_header(const Target& target) {
+  runtime::ExecutorPlan p;
+  p.target = target.str();
+  p.arch = target.triple.substr(0, target.triple.find('-'));
+  if (p.arch == "x86_64") {
+    for (const char* f : {"avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq"}) {
+      if (target.has_feature(f)) p.cpu_features.push_back(f);
+    }
+  }
+  return p;
+}
+
+// "Conv+Add+Relu": the op types of a group, for profiles.
+std::string group_ops(const graph::Graph& g, const passes::FusedGroup& group) {
+  std::string ops;
+  for (graph::NodeId n : group.nodes) ops += (ops.empty() ? "" : "+") + g.nodes[n].op_type;
+  return ops;
+}
+
+// 2 x multiply-adds of the group's convolutions and matrix products (elementwise work not counted).
+double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
+  double flops = 0;
+  for (graph::NodeId n : group.nodes) {
+    const graph::Node& node = g.nodes[n];
+    double outputs = static_cast<double>(g.value(node.outputs[0]).type.numel());
+    if (node.op_type == "Conv") {
+      const auto& w = g.value(node.inputs[1]).type.shape;  // [C_out, C_in / group, k...]
+      double per_output = 1;
+      for (size_t d = 1; d < w.size(); ++d) per_output *= static_cast<double>(w[d]);
+      flops += 2 * outputs * per_output;
+    } else if (node.op_type == "MatMul" || node.op_type == "Gemm") {
+      const auto& a = g.value(node.inputs[0]).type.shape;
+      bool trans_a = node.op_type == "Gemm" && node.attr_int("transA", 0) != 0;
+      double k = a.empty() ? 1 : static_cast<double>(trans_a ? a[0] : a.back());
+      flops += 2 * outputs * k;
+    }
+  }
+  return flops;
+}
 
 }  // namespace
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   std::vector<StageTiming> timings;
-  Timer time(&timings);
+  Timer time(&timings, opt.on_stage);
   Target target = Target::parse(opt.target);
+  Dumper dump(opt);
+  bind_params(g, opt.params);
   frontend::require_static_inputs(g);
 
   passes::GraphPipelineOptions popt;
   popt.opt_level = opt.opt_level;
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, popt);
-  for (const auto& t : plan.timings) timings.push_back({"graph:" + t.pass, t.ms});
+  for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
+  dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
 
   int lanes = std::max(1, target.vector_bits() / 32);
   std::vector<passes::LoweredGroup> lowered;
+  std::vector<const passes::FusedGroup*> kernel_groups;
   std::vector<PrimFunc> funcs = time("lower", [&] {
     std::vector<PrimFunc> out;
     for (size_t i = 0; i < plan.groups.size(); ++i) {
+      if (all_empty(g, plan.groups[i].outputs)) continue;  // nothing to compute
+      kernel_groups.push_back(&plan.groups[i]);
       lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes));
       out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));
     }
     return out;
   });
+  dump("te", "te.txt", [&] {
+    std::string text;
+    for (const auto& lg : lowered) text += fmt::format("// {}\n{}\n", lg.name, lg.schedule.trace().str());
+    return text;
+  });
+  dump("tir", "tir.txt", [&] {
+    std::string text;
+    for (const PrimFunc& f : funcs) text += to_string(f) + "\n";
+    return text;
+  });
   runtime::Module module;
-  if (!funcs.empty()) module = time("codegen", [&] { return build(funcs, target); });
+  if (!funcs.empty()) {
+    dump("llvm", "llvm.ll", [&] { return emit_llvm_ir(funcs, target); });
+    dump("asm", "asm.s", [&] { return emit_assembly(funcs, target); });
+    module = time("codegen", [&] { return build(funcs, target); });
+  }
 
-  // One array per graph value that a kernel, an input or an output touches.
-  std::vector<runtime::NDArray> storage;
+  passes::MemoryPlan memory = time("plan_memory", [&] {
+    std::vector<passes::KernelIO> kernels;
+    for (const passes::FusedGroup* group : kernel_groups) kernels.push_back({group->inputs, group->outputs});
+    return passes::plan_memory(g, kernels);
+  });
+
+  // One storage entry per graph value that a kernel, an input or an output touches: a weight, a
+  // view of a shared buffer, or an array of its own.
+  runtime::ExecutorPlan xplan = executor_plan_header(target);
+  xplan.buffer_bytes = memory.buffer_bytes;
+  std::map<std::string, runtime::NDArray> params;
   std::map<graph::ValueId, int> slot;
   auto slot_of = [&](graph::ValueId v) {
     auto it = slot.find(v);
     if (it != slot.end()) return it->second;
     const graph::Value& val = g.value(v);
-    storage.push_back(val.constant ? to_ndarray(*val.constant) : runtime::NDArray::empty(val.type.shape, val.type.dtype));
-    return slot[v] = static_cast<int>(storage.size() - 1);
+    runtime::StorageEntry entry{val.type.shape, val.type.dtype};
+    if (val.constant) {
+      entry.param = params.count(val.name) ? fmt::format("{}#{}", val.name, v) : val.name;
+      params[entry.param] = to_ndarray(*val.constant);
+    } else if (auto planned = memory.buffer_of.find(v); planned != memory.buffer_of.end()) {
+      entry.buffer = planned->second;
+    }
+    xplan.storage.push_back(std::move(entry));
+    return slot[v] = static_cast<int>(xplan.storage.size() - 1);
   };
-  std::vector<runtime::ExecutorIO> inputs, outputs;
-  for (graph::ValueId v : g.inputs) inputs.push_back({g.value(v).name, slot_of(v)});
-  std::vector<runtime::ExecutorOp> ops;
-  for (const auto& lg : lowered) {
-    runtime::ExecutorOp op{lg.name, module.get_function(lg.name), {}};
-    for (graph::ValueId v : lg.arg_values) op.args.push_back(slot_of(v));
-    ops.push_back(std::move(op));
+  for (graph::ValueId v : g.inputs) xplan.inputs.push_back({g.value(v).name, slot_of(v)});
+  for (size_t k = 0; k < lowered.size(); ++k) {
+    runtime::KernelEntry kernel{lowered[k].name, {}, group_ops(g, *kernel_groups[k]), group_flops(g, *kernel_groups[k])};
+    for (graph::ValueId v : lowered[k].arg_values) kernel.args.push_back(slot_of(v));
+    xplan.kernels.push_back(std::move(kernel));
   }
-  for (graph::ValueId v : g.outputs) outputs.push_back({g.value(v).name, slot_of(v)});
-  runtime::GraphExecutor exec(std::move(storage), std::move(ops), std::move(inputs), std::move(outputs));
-  return CompiledModel(module, std::move(exec), std::move(timings), passes::to_string(g, plan.groups));
+  for (graph::ValueId v : g.outputs) xplan.outputs.push_back({g.value(v).name, slot_of(v)});
+  runtime::Model model(module, std::move(xplan), params);
+  return CompiledModel(std::move(model), std::move(funcs), target, std::move(timings),
+                       passes::to_string(g, plan.groups), memory);
 }
 
 CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt) {
-  auto t0 = std::chrono::steady_clock::now();
-  frontend::ImportOptions iopt;
-  iopt.input_shapes = opt.input_shapes;
-  graph::Graph g = frontend::import_onnx(onnx_path, iopt);
-  double import_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<StageTiming> import_timing;
+  Timer time(&import_timing, opt.on_stage);
+  graph::Graph g = time("import", [&] {
+    frontend::ImportOptions iopt;
+    iopt.input_shapes = opt.input_shapes;
+    return frontend::import_onnx(onnx_path, iopt);
+  });
   CompiledModel m = compile_graph(std::move(g), opt);
-  auto timings = m.timings();
-  timings.insert(timings.begin(), {"import", import_ms});
-  return CompiledModel(m.module(), m.executor(), timings, m.fusion_summary());
+  m.timings_.insert(m.timings_.begin(), import_timing.begin(), import_timing.end());
+  return m;
+}
+
+void CompiledModel::export_package(const std::string& path) const {
+  if (funcs_.empty()) throw Error("export_package: the model has no kernels to package");
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+    throw Error(fmt::format("cannot write the package {}: directory {} does not exist", path, dir.string()));
+  }
+  std::string library = (std::filesystem::temp_directory_path() /
+                         fmt::format("tessel-{}-{}.so", getpid(), reinterpret_cast<uintptr_t>(this))).string();
+  try {
+    export_library(funcs_, target_, library);
+    runtime::write_package(path, library, plan(), params());
+  } catch (...) {
+    std::remove(library.c_str());
+    throw;
+  }
+  std::remove(library.c_str());
 }
 
 }  // namespace tessel

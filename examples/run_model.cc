@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
       std::cout << fmt::format(" {} {:.2f}", t.stage, t.ms);
       total += t.ms;
     }
-    std::cout << fmt::format("\ncompile total: {:.1f} ms\n", total);
+    std::cout << fmt::format("\ncompile total: {:.1f} ms\n{}\n", total, m.memory_plan().summary());
     for (int i = 0; i < m.num_inputs(); ++i) {
       runtime::NDArray in = m.executor().get_input(i).copy();
       fill_random(in, 42 + i);

@@ -184,6 +184,25 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
   return out;
 }
 
+std::vector<ValueId> Graph::input_ancestors(ValueId v) const {
+  std::vector<bool> reached(values.size(), false);
+  reached.at(static_cast<size_t>(v)) = true;
+  // Nodes are in topological order: one backward sweep reaches every ancestor.
+  for (auto n = nodes.rbegin(); n != nodes.rend(); ++n) {
+    bool needed = false;
+    for (ValueId out : n->outputs) needed = needed || (out != kNoValue && reached[static_cast<size_t>(out)]);
+    if (!needed) continue;
+    for (ValueId in : n->inputs) {
+      if (in != kNoValue) reached[static_cast<size_t>(in)] = true;
+    }
+  }
+  std::vector<ValueId> out;
+  for (ValueId in : inputs) {
+    if (reached[static_cast<size_t>(in)]) out.push_back(in);
+  }
+  return out;
+}
+
 void Graph::validate() const {
   std::vector<bool> defined(values.size(), false);
   auto check_id = [&](ValueId v, const std::string& where) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/error.h"
 
 namespace tessel::graph {
 
@@ -97,6 +98,19 @@ struct Node {
   std::string describe() const;
 };
 
+// A value that compilation needs to know (a shape, an axis, a bound) is computed at run time.
+// inputs() names the graph inputs it is computed from: binding those to constants
+// (CompileOptions::params) lets the model compile.
+class ConstantRequiredError : public Error {
+ public:
+  ConstantRequiredError(const std::string& msg, std::vector<std::string> inputs)
+      : Error(msg), inputs_(std::move(inputs)) {}
+  const std::vector<std::string>& inputs() const { return inputs_; }
+
+ private:
+  std::vector<std::string> inputs_;
+};
+
 class Graph {
  public:
   std::vector<Value> values;
@@ -116,6 +130,8 @@ class Graph {
   ValueId find_value(const std::string& name) const;
   // Nodes reading each value.
   std::vector<std::vector<NodeId>> consumers() const;
+  // The graph inputs that `v` is computed from (v itself when it is one), in graph-input order.
+  std::vector<ValueId> input_ancestors(ValueId v) const;
   // Throws InternalError when ids are out of range, a value has two producers, or nodes are not
   // in topological order.
   void validate() const;

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ir/error.h"
+#include "passes/graph_util.h"
 #include "ir/ops/op_params.h"
 
 namespace tessel::passes {
@@ -553,13 +554,7 @@ void decompose_recurrent(Graph& g) {
     Unroller(g, nodes, node, *rc).run();
     changed = true;
   }
-  if (!changed) return;
-  g.nodes = std::move(nodes);
-  for (size_t n = 0; n < g.nodes.size(); ++n) {
-    for (ValueId out : g.nodes[n].outputs) {
-      if (out != kNoValue) g.value(out).producer = static_cast<graph::NodeId>(n);
-    }
-  }
+  if (changed) set_nodes(g, std::move(nodes));
 }
 
 }  // namespace tessel::passes

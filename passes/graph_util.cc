@@ -20,6 +20,15 @@ void replace_uses(Graph& g, ValueId from, ValueId to) {
   }
 }
 
+void set_nodes(graph::Graph& g, std::vector<graph::Node> nodes) {
+  g.nodes = std::move(nodes);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    for (graph::ValueId out : g.nodes[n].outputs) {
+      if (out != graph::kNoValue) g.value(out).producer = static_cast<graph::NodeId>(n);
+    }
+  }
+}
+
 void remove_dead_code(Graph& g) {
   std::vector<bool> live_value(g.values.size(), false), live_node(g.nodes.size(), false);
   for (ValueId v : g.outputs) live_value[v] = true;

@@ -8,6 +8,9 @@ namespace tessel::passes {
 // Makes every reader of `from` (nodes and graph outputs) read `to` instead.
 void replace_uses(graph::Graph& g, graph::ValueId from, graph::ValueId to);
 
+// Replaces g.nodes (in topological order) and points each value at its new producer.
+void set_nodes(graph::Graph& g, std::vector<graph::Node> nodes);
+
 // Drops nodes none of whose outputs is used (transitively) by a graph output, nodes whose outputs
 // were all folded to constants, and values nothing refers to; renumbers the rest. Node order is kept.
 void remove_dead_code(graph::Graph& g);

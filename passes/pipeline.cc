@@ -13,13 +13,14 @@
 #include "passes/fold_constant.h"
 #include "passes/graph_util.h"
 #include "passes/infer_type.h"
+#include "passes/inline_if.h"
 #include "passes/simplify_inference.h"
 #include "tir/pipeline.h"
 
 namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
-  return {"infer_type",    "simplify_inference",       "decompose_recurrent", "remove_dead_code",
+  return {"infer_type", "inline_if",    "simplify_inference",       "decompose_recurrent", "remove_dead_code",
           "fold_constant", "eliminate_common_subexpr", "fuse_ops"};
 }
 
@@ -37,6 +38,9 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
     if (std::find(dump.begin(), dump.end(), name) != dump.end()) std::cerr << "// after " << name << "\n" << g.str();
   };
   run("infer_type", 0, [&] { infer_type(g); });
+  run("inline_if", 0, [&] {
+    if (inline_if(g)) infer_type(g);
+  });
   run("simplify_inference", 0, [&] { simplify_inference(g); });
   run("decompose_recurrent", 0, [&] { decompose_recurrent(g); });
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });

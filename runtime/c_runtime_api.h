@@ -26,6 +26,10 @@ typedef enum {
 typedef int32_t (*TesselBackendFunc)(const TesselValue* args, const int32_t* type_codes,
                                      int32_t num_args);
 
+/* Shared libraries call the Tessel* functions below through pointer variables named
+ * TESSEL_RUNTIME_POINTER_PREFIX + function name, which the loader sets after dlopen. */
+#define TESSEL_RUNTIME_POINTER_PREFIX "__tessel_fp_"
+
 /* Error reporting from generated code: a thread-local message. */
 void TesselSetLastError(const char* msg);
 const char* TesselGetLastError(void);

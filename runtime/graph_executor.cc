@@ -46,8 +46,10 @@ void GraphExecutor::set_input(int i, const NDArray& value) {
 }
 
 void GraphExecutor::run() {
-  for (size_t i = 0; i < ops_.size(); ++i) ops_[i].fn.call(call_args_[i]);
+  for (size_t i = 0; i < ops_.size(); ++i) run_op(i);
 }
+
+void GraphExecutor::run_op(size_t i) { ops_.at(i).fn.call(call_args_[i]); }
 
 size_t GraphExecutor::storage_bytes() const {
   size_t total = 0;

@@ -38,12 +38,15 @@ class GraphExecutor {
   void set_input(int i, const NDArray& value);
   void set_input(const std::string& name, const NDArray& value) { set_input(input_index(name), value); }
   void run();
+  // Runs kernel i alone (for per-kernel profiles); run_op over every i in order equals run().
+  void run_op(size_t i);
   // The output array itself: valid until the next run(); copy() it to keep it.
   NDArray get_output(int i) const { return storage_.at(outputs_.at(i).storage); }
   NDArray get_output(const std::string& name) const { return get_output(output_index(name)); }
   // The input array (for its shape and dtype; set_input copies into it).
   NDArray get_input(int i) const { return storage_.at(inputs_.at(i).storage); }
   const std::vector<ExecutorOp>& ops() const { return ops_; }
+  const NDArray& storage(int i) const { return storage_.at(static_cast<size_t>(i)); }
   size_t storage_bytes() const;
 
  private:

@@ -78,6 +78,7 @@ struct NDArray::Container {
   DataType dtype;
   void* owned_data = nullptr;
   DLManagedTensor* imported = nullptr;
+  std::shared_ptr<Container> viewed;  // the array whose memory a view uses
 
   Container() = default;
   Container(const Container&) = delete;
@@ -109,19 +110,24 @@ struct NDArray::Container {
   }
 };
 
-NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
+namespace {
+// A container of a checked shape and dtype, with no data yet.
+std::shared_ptr<NDArray::Container> new_container(const char* what, std::vector<int64_t> shape, DataType dtype) {
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) {
-      throw Error(fmt::format("NDArray::empty: dim {} of shape [{}] is negative", i,
-                              fmt::join(shape, ", ")));
-    }
+    if (shape[i] < 0) throw Error(fmt::format("{}: dim {} of shape [{}] is negative", what, i, fmt::join(shape, ", ")));
   }
-  if (dtype.bits() == 0) throw Error("NDArray::empty: dtype " + dtype.str() + " has no storage");
+  if (dtype.bits() == 0) throw Error(fmt::format("{}: dtype {} has no storage", what, dtype.str()));
+  auto c = std::make_shared<NDArray::Container>();
+  c->shape = std::move(shape);
+  c->dtype = dtype;
+  return c;
+}
+}  // namespace
+
+NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   NDArray result;
-  result.impl_ = std::make_shared<Container>();
+  result.impl_ = new_container("NDArray::empty", std::move(shape), dtype);
   Container& c = *result.impl_;
-  c.shape = std::move(shape);
-  c.dtype = dtype;
   // aligned_alloc needs a size that is a multiple of the alignment; empty arrays still get a
   // distinct non-null pointer.
   size_t bytes = std::max<size_t>(c.nbytes(), 1);
@@ -194,6 +200,18 @@ void NDArray::copy_from(const void* src, size_t nbytes) {
 void NDArray::copy_to(void* dst, size_t nbytes) const {
   check_copy_size("copy_to", *this, nbytes);
   if (nbytes != 0) std::memcpy(dst, raw_data(), nbytes);
+}
+
+NDArray NDArray::view(std::vector<int64_t> shape, DataType dtype) const {
+  NDArray result;
+  result.impl_ = new_container("NDArray::view", std::move(shape), dtype);
+  Container& c = *result.impl_;
+  if (c.nbytes() > nbytes()) {
+    throw Error(fmt::format("NDArray::view: a {} view needs {} bytes, the array has {}", dtype.str(), c.nbytes(), nbytes()));
+  }
+  c.viewed = impl_;
+  c.link_dl(raw_data());
+  return result;
 }
 
 NDArray NDArray::copy() const {

@@ -90,7 +90,39 @@ void lstm_classifier(const std::string& path) {
   b.save(path);
 }
 
+// Conv+BN with LeCun-uniform weights, so that activations stay finite through 50 layers.
+std::string scaled_conv_bn(B& b, const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride,
+                           const std::string& activation) {
+  return b.conv_bn(x, in_c, out_c, k, stride, 1, activation, std::sqrt(3.0f / static_cast<float>(in_c * k * k)));
+}
+
 }  // namespace
+
+void resnet50(const std::string& path) {
+  B b("resnet50", 17, 5);
+  std::string h = scaled_conv_bn(b, b.input("data", {1, 3, 224, 224}), 3, 64, 7, 2, "Relu");
+  h = b.node("MaxPool", {h}, {B::ints("kernel_shape", {3, 3}), B::ints("strides", {2, 2}), B::ints("pads", {1, 1, 1, 1})});
+  struct Stage {
+    int64_t mid, out, blocks, stride;
+  };
+  int64_t in_c = 64;
+  for (Stage s : {Stage{64, 256, 3, 1}, Stage{128, 512, 4, 2}, Stage{256, 1024, 6, 2}, Stage{512, 2048, 3, 2}}) {
+    for (int64_t block = 0; block < s.blocks; ++block) {
+      int64_t stride = block == 0 ? s.stride : 1;
+      std::string a = scaled_conv_bn(b, h, in_c, s.mid, 1, 1, "Relu");
+      a = scaled_conv_bn(b, a, s.mid, s.mid, 3, stride, "Relu");
+      a = scaled_conv_bn(b, a, s.mid, s.out, 1, 1, "");
+      std::string shortcut = block == 0 ? scaled_conv_bn(b, h, in_c, s.out, 1, stride, "") : h;
+      h = b.node("Relu", {b.node("Add", {a, shortcut})});
+      in_c = s.out;
+    }
+  }
+  h = b.node("Flatten", {b.node("GlobalAveragePool", {h})}, {B::i("axis", 1)});
+  h = b.node("Gemm", {h, b.weight("fc_w", {1000, 2048}, -0.04f, 0.04f), b.weight("fc_b", {1000})}, {B::i("transB", 1)});
+  b.node("Softmax", {h}, {B::i("axis", 1)}, 1, "prob");
+  b.output("prob", {1, 1000});
+  b.save(path);
+}
 
 void make_zoo(const std::string& dir) {
   resnet_mini(dir + "/resnet_mini.onnx");

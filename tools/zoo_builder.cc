@@ -94,8 +94,8 @@ std::string ZooBuilder::node(const std::string& op, const std::vector<std::strin
 }
 
 std::string ZooBuilder::conv_bn(const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride,
-                                int64_t group, const std::string& activation) {
-  std::string w = weight("w", {out_c, in_c / group, k, k}, -0.3f, 0.3f);
+                                int64_t group, const std::string& activation, float weight_range) {
+  std::string w = weight("w", {out_c, in_c / group, k, k}, -weight_range, weight_range);
   int64_t pad = k / 2;
   std::string y = node("Conv", {x, w},
                        {ints("kernel_shape", {k, k}), ints("strides", {stride, stride}),

@@ -37,9 +37,10 @@ class ZooBuilder {
   std::string node(const std::string& op, const std::vector<std::string>& inputs, const std::vector<Attr>& attrs = {},
                    int num_outputs = 1, const std::string& name = "");
 
-  // Conv + BatchNormalization (+ optional activation) with fresh weights; returns the output.
+  // Conv + BatchNormalization (+ optional activation) with fresh weights uniform in
+  // [-weight_range, weight_range); returns the output.
   std::string conv_bn(const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride, int64_t group,
-                      const std::string& activation);
+                      const std::string& activation, float weight_range = 0.3f);
 
   const onnx::ModelProto& model() const { return model_; }
   void save(const std::string& path) const;
@@ -55,5 +56,8 @@ class ZooBuilder {
 // The zoo: writes resnet_mini.onnx, mobilenet_mini.onnx, transformer_block.onnx and
 // lstm_classifier.onnx into `dir`.
 void make_zoo(const std::string& dir);
+// ResNet-50 v1 (224x224, 25.6M weights, ~100 MB): too large to bundle; written on demand for the
+// compile-time benchmark (bench/compile_time.sh).
+void resnet50(const std::string& path);
 
 }  // namespace tessel::tools

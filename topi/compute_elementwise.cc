@@ -5,6 +5,7 @@
 
 #include "ir/error.h"
 #include "ir/ops/op_params.h"
+#include "ir/ops/shape_util.h"
 #include "topi/broadcast.h"
 #include "topi/compute_util.h"
 #include "topi/op_compute.h"
@@ -132,9 +133,7 @@ OpCompute cast_op(std::string op) {
 double clip_bound(const Graph& g, const Node& node, size_t input, const char* attr, double def) {
   if (g.opset < 11) return node.attr_float(attr, def);
   if (input >= node.inputs.size() || node.inputs[input] == graph::kNoValue) return def;
-  const auto& v = g.value(node.inputs[input]).constant;
-  if (!v) throw Error(fmt::format("{}: Clip bounds must be constants", node.describe()));
-  return v->get_double(0);
+  return graph::ops::required_constant(g, node, input, "a Clip bound").get_double(0);
 }
 
 }  // namespace

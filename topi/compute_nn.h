@@ -4,6 +4,7 @@
 // (topi/schedule_nn.h) compute such stages at root.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ std::vector<int64_t> window_extent(const graph::ops::WindowGeometry& geo);
 // Indices [n, c, out[d] * stride[d] + r[d] * dilation[d]...] into a padded window input.
 std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
                                    const std::vector<IterVar>& r, const graph::ops::WindowGeometry& geo);
+
+// Softmax (or, with log_softmax, LogSoftmax) of x over `dims`, shifted by the max so exp cannot
+// overflow: max and sum-of-exp reduce stages, then the elementwise result named `name`.
+te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool log_softmax, const std::string& name);
 
 // One reduce axis per kernel dim, named rk0, rk1, ...
 std::vector<IterVar> kernel_axes(const std::vector<int64_t>& kernel);

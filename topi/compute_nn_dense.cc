@@ -26,7 +26,6 @@ std::vector<te::Tensor> gemm(const Graph& g, const Node& node, const std::vector
                     : b_in;
   IterVar rk = te::reduce_axis(0, idx(k), "rk");
   bool has_c = in.size() > 2 && in[2].defined() && beta != 0;
-  if (has_c && in[2].ndim() == 0) throw Error(fmt::format("{}: a rank-0 C has no te lowering yet", node.describe()));
   bool scaled = alpha != 1 || has_c;
   te::Tensor prod = te::compute({idx(m), idx(n)}, [&](te::Expr i, te::Expr j) {
     return te::sum((ta ? a(rk, i) : a(i, rk)) * b(rk, j), {rk});

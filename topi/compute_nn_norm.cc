@@ -1,5 +1,5 @@
 // The softmax family (Softmax, LogSoftmax, Hardmax) and the normalizations (BatchNormalization in
-// inference form, InstanceNormalization, LayerNormalization, LRN). Statistics are reduce stages
+// inference and training form, InstanceNormalization, LayerNormalization, LRN). Statistics are reduce stages
 // with the reduced dims kept as size 1, so every later stage indexes them with the reduced dims at 0.
 #include <fmt/format.h>
 
@@ -67,6 +67,22 @@ auto min_reducer = [](PrimExpr v, std::vector<IterVar> axes) { return te::min(v,
 
 std::vector<PrimExpr> full(const std::vector<Var>& i) { return {i.begin(), i.end()}; }
 
+}  // namespace
+
+te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool log_softmax, const std::string& name) {
+  Reduction red{x.shape(), dims};
+  te::Tensor mx = red.reduce([&](const std::vector<PrimExpr>& at) { return x(at); }, max_reducer, name + "_max");
+  te::Tensor sum = red.reduce([&](const std::vector<PrimExpr>& at) { return exp(x(at) - mx(red.kept(at))); },
+                              sum_reducer, name + "_sum");
+  return te::compute(x.shape(), [&](const std::vector<Var>& i) {
+    PrimExpr shifted = x(full(i)) - mx(red.kept(full(i)));
+    PrimExpr s = sum(red.kept(full(i)));
+    return log_softmax ? shifted - log(s) : exp(shifted) / s;
+  }, name);
+}
+
+namespace {
+
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
 // Before opset 13 the input is coerced to 2-D at `axis` (default 1), so the reduction covers every
@@ -80,10 +96,10 @@ ComputeFn softmax_like(SoftmaxKind kind) {
     auto axis = static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
     Reduction red{x.shape(), {}};
     for (size_t d = axis; d < (single_axis ? axis + 1 : static_cast<size_t>(rank)); ++d) red.dims.insert(d);
-    auto xv = [&](const std::vector<PrimExpr>& at) { return x(at); };
-    te::Tensor mx = red.reduce(xv, max_reducer, name + "_max");
-    DataType t = x.dtype();
     if (kind == SoftmaxKind::kHardmax) {
+      auto xv = [&](const std::vector<PrimExpr>& at) { return x(at); };
+      te::Tensor mx = red.reduce(xv, max_reducer, name + "_max");
+      DataType t = x.dtype();
       te::Tensor first = red.reduce([&](const std::vector<PrimExpr>& at) {
         return select(x(at) == mx(red.kept(at)), red.flat(at), idx(red.count()));
       }, min_reducer, name + "_argmax");
@@ -91,13 +107,7 @@ ComputeFn softmax_like(SoftmaxKind kind) {
         return select(red.flat(full(i)) == first(red.kept(full(i))), c(t, 1), c(t, 0));
       }, name)};
     }
-    te::Tensor sum = red.reduce([&](const std::vector<PrimExpr>& at) { return exp(x(at) - mx(red.kept(at))); },
-                                sum_reducer, name + "_sum");
-    return std::vector<te::Tensor>{te::compute(x.shape(), [&](const std::vector<Var>& i) {
-      PrimExpr shifted = x(full(i)) - mx(red.kept(full(i)));
-      PrimExpr s = sum(red.kept(full(i)));
-      return kind == SoftmaxKind::kSoftmax ? exp(shifted) / s : shifted - log(s);
-    }, name)};
+    return std::vector<te::Tensor>{softmax_over(x, red.dims, kind == SoftmaxKind::kLogSoftmax, name)};
   };
 }
 
@@ -144,11 +154,33 @@ void check_unused_outputs(const Node& node, size_t from, const char* why) {
   }
 }
 
+// training_mode=1 (opset 14): Y is normalized with the batch statistics over every dim but C
+// (population variance), and the running statistics outputs are input * momentum + batch * (1 - momentum).
+std::vector<te::Tensor> batch_norm_training(const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  const te::Tensor& x = in[0];
+  DataType t = x.dtype();
+  Reduction red{x.shape(), {0}};
+  for (int d = 2; d < x.ndim(); ++d) red.dims.insert(static_cast<size_t>(d));
+  Moments m = moments(x, red, name);
+  std::vector<te::Tensor> out{normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
+  double momentum = node.attr_float("momentum", 0.9);
+  int64_t n = red.count();
+  auto running = [&](const te::Tensor& input, bool is_var, const std::string& suffix) {
+    return te::compute({x.shape()[1]}, [&](const std::vector<Var>& i) {
+      std::vector<PrimExpr> k(static_cast<size_t>(x.ndim()), idx(0));
+      k[1] = i[0];
+      PrimExpr batch = is_var ? m.var(k, t, n) : m.mean(k, t, n);
+      return cast(t, input(i[0])) * c(t, momentum) + batch * c(t, 1 - momentum);
+    }, name + suffix);
+  };
+  out.push_back(running(in[3], false, "_running_mean"));
+  out.push_back(running(in[4], true, "_running_var"));
+  return out;
+}
+
 std::vector<te::Tensor> batch_norm(const Graph&, const Node& node, const std::vector<te::Tensor>& in,
                                    const std::string& name) {
-  if (node.attr_int("training_mode", 0) != 0) {
-    throw Error(fmt::format("{}: training_mode BatchNormalization has no te lowering", node.describe()));
-  }
+  if (node.attr_int("training_mode", 0) != 0) return batch_norm_training(node, in, name);
   check_unused_outputs(node, 1, "BatchNormalization's running-statistics outputs have no te lowering");
   const te::Tensor &x = in[0], &scale = in[1], &bias = in[2], &mean = in[3], &var = in[4];
   DataType t = x.dtype();

@@ -1,6 +1,7 @@
 // MaxPool, AveragePool, LpPool and their global forms: a reduction over a padded input (padding
 // with the reducer's identity: lowest value for max, zero for sums), then a per-output finish
-// (the average's divisor, the Lp root).
+// (the average's divisor, the Lp root). MaxPool's optional Indices output is a second reduction
+// that finds where the max is.
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -70,15 +71,54 @@ te::Tensor window_pool(const te::Tensor& xp, const WindowGeometry& geo, PoolKind
 
 std::vector<int64_t> spatial(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
 
-void check_single_output(const Node& node) {
-  if (node.outputs.size() > 1 && node.outputs[1] != graph::kNoValue) {
-    throw Error(fmt::format("{}: the Indices output of MaxPool has no te lowering yet", node.describe()));
+// MaxPool's Indices: the flat position in x (row-major over N, C and the spatial dims, or with
+// storage_order=1 column-major over the spatial dims) of the first window point, in row-major
+// window order, holding the max. A reduction over the window of the padded input `xp` finds that
+// point's window offset; a finish stage turns it into the flat position.
+te::Tensor max_indices(const te::Tensor& xp, const te::Tensor& pooled, const WindowGeometry& geo,
+                       const std::vector<int64_t>& in_sp, bool col_major, const std::string& name) {
+  size_t rank = in_sp.size();
+  std::vector<int64_t> strides(rank, 1), kernel_strides(rank, 1);
+  int64_t plane = 1, window = 1;
+  for (size_t k = 0; k < rank; ++k) {
+    size_t d = col_major ? k : rank - 1 - k;
+    strides[d] = plane;
+    plane *= in_sp[d];
+    kernel_strides[rank - 1 - k] = window;
+    window *= geo.kernel[rank - 1 - k];
   }
+  std::vector<IterVar> rk = kernel_axes(geo.kernel);
+  auto position = [&](const std::vector<Var>& i, size_t d, PrimExpr r) {  // in the unpadded input
+    return i[d + 2] * idx(geo.strides[d]) + r * idx(geo.dilations[d]) - idx(geo.pads_begin[d]);
+  };
+  te::Tensor first = te::compute(pooled.shape(), [&](const std::vector<Var>& i) {
+    std::vector<PrimExpr> at = window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo);
+    PrimExpr inside = make_const(DataType::boolean(), 1), offset = idx(0);
+    for (size_t d = 0; d < rank; ++d) {
+      PrimExpr pos = position(i, d, rk[d]);
+      inside = inside && pos >= 0 && pos < idx(in_sp[d]);
+      offset = offset + PrimExpr(rk[d]) * idx(kernel_strides[d]);
+    }
+    PrimExpr hit = inside && xp(at) == pooled(std::vector<PrimExpr>(i.begin(), i.end()));
+    // No hit only for a window of NaNs (the reference's -1 there is not reproduced).
+    return te::min(select(hit, offset, idx(window - 1)), rk);
+  }, name + "_first");
+  const DataType i64 = DataType::i64();
+  auto l = [&](int64_t v) { return make_const(i64, static_cast<double>(v)); };
+  int64_t channels = *as_const_int(xp.shape()[1]);
+  return te::compute(pooled.shape(), [&](const std::vector<Var>& i) {
+    PrimExpr offset = first(std::vector<PrimExpr>(i.begin(), i.end()));
+    PrimExpr flat = (cast(i64, i[0]) * l(channels) + cast(i64, i[1])) * l(plane);
+    for (size_t d = 0; d < rank; ++d) {
+      PrimExpr r = floormod(floordiv(offset, idx(kernel_strides[d])), idx(geo.kernel[d]));
+      flat = flat + cast(i64, position(i, d, r)) * l(strides[d]);
+    }
+    return flat;
+  }, name + "_indices");
 }
 
 ComputeFn windowed(PoolKind kind) {
   return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
-    check_single_output(node);
     std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
     WindowGeometry geo = graph::ops::window_geometry(node, in_sp, node.attr_ints("kernel_shape", {}),
                                                      node.attr_int("ceil_mode", 0) != 0);
@@ -92,7 +132,11 @@ ComputeFn windowed(PoolKind kind) {
       if (kind == PoolKind::kLp) return lp_root(s, p);
       return s / cast(t, window_count(geo, in_sp, include_pad, out));
     };
-    return std::vector<te::Tensor>{window_pool(xp, geo, kind, p, finish, name)};
+    std::vector<te::Tensor> out{window_pool(xp, geo, kind, p, finish, name)};
+    if (node.outputs.size() > 1 && node.outputs[1] != graph::kNoValue) {
+      out.push_back(max_indices(xp, out[0], geo, in_sp, node.attr_int("storage_order", 0) != 0, name));
+    }
+    return out;
   };
 }
 

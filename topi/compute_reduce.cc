@@ -1,7 +1,7 @@
 // Reductions as te computes: Reduce* (axes/keepdims/noop_with_empty_axes per opset, decoded by
 // ir/ops/op_params.h like type inference), ArgMax/ArgMin (two exact reductions: the extreme value,
-// then the first or last index holding it) and CumSum (a masked reduction, O(n^2) along the axis).
-// TopK needs a sort and has no te lowering.
+// then the first or last index holding it), CumSum (a masked reduction, O(n^2) along the axis) and
+// TopK (ranks by counting, O(n^2) along the axis).
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -175,9 +175,9 @@ ComputeFn arg_reduce(bool is_max) {
 // CumSum: out[.., i, ..] = sum of x[.., k, ..] over k <= i (k < i exclusive; k >= i / k > i reversed).
 Outputs cumsum(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   const te::Tensor& x = in[0];
-  const graph::TensorData* axis_t = graph::ops::constant_params(g, node)(1);
-  if (!axis_t || axis_t->numel() != 1) throw graph::ops::node_error(node, "axis must be a constant scalar");
-  int64_t axis = graph::ops::normalize_axis(axis_t->get_int(0), x.ndim(), node);
+  const graph::TensorData& axis_t = graph::ops::required_constant(g, node, 1, "axis");
+  if (axis_t.numel() != 1) throw graph::ops::node_error(node, "axis must be a scalar");
+  int64_t axis = graph::ops::normalize_axis(axis_t.get_int(0), x.ndim(), node);
   std::vector<int64_t> shape = const_shape(x, node.describe());
   bool exclusive = node.attr_int("exclusive", 0) != 0, reverse = node.attr_int("reverse", 0) != 0;
   IterVar k = te::reduce_axis(0, static_cast<int>(shape[axis]), "k");
@@ -191,8 +191,39 @@ Outputs cumsum(const Graph& g, const Node& node, const Inputs& in, const std::st
   }, name)};
 }
 
-Outputs topk(const Graph&, const Node& node, const Inputs&, const std::string&) {
-  throw Error(fmt::format("{}: TopK needs a sort and has no te lowering yet", node.describe()));
+// TopK without a sort: the rank of each element along the axis is the number of elements ordered
+// before it (larger, or smaller with largest=0; equal ones with a lower index first, the stable
+// order ONNX specifies), an O(n^2) count; output slot j takes the element of rank j. The output is
+// always sorted, which sorted=0 allows.
+Outputs topk(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  const te::Tensor& x = in[0];
+  std::vector<int64_t> shape = const_shape(x, node.describe());
+  int64_t axis = axis_attr(node, x.ndim(), -1), n = shape[axis];
+  bool largest = node.attr_int("largest", 1) != 0;
+  const DataType i32 = DataType::i32(), i64 = DataType::i64();
+  IterVar r = te::reduce_axis(0, static_cast<int>(n), "r");
+  te::Tensor rank = te::compute(x.shape(), [&](const std::vector<Var>& o) {
+    std::vector<PrimExpr> at = exprs(o);
+    PrimExpr v = x(at);
+    at[axis] = r;
+    PrimExpr other = x(at);
+    PrimExpr ahead = largest ? other > v : other < v;
+    return te::sum(make_const(i32, 1), {r}, ahead || (other == v && PrimExpr(r) < o[axis]));
+  }, name + "_rank");
+  // The position whose rank is the slot (n if none: only NaNs leave a rank unclaimed).
+  IterVar s = te::reduce_axis(0, static_cast<int>(n), "s");
+  std::vector<PrimExpr> out_shape = output_shape(g, node, 0);
+  te::Tensor indices = te::compute(out_shape, [&](const std::vector<Var>& o) {
+    std::vector<PrimExpr> at = exprs(o);
+    at[axis] = s;
+    return te::min(select(rank(at) == o[axis], cast(i64, s), make_const(i64, static_cast<double>(n))), {s});
+  }, name + "_indices");
+  te::Tensor values = te::compute(out_shape, [&](const std::vector<Var>& o) {
+    std::vector<PrimExpr> at = exprs(o);
+    at[axis] = clamp_index(indices(exprs(o)), n);
+    return x(at);
+  }, name);
+  return {values, indices};
 }
 
 }  // namespace

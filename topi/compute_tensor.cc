@@ -9,6 +9,7 @@
 
 #include "ir/error.h"
 #include "ir/ops/op_params.h"
+#include "ir/ops/shape_util.h"
 #include "topi/broadcast.h"
 #include "topi/compute_util.h"
 #include "topi/op_compute.h"
@@ -253,6 +254,9 @@ Outputs one_hot(const Graph& g, const Node& node, const Inputs& in, const std::s
 // Inference-mode Dropout: the data passes through; the optional mask is all true.
 Outputs dropout(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   if (graph::ops::dropout_may_train(g, node)) {
+    // Whether it trains, and with which ratio, decides between the identity and an error.
+    graph::ops::required_constant(g, node, 2, "training_mode");
+    if (graph::ops::has_input(node, 1)) graph::ops::required_constant(g, node, 1, "ratio");
     throw Error(fmt::format("{}: training-mode Dropout is random; Tessel compiles inference graphs (give "
                             "training_mode as a constant false)",
                             node.describe()));
@@ -263,6 +267,45 @@ Outputs dropout(const Graph& g, const Node& node, const Inputs& in, const std::s
                               name + "_mask"));
   }
   return out;
+}
+
+// A run of consecutive kept positions: output position out + j reads source position src + j.
+struct KeptRun {
+  int64_t out, src;
+};
+
+// The source position for output position `o` over `runs` (sorted by out), as a balanced tree of
+// selects: index arithmetic only, so evaluating both branches is safe.
+PrimExpr run_source(const std::vector<KeptRun>& runs, size_t lo, size_t hi, const PrimExpr& o) {
+  if (hi - lo == 1) return runs[lo].src == runs[lo].out ? o : o + i32(runs[lo].src - runs[lo].out);
+  size_t mid = (lo + hi) / 2;
+  return select(o < i32(runs[mid].out), run_source(runs, lo, mid, o), run_source(runs, mid, hi, o));
+}
+
+// Compress with its (required) constant condition: the kept positions are known at compile time,
+// so each output reads its source through a constant piecewise-linear index map. Without an axis
+// the input is read flattened.
+Outputs compress(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+  const graph::TensorData& cond = graph::ops::required_constant(g, node, 1, "the condition");
+  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+  bool flat = !node.has_attr("axis");
+  int64_t axis = flat ? 0 : axis_attr(node, in[0].ndim(), 0);
+  int64_t dim = flat ? std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()) : shape[axis];
+  if (cond.numel() > dim) {
+    throw Error(fmt::format("{}: the condition has {} entries, more than the {} positions", node.describe(), cond.numel(), dim));
+  }
+  std::vector<KeptRun> runs;
+  int64_t kept = 0;
+  for (int64_t i = 0; i < cond.numel(); ++i) {
+    if (!cond.get_int(i)) continue;
+    if (runs.empty() || runs.back().src + (kept - runs.back().out) != i) runs.push_back({kept, i});
+    ++kept;
+  }
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    if (runs.empty()) return make_zero(in[0].dtype());  // an empty output: never evaluated
+    PrimExpr src = run_source(runs, 0, runs.size(), o[axis]);
+    return in[0](flat ? unflatten(src, shape) : with_axis(o, axis, src));
+  });
 }
 
 // Shape and Size of a static input are constants; they normally fold away before lowering.
@@ -316,6 +359,7 @@ std::vector<OpCompute> tensor_computes() {
       {"Shape", shape_of},
       {"Size", shape_of},
       {"Trilu", trilu},
+      {"Compress", compress},
   };
 }
 

@@ -29,5 +29,9 @@ std::vector<OpCompute> elementwise_computes();  // topi/compute_elementwise.cc
 std::vector<OpCompute> tensor_computes();       // topi/compute_tensor.cc
 std::vector<OpCompute> reduce_computes();       // topi/compute_reduce.cc
 std::vector<OpCompute> nn_computes();           // topi/compute_nn*.cc
+std::vector<OpCompute> loss_computes();         // topi/compute_loss.cc
+std::vector<OpCompute> index_computes();        // topi/compute_index.cc
+std::vector<OpCompute> einsum_computes();       // topi/compute_einsum.cc
+std::vector<OpCompute> resize_computes();       // topi/compute_resize.cc
 
 }  // namespace tessel::topi

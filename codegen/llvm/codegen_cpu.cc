@@ -4,6 +4,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include <optional>
+#include <string_view>
 
 #include "runtime/c_runtime_api.h"
 #include "runtime/ndarray.h"
@@ -39,7 +40,8 @@ enum DLTensorField : unsigned {
 
 }  // namespace
 
-CodeGenCPU::CodeGenCPU(llvm::Module& module, const Target& target) : CodeGenLLVM(module, target) {
+CodeGenCPU::CodeGenCPU(llvm::Module& module, const Target& target, RuntimeLinkage linkage)
+    : CodeGenLLVM(module, target), linkage_(linkage) {
   auto* ptr = builder_.getPtrTy();
   auto* i32 = builder_.getInt32Ty();
   dltensor_type_ =
@@ -374,7 +376,16 @@ llvm::FunctionCallee CodeGenCPU::free_workspace() {
 
 llvm::FunctionCallee CodeGenCPU::runtime_function(const char* name, llvm::Type* result,
                                                   std::vector<llvm::Type*> params, bool vararg) {
-  return module_.getOrInsertFunction(name, llvm::FunctionType::get(result, params, vararg));
+  llvm::FunctionType* type = llvm::FunctionType::get(result, params, vararg);
+  bool runtime_api = std::string_view(name).starts_with("Tessel");
+  if (linkage_ == RuntimeLinkage::kSymbols || !runtime_api) return module_.getOrInsertFunction(name, type);
+  std::string slot = std::string(TESSEL_RUNTIME_POINTER_PREFIX) + name;
+  llvm::GlobalVariable* pointer = module_.getGlobalVariable(slot);
+  if (pointer == nullptr) {
+    pointer = new llvm::GlobalVariable(module_, builder_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
+                                       llvm::ConstantPointerNull::get(builder_.getPtrTy()), slot);
+  }
+  return {type, builder_.CreateLoad(builder_.getPtrTy(), pointer, std::string(name) + "_ptr")};
 }
 
 void CodeGenCPU::with_task_state(bool in_parallel, const std::function<void()>& emit) {

@@ -4,6 +4,9 @@
 // with noalias buffer pointers. Parallel loops are outlined into closures run by
 // TesselBackendParallelLaunch (a parallel loop nested in another runs serially inside its task).
 // Error messages omit the function name: Function::from_backend prefixes it.
+// With RuntimeLinkage::kPointers (shared libraries) the Tessel* runtime functions are called
+// through pointer variables `__tessel_fp_<name>` that the loader fills (runtime/package.h), so a
+// library needs no runtime symbols from the process that loads it.
 #pragma once
 
 #include "codegen/llvm/codegen_llvm.h"
@@ -11,9 +14,11 @@
 
 namespace tessel::codegen {
 
+enum class RuntimeLinkage { kSymbols, kPointers };
+
 class CodeGenCPU : public CodeGenLLVM {
  public:
-  CodeGenCPU(llvm::Module& module, const Target& target);
+  CodeGenCPU(llvm::Module& module, const Target& target, RuntimeLinkage linkage = RuntimeLinkage::kSymbols);
   // Emits the entry point named func->name and its helpers into the module.
   void add_function(const PrimFunc& func);
 
@@ -52,6 +57,7 @@ class CodeGenCPU : public CodeGenLLVM {
   // Runs `emit` with no live workspaces and `in_parallel` set, restoring both afterwards.
   void with_task_state(bool in_parallel, const std::function<void()>& emit);
 
+  RuntimeLinkage linkage_;
   PrimFunc func_;
   int num_parallel_ = 0;
   bool in_parallel_ = false;

@@ -16,12 +16,7 @@ namespace tessel::graph::ops {
 ParamInput constant_params(const Graph& g, const Node& node) {
   return [&g, &node](size_t i) -> const TensorData* {
     if (!has_input(node, i)) return nullptr;
-    const TensorData* t = constant_input(g, node, i);
-    if (!t) {
-      throw node_error(node, fmt::format("input {} ('{}') must be a constant once input shapes are known", i,
-                                         g.value(node.inputs[i]).name));
-    }
-    return t;
+    return &required_constant(g, node, i, "a parameter");
   };
 }
 

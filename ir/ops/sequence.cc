@@ -60,8 +60,7 @@ Types infer_resize(const Graph& g, const Node& node) {
   if (at.scales < 0) {
     scales = node.attr_floats("scales", {});
   } else if (sizes.empty()) {
-    const TensorData* s = constant_input(g, node, static_cast<size_t>(at.scales));
-    if (!s) throw Error(fmt::format("{}: scales must be a constant once input shapes are known", node.describe()));
+    const TensorData* s = &required_constant(g, node, static_cast<size_t>(at.scales), "scales");
     for (int64_t i = 0; i < s->numel(); ++i) scales.push_back(s->get_double(i));
   }
   return {TensorType{x.dtype, resize_output_dims(node, x.shape, scales, sizes), {}}};

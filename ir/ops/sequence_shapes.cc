@@ -141,4 +141,73 @@ std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int6
   return out;
 }
 
+namespace {
+
+ResizeAttrs resize_attrs(const Node& node, int opset) {
+  bool legacy = node.op_type == "Upsample" || opset < 11;
+  ResizeAttrs a{node.attr_string("mode", "nearest"),
+                legacy ? "asymmetric" : node.attr_string("coordinate_transformation_mode", "half_pixel"),
+                legacy ? "floor" : node.attr_string("nearest_mode", "round_prefer_floor"),
+                node.attr_float("cubic_coeff_a", -0.75), node.attr_int("exclude_outside", 0) != 0,
+                node.attr_float("extrapolation_value", 0.0)};
+  if (a.mode == "bilinear" || a.mode == "trilinear") a.mode = "linear";
+  if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic") {
+    throw Error(fmt::format("{}: unsupported mode '{}'", node.describe(), a.mode));
+  }
+  if (a.mode == "nearest" && a.nearest_mode != "floor" && a.nearest_mode != "ceil" &&
+      a.nearest_mode != "round_prefer_floor" && a.nearest_mode != "round_prefer_ceil") {
+    throw Error(fmt::format("{}: unsupported nearest_mode '{}'", node.describe(), a.nearest_mode));
+  }
+  return a;
+}
+
+// ONNX's formula for `mode`, where the output extent is out_width = scale * in (not rounded).
+ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, double scale, int64_t in,
+                                   double roi_start, double roi_end) {
+  double out_width = scale * static_cast<double>(in), last = static_cast<double>(in - 1);
+  using C = ResizeCoordinate;
+  if (mode == "half_pixel") return {0.5, 1, scale, -0.5};  // (x + 0.5) / scale - 0.5
+  if (mode == "pytorch_half_pixel") return out_width > 1 ? C{0.5, 1, scale, -0.5} : C{0, 0, 1, -0.5};
+  if (mode == "align_corners") return out_width == 1 ? C{0, 0, 1, 0} : C{0, last, out_width - 1, 0};
+  if (mode == "asymmetric") return {0, 1, scale, 0};             // x / scale
+  if (mode == "tf_half_pixel_for_nn") return {0.5, 1, scale, 0};  // (x + 0.5) / scale
+  if (mode == "tf_crop_and_resize") {
+    // roi_start * (in - 1) + x * span / (out_width - 1); the middle of the roi for one point.
+    double span = (roi_end - roi_start) * last;
+    return out_width == 1 ? C{0, 0, 1, roi_start * last + span / 2, true}
+                          : C{0, span, out_width - 1, roi_start * last, true};
+  }
+  throw Error(fmt::format("{}: unsupported coordinate_transformation_mode '{}'", node.describe(), mode));
+}
+
+}  // namespace
+
+ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in, const ParamInput& input) {
+  ResizeInputs at = resize_inputs(node, opset);
+  auto given = [&](int i) -> const TensorData* {
+    const TensorData* t = i >= 0 ? input(static_cast<size_t>(i)) : nullptr;
+    return t && t->numel() > 0 ? t : nullptr;
+  };
+  std::vector<int64_t> sizes;
+  std::vector<double> scales = at.scales < 0 ? node.attr_floats("scales", {}) : std::vector<double>{};
+  if (const TensorData* t = given(at.sizes)) {
+    sizes = tensor_ints(*t);
+  } else if (const TensorData* t = given(at.scales)) {
+    for (int64_t i = 0; i < t->numel(); ++i) scales.push_back(t->get_double(i));
+  }
+  ResizeSpec spec{resize_attrs(node, opset), resize_output_dims(node, in, scales, sizes), {}};
+  std::vector<double> roi;
+  if (const TensorData* t = given(at.roi)) {
+    for (int64_t i = 0; i < t->numel(); ++i) roi.push_back(t->get_double(i));
+  }
+  size_t rank = in.size();
+  for (size_t d = 0; d < rank; ++d) {
+    double scale = sizes.empty() ? scales[d] : static_cast<double>(spec.out[d]) / static_cast<double>(in[d]);
+    bool has_roi = roi.size() == 2 * rank;
+    spec.coords.push_back(resize_coordinate(node, spec.attrs.coordinate_mode, scale, in[d],
+                                            has_roi ? roi[d] : 0.0, has_roi ? roi[rank + d] : 1.0));
+  }
+  return spec;
+}
+
 }  // namespace tessel::graph::ops

@@ -1,6 +1,7 @@
 #include "ir/ops/shape_util.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ir/error.h"
 
@@ -47,14 +48,23 @@ const TensorData* constant_input(const Graph& g, const Node& node, size_t i) {
   return c ? &*c : nullptr;
 }
 
-std::vector<int64_t> constant_ints(const Graph& g, const Node& node, size_t i, const char* what) {
+const TensorData& required_constant(const Graph& g, const Node& node, size_t i, const std::string& what) {
   const TensorData* t = constant_input(g, node, i);
-  if (!t) {
-    throw Error(fmt::format("{}: input {} ({}) must be a constant once input shapes are known", node.describe(), i,
-                            what));
-  }
-  std::vector<int64_t> out(static_cast<size_t>(t->numel()));
-  for (int64_t k = 0; k < t->numel(); ++k) out[k] = t->get_int(k);
+  if (t) return *t;
+  input_type(g, node, i);  // an Error when the input is omitted
+  ValueId v = node.inputs[i];
+  std::vector<std::string> names;
+  for (ValueId in : g.input_ancestors(v)) names.push_back(g.value(in).name);
+  std::string from = names.empty() ? "" : fmt::format("; it is computed from the graph input(s) {} (bind them as constants to compile)", fmt::join(names, ", "));
+  throw ConstantRequiredError(fmt::format("{}: input {} ('{}', {}) must be a constant once input shapes are known{}",
+                                          node.describe(), i, g.value(v).name, what, from),
+                              std::move(names));
+}
+
+std::vector<int64_t> constant_ints(const Graph& g, const Node& node, size_t i, const char* what) {
+  const TensorData& t = required_constant(g, node, i, what);
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  for (int64_t k = 0; k < t.numel(); ++k) out[k] = t.get_int(k);
   return out;
 }
 

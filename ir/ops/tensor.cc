@@ -226,8 +226,7 @@ Types infer_one_hot(const Graph& g, const Node& node) {
 // NonZero's output size depends on the data: known only for a constant input.
 Types infer_non_zero(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  const TensorData* t = constant_input(g, node, 0);
-  if (!t) throw node_error(node, "output shape depends on the input values; the input must be a constant");
+  const TensorData* t = &required_constant(g, node, 0, "the data, on whose values the output shape depends");
   int64_t count = 0;
   for (int64_t i = 0; i < t->numel(); ++i) count += t->get_double(i) != 0;
   return {TensorType{DataType::i64(), {rank_of(in), count}, {}}};
@@ -242,8 +241,7 @@ Types infer_trilu(const Graph& g, const Node& node) {
 // Compress keeps the slices where the condition is true: known only for a constant condition.
 Types infer_compress(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  const TensorData* cond = constant_input(g, node, 1);
-  if (!cond) throw node_error(node, "output shape depends on the condition values; the condition must be a constant");
+  const TensorData* cond = &required_constant(g, node, 1, "the condition, on whose values the output shape depends");
   int64_t kept = 0;
   for (int64_t i = 0; i < cond->numel(); ++i) kept += cond->get_int(i) != 0;
   if (!node.has_attr("axis")) return like_input(g, node, {kept});

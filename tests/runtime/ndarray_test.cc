@@ -6,24 +6,13 @@
 #include <numeric>
 #include <string>
 
+#include "expect_error.h"
 #include "ir/error.h"
 
 namespace tessel::runtime {
 namespace {
 
-// Expects `fn` to throw tessel::Error whose message contains every one of `parts`.
-template <class Fn>
-void expect_error(Fn fn, std::initializer_list<std::string> parts) {
-  try {
-    fn();
-    FAIL() << "expected tessel::Error";
-  } catch (const Error& e) {
-    for (const std::string& part : parts) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-          << "'" << part << "' not in: " << e.what();
-    }
-  }
-}
+using testing::expect_error;
 
 TEST(NDArrayTest, EmptyIsAlignedWithShapeStridesAndDtype) {
   for (auto shape : {std::vector<int64_t>{3}, {2, 3, 5}, {7, 1}, {}}) {

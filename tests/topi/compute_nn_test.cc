@@ -121,6 +121,28 @@ TEST(ComputeNnTest, PoolVariants) {
   check(m);
 }
 
+// MaxPool's Indices output: flat positions row-major (storage_order 0) or column-major over the
+// spatial dims (1), through pads, strides, dilations, ceil mode, 1-D and 3-D; ties take the first.
+TEST(ComputeNnTest, MaxPoolIndices) {
+  OpGraph m(12);
+  auto x = m.input("x", f32({2, 3, 7, 8}, 64));
+  Attrs k3s2{{"kernel_shape", ints_attr({3, 3})}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}};
+  m.op("rows", "MaxPool", {x}, k3s2, 2);
+  k3s2["storage_order"] = int_attr(1);
+  m.op("cols", "MaxPool", {x}, k3s2, 2);
+  m.op("dilated_ceil", "MaxPool", {x},
+       {{"kernel_shape", ints_attr({2, 3})}, {"dilations", ints_attr({2, 1})}, {"strides", ints_attr({2, 3})},
+        {"ceil_mode", int_attr(1)}, {"storage_order", int_attr(1)}},
+       2);
+  auto ties = m.input("ties", tensor_of(DataType::f32(), {1, 1, 3, 3}, std::vector<double>{1, 2, 2, 2, 0, 2, 1, 1, 1}));
+  m.op("ties", "MaxPool", {ties}, {{"kernel_shape", ints_attr({2, 2})}}, 2);
+  m.op("ties_cols", "MaxPool", {ties}, {{"kernel_shape", ints_attr({2, 2})}, {"storage_order", int_attr(1)}}, 2);
+  m.op("pool1d", "MaxPool", {m.input("x1", f32({2, 2, 9}, 65))}, {{"kernel_shape", ints_attr({4})}, {"strides", ints_attr({2})}}, 2);
+  m.op("pool3d", "MaxPool", {m.input("x3", f32({1, 2, 4, 5, 3}, 66))},
+       {{"kernel_shape", ints_attr({2, 2, 2})}, {"pads", ints_attr({0, 1, 0, 1, 0, 1})}, {"storage_order", int_attr(1)}}, 2);
+  check(m);
+}
+
 TEST(ComputeNnTest, GemmVariants) {
   OpGraph m;
   auto a = m.input("a", f32({7, 19}, 22));
@@ -151,14 +173,16 @@ TEST(ComputeNnTest, MatMulShapes) {
   check(m);
 }
 
-// te buffers have at least one dim; a rank-0 operand or result is a clear error, not a crash.
-TEST(ComputeNnTest, RankZeroOperandsAreReported) {
+// te buffers have at least one dim: a rank-0 MatMul result is a clear error, not a crash; Gemm's
+// rank-0 C broadcasts like any other.
+TEST(ComputeNnTest, RankZeroOperands) {
   OpGraph dot;
   dot.op("dot", "MatMul", {dot.input("v", f32({7}, 43)), dot.constant("u", f32({7}, 44))});
   expect_compile_error(dot.b.g, "rank-0 result has no te lowering");
   OpGraph gemm;
-  gemm.op("g", "Gemm", {gemm.input("a", f32({2, 3}, 1)), gemm.constant("b", f32({3, 4}, 2)), gemm.constant("c", f32({}, 3))});
-  expect_compile_error(gemm.b.g, "rank-0 C has no te lowering");
+  gemm.op("g", "Gemm", {gemm.input("a", f32({2, 3}, 1)), gemm.constant("b", f32({3, 4}, 2)), gemm.constant("c", f32({}, 3))},
+          {{"beta", float_attr(0.5)}});
+  check(gemm);
 }
 
 TEST(ComputeNnTest, SoftmaxFamilyAxes) {
@@ -190,6 +214,23 @@ TEST(ComputeNnTest, Normalizations) {
   m.op("lrn", "LRN", {x}, {{"size", int_attr(3)}, {"alpha", float_attr(0.1)}, {"beta", float_attr(0.6)}});
   m.op("lrn_even", "LRN", {x}, {{"size", int_attr(4)}, {"bias", float_attr(2)}});
   check(m);
+}
+
+// training_mode=1: Y from the batch statistics, and the updated running mean and variance.
+TEST(ComputeNnTest, BatchNormTraining) {
+  for (int opset : {14, 15}) {
+    OpGraph m(opset);
+    m.op("bn4d", "BatchNormalization",
+         {m.input("x", f32({2, 3, 4, 5}, 56)), m.constant("g", f32({3}, 57)), m.constant("b", f32({3}, 58)),
+          m.input("mean", f32({3}, 59)), m.input("var", random_data(DataType::f32(), {3}, 60, 0.5, 2))},
+         {{"training_mode", int_attr(1)}, {"momentum", float_attr(0.7)}, {"epsilon", float_attr(1e-2)}}, 3);
+    m.op("bn3d_defaults", "BatchNormalization",
+         {m.input("x3", f32({4, 2, 6}, 61)), m.constant("g2", f32({2}, 62)), m.constant("b2", f32({2}, 63)),
+          m.constant("mean2", f32({2}, 64)), m.constant("var2", random_data(DataType::f32(), {2}, 65, 0.5, 2))},
+         {{"training_mode", int_attr(1)}}, 3);
+    SCOPED_TRACE(opset);
+    check(m);
+  }
 }
 
 // Conv + bias Add + Relu + residual Add: one fused group, so one kernel with the epilogue applied

@@ -1,6 +1,6 @@
 // Reductions lowered through topi (topi/compute_reduce.cc), compiled and checked against the
 // reference executor: every Reduce* kind over axis forms per opset, ArgMax/ArgMin with ties,
-// CumSum variants, and TopK's error.
+// CumSum variants, and TopK.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -114,11 +114,25 @@ TEST(ComputeReduceTest, ReductionFusesWithItsElementwiseInput) {
   EXPECT_NE(summary.find("[Exp+ReduceSum]"), std::string::npos) << summary;
 }
 
-TEST(ComputeReduceTest, TopKIsAnErrorNamingTheNode) {
-  OpGraph m;
-  auto x = m.input("x", random_data(DataType::f32(), {3, 5}, 11));
-  m.op("topk", "TopK", {x, m.constant("k", ints({2}))}, {}, 2);
-  expect_compile_error(m.b.g, "node 'topk' (TopK): TopK needs a sort and has no te lowering yet");
+// TopK per opset (k an attribute before 10, an input after), axes, largest/smallest, integer
+// values, ties (the lower index first), k = 1 and k = the whole axis.
+TEST(ComputeReduceTest, TopKVariants) {
+  OpGraph v1(1);
+  v1.op("topk_attr", "TopK", {v1.input("x", random_data(DataType::f32(), {3, 5}, 11))}, {{"k", Attr(int64_t{2})}}, 2);
+  v1.check();
+  OpGraph m(11);
+  auto x = m.input("x", random_data(DataType::f32(), {3, 4, 6}, 12));
+  auto k2 = m.constant("k2", ints({2}));
+  m.op("top_last", "TopK", {x, k2}, {}, 2);
+  m.op("top_axis1", "TopK", {x, m.constant("k3", ints({3}))}, {{"axis", Attr(int64_t{1})}}, 2);
+  m.op("small_neg_axis", "TopK", {x, k2}, {{"axis", Attr(int64_t{-3})}, {"largest", Attr(int64_t{0})}}, 2);
+  m.op("unsorted_all", "TopK", {x, m.constant("k6", ints({6}))}, {{"sorted", Attr(int64_t{0})}}, 2);
+  auto ties = m.input("ties", tensor_of(DataType::f32(), {2, 5}, std::vector<double>{1, 3, 3, 1, 2, 0, 0, 0, 0, 0}));
+  m.op("ties_largest", "TopK", {ties, m.constant("k4", ints({4}))}, {}, 2);
+  m.op("ties_smallest", "TopK", {ties, m.constant("k1", ints({1}))}, {{"largest", Attr(int64_t{0})}}, 2);
+  auto i = m.input("i", random_data(DataType::i32(), {4, 7}, 13, -3, 3));
+  m.op("int_ties", "TopK", {i, m.constant("k5", ints({5}))}, {{"axis", Attr(int64_t{1})}}, 2);
+  m.check();
 }
 
 }  // namespace

@@ -111,17 +111,27 @@ TEST(ComputeTensorTest, OutOfRangeGatherIndicesAreClampedInsideTheKernel) {
 }
 
 // A training-mode Dropout is random: compiling it is an error naming the node, never an identity.
+// A runtime training_mode asks for the graph inputs to bind as constants first.
 TEST(ComputeTensorTest, TrainingModeDropoutIsRejected) {
-  OpGraph m(13);
-  auto x = m.input("x", random_data(DataType::f32(), {4}, 3));
-  auto ratio = m.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5}));
-  auto on = m.input("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}));
-  m.op("drop", "Dropout", {x, ratio, on});
+  OpGraph runtime(13);
+  auto x = runtime.input("x", random_data(DataType::f32(), {4}, 3));
+  auto ratio = runtime.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5}));
+  runtime.op("drop", "Dropout", {x, ratio, runtime.input("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}))});
   try {
-    compile_graph(m.b.g);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'drop' (Dropout): training-mode Dropout"), std::string::npos) << e.what();
+    compile_graph(runtime.b.g);
+    FAIL() << "expected a ConstantRequiredError";
+  } catch (const graph::ConstantRequiredError& e) {
+    EXPECT_EQ(e.inputs(), std::vector<std::string>{"training"});
+    EXPECT_NE(std::string(e.what()).find("node 'drop' (Dropout)"), std::string::npos) << e.what();
+  }
+  for (bool with_ratio : {true, false}) {
+    OpGraph m(13);
+    auto y = m.input("x", random_data(DataType::f32(), {4}, 3));
+    auto on = m.constant("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}));
+    auto r = with_ratio ? m.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5})) : graph::kNoValue;
+    m.op("drop", "Dropout", {y, r, on});
+    SCOPED_TRACE(with_ratio ? "ratio 0.5" : "no ratio");
+    expect_compile_error(m.b.g, "node 'drop' (Dropout): training-mode Dropout is random");
   }
 }
 
@@ -204,12 +214,32 @@ TEST(ComputeTensorTest, InjectiveChainsFuseIntoOneKernel) {
   EXPECT_NE(summary.find("[Transpose+Slice+Reshape+Pad]"), std::string::npos) << summary;
 }
 
-TEST(ComputeTensorTest, UnlowerableOpIsAnErrorNamingTheNode) {
+// Compress reads its constant condition at compile time: with and without an axis (the input
+// flattened), a negative axis, a condition shorter than the axis, and none kept.
+TEST(ComputeTensorTest, CompressWithConstantConditions) {
+  OpGraph m(11);
+  auto x = m.input("x", random_data(DataType::f32(), {3, 4, 5}, 24));
+  auto cond = [&](const std::string& name, std::vector<int64_t> keep) {
+    auto n = static_cast<int64_t>(keep.size());
+    return m.constant(name, tensor_of<int64_t>(DataType::boolean(), {n}, keep));
+  };
+  m.op("axis0", "Compress", {x, cond("c3", {0, 1, 1})}, {{"axis", int_attr(0)}});
+  m.op("axis1_short", "Compress", {x, cond("c2", {1, 0})}, {{"axis", int_attr(1)}});
+  m.op("axis_neg", "Compress", {x, cond("c5", {1, 0, 1, 1, 0})}, {{"axis", int_attr(-1)}});
+  m.op("flat", "Compress", {x, cond("c8", {0, 1, 1, 0, 1, 0, 0, 1})});
+  m.op("none_kept", "Compress", {x, cond("c0", {0, 0, 0})}, {{"axis", int_attr(0)}});
+  auto i = m.input("i", random_data(DataType::i64(), {6}, 25, -9, 9));
+  m.op("int_all", "Compress", {i, cond("c6", {1, 1, 1, 1, 1, 1})}, {{"axis", int_attr(0)}});
+  m.check();
+}
+
+// A condition longer than the axis cannot be compressed: an error naming the node.
+TEST(ComputeTensorTest, CompressConditionLongerThanTheAxisIsAnErrorNamingTheNode) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {4}, 24));
-  auto idx = m.input("idx", tensor_of<int64_t>(DataType::i64(), {2}, {0, 1}));
-  m.op("scatter", "ScatterElements", {x, idx, m.input("upd", random_data(DataType::f32(), {2}, 25))});
-  expect_compile_error(m.b.g, "node 'scatter' (ScatterElements): operator 'ScatterElements' has no te lowering");
+  auto keep = m.constant("keep", tensor_of<int64_t>(DataType::boolean(), {5}, {1, 0, 1, 1, 1}));
+  m.op("compress", "Compress", {x, keep}, {{"axis", int_attr(0)}});
+  expect_compile_error(m.b.g, "node 'compress' (Compress): the condition has 5 entries");
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ TEST(SequenceInferTest, ResizeFromConstantScalesOrSizes) {
   EXPECT_EQ(old[0].shape, (Ints{1, 3, 10, 8}));
   auto upsample7 = infer("Upsample", {x}, {{"scales", std::vector<double>{1, 1, 2, 3}}}, 1, 7);
   EXPECT_EQ(upsample7[0].shape, (Ints{1, 3, 10, 12}));
-  expect_infer_error("scales must be a constant", "Resize", {x, kOmitted, f32({4})});
+  expect_infer_error("scales) must be a constant", "Resize", {x, kOmitted, f32({4})});
   try {
     infer("Resize", {x, kOmitted, f32({3})}, {}, 1, 13, {{}, {}, floats({1, 2, 2})});
     ADD_FAILURE() << "expected an error";

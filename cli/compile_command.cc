@@ -1,0 +1,69 @@
+// tessel compile MODEL.onnx -o model.tar [--target T] [--input-shapes S] [-O N] [--dump-ir STAGES --dump-dir DIR]
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "driver/compile.h"
+#include "ir/error.h"
+
+namespace tessel::cli {
+
+namespace {
+
+struct CompileArgs {
+  std::string model, output, target = "llvm -mcpu=native", input_shapes, dump_ir, dump_dir;
+  int opt_level = 3;
+};
+
+void run_compile(const CompileArgs& a) {
+  std::filesystem::path dir = std::filesystem::path(a.output).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+    throw Error(fmt::format("-o {}: directory {} does not exist", a.output, dir.string()));
+  }
+  CompileOptions opt;
+  opt.target = a.target;
+  opt.opt_level = a.opt_level;
+  if (!a.input_shapes.empty()) opt.input_shapes = parse_input_shapes(a.input_shapes);
+  if (!a.dump_ir.empty()) {
+    opt.dump = parse_dump_ir(a.dump_ir);
+    if (a.dump_dir.empty()) throw Error("--dump-ir needs --dump-dir DIR");
+    opt.dump_dir = a.dump_dir;
+  }
+  bool progress = interactive();
+  if (progress) {
+    opt.on_stage = [](const StageTiming& t) {
+      if (t.ms >= 1) std::cerr << fmt::format("  {:<32} {:>9.1f} ms\n", t.stage, t.ms);
+    };
+    std::cerr << "compiling " << a.model << "\n";
+  }
+  CompiledModel m = compile(a.model, opt);
+  m.export_package(a.output);
+  double total = 0;
+  for (const auto& t : m.timings()) total += t.ms;
+  std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.1f} s\n{}\n", a.output, m.plan().kernels.size(),
+                           m.target().triple, m.target().cpu, total / 1000, m.memory_plan().summary());
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile an ONNX model into a package (mod.so, mod.json, mod.params)");
+  cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", args->output, "the package to write (a .tar)")->required();
+  cmd->add_option("--target", args->target, "the target, e.g. \"llvm -mcpu=znver4\" (default: the host CPU)")
+      ->capture_default_str();
+  cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
+  cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  cmd->add_option("--dump-ir", args->dump_ir, "IR stages to write: graph,te,tir,llvm,asm or all");
+  cmd->add_option("--dump-dir", args->dump_dir, "directory for --dump-ir files");
+  cmd->callback([args] { run_compile(*args); });
+}
+
+}  // namespace tessel::cli

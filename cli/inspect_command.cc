@@ -1,0 +1,67 @@
+// tessel inspect MODEL.onnx [--input-shapes S]: inputs and outputs, op histogram, unsupported ops,
+// the fusion groups after the graph pipeline and the memory plan, without compiling kernels.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "frontend/onnx_importer.h"
+#include "passes/pipeline.h"
+#include "passes/plan_memory.h"
+
+namespace tessel::cli {
+
+namespace {
+
+struct InspectArgs {
+  std::string model, input_shapes;
+};
+
+void print_values(const graph::Graph& g, const std::vector<graph::ValueId>& values, const char* what) {
+  std::cout << what << ":\n";
+  for (graph::ValueId v : values) std::cout << fmt::format("  {:<24} {}\n", g.value(v).name, g.value(v).type.str());
+}
+
+void run_inspect(const InspectArgs& a) {
+  frontend::ImportOptions opt;
+  if (!a.input_shapes.empty()) opt.input_shapes = parse_input_shapes(a.input_shapes);
+  std::vector<frontend::UnsupportedOp> unsupported = frontend::list_unsupported_ops(a.model, opt);
+  frontend::ImportOptions everything = opt;  // to show the whole model even with unsupported ops
+  everything.op_supported = [](const std::string&, int) { return true; };
+  graph::Graph g = frontend::import_onnx(a.model, unsupported.empty() ? opt : everything);
+
+  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, g.opset, g.nodes.size());
+  print_values(g, g.inputs, "inputs");
+  print_values(g, g.outputs, "outputs");
+  std::map<std::string, int> histogram;
+  for (const auto& n : g.nodes) ++histogram[n.op_type];
+  std::cout << "ops:\n";
+  for (const auto& [op, count] : histogram) std::cout << fmt::format("  {:<24} {}\n", op, count);
+  if (!unsupported.empty()) {
+    std::cout << "unsupported ops:\n" << frontend::format_unsupported_ops(unsupported);
+    return;
+  }
+  std::cout << "unsupported ops: none\n";
+  frontend::require_static_inputs(g);
+  passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
+  std::cout << fmt::format("fusion groups ({}):\n{}", result.groups.size(), passes::to_string(g, result.groups));
+  std::vector<passes::KernelIO> kernels;
+  for (const auto& group : result.groups) kernels.push_back({group.inputs, group.outputs});
+  std::cout << passes::plan_memory(g, kernels).summary() << "\n";
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Describe an ONNX model: I/O, ops, fusion groups, memory plan");
+  cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224]\"");
+  cmd->callback([args] { run_inspect(*args); });
+}
+
+}  // namespace tessel::cli

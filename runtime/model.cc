@@ -1,0 +1,173 @@
+#include "runtime/model.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "ir/error.h"
+
+namespace tessel::runtime {
+
+namespace {
+
+using nlohmann::json;
+
+json io_json(const std::vector<ExecutorIO>& ios) {
+  json out = json::array();
+  for (const auto& io : ios) out.push_back({{"name", io.name}, {"storage", io.storage}});
+  return out;
+}
+
+std::vector<ExecutorIO> io_from(const json& j) {
+  std::vector<ExecutorIO> out;
+  for (const auto& io : j) out.push_back({io.at("name").get<std::string>(), io.at("storage").get<int>()});
+  return out;
+}
+
+const char* host_arch() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+  return "unknown";
+#endif
+}
+
+bool host_has(const std::string& feature) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (feature == "avx") return __builtin_cpu_supports("avx");
+  if (feature == "avx2") return __builtin_cpu_supports("avx2");
+  if (feature == "fma") return __builtin_cpu_supports("fma");
+  if (feature == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (feature == "avx512bw") return __builtin_cpu_supports("avx512bw");
+  if (feature == "avx512vl") return __builtin_cpu_supports("avx512vl");
+  if (feature == "avx512dq") return __builtin_cpu_supports("avx512dq");
+#endif
+  (void)feature;
+  return false;
+}
+
+}  // namespace
+
+std::string ExecutorPlan::to_json() const {
+  json storage_j = json::array();
+  for (const auto& s : storage) {
+    json e = {{"shape", s.shape}, {"dtype", s.dtype.str()}};
+    if (s.buffer >= 0) e["buffer"] = s.buffer;
+    if (!s.param.empty()) e["param"] = s.param;
+    storage_j.push_back(std::move(e));
+  }
+  json kernels_j = json::array();
+  for (const auto& k : kernels) {
+    kernels_j.push_back({{"name", k.name}, {"args", k.args}, {"ops", k.ops}, {"flops", k.flops}});
+  }
+  json j = {{"format", "tessel-package"},      {"version", kFormatVersion}, {"target", target},
+            {"arch", arch},                    {"cpu_features", cpu_features}, {"buffers", buffer_bytes},
+            {"storage", std::move(storage_j)}, {"kernels", std::move(kernels_j)}, {"inputs", io_json(inputs)},
+            {"outputs", io_json(outputs)}};
+  return j.dump(1);
+}
+
+ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string& what) {
+  try {
+    json j = json::parse(text);
+    if (j.value("format", "") != "tessel-package") throw Error(fmt::format("{} is not a Tessel executor plan", what));
+    int version = j.at("version").get<int>();
+    if (version != kFormatVersion) {
+      throw Error(fmt::format("{} has package format version {}; this Tessel reads version {} (recompile the model)",
+                              what, version, kFormatVersion));
+    }
+    ExecutorPlan p;
+    p.target = j.at("target").get<std::string>();
+    p.arch = j.at("arch").get<std::string>();
+    p.cpu_features = j.at("cpu_features").get<std::vector<std::string>>();
+    p.buffer_bytes = j.at("buffers").get<std::vector<int64_t>>();
+    for (const auto& s : j.at("storage")) {
+      StorageEntry e{s.at("shape").get<std::vector<int64_t>>(), DataType::parse(s.at("dtype").get<std::string>()),
+                     s.value("buffer", -1), s.value("param", "")};
+      p.storage.push_back(std::move(e));
+    }
+    for (const auto& k : j.at("kernels")) {
+      p.kernels.push_back({k.at("name").get<std::string>(), k.at("args").get<std::vector<int>>(),
+                           k.value("ops", ""), k.value("flops", 0.0)});
+    }
+    p.inputs = io_from(j.at("inputs"));
+    p.outputs = io_from(j.at("outputs"));
+    auto check_index = [&](int64_t i, size_t size, const char* kind) {
+      if (i < 0 || static_cast<size_t>(i) >= size) throw Error(fmt::format("{}: {} index {} is out of range", what, kind, i));
+    };
+    for (const auto& s : p.storage) {
+      if (s.buffer >= 0) check_index(s.buffer, p.buffer_bytes.size(), "buffer");
+    }
+    for (const auto& k : p.kernels) {
+      for (int a : k.args) check_index(a, p.storage.size(), "storage");
+    }
+    for (const auto* ios : {&p.inputs, &p.outputs}) {
+      for (const auto& io : *ios) check_index(io.storage, p.storage.size(), "storage");
+    }
+    return p;
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{} is corrupt: {}", what, e.what()));
+  }
+}
+
+void ExecutorPlan::check_host(const std::string& what) const {
+  if (arch != host_arch()) {
+    throw Error(fmt::format("{} was compiled for {} ({}); this machine is {}", what, arch, target, host_arch()));
+  }
+  for (const std::string& f : cpu_features) {
+    if (!host_has(f)) {
+      throw Error(fmt::format("{} was compiled for '{}', which needs the CPU feature {} that this machine lacks; "
+                              "recompile with --target \"llvm -mcpu=native\"", what, target, f));
+    }
+  }
+}
+
+Model::Model(Module module, ExecutorPlan plan, const std::map<std::string, NDArray>& params)
+    : module_(std::move(module)), plan_(std::move(plan)) {
+  std::vector<NDArray> buffers;
+  for (int64_t bytes : plan_.buffer_bytes) buffers.push_back(NDArray::empty({bytes}, DataType::u8()));
+  std::vector<NDArray> storage;
+  for (const auto& s : plan_.storage) {
+    if (!s.param.empty()) {
+      auto it = params.find(s.param);
+      if (it == params.end()) throw Error(fmt::format("the weights have no array '{}'", s.param));
+      if (it->second.shape() != s.shape || it->second.dtype() != s.dtype) {
+        throw Error(fmt::format("weight '{}' is {}[{}], the plan expects {}[{}]", s.param, it->second.dtype().str(),
+                                fmt::join(it->second.shape(), ", "), s.dtype.str(), fmt::join(s.shape, ", ")));
+      }
+      storage.push_back(it->second);
+    } else if (s.buffer >= 0) {
+      storage.push_back(buffers[s.buffer].view(s.shape, s.dtype));
+    } else {
+      storage.push_back(NDArray::empty(s.shape, s.dtype));
+    }
+  }
+  std::vector<ExecutorOp> ops;
+  for (const auto& k : plan_.kernels) ops.push_back({k.name, module_.get_function(k.name), k.args});
+  executor_ = GraphExecutor(std::move(storage), std::move(ops), plan_.inputs, plan_.outputs);
+}
+
+std::vector<KernelTime> Model::run_profiled() {
+  std::vector<KernelTime> times;
+  for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    executor_.run_op(i);
+    times.push_back({&plan_.kernels[i], std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+  }
+  return times;
+}
+
+std::map<std::string, NDArray> Model::params() const {
+  std::map<std::string, NDArray> out;
+  for (size_t i = 0; i < plan_.storage.size(); ++i) {
+    if (!plan_.storage[i].param.empty()) out[plan_.storage[i].param] = executor_.storage(static_cast<int>(i));
+  }
+  return out;
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,414 @@
+#include "runtime/npz.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "ir/error.h"
+
+namespace tessel::runtime {
+
+// Payloads are copied byte for byte, so the host must share the files' byte order.
+static_assert(std::endian::native == std::endian::little, "npz I/O assumes a little-endian host");
+
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr size_t kAlign = 64;  // numpy pads headers so the data starts 64-byte aligned
+
+// numpy's dtype kind character and item size for each supported DataType.
+struct NpyType {
+  char kind;
+  int size;
+  DataType dtype;
+};
+constexpr NpyType kNpyTypes[] = {
+    {'f', 2, DataType::f16()}, {'f', 4, DataType::f32()}, {'f', 8, DataType::f64()},
+    {'i', 1, DataType::i8()},  {'i', 2, DataType::i16()}, {'i', 4, DataType::i32()},
+    {'i', 8, DataType::i64()}, {'u', 1, DataType::u8()},  {'u', 2, DataType::u16()},
+    {'u', 4, DataType::u32()}, {'u', 8, DataType::u64()}, {'b', 1, DataType::boolean()},
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// ---- .npy header: a Python dict literal such as {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+
+// One dict value. Tuples/lists of integers become `ints`; anything else the header grammar does
+// not need (e.g. a structured dtype's list of fields) is kept as raw `text` for messages.
+struct HeaderValue {
+  enum Kind { kString, kBool, kInts, kOther } kind = kOther;
+  std::string text;
+  bool flag = false;
+  std::vector<int64_t> ints;
+};
+
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& what) : s_(text), what_(what) {}
+
+  std::map<std::string, HeaderValue> parse_dict() {
+    std::map<std::string, HeaderValue> dict;
+    expect('{');
+    while (peek() != '}') {
+      HeaderValue key = parse_value();
+      if (key.kind != HeaderValue::kString) fail(fmt::format("key {} is not a string", key.text));
+      expect(':');
+      if (!dict.emplace(key.text, parse_value()).second) fail(fmt::format("duplicate key '{}'", key.text));
+      if (peek() != ',') break;
+      ++pos_;
+    }
+    expect('}');
+    if (peek() != '\0') fail("text after the dict");
+    return dict;
+  }
+
+  [[noreturn]] void fail(const std::string& detail) const {
+    constexpr size_t kShown = 200;  // version 2.0 headers can be huge
+    throw Error(fmt::format("{}: corrupt .npy header ({}): {}{}", what_, detail, s_.substr(0, kShown),
+                            s_.size() > kShown ? "..." : ""));
+  }
+
+ private:
+  // The next non-space character, '\0' at the end.
+  char peek() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
+  void expect(char c) {
+    if (peek() != c) fail(fmt::format("expected '{}' at offset {}", c, pos_));
+    ++pos_;
+  }
+
+  HeaderValue parse_value() {
+    HeaderValue v;
+    char c = peek();
+    size_t start = pos_;
+    if (c == '\'' || c == '"') {
+      size_t end = s_.find(c, start + 1);
+      if (end == std::string_view::npos) fail("unterminated string");
+      pos_ = end + 1;
+      v.kind = HeaderValue::kString;
+      v.text = s_.substr(start + 1, end - start - 1);
+      return v;
+    }
+    if (c == '(' || c == '[') {
+      skip_balanced();
+      v.text = s_.substr(start, pos_ - start);
+      if (std::optional<std::vector<int64_t>> ints = parse_ints(v.text)) {
+        v.kind = HeaderValue::kInts;
+        v.ints = std::move(*ints);
+      }
+      return v;
+    }
+    while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '}' && s_[pos_] != ':') ++pos_;
+    v.text = trim(s_.substr(start, pos_ - start));
+    if (v.text == "True" || v.text == "False") {
+      v.kind = HeaderValue::kBool;
+      v.flag = v.text == "True";
+    }
+    if (v.text.empty()) fail(fmt::format("missing value at offset {}", start));
+    return v;
+  }
+
+  // Moves past a bracketed group, nested brackets and quoted strings included.
+  void skip_balanced() {
+    int depth = 0;
+    char quote = 0;
+    for (; pos_ < s_.size(); ++pos_) {
+      char c = s_[pos_];
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(' || c == '[') {
+        ++depth;
+      } else if ((c == ')' || c == ']') && --depth == 0) {
+        ++pos_;
+        return;
+      }
+    }
+    fail("unbalanced brackets");
+  }
+
+  // "(2, 3)", "(3,)", "()" (and Python 2's "(3L,)"); nullopt for anything else.
+  static std::optional<std::vector<int64_t>> parse_ints(std::string_view group) {
+    std::string_view body = trim(group.substr(1, group.size() - 2));
+    std::vector<int64_t> ints;
+    if (body.empty()) return ints;
+    if (body.back() == ',') body.remove_suffix(1);
+    while (true) {
+      size_t comma = body.find(',');
+      std::string_view item = trim(body.substr(0, comma));
+      if (!item.empty() && item.back() == 'L') item.remove_suffix(1);
+      if (item.empty() || item.size() > 18 ||
+          !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return std::nullopt;
+      }
+      ints.push_back(std::stoll(std::string(item)));
+      if (comma == std::string_view::npos) return ints;
+      body.remove_prefix(comma + 1);
+    }
+  }
+
+  std::string_view s_;
+  const std::string& what_;
+  size_t pos_ = 0;
+};
+
+DataType parse_descr(const HeaderValue& descr, const std::string& what) {
+  auto unsupported = [&](const std::string& why) {
+    return Error(
+        fmt::format("{}: unsupported dtype {} ({}); supported: float16/32/64, int8/16/32/64, "
+                    "uint8/16/32/64, bool",
+                    what, descr.kind == HeaderValue::kString ? "'" + descr.text + "'" : descr.text, why));
+  };
+  if (descr.kind != HeaderValue::kString) {
+    throw unsupported(descr.text.starts_with('[') ? "structured arrays are not supported"
+                                                  : "not a dtype string");
+  }
+  const std::string& s = descr.text;
+  if (s.size() < 3 || std::string_view("<>|=").find(s[0]) == std::string_view::npos) {
+    throw unsupported("not a simple dtype");
+  }
+  int size = 0;
+  for (char c : s.substr(2)) {
+    if (c < '0' || c > '9' || size > 1000) throw unsupported("not a simple dtype");
+    size = size * 10 + (c - '0');
+  }
+  for (const NpyType& t : kNpyTypes) {
+    if (t.kind != s[1] || t.size != size) continue;
+    if (s[0] == '>' && size > 1) {
+      throw Error(
+          fmt::format("{}: dtype '{}' is big-endian; only little-endian arrays are supported", what, s));
+    }
+    return t.dtype;
+  }
+  throw unsupported("unknown kind or size");
+}
+
+uint32_t read_le(const std::string& bytes, size_t offset, int width) {
+  uint32_t v = 0;
+  for (int i = width - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(bytes[offset + i]);
+  return v;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  if (shape.size() == 1) return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+// Closes a zip_t on scope exit; zip_discard drops unwritten changes.
+struct ZipDiscard {
+  void operator()(zip_t* za) const { zip_discard(za); }
+};
+using ZipPtr = std::unique_ptr<zip_t, ZipDiscard>;
+
+std::string zip_code_message(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string message = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return message;
+}
+
+}  // namespace
+
+NDArray parse_npy(const std::string& bytes, const std::string& what) {
+  if (bytes.size() < kMagic.size() + 2 || std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
+    throw Error(fmt::format("{}: not a .npy file (no \\x93NUMPY magic)", what));
+  }
+  int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    throw Error(fmt::format("{}: unsupported .npy format version {}.{}", what, major, minor));
+  }
+  // Version 1.0 has a 16-bit header length, 2.0 and 3.0 (a UTF-8 header) a 32-bit one.
+  int len_width = major == 1 ? 2 : 4;
+  size_t prefix = kMagic.size() + 2 + len_width;
+  if (bytes.size() < prefix) throw Error(fmt::format("{}: truncated .npy header", what));
+  size_t header_len = read_le(bytes, kMagic.size() + 2, len_width);
+  if (bytes.size() - prefix < header_len) {
+    throw Error(fmt::format("{}: truncated .npy header ({} bytes announced, {} present)", what, header_len,
+                            bytes.size() - prefix));
+  }
+  HeaderParser parser(std::string_view(bytes).substr(prefix, header_len), what);
+  std::map<std::string, HeaderValue> dict = parser.parse_dict();
+  for (const char* key : {"descr", "fortran_order", "shape"}) {
+    if (!dict.contains(key)) parser.fail(fmt::format("no '{}' key", key));
+  }
+  if (dict.size() != 3) parser.fail("unexpected keys");
+  const HeaderValue& order = dict["fortran_order"];
+  if (order.kind != HeaderValue::kBool) parser.fail("fortran_order is not True or False");
+  const HeaderValue& shape_value = dict["shape"];
+  if (shape_value.kind != HeaderValue::kInts) {
+    parser.fail(fmt::format("shape {} is not a tuple of integers", shape_value.text));
+  }
+  DataType dtype = parse_descr(dict["descr"], what);
+  const std::vector<int64_t>& shape = shape_value.ints;
+  // A Fortran-order array of at most one dim over 1 has C order's layout, but numpy only writes
+  // fortran_order True for genuinely column-major data, so it is refused outright.
+  if (order.flag) {
+    throw Error(
+        fmt::format("{}: Fortran-order (column-major) arrays are not supported; save with "
+                    "numpy.ascontiguousarray",
+                    what));
+  }
+
+  uint64_t needed = dtype.bytes();
+  for (int64_t d : shape) {
+    if (d != 0 && needed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / d) {
+      throw Error(fmt::format("{}: shape {} is too large", what, shape_str(shape)));
+    }
+    needed *= static_cast<uint64_t>(d);
+  }
+  size_t offset = prefix + header_len;
+  size_t available = bytes.size() - offset;
+  if (available != needed) {
+    throw Error(fmt::format("{}: {} data: a {} array of shape {} needs {} bytes, the file has {}", what,
+                            available < needed ? "truncated" : "trailing bytes after the", dtype.str(),
+                            shape_str(shape), needed, available));
+  }
+  NDArray array = NDArray::empty(shape, dtype);
+  array.copy_from(bytes.data() + offset, needed);
+  return array;
+}
+
+std::string to_npy(const NDArray& a) {
+  TESSEL_ICHECK(a.defined()) << "to_npy of an undefined NDArray";
+  const NpyType* type = nullptr;
+  for (const NpyType& t : kNpyTypes) {
+    if (t.dtype == a.dtype()) type = &t;
+  }
+  if (type == nullptr) throw Error(fmt::format("dtype {} has no .npy equivalent", a.dtype().str()));
+  std::string header = fmt::format("{{'descr': '{}{}{}', 'fortran_order': False, 'shape': {}, }}",
+                                   type->size == 1 ? '|' : '<', type->kind, type->size, shape_str(a.shape()));
+  // The header ends in '\n' and is space-padded so that magic + version + length + header is a
+  // multiple of kAlign; version 2.0 is only for headers longer than 1.0's 16-bit length allows.
+  int major = 1;
+  auto padded = [&](int len_width) {
+    size_t unpadded = kMagic.size() + 2 + len_width + header.size() + 1;
+    return header.size() + 1 + (kAlign - unpadded % kAlign) % kAlign;
+  };
+  size_t header_len = padded(2);
+  if (header_len > std::numeric_limits<uint16_t>::max()) {
+    major = 2;
+    header_len = padded(4);
+  }
+  int len_width = major == 1 ? 2 : 4;
+  std::string out(kMagic);
+  out += static_cast<char>(major);
+  out += '\0';
+  for (int i = 0; i < len_width; ++i) out += static_cast<char>(header_len >> (8 * i) & 0xff);
+  out += header;
+  out.append(header_len - header.size() - 1, ' ');
+  out += '\n';
+  size_t data_offset = out.size();
+  out.resize(data_offset + a.nbytes());
+  a.copy_to(out.data() + data_offset, a.nbytes());
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> read_zip(const std::string& path) {
+  int code = 0;
+  ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY, &code));
+  if (za == nullptr) throw Error(fmt::format("cannot read '{}': {}", path, zip_code_message(code)));
+  std::vector<std::pair<std::string, std::string>> entries;
+  zip_int64_t count = zip_get_num_entries(za.get(), 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    zip_stat_t st;
+    if (zip_stat_index(za.get(), i, 0, &st) != 0) {
+      throw Error(fmt::format("cannot read '{}' entry {}: {}", path, i, zip_strerror(za.get())));
+    }
+    std::string name = st.name;
+    auto fail = [&](const std::string& why) {
+      return Error(fmt::format("cannot read '{}' entry '{}': {}", path, name, why));
+    };
+    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(za.get(), i, 0), &zip_fclose);
+    if (file == nullptr) throw fail(zip_strerror(za.get()));
+    std::string bytes(st.size, '\0');
+    // A read past the announced size (0 at the end) makes libzip verify the entry's CRC.
+    zip_int64_t got = zip_fread(file.get(), bytes.data(), st.size);
+    char extra;
+    if (got >= 0 && static_cast<zip_uint64_t>(got) == st.size) got = zip_fread(file.get(), &extra, 1);
+    if (got != 0) throw fail(got < 0 ? zip_file_strerror(file.get()) : "entry is longer than its size");
+    entries.emplace_back(std::move(name), std::move(bytes));
+  }
+  return entries;
+}
+
+void write_zip(const std::string& path, const std::vector<std::pair<std::string, std::string>>& entries) {
+  // libzip itself makes the write atomic: zip_close writes a temporary file beside `path`, renames it
+  // over `path`, and removes it if anything fails.
+  if (entries.empty()) {
+    // With no entries zip_close would delete `path` instead of writing an empty archive.
+    throw Error(fmt::format("cannot write '{}': no entries to write", path));
+  }
+  int code = 0;
+  ZipPtr za(zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (za == nullptr) throw Error(fmt::format("cannot write '{}': {}", path, zip_code_message(code)));
+  std::set<std::string_view> names;
+  for (const auto& [name, bytes] : entries) {
+    auto fail = [&](const std::string& why) {
+      return Error(fmt::format("cannot write '{}' entry '{}': {}", path, name, why));
+    };
+    if (!names.insert(name).second) throw fail("duplicate entry name");
+    // The buffer is read at zip_close, while `entries` is still alive.
+    zip_source_t* source = zip_source_buffer(za.get(), bytes.data(), bytes.size(), 0);
+    if (source == nullptr) throw fail(zip_strerror(za.get()));
+    zip_int64_t index = zip_file_add(za.get(), name.c_str(), source, ZIP_FL_ENC_UTF_8);
+    if (index < 0) {
+      zip_source_free(source);
+      throw fail(zip_strerror(za.get()));
+    }
+    if (zip_set_file_compression(za.get(), index, ZIP_CM_STORE, 0) != 0) throw fail(zip_strerror(za.get()));
+  }
+  if (zip_close(za.get()) != 0)
+    throw Error(fmt::format("cannot write '{}': {}", path, zip_strerror(za.get())));
+  za.release();  // zip_close freed it
+}
+
+std::vector<std::pair<std::string, NDArray>> load_npz(const std::string& path) {
+  std::vector<std::pair<std::string, NDArray>> arrays;
+  for (auto& [entry, bytes] : read_zip(path)) {
+    constexpr std::string_view kSuffix = ".npy";
+    if (!entry.ends_with(kSuffix)) {
+      throw Error(fmt::format("'{}' entry '{}' is not a .npy array", path, entry));
+    }
+    std::string name = entry.substr(0, entry.size() - kSuffix.size());
+    NDArray array = parse_npy(bytes, fmt::format("'{}' array '{}'", path, name));
+    bytes = std::string();  // release the payload early: archives can be large
+    arrays.emplace_back(std::move(name), std::move(array));
+  }
+  return arrays;
+}
+
+void save_npz(const std::string& path, const std::vector<std::pair<std::string, NDArray>>& arrays) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  entries.reserve(arrays.size());
+  for (const auto& [name, array] : arrays) {
+    if (!array.defined())
+      throw Error(fmt::format("cannot write '{}' array '{}': undefined array", path, name));
+    try {
+      entries.emplace_back(name + ".npy", to_npy(array));
+    } catch (const Error& e) {
+      throw Error(fmt::format("cannot write '{}' array '{}': {}", path, name, e.what()));
+    }
+  }
+  write_zip(path, entries);
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,190 @@
+// The tessel command, driven as a user would: compile a bundled model to a package, run it on an
+// .npz and compare with the reference executor, time and profile it, inspect the model, load the
+// package in a program without LLVM, and every user error with its message and exit code.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "frontend/onnx_importer.h"
+#include "reference/reference.h"
+#include "runtime/npz.h"
+
+namespace tessel {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& command) {
+  std::string out;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string tessel(const std::string& args) { return std::string(TESSEL_CLI) + " " + args; }
+const std::string kModel = std::string(TESSEL_MODELS_DIR) + "/resnet_mini.onnx";
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("tessel-cli-test-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    Result r = run(tessel("compile " + kModel + " -o " + path("model.tar")));
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+
+  // Rewrites the package's mod.json with `edit` (via the system tar) into a new package.
+  static std::string edited_package(const std::string& name, const std::string& sed_expr) {
+    fs::path work = dir_ / (name + ".d");
+    fs::create_directories(work);
+    std::string cmd = "tar -xf " + path("model.tar") + " -C " + work.string() + " && sed -i '" + sed_expr + "' " +
+                      (work / "mod.json").string() + " && tar -cf " + path(name) + " -C " + work.string() +
+                      " mod.so mod.json mod.params";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return path(name);
+  }
+
+  static fs::path dir_;
+};
+fs::path CliTest::dir_;
+
+void expect_error(const Result& r, int code, const std::string& message) {
+  EXPECT_EQ(r.code, code) << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n" << r.output;
+}
+
+runtime::NDArray random_input(std::vector<int64_t> shape, unsigned seed) {
+  runtime::NDArray a = runtime::NDArray::empty(std::move(shape), DataType::f32());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = dist(rng);
+  return a;
+}
+
+TEST_F(CliTest, PackageRunOnNpzMatchesTheReferenceExecutor) {
+  runtime::NDArray x = random_input({1, 3, 32, 32}, 3);
+  runtime::save_npz(path("in.npz"), {{"data", x}});
+  Result r = run(tessel("run " + path("model.tar") + " --inputs " + path("in.npz") + " --outputs " + path("out.npz")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto outputs = runtime::load_npz(path("out.npz"));
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].first, "prob");
+
+  graph::TensorData xt(DataType::f32(), x.shape());
+  std::memcpy(xt.raw(), x.raw_data(), x.nbytes());
+  std::vector<graph::TensorData> want = reference::run(frontend::import_onnx(kModel), {{"data", xt}});
+  const runtime::NDArray& got = outputs[0].second;
+  ASSERT_EQ(got.shape(), want[0].shape());
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double e = want[0].get_double(i);
+    EXPECT_NEAR(got.data<float>()[i], e, 1e-4 * std::fabs(e) + 1e-6) << "element " << i;
+  }
+}
+
+TEST_F(CliTest, PrintTimeAndProfilePrintTables) {
+  Result r = run(tessel("run " + path("model.tar") + " --print-time --repeat 3 --number 2"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("Execution time summary (3 repeats x 2 runs)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("median (ms)"), std::string::npos) << r.output;
+
+  r = run(tessel("run " + path("model.tar") + " --profile --print-top 3"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("GFLOP/s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Conv"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("more kernels"), std::string::npos) << r.output;  // only the top 3 are shown
+  EXPECT_NE(r.output.find("total "), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, InspectShowsIoOpsFusionGroupsAndMemoryPlan) {
+  Result r = run(tessel("inspect " + kModel));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* want : {"data", "float32[1, 3, 32, 32]", "prob", "BatchNormalization", "unsupported ops: none",
+                           "fusion groups", "[Conv+Add+Relu]", "memory plan:"}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << " in:\n" << r.output;
+  }
+}
+
+TEST_F(CliTest, PackageLoadsInAProgramWithoutLlvm) {
+  Result r = run(std::string(TESSEL_LOAD_PACKAGE) + " " + path("model.tar"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("output 'prob': 10 elements of float32"), std::string::npos) << r.output;
+  Result libs = run(std::string("ldd ") + TESSEL_LOAD_PACKAGE);
+  ASSERT_EQ(libs.code, 0) << libs.output;
+  EXPECT_EQ(libs.output.find("LLVM"), std::string::npos) << libs.output;
+}
+
+TEST_F(CliTest, DumpIrWritesEveryStage) {
+  fs::path dump = dir_ / "dump";
+  Result r = run(tessel("compile " + kModel + " -o " + path("dumped.tar") + " --dump-ir all --dump-dir " + dump.string()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* file : {"graph.txt", "te.txt", "tir.txt", "llvm.ll", "asm.s"}) {
+    EXPECT_GT(fs::file_size(dump / file), 0u) << file;
+  }
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --dump-ir graph,bogus --dump-dir " + dump.string())),
+               1, "--dump-ir: unknown stage 'bogus'");
+}
+
+TEST_F(CliTest, FlagErrorsNameTheFlag) {
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --bogus")), 2, "--bogus");
+  expect_error(run(tessel("run " + path("model.tar") + " --fill-mode sometimes")), 2, "--fill-mode");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " -O 7")), 2, "--opt-level");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data[1,3]'")), 1,
+               "--input-shapes: 'data[1,3]'");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data:[1,x]'")), 1,
+               "bad dim 'x'");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'nope:[1,3,32,32]'")), 1,
+               "'nope', which is not an input");
+  expect_error(run(tessel("compile " + path("missing.onnx") + " -o " + path("x.tar"))), 2, "missing.onnx");
+  EXPECT_FALSE(fs::exists(path("x.tar")));
+}
+
+TEST_F(CliTest, BadPackagesAreRejectedWithTheReason) {
+  expect_error(run(tessel("run " + path("nothere.tar"))), 1, "does not exist");
+  {
+    std::ofstream junk(path("junk.tar"), std::ios::binary);
+    junk << std::string(3000, 'x');
+  }
+  expect_error(run(tessel("run " + path("junk.tar"))), 1, "cannot open package");
+  ASSERT_EQ(std::system(("tar -cf " + path("empty.tar") + " -C " + dir_.string() + " in.npz 2>/dev/null || tar -cf " +
+                         path("empty.tar") + " --files-from /dev/null").c_str()), 0);
+  expect_error(run(tessel("run " + path("empty.tar"))), 1, "has no mod.so");
+  expect_error(run(tessel("run " + edited_package("v99.tar", "s/\"version\": 1/\"version\": 99/"))), 1,
+               "package format version 99");
+  expect_error(run(tessel("run " + edited_package("arm.tar", "s/\"arch\": \"x86_64\"/\"arch\": \"aarch64\"/"))), 1,
+               "was compiled for aarch64");
+  expect_error(run(tessel("run " + edited_package("broken.tar", "s/\"kernels\"/\"kernelz\"/"))), 1, "is corrupt");
+}
+
+TEST_F(CliTest, BadInputsAndOutputsAreRejected) {
+  runtime::save_npz(path("small.npz"), {{"data", random_input({1, 3, 8, 8}, 1)}});
+  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("small.npz"))), 1,
+               "input 'data' is float32[1, 3, 8, 8] but the model expects float32[1, 3, 32, 32]");
+  runtime::NDArray ints = runtime::NDArray::empty({1, 3, 32, 32}, DataType::i32());
+  runtime::save_npz(path("ints.npz"), {{"data", ints}});
+  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("ints.npz"))), 1, "int32");
+  runtime::save_npz(path("named.npz"), {{"image", random_input({1, 3, 32, 32}, 1)}});
+  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("named.npz"))), 1,
+               "array 'image' but the model has no input of that name");
+  expect_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")), 1, "/nonexistent-dir/out.npz");
+  expect_error(run(tessel("compile " + kModel + " -o /nonexistent-dir/model.tar")), 1, "/nonexistent-dir does not exist");
+}
+
+}  // namespace
+}  // namespace tessel
