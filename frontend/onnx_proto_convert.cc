@@ -15,6 +15,7 @@ DataType dtype_from_onnx(int32_t elem_type, const std::string& what) {
     case TensorProto::FLOAT: return DataType::f32();
     case TensorProto::DOUBLE: return DataType::f64();
     case TensorProto::FLOAT16: return DataType::f16();
+    case TensorProto::BFLOAT16: return DataType::bf16();
     case TensorProto::INT8: return DataType::i8();
     case TensorProto::INT16: return DataType::i16();
     case TensorProto::INT32: return DataType::i32();
@@ -29,8 +30,6 @@ DataType dtype_from_onnx(int32_t elem_type, const std::string& what) {
     case TensorProto::COMPLEX64:
     case TensorProto::COMPLEX128:
       throw UnsupportedFeatureError("complex tensors", fmt::format("{} is a complex tensor, which Tessel does not support", what));
-    case TensorProto::BFLOAT16:
-      throw UnsupportedFeatureError("bfloat16 tensors", fmt::format("{} is a bfloat16 tensor, which Tessel does not support", what));
     default:
       throw Error(fmt::format("{} has an undefined or unknown element type ({})", what, elem_type));
   }
@@ -38,6 +37,7 @@ DataType dtype_from_onnx(int32_t elem_type, const std::string& what) {
 
 int32_t dtype_to_onnx(DataType d) {
   if (d.is_bool()) return TensorProto::BOOL;
+  if (d == DataType::bf16()) return TensorProto::BFLOAT16;
   if (d.is_float()) {
     switch (d.bits()) {
       case 16: return TensorProto::FLOAT16;
@@ -64,8 +64,8 @@ int32_t dtype_to_onnx(DataType d) {
 
 namespace {
 
-// Typed fields hold wider types than the tensor (int8 in int32_data, float16 bits in
-// int32_data, uint32 in uint64_data), so each element is narrowed.
+// Typed fields hold wider types than the tensor (int8 in int32_data, float16 and bfloat16 bits
+// in int32_data, uint32 in uint64_data), so each element is narrowed.
 template <class Dst, class Field>
 void copy_typed_field(const Field& field, graph::TensorData& t, const char* field_name, const std::string& what) {
   if (field.size() != t.numel()) {
@@ -86,7 +86,8 @@ void read_typed_fields(const TensorProto& p, graph::TensorData& t, const std::st
     case TensorProto::INT16: return copy_typed_field<int16_t>(p.int32_data(), t, "int32_data", what);
     case TensorProto::INT8: return copy_typed_field<int8_t>(p.int32_data(), t, "int32_data", what);
     case TensorProto::UINT16:
-    case TensorProto::FLOAT16: return copy_typed_field<uint16_t>(p.int32_data(), t, "int32_data", what);
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16: return copy_typed_field<uint16_t>(p.int32_data(), t, "int32_data", what);
     case TensorProto::UINT8:
     case TensorProto::BOOL: return copy_typed_field<uint8_t>(p.int32_data(), t, "int32_data", what);
   }

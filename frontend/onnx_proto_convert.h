@@ -11,8 +11,8 @@
 
 namespace tessel::frontend::detail {
 
-// TensorProto::DataType → DataType; UnsupportedFeatureError naming `what` for strings, complex,
-// bfloat16; Error for undefined.
+// TensorProto::DataType → DataType; UnsupportedFeatureError naming `what` for strings and
+// complex; Error for undefined.
 DataType dtype_from_onnx(int32_t elem_type, const std::string& what);
 int32_t dtype_to_onnx(DataType dtype);
 

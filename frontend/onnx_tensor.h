@@ -1,6 +1,6 @@
 // Serialized ONNX TensorProto files (the test_data_set_N/{input,output}_K.pb files of ONNX's
 // backend tests) to and from TensorData. Reading throws tessel::Error naming the file when it is
-// missing or corrupt, and UnsupportedFeatureError for string/complex/bfloat16 or external data.
+// missing or corrupt, and UnsupportedFeatureError for string/complex or external data.
 #pragma once
 
 #include <string>

@@ -15,7 +15,7 @@ std::string DataType::str() const {
   } else if (is_handle()) {
     base = "handle";
   } else {
-    const char* prefix = code_ == kInt ? "int" : code_ == kUInt ? "uint" : "float";
+    const char* prefix = code_ == kInt ? "int" : code_ == kUInt ? "uint" : code_ == kBFloat ? "bfloat" : "float";
     base = fmt::format("{}{}", prefix, bits_);
   }
   return lanes_ == 1 ? base : fmt::format("{}x{}", base, lanes_);
@@ -34,6 +34,7 @@ DataType DataType::parse(const std::string& s) {
   }
   if (base == "bool") return boolean(lanes);
   if (base == "handle") return handle();
+  if (base == "bfloat16") return bf16().with_lanes(lanes);
   for (auto [prefix, code] : {std::pair{"int", kInt}, {"uint", kUInt}, {"float", kFloat}}) {
     std::string p = prefix;
     if (base.rfind(p, 0) == 0 && base.size() > p.size()) {
@@ -49,7 +50,7 @@ DataType DataType::parse(const std::string& s) {
     }
   }
   throw Error(fmt::format(
-      "invalid data type '{}': expected int8/16/32/64, uint8/16/32/64, float16/32/64 or bool", s));
+      "invalid data type '{}': expected int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16 or bool", s));
 }
 
 }  // namespace tessel

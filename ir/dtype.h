@@ -8,7 +8,9 @@ namespace tessel {
 
 class DataType {
  public:
-  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kHandle = 3 };
+  // kBFloat is DLPack's kDLBfloat. bfloat16 is not is_float(): it is a storage type that only Cast
+  // converts (elementwise math on it is unsupported), so float code paths must not take it for float16.
+  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kHandle = 3, kBFloat = 4 };
 
   constexpr DataType() = default;
   constexpr DataType(Code code, int bits, int lanes = 1)
@@ -25,6 +27,7 @@ class DataType {
   static constexpr DataType f16() { return {kFloat, 16}; }
   static constexpr DataType f32() { return {kFloat, 32}; }
   static constexpr DataType f64() { return {kFloat, 64}; }
+  static constexpr DataType bf16() { return {kBFloat, 16}; }
   static constexpr DataType boolean(int lanes = 1) { return {kUInt, 1, lanes}; }
   static constexpr DataType handle() { return {kHandle, 64}; }
   static constexpr DataType void_type() { return {kHandle, 0}; }
@@ -38,6 +41,7 @@ class DataType {
   constexpr bool is_uint() const { return code_ == kUInt && bits_ != 1; }
   constexpr bool is_bool() const { return code_ == kUInt && bits_ == 1; }
   constexpr bool is_float() const { return code_ == kFloat; }
+  constexpr bool is_bfloat() const { return code_ == kBFloat; }
   constexpr bool is_handle() const { return code_ == kHandle && bits_ != 0; }
   constexpr bool is_void() const { return code_ == kHandle && bits_ == 0; }
   constexpr bool is_integer() const { return code_ == kInt || code_ == kUInt; }  // bool included
@@ -52,7 +56,7 @@ class DataType {
   }
   constexpr bool operator!=(const DataType& o) const { return !(*this == o); }
 
-  // "float32", "int32x8", "bool", "handle".
+  // "float32", "int32x8", "bool", "bfloat16", "handle".
   std::string str() const;
   // Parses str()'s format; throws tessel::Error on anything else.
   static DataType parse(const std::string& s);

@@ -28,6 +28,19 @@ std::vector<PrimExpr> shape_exprs(const graph::TensorType& t) {
   return shape;
 }
 
+// bfloat16 has no arithmetic in tir/codegen (it is i16 storage there); only Cast converts it.
+void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
+  if (node.op_type == "Cast" || node.op_type == "CastLike") return;
+  for (const auto* values : {&node.inputs, &node.outputs}) {
+    for (graph::ValueId v : *values) {
+      if (v != graph::kNoValue && g.value(v).type.dtype.is_bfloat()) {
+        throw Error(fmt::format("{}: bfloat16 tensors are supported only by Cast and CastLike in the compiled engine",
+                                node.describe()));
+      }
+    }
+  }
+}
+
 void schedule_reduction(te::Schedule& s, const te::Tensor& out) {
   te::Stage st = s[out];
   if (out.ndim() > 0) {
@@ -57,6 +70,7 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
     const graph::Node& node = g.nodes[n];
     const topi::ComputeFn* fn = topi::find_compute(node.op_type);
     if (!fn) throw Error(fmt::format("{}: operator '{}' has no te lowering yet", node.describe(), node.op_type));
+    check_bfloat_use(g, node);
     std::vector<te::Tensor> in;
     for (graph::ValueId v : node.inputs) in.push_back(v == graph::kNoValue ? te::Tensor() : tensors.at(v));
     std::vector<te::Tensor> results = (*fn)(g, node, in, identifier(node.name));

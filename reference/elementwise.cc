@@ -213,7 +213,7 @@ TensorData cast(const TensorData& x, DataType to) {
   if (x.dtype() == to) return x;
   TensorData out(to, x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
-    if (x.dtype().is_float()) {
+    if (x.dtype().is_float() || x.dtype().is_bfloat()) {
       set_f(out, i, get_f(x, i));
     } else {
       set_i(out, i, get_i(x, i));

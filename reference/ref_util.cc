@@ -37,27 +37,42 @@ uint16_t float_to_half(float f) {
   return sign | static_cast<uint16_t>(h);
 }
 
+float bfloat_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+uint16_t float_to_bfloat(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  // Truncating a NaN whose payload is all in the low half would give infinity.
+  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x0040);
+  return static_cast<uint16_t>(x >> 16);
+}
+
 namespace {
-// Calls fn with a pointer to element i typed by t's dtype (float16 as uint16_t, flagged).
+// How element bits are interpreted: 16-bit floats are stored as uint16_t and converted.
+enum class Stored { kPlain, kHalf, kBFloat };
+
+// Calls fn with a pointer to element i typed by t's dtype, and how to interpret it.
 template <class Fn>
 auto with_element(const TensorData& t, int64_t i, Fn fn) {
   DataType d = t.dtype();
   auto* p = static_cast<const std::byte*>(t.raw()) + i * d.bytes();
+  constexpr Stored kPlain = Stored::kPlain;
   if (d.is_float()) {
     switch (d.bits()) {
-      case 16: return fn(reinterpret_cast<const uint16_t*>(p), true);
-      case 32: return fn(reinterpret_cast<const float*>(p), false);
-      case 64: return fn(reinterpret_cast<const double*>(p), false);
+      case 16: return fn(reinterpret_cast<const uint16_t*>(p), Stored::kHalf);
+      case 32: return fn(reinterpret_cast<const float*>(p), kPlain);
+      case 64: return fn(reinterpret_cast<const double*>(p), kPlain);
     }
+  } else if (d.is_bfloat()) {
+    return fn(reinterpret_cast<const uint16_t*>(p), Stored::kBFloat);
   } else if (d.is_bool()) {
-    return fn(reinterpret_cast<const uint8_t*>(p), false);
+    return fn(reinterpret_cast<const uint8_t*>(p), kPlain);
   } else if (d.is_int() || d.is_uint()) {
     bool s = d.is_int();
     switch (d.bits()) {
-      case 8: return s ? fn(reinterpret_cast<const int8_t*>(p), false) : fn(reinterpret_cast<const uint8_t*>(p), false);
-      case 16: return s ? fn(reinterpret_cast<const int16_t*>(p), false) : fn(reinterpret_cast<const uint16_t*>(p), false);
-      case 32: return s ? fn(reinterpret_cast<const int32_t*>(p), false) : fn(reinterpret_cast<const uint32_t*>(p), false);
-      case 64: return s ? fn(reinterpret_cast<const int64_t*>(p), false) : fn(reinterpret_cast<const uint64_t*>(p), false);
+      case 8: return s ? fn(reinterpret_cast<const int8_t*>(p), kPlain) : fn(reinterpret_cast<const uint8_t*>(p), kPlain);
+      case 16: return s ? fn(reinterpret_cast<const int16_t*>(p), kPlain) : fn(reinterpret_cast<const uint16_t*>(p), kPlain);
+      case 32: return s ? fn(reinterpret_cast<const int32_t*>(p), kPlain) : fn(reinterpret_cast<const uint32_t*>(p), kPlain);
+      case 64: return s ? fn(reinterpret_cast<const int64_t*>(p), kPlain) : fn(reinterpret_cast<const uint64_t*>(p), kPlain);
     }
   }
   throw Error(fmt::format("the reference executor does not support elements of type {}", d.str()));
@@ -67,37 +82,47 @@ template <class Elem>
 Elem* writable(const Elem* p) {
   return const_cast<Elem*>(p);
 }
+
+bool is_floating(DataType d) { return d.is_float() || d.is_bfloat(); }
 }  // namespace
 
 double get_f(const TensorData& t, int64_t i) {
-  return with_element(t, i, [](const auto* p, bool half) {
-    return half ? static_cast<double>(half_to_float(static_cast<uint16_t>(*p))) : static_cast<double>(*p);
+  return with_element(t, i, [](const auto* p, Stored s) {
+    if (s == Stored::kPlain) return static_cast<double>(*p);
+    auto bits = static_cast<uint16_t>(*p);
+    return static_cast<double>(s == Stored::kHalf ? half_to_float(bits) : bfloat_to_float(bits));
   });
 }
 
 int64_t get_i(const TensorData& t, int64_t i) {
-  return with_element(t, i, [](const auto* p, bool half) {
-    return half ? static_cast<int64_t>(half_to_float(static_cast<uint16_t>(*p))) : static_cast<int64_t>(*p);
+  if (t.dtype().is_bfloat()) {
+    throw Error("the reference executor supports bfloat16 tensors only in Cast, CastLike and data movement");
+  }
+  return with_element(t, i, [](const auto* p, Stored s) {
+    return s == Stored::kHalf ? static_cast<int64_t>(half_to_float(static_cast<uint16_t>(*p))) : static_cast<int64_t>(*p);
   });
 }
 
 void set_f(TensorData& t, int64_t i, double v) {
   if (t.dtype().is_bool()) return set_i(t, i, v != 0);
-  if (!t.dtype().is_float()) {
+  if (!is_floating(t.dtype())) {
     // NaN and out-of-range values are undefined in C++; saturate them like most hardware does.
     if (std::isnan(v)) return set_i(t, i, 0);
     return set_i(t, i, v >= 0x1p63 ? INT64_MAX : v < -0x1p63 ? INT64_MIN : static_cast<int64_t>(v));
   }
-  with_element(t, i, [v](const auto* p, bool half) {
+  with_element(t, i, [v](const auto* p, Stored s) {
     using Elem = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
-    *writable(p) = half ? static_cast<Elem>(float_to_half(static_cast<float>(v))) : static_cast<Elem>(v);
+    auto f = static_cast<float>(v);
+    *writable(p) = s == Stored::kPlain  ? static_cast<Elem>(v)
+                   : s == Stored::kHalf ? static_cast<Elem>(float_to_half(f))
+                                        : static_cast<Elem>(float_to_bfloat(f));
   });
 }
 
 void set_i(TensorData& t, int64_t i, int64_t v) {
-  if (t.dtype().is_float()) return set_f(t, i, static_cast<double>(v));
+  if (is_floating(t.dtype())) return set_f(t, i, static_cast<double>(v));
   if (t.dtype().is_bool()) v = v != 0;
-  with_element(t, i, [v](const auto* p, bool) {
+  with_element(t, i, [v](const auto* p, Stored) {
     using Elem = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
     *writable(p) = static_cast<Elem>(v);
   });

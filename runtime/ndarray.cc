@@ -44,7 +44,7 @@ bool is_compact(const std::vector<int64_t>& shape, const int64_t* strides) {
 }  // namespace
 
 DLDataType to_dl(DataType t) {
-  // DataType's codes were chosen equal to DLPack's (kInt, kUInt, kFloat, kOpaqueHandle).
+  // DataType's codes were chosen equal to DLPack's (kInt, kUInt, kFloat, kOpaqueHandle, kBfloat).
   return DLDataType{static_cast<uint8_t>(t.code()), static_cast<uint8_t>(t.bits()),
                     static_cast<uint16_t>(t.lanes())};
 }
@@ -57,6 +57,9 @@ DataType from_dl(DLDataType t) {
       return DataType(DataType::kUInt, t.bits, t.lanes);
     case kDLFloat:
       return DataType(DataType::kFloat, t.bits, t.lanes);
+    case kDLBfloat:
+      if (t.bits == 16) return DataType::bf16().with_lanes(t.lanes);
+      break;
     case kDLOpaqueHandle:
       return DataType(DataType::kHandle, t.bits, t.lanes);
     case kDLBoolCode:

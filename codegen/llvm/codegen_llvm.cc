@@ -51,6 +51,18 @@ int known_trailing_zeros(const PrimExpr& e) {
   return 0;
 }
 
+// bfloat16 lives in i16 bits. Widening puts them in the high half of a float32's bits.
+llvm::Value* bfloat_to_f32(llvm::IRBuilder<>& b, llvm::Value* bits, llvm::Type* i32, llvm::Type* f32) {
+  return b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, i32), llvm::ConstantInt::get(i32, 16)), f32);
+}
+
+// Narrowing keeps the high half (truncation, like the reference executor) and sets the quiet bit
+// on NaN, so a NaN whose payload is all in the low half does not become infinity.
+llvm::Value* f32_to_bfloat(llvm::IRBuilder<>& b, llvm::Value* f, llvm::Type* i32, llvm::Type* i16) {
+  llvm::Value* high = b.CreateLShr(b.CreateBitCast(f, i32), llvm::ConstantInt::get(i32, 16));
+  llvm::Value* quiet = b.CreateOr(high, llvm::ConstantInt::get(i32, 0x40));
+  return b.CreateTrunc(b.CreateSelect(b.CreateFCmpUNO(f, f), quiet, high), i16);
+}
 }  // namespace
 
 CodeGenLLVM::CodeGenLLVM(llvm::Module& module, const Target& target)
@@ -205,6 +217,12 @@ llvm::Value* CodeGenLLVM::cast_value(DataType from, DataType to, llvm::Value* v)
   if (from == to) return v;
   TESSEL_ICHECK(!from.is_handle() && !to.is_handle())
       << "cast between " << from.str() << " and " << to.str();
+  if (from.is_bfloat() || to.is_bfloat()) {  // through float32
+    DataType f32 = DataType::f32().with_lanes(from.lanes());
+    llvm::Type* i32 = llvm_type(DataType::i32().with_lanes(from.lanes()));
+    if (from.is_bfloat()) return cast_value(f32, to, bfloat_to_f32(builder_, v, i32, llvm_type(f32)));
+    return f32_to_bfloat(builder_, cast_value(from, f32, v), i32, llvm_type(to));
+  }
   llvm::Type* ty = llvm_type(to);
   if (to.is_bool()) {
     llvm::Value* zero = llvm::Constant::getNullValue(v->getType());

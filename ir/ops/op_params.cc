@@ -36,6 +36,7 @@ DataType onnx_dtype(int64_t code, const Node& node) {
     case 11: return DataType::f64();
     case 12: return DataType::u32();
     case 13: return DataType::u64();
+    case 16: return DataType::bf16();
   }
   throw node_error(node, fmt::format("unsupported ONNX element type {}", code));
 }

@@ -93,6 +93,19 @@ TEST(OnnxImporterTest, InitializersListedAsInputsBecomeConstants) {
   EXPECT_EQ(g.nodes[0].inputs, (std::vector<graph::ValueId>{g.inputs[0], w}));
 }
 
+TEST(OnnxImporterTest, ImportsBfloat16ValuesAndCastTargets) {
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (float[2] x, bfloat16[2] w) => (bfloat16[2] y, float[2] z) {
+      y = Cast <to = 16> (x)
+      z = Cast <to = 1> (w)
+    })");
+  EXPECT_EQ(g.value(g.find_value("w")).type.str(), "bfloat16[2]");
+  EXPECT_EQ(only_node(g, "Cast").attr_int("to", 0), 16);
+  g = import_onnx(kData + "/node/test_cast_FLOAT_to_BFLOAT16/model.onnx");
+  EXPECT_EQ(g.value(g.outputs[0]).type.str(), "bfloat16[3, 4]");
+}
+
 TEST(OnnxImporterTest, OldOpsetModelsImport) {
   graph::Graph g = import_onnx(kData + "/pytorch-converted/test_Conv2d/model.onnx");
   EXPECT_EQ(g.opset, 6);

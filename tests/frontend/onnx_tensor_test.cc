@@ -41,7 +41,7 @@ TEST(OnnxTensorTest, RoundTripsStoredTestData) {
 TEST(OnnxTensorTest, RoundTripsEveryDtype) {
   for (DataType dtype : {DataType::f16(), DataType::f32(), DataType::f64(), DataType::i8(), DataType::i16(),
                          DataType::i32(), DataType::i64(), DataType::u8(), DataType::u16(), DataType::u32(),
-                         DataType::u64(), DataType::boolean()}) {
+                         DataType::u64(), DataType::boolean(), DataType::bf16()}) {
     graph::TensorData t(dtype, {2, 3});
     auto* bytes = static_cast<unsigned char*>(t.raw());
     for (size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<unsigned char>(dtype.is_bool() ? i % 2 : i * 7 + 1);
@@ -49,6 +49,19 @@ TEST(OnnxTensorTest, RoundTripsEveryDtype) {
     write_tensor_file(path, t);
     EXPECT_TRUE(same_tensor(read_tensor_file(path), t)) << dtype.str();
   }
+}
+
+TEST(OnnxTensorTest, ReadsBfloat16BitsFromInt32Data) {
+  // A TensorProto (as initializers are stored) encoded by hand: dims [2], data_type BFLOAT16 (16),
+  // int32_data packed {0x3F80, 0xC020} as varints (1.0 and -2.5).
+  const std::string proto("\x08\x02\x10\x10\x2a\x05\x80\x7f\xa0\x80\x03", 11);
+  std::string path = ::testing::TempDir() + "/bfloat16_int32_data.pb";
+  std::ofstream(path, std::ios::binary) << proto;
+  graph::TensorData t = read_tensor_file(path);
+  ASSERT_EQ(t.dtype(), DataType::bf16());
+  ASSERT_EQ(t.shape(), std::vector<int64_t>{2});
+  EXPECT_EQ(t.data<uint16_t>()[0], 0x3F80);
+  EXPECT_EQ(t.data<uint16_t>()[1], 0xC020);
 }
 
 TEST(OnnxTensorTest, ErrorsNameTheFile) {

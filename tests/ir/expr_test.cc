@@ -11,9 +11,14 @@ namespace tessel {
 TEST(DataTypeTest, StrAndParseRoundTrip) {
   for (DataType t : {DataType::i8(), DataType::i32(), DataType::u16(), DataType::f32(),
                      DataType::f64(), DataType::boolean(), DataType::f32().with_lanes(8),
-                     DataType::i64().with_lanes(4)}) {
+                     DataType::i64().with_lanes(4), DataType::bf16(), DataType::bf16().with_lanes(8)}) {
     EXPECT_EQ(DataType::parse(t.str()), t) << t.str();
   }
+  EXPECT_EQ(DataType::bf16().str(), "bfloat16");
+  // bfloat16 is its own code (DLPack's kDLBfloat), not a float16 that float code paths would take.
+  EXPECT_EQ(DataType::bf16().code(), DataType::kBFloat);
+  EXPECT_FALSE(DataType::bf16().is_float());
+  EXPECT_EQ(DataType::bf16().bytes(), 2);
   EXPECT_EQ(DataType::f32().with_lanes(16).str(), "float32x16");
   EXPECT_EQ(DataType::boolean().str(), "bool");
 }

@@ -106,6 +106,22 @@ TEST(ElementwiseRefTest, CastAndCastLike) {
                 {0.0999755859375, INFINITY});
 }
 
+TEST(ElementwiseRefTest, CastToAndFromBfloat16) {
+  const double tie = 1.0 + 3 * std::ldexp(1.0, -8);
+  TensorData b = eval1("Cast", {f32({7}, {1.0, -2.5, 3.14159, 1e-40, tie, INFINITY, NAN})}, {{"to", int64_t{16}}});
+  ASSERT_EQ(b.dtype(), DataType::bf16());
+  EXPECT_EQ(std::vector<uint16_t>(b.data<uint16_t>(), b.data<uint16_t>() + 7),
+            (std::vector<uint16_t>{0x3F80, 0xC020, 0x4049, 0x0001, 0x3F81, 0x7F80, 0x7FC0}));
+  expect_tensor(eval1("Cast", {b}, {{"to", int64_t{1}}}), kF32, {7},
+                {1.0, -2.5, 3.140625, std::ldexp(1.0, -133), 1.0 + std::ldexp(1.0, -7), INFINITY, NAN}, 0);
+  TensorData small = eval1("Cast", {f32({3}, {1.0, -2.5, 3.14159})}, {{"to", int64_t{16}}});
+  expect_tensor(eval1("CastLike", {small, make_tensor(DataType::i32(), {}, {0})}), DataType::i32(), {3}, {1, -2, 3});
+  TensorData from_int = eval1("CastLike", {make_tensor(DataType::i64(), {2}, {-3, 257}), b});
+  EXPECT_EQ(from_int.dtype(), DataType::bf16());
+  EXPECT_EQ(from_int.data<uint16_t>()[0], 0xC040);
+  EXPECT_EQ(from_int.data<uint16_t>()[1], 0x4380);  // 257 truncates to 256
+}
+
 TEST(ElementwiseRefTest, BitShiftIsLogical) {
   TensorData x = make_tensor(DataType::u8(), {3}, {16, 255, 1});
   TensorData s = make_tensor(DataType::u8(), {3}, {1, 4, 7});

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 
 namespace tessel::reference {
@@ -22,6 +23,27 @@ TEST(RefUtilTest, HalfConversionRoundsToNearestEven) {
   EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));
 }
 
+TEST(RefUtilTest, BfloatConversionTruncatesAndKeepsNaN) {
+  EXPECT_EQ(float_to_bfloat(1.0f), 0x3F80);
+  EXPECT_EQ(float_to_bfloat(-2.5f), 0xC020);
+  EXPECT_EQ(float_to_bfloat(3.14159f), 0x4049);
+  EXPECT_EQ(float_to_bfloat(1e-40f), 0x0001);  // a float32 subnormal keeps its high bits
+  EXPECT_EQ(float_to_bfloat(1.0f + 3 * std::ldexp(1.0f, -9)), 0x3F80);  // above the half: still truncated
+  EXPECT_EQ(float_to_bfloat(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F81);  // a tie: truncated, not to even
+  EXPECT_EQ(float_to_bfloat(INFINITY), 0x7F80);
+  EXPECT_EQ(float_to_bfloat(-INFINITY), 0xFF80);
+  EXPECT_EQ(float_to_bfloat(NAN), 0x7FC0);
+  EXPECT_EQ(float_to_bfloat(std::bit_cast<float>(0x7F800001u)), 0x7FC0);  // payload only in the low half
+  EXPECT_EQ(float_to_bfloat(std::bit_cast<float>(0xFFC00000u)), 0xFFC0);
+  EXPECT_EQ(bfloat_to_float(0xC020), -2.5f);
+  EXPECT_EQ(bfloat_to_float(0x0001), std::ldexp(1.0f, -133));
+  EXPECT_TRUE(std::isnan(bfloat_to_float(0x7FC0)));
+  for (uint32_t b = 0; b <= 0xFFFF; ++b) {
+    auto bits = static_cast<uint16_t>(b);
+    if (!std::isnan(bfloat_to_float(bits))) EXPECT_EQ(float_to_bfloat(bfloat_to_float(bits)), bits) << b;
+  }
+}
+
 TEST(RefUtilTest, SetConvertsToTheDtype) {
   TensorData t(DataType::i8(), {3});
   set_i(t, 0, 300);    // wraps
@@ -39,6 +61,13 @@ TEST(RefUtilTest, SetConvertsToTheDtype) {
   set_f(h, 0, 1.5);
   EXPECT_EQ(h.data<uint16_t>()[0], 0x3E00);
   EXPECT_EQ(get_f(h, 0), 1.5);
+  TensorData bf(DataType::bf16(), {2});
+  set_f(bf, 0, -2.5);
+  set_i(bf, 1, 3);
+  EXPECT_EQ(bf.data<uint16_t>()[0], 0xC020);
+  EXPECT_EQ(get_f(bf, 1), 3.0);
+  // Integer code paths must not read bfloat16 bits as an integer.
+  EXPECT_THROW(get_i(bf, 0), Error);
 }
 
 TEST(RefUtilTest, BroadcastOffsets) {

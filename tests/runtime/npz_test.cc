@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "expect_error.h"
+#include "tests/expect_error.h"
 #include "ir/error.h"
 
 namespace tessel::runtime {
@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using testing::expect_error;
+using tessel::testing::expect_error;
 
 // Archives written by numpy 1.24 (so this test needs no numpy), from:
 //   np.savez('stored.npz', x=np.array([[1.5, -2], [3, 4.25], [0, 7]], dtype=np.float32),

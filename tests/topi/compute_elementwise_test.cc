@@ -94,6 +94,48 @@ TEST(ComputeElementwiseTest, CastBetweenFloatIntAndBool) {
   m.check();
 }
 
+TensorData bfloat16_of(std::vector<uint16_t> bits) {
+  TensorData t(DataType::bf16(), {static_cast<int64_t>(bits.size())});
+  std::copy(bits.begin(), bits.end(), t.data<uint16_t>());
+  return t;
+}
+
+TEST(ComputeElementwiseTest, CastToAndFromBfloat16) {
+  OpGraph m;
+  const double tie = 1 + 3 * std::ldexp(1.0, -8), above_half = 1 + 3 * std::ldexp(1.0, -9);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  auto x = m.input("x", tensor_of<double>(DataType::f32(), {10}, {1.0, -2.5, 3.14159, 1e-40, tie, above_half, inf, -inf,
+                                                                   nan, -0.0}));
+  auto d = m.input("d", tensor_of<double>(DataType::f64(), {4}, {1.0 + 1e-12, -3.3, 1e300, nan}));
+  auto i = m.input("i", ints({-300, 0, 257, 70001, 16777217}));
+  // 1, -2.5, the smallest subnormal, inf, -inf, NaN, 3.140625, -0, 2^23, -2^31.
+  auto b = m.input("b", bfloat16_of({0x3F80, 0xC020, 0x0001, 0x7F80, 0xFF80, 0x7FC0, 0x4049, 0x8000, 0x4B00, 0xCF00}));
+  auto finite = m.input("finite", bfloat16_of({0x3F80, 0xC020, 0x4049, 0x8000, 0x4B00, 0xC2FF}));
+  // Wide enough for the vectorized loop and its tail.
+  auto bulk = m.input("bulk", random_data(DataType::f32(), {3, 41}, 17, -1e4, 1e4));
+  auto to = [](int64_t code) { return std::map<std::string, Attr>{{"to", Attr(code)}}; };
+  m.op("f32_to_bf16", "Cast", {x}, to(16));
+  m.op("f64_to_bf16", "Cast", {d}, to(16));
+  m.op("i64_to_bf16", "Cast", {i}, to(16));
+  m.op("bf16_to_f32", "Cast", {b}, to(1));
+  m.op("bf16_to_f64", "Cast", {b}, to(11));
+  m.op("bf16_to_bool", "Cast", {b}, to(9));
+  m.op("bf16_to_i32", "Cast", {finite}, to(6));
+  m.op("bf16_to_i64", "Cast", {finite}, to(7));
+  m.op("castlike_to_bf16", "CastLike", {x, b});
+  m.op("castlike_from_bf16", "CastLike", {b, x});
+  auto bulk_bf16 = m.op("bulk_to_bf16", "Cast", {bulk}, to(16))[0];
+  m.op("bulk_round_trip", "Cast", {bulk_bf16}, to(1));
+  m.check();
+}
+
+TEST(ComputeElementwiseTest, BfloatArithmeticIsAClearError) {
+  OpGraph m;
+  auto b = m.input("b", bfloat16_of({0x3F80, 0xC020}));
+  m.op("sum", "Add", {b, b});
+  expect_compile_error(m.b.g, "bfloat16 tensors are supported only by Cast and CastLike");
+}
+
 TEST(ComputeElementwiseTest, PowWithIntegerAndMixedOperands) {
   OpGraph m;
   auto base = m.input("base", random_data(DataType::i64(), {3, 4}, 21, -5, 5));

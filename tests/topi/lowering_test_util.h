@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <random>
 #include <string>
@@ -46,6 +47,12 @@ inline TensorData random_data(DataType dtype, std::vector<int64_t> shape, uint32
     }
   }
   return t;
+}
+
+// Element i as double; bfloat16 (which TensorData::get_double does not read) from its bits.
+inline double element_value(const TensorData& t, int64_t i) {
+  if (t.dtype().is_bfloat()) return std::bit_cast<float>(uint32_t{t.data<uint16_t>()[i]} << 16);
+  return t.get_double(i);
 }
 
 template <class T>
@@ -107,16 +114,16 @@ struct OpGraph {
       int mismatches = 0;
       for (int64_t i = 0; i < got.numel() && mismatches < 5; ++i) {
         bool ok;
-        if (got.dtype().is_float()) {
-          double x = got.get_double(i), y = want[o].get_double(i);
+        if (got.dtype().is_float() || got.dtype().is_bfloat()) {
+          double x = element_value(got, i), y = element_value(want[o], i);
           ok = (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= 1e-5 * (1 + std::abs(y));
         } else {
           ok = got.get_int(i) == want[o].get_int(i);
         }
         if (!ok) {
           ++mismatches;
-          ADD_FAILURE() << what << " element " << i << ": got " << got.get_double(i) << ", reference "
-                        << want[o].get_double(i);
+          ADD_FAILURE() << what << " element " << i << ": got " << element_value(got, i) << ", reference "
+                        << element_value(want[o], i);
         }
       }
     }
