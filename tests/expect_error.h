@@ -1,4 +1,4 @@
-// Test helper shared by the runtime tests.
+// Test helper shared by the test suites.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include "ir/error.h"
 
-namespace tessel::runtime::testing {
+namespace tessel::testing {
 
 // Expects `fn` to throw tessel::Error whose message contains every one of `parts`.
 template <class Fn>
@@ -23,4 +23,4 @@ void expect_error(Fn fn, std::initializer_list<std::string> parts) {
   }
 }
 
-}  // namespace tessel::runtime::testing
+}  // namespace tessel::testing

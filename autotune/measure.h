@@ -1,0 +1,66 @@
+// Isolated, checked measurement of one tuning candidate (AutoTVM's LocalBuilder + LocalRunner in
+// one step). The candidate is built, checked and timed in a forked child process, so a build that
+// hangs or crashes LLVM, a kernel that segfaults or loops forever, costs one result and never the
+// tuner. The timeout bounds the whole child: build, check run and timing.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autotune/records.h"
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+
+namespace tessel::autotune {
+
+// Defaults are AutoTVM's LocalRunner (timeout=10, number=4, repeat=3, min_repeat_ms=0).
+struct MeasureOptions {
+  int number = 4;            // runs per measurement (raised to reach min_repeat_ms)
+  int repeat = 3;            // measurements, one cost each
+  double min_repeat_ms = 0;  // a measurement shorter than this is redone with a larger number
+  double timeout_s = 10;     // for the whole child process
+  bool flush_cache = false;  // write a 64 MiB buffer before each timed run (each run is timed alone)
+  // An output element matches when |got - want| <= rtol * max(1, |want|): relative, but absolute
+  // below 1, so that results near zero after cancellation are not rejected. Integers and bools
+  // must be equal; NaN matches NaN.
+  double rtol = 1e-4;
+};
+
+struct MeasureResult {
+  MeasureError error = MeasureError::kNone;
+  std::string message;          // empty for kNone
+  std::vector<double> costs_s;  // kNone: `repeat` mean seconds per run; empty on error
+  int number = 0;               // runs per measurement actually used (kNone only)
+  double elapsed_s = 0;         // wall time of the whole measurement, build included (AutoTVM's all_cost)
+  // The mean of costs_s; +infinity on error, so that errors sort last.
+  double mean_cost_s() const;
+};
+
+// Builds the candidate's kernel, e.g. by lowering and JIT-compiling a te schedule with
+// tessel::build (codegen/build.h). It runs in the child only. A tessel::Error (or any other
+// exception) it throws is a kBuildError carrying its message.
+using CandidateBuilder = std::function<runtime::Module()>;
+
+// Measures `function_name` of the module that `build` returns. The function is called with the
+// inputs followed by one output array per reference output, in that order: `inputs` are the
+// leading arguments in the function's argument order and the outputs the trailing ones (as
+// tessel::build's args list {A, B, C} puts C last). Output arrays are allocated in the child with
+// the references' shapes and dtypes, poisoned (all bytes 0xFF) so that unwritten elements show,
+// and compared after one check run; the kernel may write to its inputs without harm, as it only
+// touches the child's copy.
+//
+// Outcomes: kBuildError (`build` threw), kRuntimeError (the function threw, or the child died by
+// a signal or exited without a result; the message names the signal and the phase), kWrongAnswer
+// (the message names the output, the first bad element's index and both values, and how many
+// differ), kTimeout (the child was killed with SIGKILL after opt.timeout_s), kNone with the costs.
+// Throws tessel::Error before forking for invalid options (number, repeat < 1; timeout_s <= 0;
+// negative min_repeat_ms or rtol) or a reference of a dtype it cannot compare; when fork() or
+// pipe() fail, returns kRuntimeError. Call it from one thread at a time, outside parallel tasks:
+// other threads holding locks at fork() time (e.g. inside the JIT) could hang the child, which
+// then times out.
+MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
+                      const std::vector<runtime::NDArray>& inputs,
+                      const std::vector<runtime::NDArray>& reference_outputs, const MeasureOptions& opt);
+
+}  // namespace tessel::autotune

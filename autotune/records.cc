@@ -1,0 +1,204 @@
+#include "autotune/records.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "ir/error.h"
+
+namespace tessel::autotune {
+
+namespace {
+
+// ordered_json keeps the writer's field and knob order, so records stay readable by eye.
+using Json = nlohmann::ordered_json;
+
+constexpr MeasureError kMeasureErrors[] = {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
+                                         MeasureError::kTimeout, MeasureError::kWrongAnswer};
+
+// A line written by something else, or by another version of Tessel: skipped, not corrupt.
+class ForeignRecord : public Error {
+ public:
+  using Error::Error;
+};
+
+const Json& field(const Json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) throw Error(fmt::format("missing field \"{}\"", name));
+  return *it;
+}
+
+std::string string_field(const Json& j, const char* name) {
+  const Json& f = field(j, name);
+  if (!f.is_string()) throw Error(fmt::format("field \"{}\" must be a string, got {}", name, f.dump()));
+  return f.get<std::string>();
+}
+
+const Json& integer_field(const Json& j, const char* name) {
+  const Json& f = field(j, name);
+  if (!f.is_number_integer()) throw Error(fmt::format("field \"{}\" must be an integer, got {}", name, f.dump()));
+  return f;
+}
+
+MeasureError parse_measure_error(const std::string& s) {
+  for (MeasureError e : kMeasureErrors) {
+    if (s == measure_error_name(e)) return e;
+  }
+  throw Error(fmt::format("unknown error kind \"{}\"", s));
+}
+
+}  // namespace
+
+const char* measure_error_name(MeasureError e) {
+  switch (e) {
+    case MeasureError::kNone: return "none";
+    case MeasureError::kBuildError: return "build_error";
+    case MeasureError::kRuntimeError: return "runtime_error";
+    case MeasureError::kTimeout: return "timeout";
+    case MeasureError::kWrongAnswer: return "wrong_answer";
+  }
+  TESSEL_UNREACHABLE("record error kind");
+}
+
+double TuningRecord::mean_cost() const {
+  if (costs.empty()) return std::numeric_limits<double>::infinity();
+  return std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
+}
+
+int64_t unix_time_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string record_to_line(const TuningRecord& r) {
+  Json config = Json::parse(r.config.empty() ? "{}" : r.config, nullptr, /*allow_exceptions=*/false);
+  TESSEL_ICHECK(config.is_object()) << "record config is not a JSON object: " << r.config;
+  Json j = {{"v", kRecordVersion},
+            {"target", r.target},
+            {"workload", r.workload},
+            {"config", std::move(config)},
+            {"config_index", r.config_index},
+            {"costs", r.costs},
+            {"error", measure_error_name(r.error)},
+            {"error_msg", r.error_msg},
+            {"timestamp", r.timestamp}};
+  // Error messages can hold invalid UTF-8 (compiler output); replace rather than throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+TuningRecord record_from_line(const std::string& line) {
+  Json j;
+  try {
+    j = Json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(fmt::format("invalid JSON ({})", e.what()));
+  }
+  if (!j.is_object()) throw Error("not a JSON object");
+  auto v = j.find("v");
+  if (v == j.end()) throw ForeignRecord("no \"v\" field (not a Tessel tuning record)");
+  if (*v != kRecordVersion) {
+    throw ForeignRecord(fmt::format("format version {} (this Tessel reads version {})", v->dump(), kRecordVersion));
+  }
+  TuningRecord r;
+  r.target = string_field(j, "target");
+  r.workload = string_field(j, "workload");
+  const Json& config = field(j, "config");
+  if (!config.is_object()) throw Error(fmt::format("field \"config\" must be an object, got {}", config.dump()));
+  r.config = config.dump();
+  const Json& index = integer_field(j, "config_index");
+  if (!index.is_number_unsigned()) throw Error(fmt::format("negative config_index {}", index.dump()));
+  r.config_index = index.get<uint64_t>();
+  const Json& costs = field(j, "costs");
+  if (!costs.is_array()) throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
+  for (const Json& c : costs) {
+    if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() < 0) {
+      throw Error(fmt::format("cost {} is not a non-negative number of seconds", c.dump()));
+    }
+    r.costs.push_back(c.get<double>());
+  }
+  r.error = parse_measure_error(string_field(j, "error"));
+  if (r.error == MeasureError::kNone && r.costs.empty()) throw Error("a successful record without costs");
+  r.error_msg = string_field(j, "error_msg");
+  r.timestamp = integer_field(j, "timestamp").get<int64_t>();
+  return r;
+}
+
+RecordWriter::RecordWriter(const std::string& path) : path_(path) {
+  bool needs_newline = false;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      needs_newline = in.get() != '\n';
+    }
+  }
+  out_.open(path, std::ios::app | std::ios::binary);
+  if (!out_) throw Error(fmt::format("cannot open tuning records '{}' for appending", path));
+  if (needs_newline) out_ << '\n' << std::flush;
+}
+
+void RecordWriter::write(const TuningRecord& r) {
+  out_ << record_to_line(r) << '\n' << std::flush;
+  if (!out_) throw Error(fmt::format("writing tuning records to '{}' failed", path_));
+}
+
+std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot open tuning records '{}'", path));
+  auto warn = [&](size_t line_no, const std::string& msg) {
+    if (warnings) warnings->push_back(fmt::format("{}:{}: skipped {}", path, line_no, msg));
+  };
+  std::vector<TuningRecord> records;
+  std::string line;
+  for (size_t line_no = 1; std::getline(in, line); ++line_no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    // getline sets eof only when the line had no newline: the writer was stopped mid-line.
+    bool complete = !in.eof();
+    try {
+      records.push_back(record_from_line(line));
+    } catch (const ForeignRecord& e) {
+      warn(line_no, fmt::format("a foreign record: {}", e.what()));
+    } catch (const Error& e) {
+      warn(line_no, complete ? fmt::format("a corrupt record: {}", e.what())
+                             : std::string("a truncated last line (was the tuning run killed?)"));
+    }
+  }
+  return records;
+}
+
+Database::Database(const std::vector<TuningRecord>& records) {
+  for (const TuningRecord& r : records) add(r);
+}
+
+void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].push_back(r); }
+
+std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload) const {
+  auto it = records_.find({target, workload});
+  if (it == records_.end()) return std::nullopt;
+  const TuningRecord* best = nullptr;
+  for (const TuningRecord& r : it->second) {
+    if (r.error != MeasureError::kNone || r.costs.empty()) continue;
+    if (!best || r.mean_cost() < best->mean_cost()) best = &r;
+  }
+  if (!best) return std::nullopt;
+  return *best;
+}
+
+size_t Database::count(const std::string& target, const std::string& workload) const {
+  auto it = records_.find({target, workload});
+  return it == records_.end() ? 0 : it->second.size();
+}
+
+std::set<uint64_t> Database::configs_measured(const std::string& target, const std::string& workload) const {
+  std::set<uint64_t> out;
+  auto it = records_.find({target, workload});
+  if (it == records_.end()) return out;
+  for (const TuningRecord& r : it->second) out.insert(r.config_index);
+  return out;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,87 @@
+// Tuning records: one JSON object per line, one line per measured candidate, appended as tuning
+// goes so that a killed run loses nothing and a later run resumes from the file. Format (v 1):
+//   {"v": 1, "target": "llvm -mcpu=skylake", "workload": "dense|float32[128,256]|float32[512,256]",
+//    "config": {"tile_y": [16, 8], "tile_x": [64, 8]}, "config_index": 37, "costs": [1.2e-4, ...],
+//    "error": "none", "error_msg": "", "timestamp": 1700000000}
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel::autotune {
+
+constexpr int kRecordVersion = 1;
+
+// How a candidate's measurement ended (autotune/measure.h), as records store it.
+enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer };
+// "none", "build_error", "runtime_error", "timeout" or "wrong_answer".
+const char* measure_error_name(MeasureError e);
+
+struct TuningRecord {
+  std::string target;
+  std::string workload;  // a stable key of op, shapes, dtypes and attributes
+  std::string config;    // a JSON object, knob -> value (ConfigEntity::to_json)
+  uint64_t config_index = 0;
+  std::vector<double> costs;  // seconds per timed repeat; non-empty when error is kNone
+  MeasureError error = MeasureError::kNone;
+  std::string error_msg;
+  int64_t timestamp = 0;  // unix seconds
+
+  // The mean of costs; infinity when there are none.
+  double mean_cost() const;
+};
+
+// Seconds since the unix epoch, for TuningRecord::timestamp.
+int64_t unix_time_now();
+
+// One record as a single JSON line (no trailing newline).
+std::string record_to_line(const TuningRecord& r);
+// Parses one line; throws tessel::Error saying what is wrong (invalid JSON, another format
+// version, a missing or mistyped field, a successful record without costs).
+TuningRecord record_from_line(const std::string& line);
+
+// Appends records to a file, creating it if needed; each write is flushed before it returns.
+class RecordWriter {
+ public:
+  // Opens `path` for appending (old records are kept); an Error naming it if that fails. A last
+  // line cut off by a killed run is ended first, so that it does not swallow the next record.
+  explicit RecordWriter(const std::string& path);
+  void write(const TuningRecord& r);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+// Every valid record of `path`, in file order. Corrupt, foreign (another "v") and truncated lines
+// are skipped with a warning "PATH:LINE: ..." appended to `warnings` (when not null); blank lines
+// are ignored. A file that cannot be opened is an Error naming it.
+std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings);
+
+// Records grouped by (target, workload): the best config to apply and what is measured already.
+class Database {
+ public:
+  Database() = default;
+  explicit Database(const std::vector<TuningRecord>& records);
+  void add(const TuningRecord& r);
+
+  // The successful record with the lowest mean cost (the first of equals); none when every record
+  // of the pair errored or there is none.
+  std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
+  // The number of records of the pair, errors included.
+  size_t count(const std::string& target, const std::string& workload) const;
+  // The config indices measured for the pair, errors included (a resumed run skips them).
+  std::set<uint64_t> configs_measured(const std::string& target, const std::string& workload) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::vector<TuningRecord>> records_;
+};
+
+}  // namespace tessel::autotune

@@ -1,0 +1,233 @@
+// Tuning records: the JSON line format, appending across runs, tolerant loading, and the database.
+#include "autotune/records.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "autotune/config_space.h"
+#include "tests/expect_error.h"
+
+namespace tessel::autotune {
+namespace {
+
+using tessel::testing::expect_error;
+
+const char* kTarget = "llvm -mcpu=skylake";
+const char* kDense = "dense|float32[128,256]|float32[512,256]";
+
+TuningRecord make_record(uint64_t index, std::vector<double> costs, MeasureError error = MeasureError::kNone,
+                         const std::string& workload = kDense, const std::string& target = kTarget) {
+  TuningRecord r;
+  r.target = target;
+  r.workload = workload;
+  r.config = R"({"tile":[4,32],"unroll":1})";
+  r.config_index = index;
+  r.costs = std::move(costs);
+  r.error = error;
+  r.error_msg = error == MeasureError::kNone ? "" : "it failed";
+  r.timestamp = 1700000000 + static_cast<int64_t>(index);
+  return r;
+}
+
+void expect_same(const TuningRecord& a, const TuningRecord& b) {
+  EXPECT_EQ(a.target, b.target);
+  EXPECT_EQ(a.workload, b.workload);
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.config_index, b.config_index);
+  EXPECT_EQ(a.costs, b.costs);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.error_msg, b.error_msg);
+  EXPECT_EQ(a.timestamp, b.timestamp);
+}
+
+// A fresh path in the test temp dir (any old file removed).
+std::string temp_path(const std::string& name) {
+  std::string path = ::testing::TempDir() + "tessel_records_" + name + ".json";
+  std::remove(path.c_str());
+  return path;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+TEST(Records, LineFormat) {
+  TuningRecord r = make_record(37, {1.25e-4, 1.5e-4});
+  EXPECT_EQ(record_to_line(r),
+            R"({"v":1,"target":"llvm -mcpu=skylake","workload":"dense|float32[128,256]|float32[512,256]",)"
+            R"("config":{"tile":[4,32],"unroll":1},"config_index":37,"costs":[0.000125,0.00015],)"
+            R"("error":"none","error_msg":"","timestamp":1700000037})");
+}
+
+TEST(Records, LineRoundTripForEveryErrorKind) {
+  for (MeasureError e : {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
+                        MeasureError::kTimeout, MeasureError::kWrongAnswer}) {
+    // Costs that need every digit to round-trip.
+    TuningRecord r = make_record(5, e == MeasureError::kNone ? std::vector<double>{1.0 / 3, 2e-7} : std::vector<double>{},
+                                 e);
+    r.error_msg = "line 1\n\"quoted\"";
+    SCOPED_TRACE(measure_error_name(e));
+    expect_same(record_from_line(record_to_line(r)), r);
+  }
+}
+
+TEST(Records, ConfigRoundTripsThroughAConfigSpace) {
+  ConfigSpace space;
+  space.define_split("tile", 64, {.policy = "power2"});
+  space.define_annotate("ann", 2, "try_unroll_vec");
+  ConfigEntity e = space.get(space.size() - 1);
+  TuningRecord r = make_record(e.index(), {1e-3});
+  r.config = e.to_json();
+  TuningRecord back = record_from_line(record_to_line(r));
+  EXPECT_EQ(ConfigEntity::from_json(space, back.config).index(), back.config_index);
+}
+
+TEST(Records, RejectedLines) {
+  std::string good = record_to_line(make_record(1, {1e-3}));
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string line = good;
+    line.replace(line.find(from), from.size(), to);
+    return line;
+  };
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[])")); }, {"without costs"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[-1])")); }, {"-1", "seconds"});
+  expect_error([&] { record_from_line(with(R"("error":"none")", R"("error":"oops")")); }, {"oops"});
+  expect_error([&] { record_from_line(with(R"("config_index":1)", R"("config_index":-1)")); }, {"config_index"});
+  expect_error([&] { record_from_line(with(R"("target":"llvm -mcpu=skylake",)", "")); }, {"\"target\""});
+  expect_error([&] { record_from_line(with(R"("config":{"tile":[4,32],"unroll":1})", R"("config":[4])")); },
+               {"\"config\"", "object"});
+  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2)")); }, {"version 2"});
+  expect_error([&] { record_from_line(good.substr(0, 40)); }, {"invalid JSON"});
+}
+
+TEST(Records, WriterAppendsAcrossRuns) {
+  std::string path = temp_path("append");
+  {
+    RecordWriter w(path);
+    w.write(make_record(0, {2e-3}));
+    w.write(make_record(1, {}, MeasureError::kTimeout));
+    // Flushed as it goes: a run killed now has lost nothing.
+    std::vector<std::string> warnings;
+    EXPECT_EQ(load_records(path, &warnings).size(), 2u);
+    EXPECT_TRUE(warnings.empty());
+  }
+  {
+    // A resumed run opens the same file: old lines stay, new ones follow.
+    RecordWriter w(path);
+    w.write(make_record(2, {1e-3}));
+  }
+  std::vector<std::string> warnings;
+  std::vector<TuningRecord> records = load_records(path, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  ASSERT_EQ(records.size(), 3u);
+  for (uint64_t i = 0; i < 3; ++i) EXPECT_EQ(records[i].config_index, i);
+  expect_same(records[1], make_record(1, {}, MeasureError::kTimeout));
+  Database db(records);
+  EXPECT_EQ(db.configs_measured(kTarget, kDense), (std::set<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(db.count(kTarget, kDense), 3u);
+}
+
+TEST(Records, SkipsCorruptForeignAndTruncatedLinesWithWarnings) {
+  std::string path = temp_path("corrupt");
+  std::string good = record_to_line(make_record(7, {1e-3}));
+  std::string wrong_field = good;
+  wrong_field.replace(wrong_field.find(R"("error":"none")"), 14, R"("error":"boom")");
+  write_file(path, good + "\n" +                                                       // 1
+                       "not json at all\n" +                                           // 2
+                       "\n" +                                                          // 3: blank, no warning
+                       R"({"v":2,"target":"x"})" + "\n" +                              // 4: a newer format
+                       R"({"input":["llvm","dense",[],{}],"version":0.2})" + "\n" +  // 5: TVM's format
+                       wrong_field + "\n" +                                            // 6
+                       "[1, 2]\n" +                                                    // 7
+                       good + "\n" +                                                   // 8
+                       good.substr(0, good.size() / 2));                              // 9: cut off by a kill
+  std::vector<std::string> warnings;
+  std::vector<TuningRecord> records = load_records(path, &warnings);
+  ASSERT_EQ(records.size(), 2u);
+  expect_same(records[0], make_record(7, {1e-3}));
+  ASSERT_EQ(warnings.size(), 6u);
+  auto expect_warning = [&](size_t i, int line, const std::string& what) {
+    std::string prefix = path + ":" + std::to_string(line) + ": skipped ";
+    EXPECT_EQ(warnings[i].rfind(prefix, 0), 0u) << warnings[i];
+    EXPECT_NE(warnings[i].find(what), std::string::npos) << warnings[i];
+  };
+  expect_warning(0, 2, "corrupt record: invalid JSON");
+  expect_warning(1, 4, "foreign record: format version 2");
+  expect_warning(2, 5, "foreign record: no \"v\" field");
+  expect_warning(3, 6, "corrupt record: unknown error kind \"boom\"");
+  expect_warning(4, 7, "corrupt record: not a JSON object");
+  expect_warning(5, 9, "truncated last line");
+
+  // Warnings are optional.
+  EXPECT_EQ(load_records(path, nullptr).size(), 2u);
+}
+
+TEST(Records, WriterEndsATruncatedLineBeforeAppending) {
+  std::string path = temp_path("truncated");
+  std::string good = record_to_line(make_record(0, {1e-3}));
+  write_file(path, good + "\n" + good.substr(0, 30));
+  {
+    RecordWriter w(path);
+    w.write(make_record(1, {2e-3}));
+  }
+  EXPECT_EQ(read_file(path), good + "\n" + good.substr(0, 30) + "\n" + record_to_line(make_record(1, {2e-3})) + "\n");
+  std::vector<std::string> warnings;
+  std::vector<TuningRecord> records = load_records(path, &warnings);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].config_index, 1u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":2: skipped a corrupt record"), std::string::npos) << warnings[0];
+}
+
+TEST(Records, MissingFileIsAnError) {
+  std::string path = temp_path("missing");
+  expect_error([&] { load_records(path, nullptr); }, {path});
+  expect_error([&] { RecordWriter w(::testing::TempDir() + "no_such_dir/records.json"); }, {"no_such_dir/records.json"});
+}
+
+TEST(Database, BestIsTheLowestMeanCostIgnoringErrors) {
+  Database db;
+  db.add(make_record(0, {3e-3, 3e-3}));
+  db.add(make_record(1, {1e-3, 5e-3}));  // the lowest single cost, but a mean of 3e-3
+  db.add(make_record(2, {2.5e-3, 2.5e-3}));
+  db.add(make_record(3, {1e-4}, MeasureError::kWrongAnswer));  // fast and wrong
+  db.add(make_record(4, {}, MeasureError::kTimeout));
+  db.add(make_record(5, {2.5e-3}));  // ties with 2: the first one stays
+  std::optional<TuningRecord> best = db.best(kTarget, kDense);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config_index, 2u);
+  EXPECT_DOUBLE_EQ(best->mean_cost(), 2.5e-3);
+  EXPECT_EQ(db.count(kTarget, kDense), 6u);
+}
+
+TEST(Database, KeysAreTargetAndWorkload) {
+  const std::string conv = "conv2d|float32[1,64,56,56]|float32[64,64,3,3]";
+  Database db({make_record(0, {1e-3}), make_record(1, {5e-4}, MeasureError::kNone, conv),
+               make_record(2, {1e-4}, MeasureError::kNone, kDense, "llvm -mcpu=znver3"),
+               make_record(3, {}, MeasureError::kBuildError, "softmax|float32[8,8]"),
+               make_record(4, {}, MeasureError::kRuntimeError, "softmax|float32[8,8]")});
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 0u);
+  EXPECT_EQ(db.best(kTarget, conv)->config_index, 1u);
+  EXPECT_EQ(db.best("llvm -mcpu=znver3", kDense)->config_index, 2u);
+  // Every record of softmax errored: no best, but both are measured (a resume skips them).
+  EXPECT_FALSE(db.best(kTarget, "softmax|float32[8,8]"));
+  EXPECT_EQ(db.count(kTarget, "softmax|float32[8,8]"), 2u);
+  EXPECT_EQ(db.configs_measured(kTarget, "softmax|float32[8,8]"), (std::set<uint64_t>{3, 4}));
+  EXPECT_FALSE(db.best(kTarget, "unknown"));
+  EXPECT_EQ(db.count(kTarget, "unknown"), 0u);
+  EXPECT_TRUE(db.configs_measured(kTarget, "unknown").empty());
+}
+
+}  // namespace
+}  // namespace tessel::autotune
