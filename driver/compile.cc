@@ -14,6 +14,7 @@
 #include "codegen/build.h"
 #include "frontend/onnx_importer.h"
 #include "ir/error.h"
+#include "passes/graph_util.h"
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
 #include "passes/plan_memory.h"
@@ -151,21 +152,7 @@ std::string group_ops(const graph::Graph& g, const passes::FusedGroup& group) {
 // 2 x multiply-adds of the group's convolutions and matrix products (elementwise work not counted).
 double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
   double flops = 0;
-  for (graph::NodeId n : group.nodes) {
-    const graph::Node& node = g.nodes[n];
-    double outputs = static_cast<double>(g.value(node.outputs[0]).type.numel());
-    if (node.op_type == "Conv") {
-      const auto& w = g.value(node.inputs[1]).type.shape;  // [C_out, C_in / group, k...]
-      double per_output = 1;
-      for (size_t d = 1; d < w.size(); ++d) per_output *= static_cast<double>(w[d]);
-      flops += 2 * outputs * per_output;
-    } else if (node.op_type == "MatMul" || node.op_type == "Gemm") {
-      const auto& a = g.value(node.inputs[0]).type.shape;
-      bool trans_a = node.op_type == "Gemm" && node.attr_int("transA", 0) != 0;
-      double k = a.empty() ? 1 : static_cast<double>(trans_a ? a[0] : a.back());
-      flops += 2 * outputs * k;
-    }
-  }
+  for (graph::NodeId n : group.nodes) flops += passes::node_flops(g, g.nodes[n]);
   return flops;
 }
 

@@ -15,6 +15,9 @@ void set_nodes(graph::Graph& g, std::vector<graph::Node> nodes);
 // were all folded to constants, and values nothing refers to; renumbers the rest. Node order is kept.
 void remove_dead_code(graph::Graph& g);
 
+// 2 x multiply-adds of a Conv, MatMul or Gemm node (typed graph); 0 for any other op.
+double node_flops(const graph::Graph& g, const graph::Node& node);
+
 // Structural equality of attribute values (tensors by contents, subgraphs by identity).
 bool attr_equal(const graph::Attr& a, const graph::Attr& b);
 
