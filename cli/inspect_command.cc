@@ -10,6 +10,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "frontend/onnx_importer.h"
+#include "passes/fuse_ops.h"
 #include "passes/pipeline.h"
 #include "passes/plan_memory.h"
 
@@ -50,7 +51,9 @@ void run_inspect(const InspectArgs& a) {
   passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
   std::cout << fmt::format("fusion groups ({}):\n{}", result.groups.size(), passes::to_string(g, result.groups));
   std::vector<passes::KernelIO> kernels;
-  for (const auto& group : result.groups) kernels.push_back({group.inputs, group.outputs});
+  for (const auto& group : result.groups) {
+    if (!passes::computes_nothing(g, group)) kernels.push_back({group.inputs, group.outputs});
+  }
   std::cout << passes::plan_memory(g, kernels).summary() << "\n";
 }
 

@@ -77,10 +77,6 @@ class Timer {
   std::function<void(const StageTiming&)> on_stage_;
 };
 
-bool all_empty(const graph::Graph& g, const std::vector<graph::ValueId>& values) {
-  return std::all_of(values.begin(), values.end(), [&](graph::ValueId v) { return g.value(v).type.numel() == 0; });
-}
-
 // Turns the graph inputs named in `params` into constants; Error for an unknown name or a value
 // whose type differs from the input's.
 void bind_params(graph::Graph& g, const std::map<std::string, graph::TensorData>& params) {
@@ -178,7 +174,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   std::vector<PrimFunc> funcs = time("lower", [&] {
     std::vector<PrimFunc> out;
     for (size_t i = 0; i < plan.groups.size(); ++i) {
-      if (all_empty(g, plan.groups[i].outputs)) continue;  // nothing to compute
+      if (passes::computes_nothing(g, plan.groups[i])) continue;
       kernel_groups.push_back(&plan.groups[i]);
       lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes));
       out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));

@@ -309,6 +309,11 @@ class Partitioner {
 
 std::vector<FusedGroup> fuse_ops(const Graph& g, const FuseOptions& opt) { return Partitioner(g, opt).run(); }
 
+bool computes_nothing(const Graph& g, const FusedGroup& group) {
+  return std::all_of(group.outputs.begin(), group.outputs.end(),
+                     [&](graph::ValueId v) { return g.value(v).type.numel() == 0; });
+}
+
 std::string to_string(const Graph& g, const std::vector<FusedGroup>& groups) {
   std::string s;
   for (size_t i = 0; i < groups.size(); ++i) {

@@ -30,6 +30,9 @@ struct FusedGroup {
 
 std::vector<FusedGroup> fuse_ops(const graph::Graph& g, const FuseOptions& opt = {});
 
+// True when every output of the group is empty: it needs no kernel.
+bool computes_nothing(const graph::Graph& g, const FusedGroup& group);
+
 // "group 0 [Conv+Add+Relu] (OutEWiseFusable): conv1, add1, relu1" per line.
 std::string to_string(const graph::Graph& g, const std::vector<FusedGroup>& groups);
 

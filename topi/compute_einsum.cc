@@ -14,8 +14,6 @@ namespace {
 
 using graph::Graph;
 using graph::Node;
-using Inputs = std::vector<te::Tensor>;
-using Outputs = std::vector<te::Tensor>;
 
 Outputs einsum(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<std::vector<int64_t>> shapes;

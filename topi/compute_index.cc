@@ -19,8 +19,6 @@ namespace {
 
 using graph::Graph;
 using graph::Node;
-using Inputs = std::vector<te::Tensor>;
-using Outputs = std::vector<te::Tensor>;
 
 PrimExpr i32(int64_t v) { return PrimExpr(static_cast<int>(v)); }
 

@@ -17,8 +17,6 @@ namespace {
 
 using graph::Graph;
 using graph::Node;
-using Inputs = std::vector<te::Tensor>;
-using Outputs = std::vector<te::Tensor>;
 
 // The per-target terms of the loss, at target indices [n, d1..dk].
 struct NllTerms {

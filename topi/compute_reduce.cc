@@ -15,8 +15,6 @@ namespace {
 
 using graph::Graph;
 using graph::Node;
-using Inputs = std::vector<te::Tensor>;
-using Outputs = std::vector<te::Tensor>;
 
 // Where each input dim's index comes from: a reduce axis, or an output index. Each reduction
 // stage needs its own map: te reduce axes belong to one compute.

@@ -17,8 +17,6 @@ using graph::Graph;
 using graph::Node;
 using graph::ops::ResizeAttrs;
 using graph::ops::ResizeCoordinate;
-using Inputs = std::vector<te::Tensor>;
-using Outputs = std::vector<te::Tensor>;
 
 PrimExpr f64(double v) { return make_const(DataType::f64(), v); }
 

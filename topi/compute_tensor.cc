@@ -20,8 +20,6 @@ namespace {
 using graph::Graph;
 using graph::Node;
 using graph::ops::constant_params;
-using Inputs = std::vector<te::Tensor>;
-using Outputs = std::vector<te::Tensor>;
 
 PrimExpr i32(int64_t v) { return PrimExpr(static_cast<int>(v)); }
 

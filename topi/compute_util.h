@@ -11,6 +11,10 @@
 
 namespace tessel::topi {
 
+// A compute's input tensors (undefined for an omitted optional input) and its output tensors.
+using Inputs = std::vector<te::Tensor>;
+using Outputs = std::vector<te::Tensor>;
+
 // The static shape of the node's output i, from type inference (lowering and inference agree).
 std::vector<PrimExpr> output_shape(const graph::Graph& g, const graph::Node& node, size_t i);
 // The node's `axis` attribute (default `def`) in [0, rank).

@@ -121,5 +121,17 @@ TEST(FuseOpsTest, GroupSizeLimit) {
   for (const auto& grp : limited) EXPECT_LE(grp.nodes.size(), 2u);
 }
 
+TEST(FuseOpsTest, GroupsWithOnlyEmptyOutputsComputeNothing) {
+  Builder b;
+  auto x = b.input("x", {2, 0});
+  auto y = b.input("y", {2, 3});
+  auto g = b.finish({b.op("Relu", {x}), b.op("Relu", {y})});
+  infer_type(g);
+  auto groups = fuse_ops(g);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_TRUE(computes_nothing(g, groups[0]));
+  EXPECT_FALSE(computes_nothing(g, groups[1]));
+}
+
 }  // namespace
 }  // namespace tessel::passes
