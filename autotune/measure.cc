@@ -21,6 +21,7 @@
 
 #include "ir/error.h"
 #include "ir/graph.h"
+#include "runtime/tensor_data.h"
 
 namespace tessel::autotune {
 
@@ -58,12 +59,6 @@ void validate(const std::vector<runtime::NDArray>& refs, const MeasureOptions& o
 }
 
 // ---------------- child: check ----------------
-graph::TensorData host_copy(const runtime::NDArray& a) {
-  graph::TensorData t(a.dtype(), a.shape());
-  if (t.nbytes()) std::memcpy(t.raw(), a.raw_data(), t.nbytes());
-  return t;
-}
-
 std::string index_str(int64_t flat, const std::vector<int64_t>& shape) {
   std::vector<int64_t> index(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
@@ -80,7 +75,7 @@ std::string element_str(const graph::TensorData& t, int64_t i) {
 // "" when `got` matches `want` within rtol, else a description of the first bad element.
 std::string compare_output(size_t o, const runtime::NDArray& got_array, const runtime::NDArray& want_array,
                            double rtol) {
-  graph::TensorData got = host_copy(got_array), want = host_copy(want_array);
+  graph::TensorData got = runtime::to_tensor_data(got_array), want = runtime::to_tensor_data(want_array);
   int64_t bad = 0, first_bad = -1;
   for (int64_t i = 0; i < got.numel(); ++i) {
     bool ok;

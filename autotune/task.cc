@@ -38,12 +38,13 @@ std::string workload_key(const graph::Graph& g, const graph::Node& node) {
 std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups) {
   std::vector<Task> tasks;
   std::map<std::string, size_t> index;
-  for (const auto& group : groups) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const passes::FusedGroup& group = groups[i];
     const graph::Node& anchor = g.nodes.at(static_cast<size_t>(group.master));
     if (!is_tunable(anchor.op_type)) continue;
     std::string key = workload_key(g, anchor);
     auto [it, fresh] = index.emplace(key, tasks.size());
-    if (fresh) tasks.push_back({anchor.op_type, key, 0, passes::node_flops(g, anchor)});
+    if (fresh) tasks.push_back({anchor.op_type, key, 0, passes::node_flops(g, anchor), static_cast<int>(i)});
     ++tasks[it->second].weight;
   }
   return tasks;

@@ -17,6 +17,7 @@ struct Task {
   std::string workload;  // workload_key of the anchor
   int weight = 0;        // number of fused groups with this workload
   double flops = 0;      // of one occurrence (passes::node_flops)
+  int group = -1;        // the first fused group with this workload (the one tuning measures)
 };
 
 // The op types that have tuning templates.

@@ -11,5 +11,6 @@ namespace tessel::cli {
 void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace tessel::cli

@@ -1,4 +1,5 @@
-// tessel compile MODEL.onnx -o model.tar [--target T] [--input-shapes S] [-O N] [--dump-ir STAGES --dump-dir DIR]
+// tessel compile MODEL.onnx -o model.tar [--target T] [--input-shapes S] [-O N] [--tuning-records FILE]
+//                [--dump-ir STAGES --dump-dir DIR]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -16,7 +17,7 @@ namespace tessel::cli {
 namespace {
 
 struct CompileArgs {
-  std::string model, output, target = "llvm -mcpu=native", input_shapes, dump_ir, dump_dir;
+  std::string model, output, target = "llvm -mcpu=native", input_shapes, tuning_records, dump_ir, dump_dir;
   int opt_level = 3;
 };
 
@@ -28,6 +29,7 @@ void run_compile(const CompileArgs& a) {
   CompileOptions opt;
   opt.target = a.target;
   opt.opt_level = a.opt_level;
+  opt.tuning_records = a.tuning_records;
   if (!a.input_shapes.empty()) opt.input_shapes = parse_input_shapes(a.input_shapes);
   if (!a.dump_ir.empty()) {
     opt.dump = parse_dump_ir(a.dump_ir);
@@ -47,6 +49,10 @@ void run_compile(const CompileArgs& a) {
   for (const auto& t : m.timings()) total += t.ms;
   std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.1f} s\n{}\n", a.output, m.plan().kernels.size(),
                            m.target().triple, m.target().cpu, total / 1000, m.memory_plan().summary());
+  if (a.tuning_records.empty()) return;
+  for (const std::string& w : m.tuning().warnings) std::cerr << "warning: " << w << "\n";
+  std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned, {} use the fallback schedule\n",
+                           m.tuning().tuned, m.tuning().tuned + m.tuning().untuned, m.tuning().untuned);
 }
 
 }  // namespace
@@ -61,6 +67,9 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
   cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
       ->capture_default_str();
+  cmd->add_option("--tuning-records", args->tuning_records,
+                  "tuning records (tessel tune): each kernel takes its workload's best config")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--dump-ir", args->dump_ir, "IR stages to write: graph,te,tir,llvm,asm or all");
   cmd->add_option("--dump-dir", args->dump_dir, "directory for --dump-ir files");
   cmd->callback([args] { run_compile(*args); });

@@ -1,4 +1,4 @@
-// tessel: compile ONNX models into packages, run packages, inspect models. `tessel --help`.
+// tessel: compile ONNX models into packages, run packages, inspect and tune models. `tessel --help`.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   tessel::cli::add_compile_command(app);
   tessel::cli::add_run_command(app);
   tessel::cli::add_inspect_command(app);
+  tessel::cli::add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

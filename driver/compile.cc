@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "autotune/records.h"
+#include "autotune/task.h"
 #include "codegen/build.h"
 #include "frontend/onnx_importer.h"
 #include "ir/error.h"
@@ -31,18 +33,6 @@ CompiledModel::CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, 
 const std::vector<std::string>& dump_stages() {
   static const std::vector<std::string> stages = {"graph", "te", "tir", "llvm", "asm"};
   return stages;
-}
-
-runtime::NDArray to_ndarray(const graph::TensorData& t) {
-  runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
-  if (t.nbytes()) std::memcpy(a.raw_data(), t.raw(), t.nbytes());
-  return a;
-}
-
-graph::TensorData to_tensor_data(const runtime::NDArray& a) {
-  graph::TensorData t(a.dtype(), a.shape());
-  if (t.nbytes()) std::memcpy(t.raw(), a.raw_data(), t.nbytes());
-  return t;
 }
 
 namespace {
@@ -152,23 +142,72 @@ double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
   return flops;
 }
 
+// Picks each templated kernel's config from the best tuning record of its workload.
+class RecordPicker {
+ public:
+  RecordPicker(const std::string& path, const Target& target, std::vector<std::string>& warnings)
+      : target_(target.str()), warnings_(warnings) {
+    if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
+  }
+
+  // No picker (the fallback) for kernels that tuning does not cover, such as pools.
+  passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master) {
+    if (!autotune::is_tunable(master.op_type)) return {};
+    return [this, &g, &master](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
+      std::string workload = autotune::workload_key(g, master);
+      std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
+      if (!best) return std::nullopt;
+      try {
+        return topi::ConfigEntity::from_json(space, best->config);
+      } catch (const Error& e) {
+        warnings_.push_back(fmt::format(
+            "{}: the best record of workload {} does not fit its template ({}); using the fallback",
+            master.describe(), workload, e.what()));
+        return std::nullopt;
+      }
+    };
+  }
+
+ private:
+  std::string target_;
+  std::vector<std::string>& warnings_;
+  autotune::Database db_;
+};
+
+graph::Graph import_model(const std::string& onnx_path, const CompileOptions& opt) {
+  frontend::ImportOptions iopt;
+  iopt.input_shapes = opt.input_shapes;
+  return frontend::import_onnx(onnx_path, iopt);
+}
+
+passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptions& opt) {
+  bind_params(g, opt.params);
+  frontend::require_static_inputs(g);
+  passes::GraphPipelineOptions popt;
+  popt.opt_level = opt.opt_level;
+  return passes::run_graph_pipeline(g, popt);
+}
+
 }  // namespace
+
+GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) {
+  GraphPlan p{import_model(onnx_path, opt), {}};
+  p.groups = run_graph_passes(p.graph, opt).groups;
+  return p;
+}
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   std::vector<StageTiming> timings;
   Timer time(&timings, opt.on_stage);
   Target target = Target::parse(opt.target);
   Dumper dump(opt);
-  bind_params(g, opt.params);
-  frontend::require_static_inputs(g);
-
-  passes::GraphPipelineOptions popt;
-  popt.opt_level = opt.opt_level;
-  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, popt);
+  passes::GraphPipelineResult plan = run_graph_passes(g, opt);
   for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
   dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
 
   int lanes = std::max(1, target.vector_bits() / 32);
+  TuningSummary tuning;
+  RecordPicker records(opt.tuning_records, target, tuning.warnings);
   std::vector<passes::LoweredGroup> lowered;
   std::vector<const passes::FusedGroup*> kernel_groups;
   std::vector<PrimFunc> funcs = time("lower", [&] {
@@ -176,7 +215,13 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
     for (size_t i = 0; i < plan.groups.size(); ++i) {
       if (passes::computes_nothing(g, plan.groups[i])) continue;
       kernel_groups.push_back(&plan.groups[i]);
-      lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes));
+      const graph::Node& master = g.nodes[plan.groups[i].master];
+      lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes, records.for_group(g, master)));
+      const passes::LoweredGroup& lg = lowered.back();
+      if (lg.config && autotune::is_tunable(master.op_type)) {
+        ++(lg.tuned ? tuning.tuned : tuning.untuned);
+        tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(), lg.tuned});
+      }
       out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));
     }
     return out;
@@ -232,18 +277,16 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   }
   for (graph::ValueId v : g.outputs) xplan.outputs.push_back({g.value(v).name, slot_of(v)});
   runtime::Model model(module, std::move(xplan), params);
-  return CompiledModel(std::move(model), std::move(funcs), target, std::move(timings),
-                       passes::to_string(g, plan.groups), memory);
+  CompiledModel compiled(std::move(model), std::move(funcs), target, std::move(timings),
+                         passes::to_string(g, plan.groups), memory);
+  compiled.tuning_ = std::move(tuning);
+  return compiled;
 }
 
 CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt) {
   std::vector<StageTiming> import_timing;
   Timer time(&import_timing, opt.on_stage);
-  graph::Graph g = time("import", [&] {
-    frontend::ImportOptions iopt;
-    iopt.input_shapes = opt.input_shapes;
-    return frontend::import_onnx(onnx_path, iopt);
-  });
+  graph::Graph g = time("import", [&] { return import_model(onnx_path, opt); });
   CompiledModel m = compile_graph(std::move(g), opt);
   m.timings_.insert(m.timings_.begin(), import_timing.begin(), import_timing.end());
   return m;

@@ -15,8 +15,10 @@
 #include "codegen/target.h"
 #include "ir/graph.h"
 #include "ir/stmt.h"
+#include "passes/fuse_ops.h"
 #include "passes/plan_memory.h"
 #include "runtime/model.h"
+#include "runtime/tensor_data.h"
 
 namespace tessel {
 
@@ -36,12 +38,29 @@ struct CompileOptions {
   // IR stages to write into dump_dir: any of "graph", "te", "tir", "llvm", "asm".
   std::vector<std::string> dump;
   std::string dump_dir;
+  // Tuning records (autotune/records.h) to apply: each templated kernel whose workload has a
+  // successful record for this target takes the best one's config; the others use the fallback.
+  std::string tuning_records;
   // Called as each compilation stage ends (for progress output).
   std::function<void(const StageTiming&)> on_stage;
 };
 
 // The IR stages that CompileOptions::dump accepts.
 const std::vector<std::string>& dump_stages();
+
+// How the tuning records applied to the kernels with schedule templates.
+struct TuningSummary {
+  struct Kernel {
+    std::string name, workload;
+    std::string config;  // the config its schedule follows (JSON)
+    bool tuned;          // from a record; otherwise the fallback
+  };
+  std::vector<Kernel> kernels;  // the kernels that tuning covers, in order
+  int tuned = 0;    // kernels compiled with a record's config
+  int untuned = 0;  // kernels with a template but no usable record: the fallback config
+  // Skipped record lines, and records whose config does not fit the template any more.
+  std::vector<std::string> warnings;
+};
 
 class CompiledModel : public runtime::Model {
  public:
@@ -57,25 +76,36 @@ class CompiledModel : public runtime::Model {
   const passes::MemoryPlan& memory_plan() const { return memory_plan_; }
   const std::vector<PrimFunc>& funcs() const { return funcs_; }
   const Target& target() const { return target_; }
+  const TuningSummary& tuning() const { return tuning_; }
   // Writes a package (docs/package-format.md): the kernels as a shared library, the executor plan
   // and the weights. The target must be the host's OS and architecture (for the system linker).
   void export_package(const std::string& path) const;
 
  private:
   friend CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt);
+  friend CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt);
   std::vector<PrimFunc> funcs_;
   Target target_;
   std::vector<StageTiming> timings_;
   std::string fusion_summary_;
   passes::MemoryPlan memory_plan_;
+  TuningSummary tuning_;
 };
 
 CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt = {});
+
+// A model's graph after the graph passes (opt.input_shapes, params and opt_level apply), and its
+// fused groups: what compile lowers, and what tuning extracts its tasks from.
+struct GraphPlan {
+  graph::Graph graph;
+  std::vector<passes::FusedGroup> groups;
+};
+GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt = {});
 // Compiles an imported graph (its input shapes must be static; opt.input_shapes is not used).
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt = {});
 
 // Host tensor conversions between the graph IR and the runtime.
-runtime::NDArray to_ndarray(const graph::TensorData& t);
-graph::TensorData to_tensor_data(const runtime::NDArray& a);
+using runtime::to_ndarray;
+using runtime::to_tensor_data;
 
 }  // namespace tessel

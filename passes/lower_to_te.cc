@@ -51,7 +51,8 @@ void schedule_reduction(te::Schedule& s, const te::Tensor& out) {
 
 }  // namespace
 
-LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes) {
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes,
+                         const ConfigPicker& pick) {
   LoweredGroup out;
   std::vector<std::string> ops;
   for (graph::NodeId n : group.nodes) ops.push_back(g.nodes[n].op_type);
@@ -100,7 +101,16 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
       out.arg_values.erase(out.arg_values.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
-  if (topi::schedule_for_master(out.schedule, g, g.nodes[group.master], outputs, vector_lanes)) return out;
+  const graph::Node& master = g.nodes[group.master];
+  out.space = topi::tuning_space(out.schedule, g, master, vector_lanes);
+  if (out.space) {
+    std::optional<topi::ConfigEntity> picked = pick ? pick(*out.space) : std::nullopt;
+    out.tuned = picked.has_value();
+    out.config = picked ? *picked : out.space->fallback();
+  }
+  if (topi::schedule_for_master(out.schedule, g, master, outputs, vector_lanes, out.config ? &*out.config : nullptr)) {
+    return out;
+  }
   for (te::Stage st : out.schedule.stages()) {
     const auto* c = st->op.as<te::ComputeOpNode>();
     if (c && !st->is_output && c->reduce_axis.empty()) st.compute_inline();

@@ -6,11 +6,14 @@
 // Requires: a typed graph. Throws tessel::Error naming the node when an op has no te lowering.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "passes/fuse_ops.h"
 #include "te/schedule.h"
+#include "topi/config_space.h"
 
 namespace tessel::passes {
 
@@ -19,8 +22,18 @@ struct LoweredGroup {
   te::Schedule schedule;
   std::vector<te::Tensor> args;            // group inputs, then group outputs
   std::vector<graph::ValueId> arg_values;  // the graph value behind each arg
+  // The knobs of the group's schedule template (topi/schedule_nn.h); none when it has no template.
+  std::optional<topi::ConfigSpace> space;
+  // The config its schedule follows, and whether it came from the picker rather than the fallback.
+  std::optional<topi::ConfigEntity> config;
+  bool tuned = false;
 };
 
-LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes);
+// Picks the config of a templated group from its space (a tuning record, a tuner's candidate);
+// none means the fallback.
+using ConfigPicker = std::function<std::optional<topi::ConfigEntity>(const topi::ConfigSpace&)>;
+
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes,
+                         const ConfigPicker& pick = {});
 
 }  // namespace tessel::passes

@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(cmake ninja-build ccache g++ llvm-19-dev libfmt-dev libeigen3-dev libgtest-dev libgmock-dev
       libbenchmark-dev libdlpack-dev libopenblas-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
       libffi-dev python3 libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-      nlohmann-json3-dev libarchive-dev libcli11-dev libzip-dev)
+      nlohmann-json3-dev libarchive-dev libcli11-dev libzip-dev libxgboost-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,6 +15,9 @@ using graph::Node;
 
 // Below this much work (points x reduction length) a thread-pool launch costs more than it saves.
 constexpr int64_t kParallelMinWork = 1 << 14;
+// unroll_k unrolls the innermost reduction loop only up to this extent (a conv's kernel width or
+// a short channel loop), as longer bodies only grow the code.
+constexpr int64_t kMaxUnrolledReduce = 16;
 
 struct TileSpec {
   int row_axis = -1;        // output axis blocked into unrolled register rows; -1 for none
@@ -81,8 +84,8 @@ int64_t row_block(int64_t divisor, int lanes) {
 }
 
 // Fuses the loops `outer` of `st` (adjacent, outermost first) and runs them in parallel.
-void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer, int64_t work) {
-  if (outer.empty() || work < kParallelMinWork) return;
+void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer) {
+  if (outer.empty()) return;
   IterVar fused = outer[0];
   for (size_t i = 1; i < outer.size(); ++i) fused = st.fuse(fused, outer[i]);
   st.parallel(fused);
@@ -106,62 +109,153 @@ void inline_all_but_inputs(te::Schedule& s, const te::Stage& master, int lanes) 
   }
 }
 
-struct OutputTile {
-  IterVar attach;   // the loop of the output that the tile is computed under
-  int row = -1;     // the blocked row axis, if any
-  int64_t rows = 1, cols = 1;
+// The shape of a tiled reduction: its output, the tile axes and the reduction.
+struct TiledShape {
+  std::vector<int64_t> out;      // the reduction's output shape
+  int row = -1;                  // the output axis blocked into unrolled rows; -1 for none
+  int64_t row_divisor = 0;       // row blocks divide this
+  int y = -1;                    // the second unrolled output axis (a conv's output height); -1 for none
+  std::vector<int64_t> reduce;   // reduction extents, in compute order
+  int64_t work = 0;              // output points x reduction length
 };
 
-// Splits the output into tiles of `rows` x `cols`, tile loops outside, and runs the outer tile
-// loops in parallel.
-OutputTile tile_output(te::Stage& os, const std::vector<int64_t>& shape, const TileSpec& spec, int64_t work,
-                       int lanes) {
-  int rank = static_cast<int>(shape.size());
-  OutputTile t;
+TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out, const std::vector<int64_t>& reduce) {
+  TiledShape t;
+  t.out = out;
+  int rank = static_cast<int>(out.size());
   t.row = spec.row_axis < rank - 1 ? spec.row_axis : -1;
-  t.cols = col_block(shape.back(), lanes);
-  if (t.row >= 0) t.rows = row_block(spec.row_divisor ? spec.row_divisor : shape[t.row], lanes);
-  std::vector<IterVar> axes;
-  for (int d = 0; d < rank; ++d) axes.push_back(os.axis(d));
-  auto [col_o, col_i] = os.split(axes.back(), t.cols);
-  IterVar row_o, row_i;
-  if (t.row >= 0) std::tie(row_o, row_i) = os.split(axes[t.row], t.rows);
-  std::vector<IterVar> outer;
-  int64_t row_tiles = 1;
-  for (int d = 0; d < rank - 1; ++d) {
-    outer.push_back(d == t.row ? row_o : axes[d]);
-    row_tiles *= d == t.row ? (shape[d] + t.rows - 1) / t.rows : shape[d];
-  }
-  // With too few row tiles to share out (a matrix-vector product), the column tiles go outermost.
-  int64_t col_tiles = (shape.back() + t.cols - 1) / t.cols;
-  outer.insert(row_tiles < 4 && col_tiles > row_tiles ? outer.begin() : outer.end(), col_o);
-  std::vector<IterVar> order = outer;
-  if (t.row >= 0) order.push_back(row_i);
-  order.push_back(col_i);
-  os.reorder(order);
-  t.attach = outer.back();
-  parallel_outer(os, outer.size() == 1 ? outer : std::vector<IterVar>(outer.begin(), outer.end() - 1), work);
-  if (t.cols > 1) os.vectorize(col_i);
-  if (t.rows > 1) os.unroll(row_i);
+  if (t.row >= 0) t.row_divisor = spec.row_divisor ? spec.row_divisor : out[t.row];
+  if (rank >= 3 && rank - 2 != t.row) t.y = rank - 2;
+  t.reduce = reduce;
+  t.work = product(out) * product(reduce);
   return t;
 }
 
-// The single reduction of the group computed in register tiles of its output (see the header).
-bool schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const TileSpec& spec, int lanes) {
-  std::vector<te::Stage> reductions;
-  for (const te::Stage& st : s.stages()) {
-    if (is_reduction(st)) reductions.push_back(st);
+// The knobs of the tiled template. The fallback is the hand-written policy above: `row_block`
+// rows of one vector of columns, no height blocking, the reduction in compute order, parallel when
+// the work pays for a launch.
+ConfigSpace tiled_space(const TiledShape& t, int lanes) {
+  ConfigSpace space;
+  auto inner_split = [&](const std::string& name, int64_t extent, std::vector<int64_t> inners, int64_t fallback) {
+    SplitPolicy p;
+    p.policy = "candidate";
+    std::sort(inners.begin(), inners.end());
+    inners.erase(std::unique(inners.begin(), inners.end()), inners.end());
+    for (int64_t f : inners) p.candidates.push_back({-1, f});
+    space.define_split(name, extent, p);
+    space.set_fallback_split(name, {(extent + fallback - 1) / fallback, fallback});
+  };
+  if (t.row >= 0) {
+    std::vector<int64_t> rows;
+    for (int64_t r : {1, 2, 4, 8, 16, 32}) {
+      if (t.row_divisor % r == 0) rows.push_back(r);
+    }
+    inner_split("tile_row", t.row_divisor, rows, row_block(t.row_divisor, lanes));
   }
-  if (reductions.size() != 1) return false;
-  te::Stage master = reductions[0];
+  int64_t width = t.out.back();
+  std::vector<int64_t> cols;
+  for (int64_t c : {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
+    cols.push_back(std::min(width, c));
+  }
+  inner_split("tile_col", width, cols, col_block(width, lanes));
+  if (t.y >= 0) {
+    int64_t height = t.out[t.y];
+    std::vector<int64_t> ys;
+    for (int64_t y : {1, 2, 3, 4}) ys.push_back(std::min(height, y));
+    inner_split("tile_y", height, ys, 1);
+  }
+  if (t.reduce.size() >= 2 && t.reduce.size() <= 4) space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
+  space.define_knob("unroll_k", {0, 1});
+  space.define_knob("parallel", {0, 1});
+  space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
+  return space;
+}
+
+// The tile that a config asks for.
+struct TileConfig {
+  int64_t rows = 1, cols = 1, ys = 1;
+  std::vector<int64_t> reduce_order;  // position -> reduction axis
+  bool unroll_k = false, parallel = false;
+};
+
+TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
+  TileConfig c;
+  if (t.row >= 0) c.rows = cfg.split("tile_row").back();
+  c.cols = cfg.split("tile_col").back();
+  if (t.y >= 0) c.ys = cfg.split("tile_y").back();
+  if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
+    c.reduce_order = cfg.reorder("reorder_k");
+  } else {
+    for (size_t r = 0; r < t.reduce.size(); ++r) c.reduce_order.push_back(static_cast<int64_t>(r));
+  }
+  c.unroll_k = cfg.knob("unroll_k") != 0;
+  c.parallel = cfg.knob("parallel") != 0;
+  return c;
+}
+
+// Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile
+// loops in parallel; returns the loop that the tile is computed under.
+IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
+  const std::vector<int64_t>& shape = t.out;
+  int rank = static_cast<int>(shape.size());
+  std::vector<IterVar> axes;
+  for (int d = 0; d < rank; ++d) axes.push_back(os.axis(d));
+  auto [col_o, col_i] = os.split(axes.back(), c.cols);
+  IterVar row_o, row_i, y_o, y_i;
+  if (t.row >= 0) std::tie(row_o, row_i) = os.split(axes[t.row], c.rows);
+  if (t.y >= 0) std::tie(y_o, y_i) = os.split(axes[t.y], c.ys);
+  std::vector<IterVar> outer;
+  int64_t row_tiles = 1;
+  for (int d = 0; d < rank - 1; ++d) {
+    int64_t block = d == t.row ? c.rows : d == t.y ? c.ys : 1;
+    outer.push_back(d == t.row ? row_o : d == t.y ? y_o : axes[d]);
+    row_tiles *= (shape[d] + block - 1) / block;
+  }
+  // With too few row tiles to share out (a matrix-vector product), the column tiles go outermost.
+  int64_t col_tiles = (shape.back() + c.cols - 1) / c.cols;
+  outer.insert(row_tiles < 4 && col_tiles > row_tiles ? outer.begin() : outer.end(), col_o);
+  std::vector<IterVar> order = outer;
+  if (t.row >= 0) order.push_back(row_i);
+  if (t.y >= 0) order.push_back(y_i);
+  order.push_back(col_i);
+  os.reorder(order);
+  IterVar attach = outer.back();
+  if (c.parallel) parallel_outer(os, outer.size() == 1 ? outer : std::vector<IterVar>(outer.begin(), outer.end() - 1));
+  if (c.cols > 1) os.vectorize(col_i);
+  if (c.rows > 1) os.unroll(row_i);
+  if (c.ys > 1) os.unroll(y_i);
+  return attach;
+}
+
+// The group's single reduction, or none.
+std::optional<te::Stage> single_reduction(const te::Schedule& s) {
+  std::optional<te::Stage> found;
+  for (const te::Stage& st : s.stages()) {
+    if (!is_reduction(st)) continue;
+    if (found) return std::nullopt;
+    found = st;
+  }
+  return found;
+}
+
+std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const TileSpec& spec) {
+  std::optional<te::Stage> master = single_reduction(s);
+  if (!master) return std::nullopt;
+  std::vector<int64_t> shape = static_shape(te::Tensor((*master)->op));
+  if (shape.empty() || product(shape) <= 0) return std::nullopt;
+  std::vector<int64_t> reduce;
+  for (const IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));
+  return tiled_shape(spec, shape, reduce);
+}
+
+// The single reduction of the group computed in register tiles of its output (see the header).
+void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const TiledShape& t,
+                    const TileConfig& c, int lanes) {
+  te::Stage master = *single_reduction(s);
   te::Tensor master_t(master->op);
-  std::vector<int64_t> shape = static_shape(master_t);
-  if (shape.empty() || product(shape) <= 0) return false;
-  int64_t work = product(shape);
-  for (const IterVar& r : compute_of(master)->reduce_axis) work *= extent(r);
   // A lone elementwise output of the master's shape takes the tile; otherwise the master is
   // tiled at root and every output reads it.
-  bool fuse_epilogue = outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == shape;
+  bool fuse_epilogue = outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == t.out;
 
   inline_all_but_inputs(s, master, lanes);
   te::Tensor out = fuse_epilogue ? outputs[0] : master_t;
@@ -170,23 +264,28 @@ bool schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, con
     if (!o.same_as(out)) schedule_injective(s, o, lanes);
   }
   te::Stage os = s[out];
-  OutputTile tile = tile_output(os, shape, spec, work, lanes);
+  IterVar attach = tile_output(os, t, c);
 
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside.
   te::Stage as = s[acc];
-  as.compute_at(os, tile.attach);
-  int rank = static_cast<int>(shape.size());
+  as.compute_at(os, attach);
+  int rank = static_cast<int>(t.out.size());
   std::vector<IterVar> order;
   for (int d = 0; d < rank - 1; ++d) {
-    if (d != tile.row) order.push_back(as.axis(d));
+    if (d != t.row && d != t.y) order.push_back(as.axis(d));
   }
-  for (size_t r = 0; r < compute_of(as)->reduce_axis.size(); ++r) order.push_back(as.reduce_axis(static_cast<int>(r)));
-  if (tile.row >= 0) order.push_back(as.axis(tile.row));
+  for (int64_t r : c.reduce_order) order.push_back(as.reduce_axis(static_cast<int>(r)));
+  if (t.row >= 0) order.push_back(as.axis(t.row));
+  if (t.y >= 0) order.push_back(as.axis(t.y));
   order.push_back(as.axis(rank - 1));
   as.reorder(order);
-  if (tile.cols > 1) as.vectorize(as.axis(rank - 1));
-  if (tile.rows > 1) as.unroll(as.axis(tile.row));
-  return true;
+  if (c.cols > 1) as.vectorize(as.axis(rank - 1));
+  if (c.rows > 1) as.unroll(as.axis(t.row));
+  if (c.ys > 1) as.unroll(as.axis(t.y));
+  if (c.unroll_k && !c.reduce_order.empty()) {
+    int innermost = static_cast<int>(c.reduce_order.back());
+    if (t.reduce[innermost] <= kMaxUnrolledReduce) as.unroll(as.reduce_axis(innermost));
+  }
 }
 
 // Softmax and normalizations: statistics (reductions) at root, parallel over their points; the
@@ -205,7 +304,7 @@ void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs
       data.push_back(st.axis(static_cast<int>(d)));
     }
     for (const IterVar& r : c->reduce_axis) len *= extent(r);
-    if (points > 1) parallel_outer(st, data, points * len);
+    if (points > 1 && points * len >= kParallelMinWork) parallel_outer(st, data);
   }
   for (const te::Tensor& o : outputs) {
     if (!is_reduction(s[o])) schedule_injective(s, o, lanes);
@@ -214,9 +313,23 @@ void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs
 
 }  // namespace
 
+std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const Graph& g, const Node& master, int vector_lanes) {
+  std::optional<TileSpec> spec = tile_spec(g, master);
+  if (!spec) return std::nullopt;
+  std::optional<TiledShape> shape = tiled_shape_of(s, *spec);
+  if (!shape) return std::nullopt;
+  return tiled_space(*shape, vector_lanes);
+}
+
 bool schedule_for_master(te::Schedule& s, const Graph& g, const Node& master, const std::vector<te::Tensor>& outputs,
-                         int vector_lanes) {
-  if (std::optional<TileSpec> spec = tile_spec(g, master)) return schedule_tiled(s, outputs, *spec, vector_lanes);
+                         int vector_lanes, const ConfigEntity* config) {
+  if (std::optional<TileSpec> spec = tile_spec(g, master)) {
+    std::optional<TiledShape> shape = tiled_shape_of(s, *spec);
+    if (!shape) return false;
+    ConfigEntity chosen = config ? *config : tiled_space(*shape, vector_lanes).fallback();
+    schedule_tiled(s, outputs, *shape, tile_config(*shape, chosen), vector_lanes);
+    return true;
+  }
   if (!is_statistics_op(master.op_type)) return false;
   schedule_statistics(s, outputs, vector_lanes);
   return true;

@@ -7,13 +7,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "autotune/config_space.h"
+#include "topi/config_space.h"
 #include "tests/expect_error.h"
 
 namespace tessel::autotune {
 namespace {
 
 using tessel::testing::expect_error;
+using topi::ConfigEntity;
+using topi::ConfigSpace;
 
 const char* kTarget = "llvm -mcpu=skylake";
 const char* kDense = "dense|float32[128,256]|float32[512,256]";

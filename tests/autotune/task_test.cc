@@ -11,8 +11,7 @@ namespace {
 
 using passes::testing::Builder;
 using passes::testing::random_tensor;
-
-graph::Attr ints(std::vector<int64_t> v) { return v; }
+using passes::testing::ints;
 
 // x -> conv(3x3, s1) -> relu -> conv(3x3, s1, same weights shape) -> relu -> conv(3x3, s2) -> flatten -> matmul
 graph::Graph model() {

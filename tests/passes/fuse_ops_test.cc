@@ -8,6 +8,7 @@
 namespace tessel::passes {
 namespace {
 using testing::Builder;
+using testing::ints;
 using testing::random_tensor;
 
 // Group membership by node name, for golden partitions.
@@ -22,8 +23,6 @@ std::vector<std::vector<std::string>> partition(const graph::Graph& g, const std
 }
 
 using Partition = std::vector<std::vector<std::string>>;
-
-graph::Attr ints(std::vector<int64_t> v) { return v; }
 
 TEST(FuseOpsTest, ConvAbsorbsBiasAndActivation) {
   Builder b;

@@ -23,6 +23,9 @@ inline TensorData random_tensor(std::vector<int64_t> shape, uint32_t seed) {
   return t;
 }
 
+// An integer-list attribute, e.g. {"pads", ints({1, 1, 1, 1})}.
+inline graph::Attr ints(std::vector<int64_t> v) { return v; }
+
 struct Builder {
   Graph g;
   int counter = 0;

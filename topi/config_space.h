@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tessel::autotune {
+namespace tessel::topi {
 
 enum class KnobKind { kSplit, kReorder, kAnnotate, kKnob };
 // "split", "reorder", "annotate" or "knob".
@@ -49,6 +49,12 @@ class ConfigEntity {
   const std::vector<int64_t>& reorder(const std::string& name) const;
   std::vector<Annotation> annotate(const std::string& name) const;
   int64_t knob(const std::string& name) const;
+
+  // Each knob's name, kind and value (as features() flattens it), by position in definition order.
+  size_t num_knobs() const { return values_.size(); }
+  const std::string& knob_name(size_t i) const { return values_.at(i).name; }
+  KnobKind knob_kind(size_t i) const { return values_.at(i).kind; }
+  const std::vector<int64_t>& knob_value(size_t i) const { return values_.at(i).ints; }
 
   // Every knob's value flattened in definition order (split factors, permutation, annotation
   // codes, knob value); the length is the same for every entity of a space.
@@ -128,4 +134,4 @@ class ConfigSpace {
   uint64_t size_ = 1;
 };
 
-}  // namespace tessel::autotune
+}  // namespace tessel::topi

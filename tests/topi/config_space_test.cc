@@ -1,5 +1,5 @@
 // ConfigSpace: knob enumeration, mixed-radix indexing, typed accessors, JSON and the fallback.
-#include "autotune/config_space.h"
+#include "topi/config_space.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "tests/expect_error.h"
 
-namespace tessel::autotune {
+namespace tessel::topi {
 namespace {
 
 using tessel::testing::expect_error;
@@ -262,4 +262,4 @@ TEST(ConfigSpace, FallbackSetPerKnob) {
 }
 
 }  // namespace
-}  // namespace tessel::autotune
+}  // namespace tessel::topi

@@ -1,4 +1,4 @@
-#include "autotune/config_space.h"
+#include "topi/config_space.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 
 #include "ir/error.h"
 
-namespace tessel::autotune {
+namespace tessel::topi {
 
 namespace {
 
@@ -428,4 +428,4 @@ void ConfigSpace::set_fallback_knob(const std::string& name, int64_t value) {
   k.fallback = find_choice(k, {value});
 }
 
-}  // namespace tessel::autotune
+}  // namespace tessel::topi

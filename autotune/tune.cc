@@ -1,0 +1,287 @@
+#include "autotune/tune.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "autotune/tuner.h"
+#include "codegen/build.h"
+#include "ir/error.h"
+#include "passes/lower_to_te.h"
+#include "reference/ref_util.h"
+#include "reference/reference.h"
+#include "runtime/tensor_data.h"
+#include "te/lower.h"
+
+namespace tessel::autotune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void validate(const TuneOptions& opt) {
+  if (opt.trials < 1) throw Error(fmt::format("tune: trials must be at least 1, got {}", opt.trials));
+  if (opt.batch_size < 1) throw Error(fmt::format("tune: batch_size must be at least 1, got {}", opt.batch_size));
+  if (opt.early_stopping < 0) throw Error(fmt::format("tune: early_stopping must not be negative, got {}", opt.early_stopping));
+  if (opt.time_budget_s < 0) throw Error(fmt::format("tune: the time budget must not be negative, got {} s", opt.time_budget_s));
+  if (opt.records_path.empty()) throw Error("tune: a records file is needed (records_path, --output)");
+  const std::vector<std::string>& names = tuner_names();
+  if (std::find(names.begin(), names.end(), opt.tuner) == names.end()) {
+    make_tuner(opt.tuner, topi::ConfigSpace(), 0);  // throws the error that lists the tuners
+  }
+}
+
+// Values for a group input: its constant (weights keep their real distribution), else uniform
+// random numbers, small non-negative integers for integer inputs.
+graph::TensorData input_value(const graph::Value& v, std::mt19937_64& rng) {
+  if (v.constant) return *v.constant;
+  graph::TensorData t(v.type.dtype, v.type.shape);
+  std::uniform_real_distribution<double> real(-1, 1);
+  std::uniform_int_distribution<int64_t> small(0, 3);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.dtype().is_float()) {
+      reference::set_f(t, i, real(rng));
+    } else {
+      reference::set_i(t, i, small(rng));
+    }
+  }
+  return t;
+}
+
+// One task's kernel, ready to measure under any config of its space.
+class TaskBench {
+ public:
+  TaskBench(const graph::Graph& g, const passes::FusedGroup& group, int group_index, const Target& target,
+            uint64_t seed)
+      : g_(g), group_(group), index_(group_index), target_(target), lanes_(std::max(1, target.vector_bits() / 32)) {
+    passes::LoweredGroup fallback = passes::lower_to_te(g, group, index_, lanes_);
+    if (!fallback.space) {
+      throw InternalError(fmt::format("{}: a tunable kernel without a schedule template", g.nodes[group.master].describe()));
+    }
+    space_ = *fallback.space;
+    name_ = fallback.name;
+    // The reference executor evaluates the group's nodes on the same inputs: an oracle that shares
+    // no code with the kernel.
+    std::mt19937_64 rng(seed);
+    std::map<graph::ValueId, graph::TensorData> values;
+    for (graph::ValueId v : group.inputs) values[v] = input_value(g.value(v), rng);
+    for (graph::NodeId n : group.nodes) {
+      const graph::Node& node = g.nodes[n];
+      std::vector<graph::TensorData> in;
+      for (graph::ValueId v : node.inputs) in.push_back(v == graph::kNoValue ? graph::TensorData() : values.at(v));
+      std::vector<graph::TensorData> out = reference::eval_node(g, node, in);
+      for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i) {
+        if (node.outputs[i] != graph::kNoValue) values[node.outputs[i]] = std::move(out[i]);
+      }
+    }
+    size_t num_inputs = fallback.args.size() - group.outputs.size();
+    for (size_t i = 0; i < fallback.arg_values.size(); ++i) {
+      runtime::NDArray a = runtime::to_ndarray(values.at(fallback.arg_values[i]));
+      (i < num_inputs ? inputs_ : references_).push_back(a);
+    }
+  }
+
+  const topi::ConfigSpace& space() const { return space_; }
+
+  MeasureResult measure(const topi::ConfigEntity& config, const MeasureOptions& opt) const {
+    CandidateBuilder build = [this, &config] {
+      passes::LoweredGroup lg = passes::lower_to_te(g_, group_, index_, lanes_,
+                                                    [&](const topi::ConfigSpace&) { return config; });
+      return tessel::build(te::lower(lg.schedule, lg.args, lg.name), target_);
+    };
+    return autotune::measure(build, name_, inputs_, references_, opt);
+  }
+
+ private:
+  const graph::Graph& g_;
+  const passes::FusedGroup& group_;
+  int index_;
+  const Target& target_;
+  int lanes_;
+  topi::ConfigSpace space_;
+  std::string name_;
+  std::vector<runtime::NDArray> inputs_, references_;
+};
+
+// Prior successful records of other workloads of the same op whose configs parse in `space` (so
+// they have the same knobs, and their features line up), scored against their workload's best.
+void transfer(const std::vector<TuningRecord>& prior, const std::string& target, const Task& task,
+              const topi::ConfigSpace& space, Tuner& tuner) {
+  std::map<std::string, double> best;
+  std::vector<std::pair<const TuningRecord*, topi::ConfigEntity>> usable;
+  for (const TuningRecord& r : prior) {
+    if (r.target != target || r.workload == task.workload || r.workload.rfind(task.op + "|", 0) != 0) continue;
+    if (r.error != MeasureError::kNone) continue;
+    try {
+      usable.emplace_back(&r, topi::ConfigEntity::from_json(space, r.config));
+      auto [it, fresh] = best.emplace(r.workload, r.mean_cost());
+      if (!fresh) it->second = std::min(it->second, r.mean_cost());
+    } catch (const Error&) {  // another template shape (values outside this space): not comparable
+    }
+  }
+  if (usable.empty()) return;
+  std::vector<std::vector<double>> features;
+  std::vector<double> scores;
+  for (const auto& [r, e] : usable) {
+    features.push_back(config_features(e));
+    scores.push_back(best.at(r->workload) / r->mean_cost());
+  }
+  tuner.add_transfer(features, scores);
+}
+
+TuningRecord record_of(const std::string& target, const Task& task, const topi::ConfigEntity& config,
+                       const MeasureResult& m) {
+  TuningRecord r;
+  r.target = target;
+  r.workload = task.workload;
+  r.config = config.to_json();
+  r.config_index = config.index();
+  r.costs = m.costs_s;
+  r.error = m.error;
+  r.error_msg = m.message;
+  r.timestamp = unix_time_now();
+  return r;
+}
+
+double gflops(double flops, double cost_s) { return std::isfinite(cost_s) && cost_s > 0 ? flops / cost_s / 1e9 : 0; }
+
+}  // namespace
+
+TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const ConfigMeasurer& measure,
+                     const std::string& target, const TuneOptions& opt, double time_budget_s,
+                     const std::function<void(const TuneProgress&)>& on_progress) {
+  validate(opt);
+  auto start = Clock::now();
+  TaskResult res;
+  res.task = task;
+  res.best_cost_s = kInf;
+  std::unique_ptr<Tuner> tuner = make_tuner(opt.tuner, space, opt.seed);
+  std::vector<TuningRecord> known = opt.prior;
+  known.insert(known.end(), opt.resume.begin(), opt.resume.end());
+  transfer(known, target, task, space, *tuner);
+
+  // Resume: configs measured by an earlier run count as visited, and as trials.
+  std::vector<topi::ConfigEntity> replay;
+  std::vector<double> replay_costs;
+  for (const TuningRecord& r : opt.resume) {
+    if (r.target != target || r.workload != task.workload) continue;
+    try {
+      replay.push_back(topi::ConfigEntity::from_json(space, r.config));
+    } catch (const Error&) {  // the template changed since: a config of another space
+      continue;
+    }
+    replay_costs.push_back(r.mean_cost());
+    if (r.mean_cost() < res.best_cost_s) {
+      res.best_cost_s = r.mean_cost();
+      res.best_config = r.config;
+    }
+  }
+  if (!replay.empty()) tuner->update(replay, replay_costs);
+  res.resumed = static_cast<int>(replay.size());
+
+  RecordWriter writer(opt.records_path);
+  TuneProgress p;
+  p.info = &task;
+  p.trials_total = opt.trials;
+  p.trials_done = res.resumed;
+  p.best_gflops = gflops(task.flops, res.best_cost_s);
+  int since_best = 0;
+  auto measure_one = [&](const topi::ConfigEntity& config) {
+    MeasureResult m = measure(config);
+    writer.write(record_of(target, task, config, m));
+    double cost = m.mean_cost_s();
+    ++res.trials;
+    ++p.trials_done;
+    if (m.error != MeasureError::kNone) ++res.errors;
+    ++since_best;
+    if (cost < res.best_cost_s) {
+      res.best_cost_s = cost;
+      res.best_config = config.to_json();
+      since_best = 0;
+    }
+    p.current_gflops = gflops(task.flops, cost);
+    p.best_gflops = gflops(task.flops, res.best_cost_s);
+    p.elapsed_s = seconds_since(start);
+    if (on_progress) on_progress(p);
+    return cost;
+  };
+
+  // The fallback is measured first (unless resumed): it is the untuned baseline, and tuning
+  // never ends with anything slower.
+  topi::ConfigEntity fallback = space.fallback();
+  auto resumed = std::find_if(replay.begin(), replay.end(),
+                              [&](const topi::ConfigEntity& e) { return e.index() == fallback.index(); });
+  if (resumed != replay.end()) {
+    res.fallback_cost_s = replay_costs[static_cast<size_t>(resumed - replay.begin())];
+  } else {
+    res.fallback_cost_s = measure_one(fallback);
+    tuner->update({fallback}, {res.fallback_cost_s});
+  }
+
+  // Why the task should end before its next trial; "" to go on.
+  auto stop_reason = [&]() -> std::string {
+    if (p.trials_done >= opt.trials) return "trials";
+    if (opt.early_stopping > 0 && since_best >= opt.early_stopping) return "early stopping";
+    if (time_budget_s > 0 && seconds_since(start) >= time_budget_s) return "time budget";
+    return "";
+  };
+  while ((res.stop_reason = stop_reason()).empty()) {
+    std::vector<topi::ConfigEntity> batch =
+        tuner->has_next() ? tuner->next_batch(std::min(opt.batch_size, opt.trials - p.trials_done))
+                          : std::vector<topi::ConfigEntity>{};
+    if (batch.empty()) {
+      res.stop_reason = "space exhausted";
+      break;
+    }
+    std::vector<double> costs;
+    for (const topi::ConfigEntity& config : batch) {
+      if (!stop_reason().empty()) break;
+      costs.push_back(measure_one(config));
+    }
+    batch.resize(costs.size());
+    tuner->update(batch, costs);
+  }
+  p.finished = true;
+  p.elapsed_s = seconds_since(start);
+  if (on_progress) on_progress(p);
+  return res;
+}
+
+std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+                                   const std::vector<Task>& tasks, const Target& target, const TuneOptions& opt,
+                                   const std::function<void(const TuneProgress&)>& on_progress) {
+  validate(opt);
+  auto start = Clock::now();
+  std::vector<TaskResult> results;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    // Each task gets an equal share of what is left of the budget, so time a task does not use
+    // goes to the ones after it.
+    double share_s = 0;
+    if (opt.time_budget_s > 0) {
+      share_s = std::max(1e-3, opt.time_budget_s - seconds_since(start)) / static_cast<double>(tasks.size() - t);
+    }
+    const Task& task = tasks[t];
+    TaskBench bench(g, groups.at(static_cast<size_t>(task.group)), task.group, target, opt.seed + t);
+    TuneOptions task_opt = opt;
+    task_opt.seed = opt.seed + t;
+    auto progress = [&](TuneProgress p) {
+      p.task = static_cast<int>(t);
+      p.num_tasks = static_cast<int>(tasks.size());
+      if (on_progress) on_progress(p);
+    };
+    results.push_back(tune_task(
+        task, bench.space(), [&](const topi::ConfigEntity& c) { return bench.measure(c, opt.measure); },
+        target.str(), task_opt, share_s, progress));
+  }
+  return results;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,77 @@
+// The tuning loop (AutoTVM's tuner.tune over extracted tasks): for each task, measure the
+// fallback config, then batches that a tuner proposes, each candidate built and run in isolation
+// (autotune/measure.h) and checked against the reference executor; every result is appended to
+// the records file as it arrives. Tuning resumes from the configs that file already holds and
+// learns from prior records of similar workloads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autotune/measure.h"
+#include "autotune/records.h"
+#include "autotune/task.h"
+#include "codegen/target.h"
+#include "ir/graph.h"
+#include "passes/fuse_ops.h"
+#include "topi/config_space.h"
+
+namespace tessel::autotune {
+
+struct TuneOptions {
+  std::string tuner = "xgb";  // make_tuner's names
+  int trials = 200;           // measured configs per task, the fallback included
+  int early_stopping = 0;     // > 0: end a task after this many trials without a better config
+  double time_budget_s = 0;   // > 0: for all tasks; each task gets an equal share of what is left
+  int batch_size = 16;        // configs proposed at a time
+  uint64_t seed = 0;
+  MeasureOptions measure;
+  std::string records_path;         // every measured config is appended here
+  std::vector<TuningRecord> resume;  // what records_path held before: those configs are not measured again
+  std::vector<TuningRecord> prior;   // other runs' records of similar workloads, to learn from
+};
+
+// What the progress line shows after each measured config.
+struct TuneProgress {
+  int task = 0, num_tasks = 0;  // 0-based task position in this run, and the run's number of tasks
+  const Task* info = nullptr;
+  int trials_done = 0, trials_total = 0;
+  double current_gflops = 0;  // the config just measured; 0 when it failed
+  double best_gflops = 0;
+  double elapsed_s = 0;       // since the task started
+  bool finished = false;      // the task's last call
+};
+
+struct TaskResult {
+  Task task;
+  double fallback_cost_s = 0;  // the untuned kernel; +infinity if it failed
+  double best_cost_s = 0;      // the best config seen, records of earlier runs included
+  std::string best_config;     // its JSON
+  int trials = 0;              // measured in this run
+  int errors = 0;              // of those, how many failed
+  int resumed = 0;             // configs taken from the records file instead of measured
+  std::string stop_reason;     // "trials", "space exhausted", "early stopping", "time budget"
+};
+
+// Measures one config of a task's space (for a model's task, in an isolated child: measure.h).
+using ConfigMeasurer = std::function<MeasureResult(const topi::ConfigEntity&)>;
+
+// The loop for one task: measures the fallback (unless resumed), then the tuner's batches until
+// opt.trials configs are measured (resumed ones included), the space runs out, opt.early_stopping
+// trials bring nothing better, or `time_budget_s` (> 0) is spent. Every result is appended to
+// opt.records_path as it comes; progress.task and num_tasks are left 0.
+TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const ConfigMeasurer& measure,
+                     const std::string& target, const TuneOptions& opt, double time_budget_s,
+                     const std::function<void(const TuneProgress&)>& on_progress = {});
+
+// Tunes `tasks` (from extract_tasks on `g` and `groups`) for `target`. Throws tessel::Error for
+// invalid options, an unknown tuner or an unwritable records file; a candidate's failure is a
+// record, never an exception. The fallback config is always measured (or resumed), even when the
+// trial budget is smaller, so that every task has its untuned baseline.
+std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+                                   const std::vector<Task>& tasks, const Target& target, const TuneOptions& opt,
+                                   const std::function<void(const TuneProgress&)>& on_progress = {});
+
+}  // namespace tessel::autotune

@@ -1,0 +1,184 @@
+// tessel tune MODEL.onnx --output records.json [--target T] [--input-shapes S] [--trials N] [--timeout S]
+//             [--tuner xgb|ga|random|grid] [--early-stopping N] [--number N --repeat N --min-repeat-ms MS]
+//             [--tuning-records prior.json] [--tasks all|list|0,2,5-7] [--time-budget MIN]
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "autotune/tune.h"
+#include "autotune/tuner.h"
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "driver/compile.h"
+#include "ir/error.h"
+
+namespace tessel::cli {
+
+namespace {
+
+struct TuneArgs {
+  std::string model, output, target = "llvm -mcpu=native", input_shapes, tuner = "xgb", prior, tasks = "all";
+  int opt_level = 3, trials = 200, early_stopping = 0, number = 4, repeat = 3;
+  double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
+};
+
+// "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
+std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
+  std::vector<size_t> out;
+  if (text == "all") {
+    for (size_t i = 0; i < num_tasks; ++i) out.push_back(i);
+    return out;
+  }
+  std::set<size_t> chosen;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    size_t dash = item.find('-');
+    try {
+      size_t used = 0;
+      size_t lo = std::stoul(item, &used), hi = lo;
+      if (dash != std::string::npos) hi = std::stoul(item.substr(dash + 1), &used);
+      if (used == 0 || (dash == std::string::npos && used != item.size())) throw std::invalid_argument(item);
+      if (lo > hi || hi >= num_tasks) {
+        throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item, num_tasks - 1));
+      }
+      for (size_t i = lo; i <= hi; ++i) chosen.insert(i);
+    } catch (const std::logic_error&) {
+      throw Error(fmt::format("--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)", item));
+    }
+  }
+  if (chosen.empty()) throw Error("--tasks: no task given (expected all, list or e.g. 0,2,5-7)");
+  return {chosen.begin(), chosen.end()};
+}
+
+std::string short_workload(const std::string& workload) {
+  return workload.size() <= 60 ? workload : workload.substr(0, 57) + "...";
+}
+
+void print_tasks(const std::vector<autotune::Task>& tasks) {
+  std::cout << fmt::format("{:>4}  {:<6} {:>6} {:>10}  {}\n", "task", "op", "weight", "MFLOP", "workload");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::cout << fmt::format("{:>4}  {:<6} {:>6} {:>10.2f}  {}\n", i, tasks[i].op, tasks[i].weight,
+                             tasks[i].flops / 1e6, tasks[i].workload);
+  }
+}
+
+std::vector<autotune::TuningRecord> load_with_warnings(const std::string& path) {
+  std::vector<std::string> warnings;
+  std::vector<autotune::TuningRecord> records = autotune::load_records(path, &warnings);
+  for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+  return records;
+}
+
+void print_summary(const std::vector<autotune::TaskResult>& results) {
+  std::cout << fmt::format("\n{:>4}  {:<6} {:>6} {:>7} {:>6}  {:>12} {:>12} {:>8} {:>9}  {}\n", "task", "op", "weight",
+                           "trials", "errors", "untuned (ms)", "tuned (ms)", "speed-up", "GFLOP/s", "stopped by");
+  double untuned_total = 0, tuned_total = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const autotune::TaskResult& r = results[i];
+    double speedup = r.fallback_cost_s / r.best_cost_s;
+    std::cout << fmt::format("{:>4}  {:<6} {:>6} {:>7} {:>6}  {:>12.4f} {:>12.4f} {:>7.2f}x {:>9.1f}  {}\n", i, r.task.op,
+                             r.task.weight, r.trials + r.resumed, r.errors, r.fallback_cost_s * 1e3,
+                             r.best_cost_s * 1e3, std::isfinite(speedup) ? speedup : 0.0,
+                             r.task.flops / r.best_cost_s / 1e9, r.stop_reason);
+    untuned_total += r.task.weight * r.fallback_cost_s;
+    tuned_total += r.task.weight * r.best_cost_s;
+  }
+  std::cout << fmt::format("tuned kernels, weighted by occurrence: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x)\n",
+                           untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
+}
+
+void run_tune(const TuneArgs& a) {
+  CompileOptions copt;
+  copt.target = a.target;
+  copt.opt_level = a.opt_level;
+  if (!a.input_shapes.empty()) copt.input_shapes = parse_input_shapes(a.input_shapes);
+  Target target = Target::parse(a.target);
+  GraphPlan plan = plan_graph(a.model, copt);
+  std::vector<autotune::Task> all = autotune::extract_tasks(plan.graph, plan.groups);
+  if (a.tasks == "list") {
+    print_tasks(all);
+    return;
+  }
+  if (all.empty()) {
+    std::cout << a.model << " has no tunable kernels (Conv, MatMul, Gemm)\n";
+    return;
+  }
+  std::vector<autotune::Task> tasks;
+  for (size_t i : parse_task_list(a.tasks, all.size())) tasks.push_back(all[i]);
+
+  autotune::TuneOptions opt;
+  opt.tuner = a.tuner;
+  opt.trials = a.trials;
+  opt.early_stopping = a.early_stopping;
+  opt.time_budget_s = a.time_budget_min * 60;
+  opt.measure.number = a.number;
+  opt.measure.repeat = a.repeat;
+  opt.measure.min_repeat_ms = a.min_repeat_ms;
+  opt.measure.timeout_s = a.timeout_s;
+  opt.records_path = a.output;
+  if (std::filesystem::exists(a.output)) {
+    opt.resume = load_with_warnings(a.output);
+    std::cerr << fmt::format("resuming: {} records in {}\n", opt.resume.size(), a.output);
+  }
+  if (!a.prior.empty()) opt.prior = load_with_warnings(a.prior);
+
+  bool live = interactive();
+  auto progress = [&](const autotune::TuneProgress& p) {
+    if (!live && !p.finished) return;
+    std::cerr << fmt::format("{}[Task {:>2}/{:>2}] Current/Best: {:>7.2f}/{:>7.2f} GFLOPS | Progress: ({}/{}) | {:.1f} s",
+                             live ? "\r" : "", p.task + 1, p.num_tasks, p.current_gflops, p.best_gflops,
+                             p.trials_done, p.trials_total, p.elapsed_s)
+              << (p.finished ? " Done.\n" : "") << std::flush;
+  };
+  std::cerr << fmt::format("tuning {} tasks of {} for {} -mcpu={} with the {} tuner, {} trials each{}\n", tasks.size(),
+                           a.model, target.triple, target.cpu, a.tuner, a.trials,
+                           a.time_budget_min > 0 ? fmt::format(", {} min in all", a.time_budget_min) : "");
+  std::vector<autotune::TaskResult> results =
+      autotune::tune_tasks(plan.graph, plan.groups, tasks, target, opt, progress);
+  print_summary(results);
+  std::cout << fmt::format("records: {}\n", a.output);
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* cmd = app.add_subcommand("tune", "Tune the model's kernels and append tuning records to a file");
+  cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", args->output, "the records file (JSON lines; appended to, and resumed from)")
+      ->required();
+  cmd->add_option("--target", args->target, "the target, e.g. \"llvm -mcpu=znver4\" (default: the host CPU)")
+      ->capture_default_str();
+  cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
+  cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  cmd->add_option("--trials", args->trials, "measured configs per task")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--tuner", args->tuner, "the search strategy")
+      ->check(CLI::IsMember(autotune::tuner_names()))->capture_default_str();
+  cmd->add_option("--early-stopping", args->early_stopping,
+                  "end a task after this many trials without improvement (0: never)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--timeout", args->timeout_s, "seconds for building and running one candidate")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--number", args->number, "runs per measurement")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "measurements per candidate")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "raise --number until a measurement takes this long")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--tuning-records", args->prior, "records of earlier runs to learn from (transfer)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--tasks", args->tasks, "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
+      ->capture_default_str();
+  cmd->add_option("--time-budget", args->time_budget_min, "minutes for the whole run (0: no limit)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->callback([args] { run_tune(*args); });
+}
+
+}  // namespace tessel::cli

@@ -1,0 +1,12 @@
+// Copies between the graph IR's host tensors (graph::TensorData) and runtime arrays.
+#pragma once
+
+#include "ir/graph.h"
+#include "runtime/ndarray.h"
+
+namespace tessel::runtime {
+
+NDArray to_ndarray(const graph::TensorData& t);
+graph::TensorData to_tensor_data(const NDArray& a);
+
+}  // namespace tessel::runtime

@@ -1,0 +1,228 @@
+// The tuning loop: records as it goes, survives crashing and hanging candidates, resumes without
+// re-measuring, stops early; and on a real model, every config of the conv and matmul templates
+// computes the right answer (each candidate is checked against the reference executor).
+#include "autotune/tune.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "codegen/target.h"
+#include "passes/pipeline.h"
+#include "runtime/module.h"
+#include "tests/expect_error.h"
+#include "tests/passes/graph_builder.h"
+
+namespace tessel::autotune {
+namespace {
+
+using passes::testing::Builder;
+using passes::testing::random_tensor;
+using passes::testing::ints;
+using tessel::testing::expect_error;
+
+const char* kTarget = "llvm -mcpu=test";
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& name)
+      : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-{}-{}", getpid(), name)).string()) {
+    std::filesystem::remove(path_);
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A space of 8 x 8 x 2 = 128 configs whose synthetic cost is lowest at tile [-, 8], [-, 4], knob 1.
+topi::ConfigSpace synthetic_space() {
+  topi::ConfigSpace space;
+  topi::SplitPolicy p;
+  p.policy = "power2";
+  space.define_split("tile_x", 128, p);
+  space.define_split("tile_y", 128, p);
+  space.define_knob("k", {0, 1});
+  return space;
+}
+
+double synthetic_cost(const topi::ConfigEntity& c) {
+  double x = std::log2(static_cast<double>(c.split("tile_x")[1])) - 3;
+  double y = std::log2(static_cast<double>(c.split("tile_y")[1])) - 2;
+  return 1e-3 * (1 + x * x + y * y + (c.knob("k") == 1 ? 0 : 0.5));
+}
+
+MeasureResult success(double cost) {
+  MeasureResult r;
+  r.costs_s = {cost, cost};
+  r.number = 1;
+  return r;
+}
+
+Task synthetic_task() { return Task{"Conv", "Conv|synthetic", 1, 1e6, 0}; }
+
+TuneOptions options(const std::string& records, const std::string& tuner, int trials) {
+  TuneOptions opt;
+  opt.tuner = tuner;
+  opt.trials = trials;
+  opt.batch_size = 8;
+  opt.records_path = records;
+  return opt;
+}
+
+TEST(TuneTask, CrashingAndHangingCandidatesAreRecordedAndTuningGoesOn) {
+  TempFile records("crash.json");
+  topi::ConfigSpace space = synthetic_space();
+  topi::ConfigEntity fallback = space.fallback();
+  std::set<uint64_t> bad;
+  int calls = 0;
+  // The 3rd and 4th configs measured crash and hang inside the isolated child; the rest succeed.
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    ++calls;
+    MeasureOptions mopt;
+    mopt.timeout_s = 1;
+    if (calls == 3 || calls == 4) {
+      bad.insert(c.index());
+      bool crash = calls == 3;
+      return measure(
+          [crash]() -> runtime::Module {
+            if (crash) std::raise(SIGSEGV);
+            std::this_thread::sleep_for(std::chrono::hours(1));
+            return {};
+          },
+          "f", {}, {}, mopt);
+    }
+    return success(synthetic_cost(c));
+  };
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "random", 20), 0);
+  EXPECT_EQ(r.trials, 20);
+  EXPECT_EQ(r.errors, 2);
+  EXPECT_EQ(r.stop_reason, "trials");
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  ASSERT_EQ(saved.size(), 20u);
+  EXPECT_EQ(saved[0].config_index, fallback.index());  // the untuned baseline comes first
+  std::set<MeasureError> errors;
+  for (const TuningRecord& rec : saved) {
+    if (bad.count(rec.config_index)) {
+      errors.insert(rec.error);
+    } else {
+      EXPECT_EQ(rec.error, MeasureError::kNone);
+    }
+  }
+  EXPECT_EQ(errors, (std::set<MeasureError>{MeasureError::kRuntimeError, MeasureError::kTimeout}));
+  EXPECT_TRUE(std::isfinite(r.best_cost_s));
+  EXPECT_LE(r.best_cost_s, r.fallback_cost_s);
+}
+
+TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
+  TempFile records("resume.json");
+  topi::ConfigSpace space = synthetic_space();
+  std::vector<uint64_t> measured;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    measured.push_back(c.index());
+    return success(synthetic_cost(c));
+  };
+  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "xgb", 24), 0);
+  EXPECT_EQ(first.trials, 24);
+
+  // A killed run's file: resuming with a larger budget measures only the difference.
+  TuneOptions again = options(records.path(), "xgb", 40);
+  again.resume = load_records(records.path(), nullptr);
+  measured.clear();
+  TaskResult second = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
+  EXPECT_EQ(second.resumed, 24);
+  EXPECT_EQ(second.trials, 16);
+  EXPECT_EQ(measured.size(), 16u);
+  EXPECT_DOUBLE_EQ(second.fallback_cost_s, first.fallback_cost_s);  // resumed, not re-measured
+  EXPECT_LE(second.best_cost_s, first.best_cost_s);
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  ASSERT_EQ(saved.size(), 40u);
+  std::set<uint64_t> distinct;
+  for (const TuningRecord& rec : saved) distinct.insert(rec.config_index);
+  EXPECT_EQ(distinct.size(), 40u) << "a config was measured twice";
+}
+
+TEST(TuneTask, StopsEarlyAndWhenTheSpaceRunsOut) {
+  TempFile records("early.json");
+  topi::ConfigSpace space = synthetic_space();
+  // Every config costs the same: nothing beats the fallback, so early stopping ends the task.
+  ConfigMeasurer flat = [](const topi::ConfigEntity&) { return success(1e-3); };
+  TuneOptions opt = options(records.path(), "grid", 100);
+  opt.early_stopping = 10;
+  TaskResult r = tune_task(synthetic_task(), space, flat, kTarget, opt, 0);
+  EXPECT_EQ(r.stop_reason, "early stopping");
+  EXPECT_EQ(r.trials, 11);
+
+  topi::ConfigSpace small;
+  small.define_knob("k", {1, 2, 3});
+  TaskResult all = tune_task(synthetic_task(), small, flat, kTarget, options(records.path(), "random", 100), 0);
+  EXPECT_EQ(all.trials, 3);
+  EXPECT_EQ(all.stop_reason, "space exhausted");
+}
+
+TEST(TuneTask, RejectsBadOptions) {
+  topi::ConfigSpace space = synthetic_space();
+  ConfigMeasurer m = [](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  TuneOptions opt = options("/tmp/unused.json", "annealing", 10);
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"annealing", "xgb", "random"});
+  opt = options("", "random", 10);
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"records"});
+  opt = options("/tmp/unused.json", "random", 0);
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"trials"});
+  opt = options("/nonexistent-dir/records.json", "random", 5);
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"/nonexistent-dir/records.json"});
+}
+
+// Conv(3x3, 8 -> 12 channels, 9x10) + Relu, and a MatMul [12, 90] x [90, 20]: shapes with tails
+// for every tile knob.
+graph::Graph small_model() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 8, 9, 10});
+  graph::ValueId w = b.constant("w", random_tensor({12, 8, 3, 3}, 1));
+  graph::ValueId conv = b.op("Relu", {b.op("Conv", {x, w}, {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}})});
+  graph::ValueId y = b.input("y", {12, 90});
+  graph::ValueId mm = b.op("MatMul", {y, b.constant("fc", random_tensor({90, 20}, 2))});
+  return b.finish({conv, mm});
+}
+
+// Random configs of the real templates, built and run in isolated children and compared with the
+// reference executor: a template config that computes a wrong answer would be an error here.
+TEST(TuneTasks, EveryTemplateConfigTriedIsCorrect) {
+  TempFile records("model.json");
+  graph::Graph g = small_model();
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
+  std::vector<Task> tasks = extract_tasks(g, plan.groups);
+  ASSERT_EQ(tasks.size(), 2u);
+  TuneOptions opt = options(records.path(), "random", 24);
+  opt.measure.number = 1;
+  opt.measure.repeat = 1;
+  int calls = 0;
+  std::vector<TaskResult> results =
+      tune_tasks(g, plan.groups, tasks, Target::parse("llvm -mcpu=native"), opt, [&](const TuneProgress& p) {
+        ++calls;
+        EXPECT_EQ(p.num_tasks, 2);
+        EXPECT_LE(p.trials_done, p.trials_total);
+      });
+  ASSERT_EQ(results.size(), 2u);
+  for (const TaskResult& r : results) {
+    EXPECT_EQ(r.trials, 24) << r.task.workload;
+    EXPECT_EQ(r.errors, 0) << r.task.workload;
+    EXPECT_LE(r.best_cost_s, r.fallback_cost_s);
+  }
+  EXPECT_EQ(calls, 2 * 24 + 2);  // one per trial, and one as each task ends
+  for (const TuningRecord& rec : load_records(records.path(), nullptr)) {
+    EXPECT_EQ(rec.error, MeasureError::kNone) << rec.config << ": " << rec.error_msg;
+  }
+}
+
+}  // namespace
+}  // namespace tessel::autotune

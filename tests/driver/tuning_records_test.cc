@@ -1,0 +1,139 @@
+// Applying tuning records at compile time: each tunable kernel takes the lowest-cost successful
+// record of its workload and target; the others, and records that no longer fit, use the fallback.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../passes/graph_builder.h"
+#include "autotune/records.h"
+#include "autotune/task.h"
+#include "driver/compile.h"
+#include "passes/pipeline.h"
+#include "reference/reference.h"
+
+namespace tessel {
+namespace {
+using passes::testing::Builder;
+using passes::testing::random_tensor;
+using passes::testing::ints;
+
+// Conv(3x3, 4 -> 8) + Relu, and a second, distinct Conv(1x1) that no record covers.
+graph::Graph model() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 4, 10, 12});
+  graph::ValueId h = b.op("Conv", {x, b.constant("w", random_tensor({8, 4, 3, 3}, 1))},
+                          {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}}, "conv3x3");
+  h = b.op("Relu", {h});
+  h = b.op("Conv", {h, b.constant("w1", random_tensor({6, 8, 1, 1}, 2))}, {{"kernel_shape", ints({1, 1})}}, "conv1x1");
+  return b.finish({h});
+}
+
+std::string conv3x3_workload() {
+  graph::Graph g = model();
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
+  return autotune::extract_tasks(g, plan.groups).at(0).workload;
+}
+
+autotune::TuningRecord record(const std::string& target, const std::string& config, double cost,
+                              autotune::MeasureError error = autotune::MeasureError::kNone) {
+  autotune::TuningRecord r;
+  r.target = target;
+  r.workload = conv3x3_workload();
+  r.config = config;
+  if (error == autotune::MeasureError::kNone) r.costs = {cost, cost};
+  r.error = error;
+  return r;
+}
+
+class RecordsFile {
+ public:
+  RecordsFile() : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-apply-{}.json", getpid())).string()) {}
+  ~RecordsFile() { std::filesystem::remove(path_); }
+  void write(const std::vector<autotune::TuningRecord>& records, const std::string& extra_line = "") {
+    std::ofstream out(path_);
+    for (const auto& r : records) out << autotune::record_to_line(r) << "\n";
+    out << extra_line;
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void expect_matches_reference(const graph::Graph& g, CompiledModel& m) {
+  graph::TensorData x = random_tensor({1, 4, 10, 12}, 3);
+  m.set_input("x", to_ndarray(x));
+  m.run();
+  graph::TensorData want = reference::run(g, {{"x", x}})[0];
+  graph::TensorData got = to_tensor_data(m.get_output(0));
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-4) << i;
+}
+
+const char* kSlow = R"({"tile_row":[4,2],"tile_col":[3,4],"tile_y":[10,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":0})";
+const char* kBest = R"({"tile_row":[1,8],"tile_col":[1,12],"tile_y":[4,3],"reorder_k":[1,2,0],"unroll_k":1,"parallel":1})";
+const char* kFailed = R"({"tile_row":[8,1],"tile_col":[3,4],"tile_y":[10,1],"reorder_k":[2,1,0],"unroll_k":0,"parallel":0})";
+
+TEST(TuningRecordsTest, TheLowestCostSuccessfulRecordIsApplied) {
+  graph::Graph g = model();
+  CompileOptions opt;
+  std::string target = Target::parse(opt.target).str();
+  RecordsFile file;
+  file.write({record(target, kSlow, 2e-4), record(target, kBest, 1e-4),
+              record(target, kFailed, 0, autotune::MeasureError::kWrongAnswer),
+              record("llvm -mcpu=other", kFailed, 1e-6)},  // another target: ignored
+             "{not json\n");
+  opt.tuning_records = file.path();
+  CompiledModel m = compile_graph(g, opt);
+  const TuningSummary& t = m.tuning();
+  EXPECT_EQ(t.tuned, 1);
+  EXPECT_EQ(t.untuned, 1);
+  ASSERT_EQ(t.kernels.size(), 2u);
+  EXPECT_TRUE(t.kernels[0].tuned);
+  EXPECT_EQ(t.kernels[0].config, kBest);
+  EXPECT_FALSE(t.kernels[1].tuned);
+  ASSERT_EQ(t.warnings.size(), 1u);  // the corrupt line, named by its file and line number
+  EXPECT_NE(t.warnings[0].find(file.path() + ":5"), std::string::npos) << t.warnings[0];
+  expect_matches_reference(g, m);
+}
+
+TEST(TuningRecordsTest, ARecordThatDoesNotFitTheTemplateFallsBackWithAWarning) {
+  graph::Graph g = model();
+  CompileOptions opt;
+  std::string target = Target::parse(opt.target).str();
+  RecordsFile file;
+  file.write({record(target, R"({"tile_row":[1,8],"tiles":[2]})", 1e-4)});
+  opt.tuning_records = file.path();
+  CompiledModel m = compile_graph(g, opt);
+  EXPECT_EQ(m.tuning().tuned, 0);
+  EXPECT_EQ(m.tuning().untuned, 2);
+  ASSERT_EQ(m.tuning().warnings.size(), 1u);
+  EXPECT_NE(m.tuning().warnings[0].find("conv3x3"), std::string::npos) << m.tuning().warnings[0];
+  EXPECT_NE(m.tuning().warnings[0].find("fallback"), std::string::npos) << m.tuning().warnings[0];
+  expect_matches_reference(g, m);
+}
+
+TEST(TuningRecordsTest, WithoutRecordsEveryKernelUsesTheFallback) {
+  graph::Graph g = model();
+  CompiledModel m = compile_graph(g);
+  EXPECT_EQ(m.tuning().tuned, 0);
+  EXPECT_EQ(m.tuning().untuned, 2);
+  EXPECT_TRUE(m.tuning().warnings.empty());
+}
+
+TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
+  CompileOptions opt;
+  opt.tuning_records = "/nonexistent/records.json";
+  try {
+    compile_graph(model(), opt);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/records.json"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessel
