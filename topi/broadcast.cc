@@ -50,8 +50,6 @@ te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::function<
 void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes) {
   te::Stage st = s[out];
   if (out.ndim() == 0) return;
-  IterVar fused = st.axis(0);
-  for (int d = 1; d < out.ndim(); ++d) fused = st.fuse(fused, st.axis(d));
   int64_t total = 1;
   for (const auto& d : out.shape()) {
     const int64_t* v = as_const_int(d);
@@ -59,10 +57,25 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
     if (!v) break;
   }
   if (total >= 0 && total < vector_lanes) return;  // too small to vectorize
+  constexpr int64_t kParallelMinElements = 1 << 14;  // below this a thread-pool launch costs more than it saves
+  bool parallel = total < 0 || total >= kParallelMinElements;
+  // Rows that are not a whole number of vectors (a padded conv input, 34 wide) are vectorized
+  // along the last axis, with a scalar tail: vectorizing the fused axis would take each row's
+  // index apart with vector div/mod, making every access a gather or scatter.
+  const int64_t* last = as_const_int(out.shape().back());
+  if (last && *last >= vector_lanes && *last % vector_lanes != 0 && out.ndim() > 1) {
+    auto [outer, inner] = st.split(st.axis(out.ndim() - 1), vector_lanes);
+    IterVar rows = st.axis(0);
+    for (int d = 1; d < out.ndim() - 1; ++d) rows = st.fuse(rows, st.axis(d));
+    st.vectorize(inner);
+    if (parallel) st.parallel(rows);
+    return;
+  }
+  IterVar fused = st.axis(0);
+  for (int d = 1; d < out.ndim(); ++d) fused = st.fuse(fused, st.axis(d));
   auto [outer, inner] = st.split(fused, vector_lanes);
   st.vectorize(inner);
-  constexpr int64_t kParallelMinElements = 1 << 14;  // below this a thread-pool launch costs more than it saves
-  if (total < 0 || total >= kParallelMinElements) st.parallel(outer);
+  if (parallel) st.parallel(outer);
 }
 
 }  // namespace tessel::topi
