@@ -179,9 +179,21 @@ void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].pus
 std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return std::nullopt;
-  const TuningRecord* best = nullptr;
+  // Pool the measurements of each config, in order of first appearance.
+  std::vector<TuningRecord> pooled;
+  std::map<std::string, size_t> index;
   for (const TuningRecord& r : it->second) {
     if (r.error != MeasureError::kNone || r.costs.empty()) continue;
+    auto [at, fresh] = index.emplace(r.config, pooled.size());
+    if (fresh) {
+      pooled.push_back(r);
+    } else {
+      std::vector<double>& costs = pooled[at->second].costs;
+      costs.insert(costs.end(), r.costs.begin(), r.costs.end());
+    }
+  }
+  const TuningRecord* best = nullptr;
+  for (const TuningRecord& r : pooled) {
     if (!best || r.mean_cost() < best->mean_cost()) best = &r;
   }
   if (!best) return std::nullopt;

@@ -72,8 +72,9 @@ class Database {
   explicit Database(const std::vector<TuningRecord>& records);
   void add(const TuningRecord& r);
 
-  // The successful record with the lowest mean cost (the first of equals); none when every record
-  // of the pair errored or there is none.
+  // The config with the lowest mean cost over all its successful records (tuning re-measures its
+  // best candidates, so one lucky measurement does not decide), as its first record with every
+  // cost pooled; the first of equals. None when every record of the pair errored or there is none.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors included.
   size_t count(const std::string& target, const std::string& workload) const;

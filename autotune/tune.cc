@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "autotune/tuner.h"
@@ -32,6 +33,10 @@ void validate(const TuneOptions& opt) {
   if (opt.batch_size < 1) throw Error(fmt::format("tune: batch_size must be at least 1, got {}", opt.batch_size));
   if (opt.early_stopping < 0) throw Error(fmt::format("tune: early_stopping must not be negative, got {}", opt.early_stopping));
   if (opt.time_budget_s < 0) throw Error(fmt::format("tune: the time budget must not be negative, got {} s", opt.time_budget_s));
+  if (opt.remeasure_top < 0 || opt.remeasure_rounds < 0) {
+    throw Error(fmt::format("tune: remeasure_top ({}) and remeasure_rounds ({}) must not be negative",
+                            opt.remeasure_top, opt.remeasure_rounds));
+  }
   if (opt.records_path.empty()) throw Error("tune: a records file is needed (records_path, --output)");
   const std::vector<std::string>& names = tuner_names();
   if (std::find(names.begin(), names.end(), opt.tuner) == names.end()) {
@@ -111,8 +116,8 @@ class TaskBench {
   std::vector<runtime::NDArray> inputs_, references_;
 };
 
-// Prior successful records of other workloads of the same op whose configs parse in `space` (so
-// they have the same knobs, and their features line up), scored against their workload's best.
+// Prior successful records of other workloads of the same op whose configs fit `space` (the same
+// knobs, and tiles this shape also has), scored against their workload's best.
 void transfer(const std::vector<TuningRecord>& prior, const std::string& target, const Task& task,
               const topi::ConfigSpace& space, Tuner& tuner) {
   std::map<std::string, double> best;
@@ -121,7 +126,7 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
     if (r.target != target || r.workload == task.workload || r.workload.rfind(task.op + "|", 0) != 0) continue;
     if (r.error != MeasureError::kNone) continue;
     try {
-      usable.emplace_back(&r, topi::ConfigEntity::from_json(space, r.config));
+      usable.emplace_back(&r, topi::ConfigEntity::from_json(space, r.config, /*match_split_inners=*/true));
       auto [it, fresh] = best.emplace(r.workload, r.mean_cost());
       if (!fresh) it->second = std::min(it->second, r.mean_cost());
     } catch (const Error&) {  // another template shape (values outside this space): not comparable
@@ -153,6 +158,55 @@ TuningRecord record_of(const std::string& target, const Task& task, const topi::
 
 double gflops(double flops, double cost_s) { return std::isfinite(cost_s) && cost_s > 0 ? flops / cost_s / 1e9 : 0; }
 
+// Every measurement of a task's configs so far, pooled per config (resumed records, trials and
+// re-measurements); a config that failed once counts as failed.
+class Measured {
+ public:
+  // Adds a measurement; returns the config's pooled mean cost (infinity once it failed).
+  double add(const topi::ConfigEntity& config, const std::vector<double>& costs, bool failed) {
+    auto [it, fresh] = configs_.try_emplace(config.index(), Pooled{config, {}, false});
+    it->second.failed |= failed;
+    it->second.costs.insert(it->second.costs.end(), costs.begin(), costs.end());
+    if (fresh) order_.push_back(config.index());
+    return mean(config.index());
+  }
+  double mean(uint64_t index) const {
+    auto it = configs_.find(index);
+    if (it == configs_.end() || it->second.failed || it->second.costs.empty()) return kInf;
+    return std::accumulate(it->second.costs.begin(), it->second.costs.end(), 0.0) /
+           static_cast<double>(it->second.costs.size());
+  }
+  bool has(uint64_t index) const { return configs_.count(index) != 0; }
+  size_t size() const { return configs_.size(); }
+  // The measured configs, in order of first measurement.
+  std::vector<topi::ConfigEntity> configs() const {
+    std::vector<topi::ConfigEntity> out;
+    for (uint64_t i : order_) out.push_back(configs_.at(i).config);
+    return out;
+  }
+  // The `k` configs with the lowest pooled mean (successful ones only), best first.
+  std::vector<topi::ConfigEntity> best(size_t k) const {
+    std::vector<topi::ConfigEntity> ok;
+    for (const topi::ConfigEntity& c : configs()) {
+      if (std::isfinite(mean(c.index()))) ok.push_back(c);
+    }
+    std::stable_sort(ok.begin(), ok.end(), [&](const topi::ConfigEntity& x, const topi::ConfigEntity& y) {
+      return mean(x.index()) < mean(y.index());
+    });
+    if (ok.size() > k) ok.resize(k);
+    return ok;
+  }
+
+ private:
+  struct Pooled {
+    topi::ConfigEntity config;
+    std::vector<double> costs;
+    bool failed;
+  };
+  std::map<uint64_t, Pooled> configs_;
+  std::vector<uint64_t> order_;
+};
+
 }  // namespace
 
 TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const ConfigMeasurer& measure,
@@ -162,53 +216,53 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   auto start = Clock::now();
   TaskResult res;
   res.task = task;
-  res.best_cost_s = kInf;
   std::unique_ptr<Tuner> tuner = make_tuner(opt.tuner, space, opt.seed);
   std::vector<TuningRecord> known = opt.prior;
   known.insert(known.end(), opt.resume.begin(), opt.resume.end());
   transfer(known, target, task, space, *tuner);
 
   // Resume: configs measured by an earlier run count as visited, and as trials.
-  std::vector<topi::ConfigEntity> replay;
-  std::vector<double> replay_costs;
+  Measured measured;
   for (const TuningRecord& r : opt.resume) {
     if (r.target != target || r.workload != task.workload) continue;
     try {
-      replay.push_back(topi::ConfigEntity::from_json(space, r.config));
+      measured.add(topi::ConfigEntity::from_json(space, r.config), r.costs, r.error != MeasureError::kNone);
     } catch (const Error&) {  // the template changed since: a config of another space
-      continue;
-    }
-    replay_costs.push_back(r.mean_cost());
-    if (r.mean_cost() < res.best_cost_s) {
-      res.best_cost_s = r.mean_cost();
-      res.best_config = r.config;
     }
   }
-  if (!replay.empty()) tuner->update(replay, replay_costs);
+  std::vector<topi::ConfigEntity> replay = measured.configs();
+  if (!replay.empty()) {
+    std::vector<double> costs;
+    for (const topi::ConfigEntity& c : replay) costs.push_back(measured.mean(c.index()));
+    tuner->update(replay, costs);
+  }
   res.resumed = static_cast<int>(replay.size());
+  auto best_cost = [&] {
+    std::vector<topi::ConfigEntity> top = measured.best(1);
+    return top.empty() ? kInf : measured.mean(top[0].index());
+  };
 
   RecordWriter writer(opt.records_path);
+  auto measure_and_record = [&](const topi::ConfigEntity& config) {
+    MeasureResult m = measure(config);
+    writer.write(record_of(target, task, config, m));
+    return measured.add(config, m.costs_s, m.error != MeasureError::kNone);
+  };
   TuneProgress p;
   p.info = &task;
   p.trials_total = opt.trials;
   p.trials_done = res.resumed;
-  p.best_gflops = gflops(task.flops, res.best_cost_s);
+  p.best_gflops = gflops(task.flops, best_cost());
   int since_best = 0;
-  auto measure_one = [&](const topi::ConfigEntity& config) {
-    MeasureResult m = measure(config);
-    writer.write(record_of(target, task, config, m));
-    double cost = m.mean_cost_s();
+  auto trial = [&](const topi::ConfigEntity& config) {
+    double before = best_cost();
+    double cost = measure_and_record(config);
     ++res.trials;
     ++p.trials_done;
-    if (m.error != MeasureError::kNone) ++res.errors;
-    ++since_best;
-    if (cost < res.best_cost_s) {
-      res.best_cost_s = cost;
-      res.best_config = config.to_json();
-      since_best = 0;
-    }
+    if (!std::isfinite(cost)) ++res.errors;
+    since_best = cost < before ? 0 : since_best + 1;
     p.current_gflops = gflops(task.flops, cost);
-    p.best_gflops = gflops(task.flops, res.best_cost_s);
+    p.best_gflops = gflops(task.flops, best_cost());
     p.elapsed_s = seconds_since(start);
     if (on_progress) on_progress(p);
     return cost;
@@ -217,14 +271,7 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   // The fallback is measured first (unless resumed): it is the untuned baseline, and tuning
   // never ends with anything slower.
   topi::ConfigEntity fallback = space.fallback();
-  auto resumed = std::find_if(replay.begin(), replay.end(),
-                              [&](const topi::ConfigEntity& e) { return e.index() == fallback.index(); });
-  if (resumed != replay.end()) {
-    res.fallback_cost_s = replay_costs[static_cast<size_t>(resumed - replay.begin())];
-  } else {
-    res.fallback_cost_s = measure_one(fallback);
-    tuner->update({fallback}, {res.fallback_cost_s});
-  }
+  if (!measured.has(fallback.index())) tuner->update({fallback}, {trial(fallback)});
 
   // Why the task should end before its next trial; "" to go on.
   auto stop_reason = [&]() -> std::string {
@@ -244,12 +291,29 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
     std::vector<double> costs;
     for (const topi::ConfigEntity& config : batch) {
       if (!stop_reason().empty()) break;
-      costs.push_back(measure_one(config));
+      costs.push_back(trial(config));
     }
     batch.resize(costs.size());
     tuner->update(batch, costs);
   }
+
+  // The best candidates and the fallback are measured again, in turns, so that neither the
+  // chosen config nor the reported speed-up rests on one lucky measurement.
+  std::vector<topi::ConfigEntity> finalists = measured.best(static_cast<size_t>(opt.remeasure_top));
+  if (!finalists.empty() && std::none_of(finalists.begin(), finalists.end(), [&](const topi::ConfigEntity& c) {
+        return c.index() == fallback.index();
+      })) {
+    finalists.push_back(fallback);
+  }
+  for (int round = 0; round < opt.remeasure_rounds && finalists.size() > 1; ++round) {
+    for (const topi::ConfigEntity& c : finalists) measure_and_record(c);
+  }
+  res.fallback_cost_s = measured.mean(fallback.index());
+  std::vector<topi::ConfigEntity> top = measured.best(1);
+  res.best_cost_s = top.empty() ? kInf : measured.mean(top[0].index());
+  if (!top.empty()) res.best_config = top[0].to_json();
   p.finished = true;
+  p.best_gflops = gflops(task.flops, res.best_cost_s);
   p.elapsed_s = seconds_since(start);
   if (on_progress) on_progress(p);
   return res;

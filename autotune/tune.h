@@ -26,6 +26,10 @@ struct TuneOptions {
   int early_stopping = 0;     // > 0: end a task after this many trials without a better config
   double time_budget_s = 0;   // > 0: for all tasks; each task gets an equal share of what is left
   int batch_size = 16;        // configs proposed at a time
+  // After the trials, the best `remeasure_top` configs and the fallback are measured
+  // `remeasure_rounds` more times, in turns; the result and the records pool every measurement.
+  int remeasure_top = 3;
+  int remeasure_rounds = 2;
   uint64_t seed = 0;
   MeasureOptions measure;
   std::string records_path;         // every measured config is appended here
@@ -46,12 +50,13 @@ struct TuneProgress {
 
 struct TaskResult {
   Task task;
+  // Mean costs over every measurement of the config, re-measurements and resumed records included.
   double fallback_cost_s = 0;  // the untuned kernel; +infinity if it failed
-  double best_cost_s = 0;      // the best config seen, records of earlier runs included
+  double best_cost_s = 0;      // the best config
   std::string best_config;     // its JSON
-  int trials = 0;              // measured in this run
+  int trials = 0;              // configs measured in this run (re-measurements not counted)
   int errors = 0;              // of those, how many failed
-  int resumed = 0;             // configs taken from the records file instead of measured
+  int resumed = 0;             // distinct configs taken from the records file instead of measured
   std::string stop_reason;     // "trials", "space exhausted", "early stopping", "time budget"
 };
 

@@ -233,7 +233,7 @@ std::string ConfigEntity::to_json() const {
   return j.dump();
 }
 
-ConfigEntity ConfigEntity::from_json(const ConfigSpace& space, const std::string& json) {
+ConfigEntity ConfigEntity::from_json(const ConfigSpace& space, const std::string& json, bool match_split_inners) {
   nlohmann::ordered_json j;
   try {
     j = nlohmann::ordered_json::parse(json);
@@ -250,7 +250,16 @@ ConfigEntity ConfigEntity::from_json(const ConfigSpace& space, const std::string
   for (const ConfigSpace::Knob& k : space.knobs_) {
     auto it = j.find(k.name);
     if (it == j.end()) throw Error(fmt::format("config is missing knob '{}'", k.name));
-    choices.push_back(ConfigSpace::find_choice(k, json_to_ints(*it, k.kind, k.name)));
+    std::vector<int64_t> value = json_to_ints(*it, k.kind, k.name);
+    if (match_split_inners && k.kind == KnobKind::kSplit) {
+      // Another extent gives another outer factor: the tile is what carries over.
+      auto same_inners = [&](const std::vector<int64_t>& c) {
+        return c.size() == value.size() && std::equal(c.begin() + 1, c.end(), value.begin() + 1);
+      };
+      auto found = std::find_if(k.values.begin(), k.values.end(), same_inners);
+      if (found != k.values.end()) value = *found;
+    }
+    choices.push_back(ConfigSpace::find_choice(k, value));
   }
   return space.from_choices(choices);
 }

@@ -64,8 +64,10 @@ class ConfigEntity {
   // annotations arrays of "none"/"unroll"/"vec", knobs integers.
   std::string to_json() const;
   // Parses to_json's output. Throws tessel::Error for invalid JSON, and naming the knob for a
-  // missing or unknown knob or a value that is not in `space`.
-  static ConfigEntity from_json(const ConfigSpace& space, const std::string& json);
+  // missing or unknown knob or a value that is not in `space`. With match_split_inners, a split
+  // matches the candidate with the same inner factors whatever its outer one: a config of the
+  // same template for another shape (transfer learning).
+  static ConfigEntity from_json(const ConfigSpace& space, const std::string& json, bool match_split_inners = false);
 
  private:
   friend class ConfigSpace;

@@ -1,6 +1,7 @@
 // Tuning records: the JSON line format, appending across runs, tolerant loading, and the database.
 #include "autotune/records.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -31,6 +32,14 @@ TuningRecord make_record(uint64_t index, std::vector<double> costs, MeasureError
   r.error = error;
   r.error_msg = error == MeasureError::kNone ? "" : "it failed";
   r.timestamp = 1700000000 + static_cast<int64_t>(index);
+  return r;
+}
+
+// A record whose config differs for each index (the database tells configs apart by their JSON).
+TuningRecord config_record(uint64_t index, std::vector<double> costs, MeasureError error = MeasureError::kNone,
+                           const std::string& workload = kDense, const std::string& target = kTarget) {
+  TuningRecord r = make_record(index, std::move(costs), error, workload, target);
+  r.config = fmt::format(R"({{"tile":[4,{}],"unroll":1}})", index);
   return r;
 }
 
@@ -200,12 +209,12 @@ TEST(Records, MissingFileIsAnError) {
 
 TEST(Database, BestIsTheLowestMeanCostIgnoringErrors) {
   Database db;
-  db.add(make_record(0, {3e-3, 3e-3}));
-  db.add(make_record(1, {1e-3, 5e-3}));  // the lowest single cost, but a mean of 3e-3
-  db.add(make_record(2, {2.5e-3, 2.5e-3}));
-  db.add(make_record(3, {1e-4}, MeasureError::kWrongAnswer));  // fast and wrong
-  db.add(make_record(4, {}, MeasureError::kTimeout));
-  db.add(make_record(5, {2.5e-3}));  // ties with 2: the first one stays
+  db.add(config_record(0, {3e-3, 3e-3}));
+  db.add(config_record(1, {1e-3, 5e-3}));  // the lowest single cost, but a mean of 3e-3
+  db.add(config_record(2, {2.5e-3, 2.5e-3}));
+  db.add(config_record(3, {1e-4}, MeasureError::kWrongAnswer));  // fast and wrong
+  db.add(config_record(4, {}, MeasureError::kTimeout));
+  db.add(config_record(5, {2.5e-3}));  // ties with 2: the first one stays
   std::optional<TuningRecord> best = db.best(kTarget, kDense);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->config_index, 2u);
@@ -213,12 +222,28 @@ TEST(Database, BestIsTheLowestMeanCostIgnoringErrors) {
   EXPECT_EQ(db.count(kTarget, kDense), 6u);
 }
 
+TEST(Database, AConfigMeasuredAgainIsJudgedByAllItsMeasurements) {
+  Database db;
+  db.add(config_record(1, {1e-3}));  // lucky once...
+  db.add(config_record(2, {2.5e-3, 2.5e-3}));
+  db.add(config_record(1, {4e-3, 4e-3}));  // ...and re-measured: a mean of 3e-3 over all three
+  std::optional<TuningRecord> best = db.best(kTarget, kDense);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config_index, 2u);
+  db.add(config_record(2, {4.5e-3, 4.5e-3}));  // now 3.5e-3: config 1 wins with every cost pooled
+  best = db.best(kTarget, kDense);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config_index, 1u);
+  EXPECT_EQ(best->costs.size(), 3u);
+  EXPECT_DOUBLE_EQ(best->mean_cost(), 3e-3);
+}
+
 TEST(Database, KeysAreTargetAndWorkload) {
   const std::string conv = "conv2d|float32[1,64,56,56]|float32[64,64,3,3]";
-  Database db({make_record(0, {1e-3}), make_record(1, {5e-4}, MeasureError::kNone, conv),
-               make_record(2, {1e-4}, MeasureError::kNone, kDense, "llvm -mcpu=znver3"),
-               make_record(3, {}, MeasureError::kBuildError, "softmax|float32[8,8]"),
-               make_record(4, {}, MeasureError::kRuntimeError, "softmax|float32[8,8]")});
+  Database db({config_record(0, {1e-3}), config_record(1, {5e-4}, MeasureError::kNone, conv),
+               config_record(2, {1e-4}, MeasureError::kNone, kDense, "llvm -mcpu=znver3"),
+               config_record(3, {}, MeasureError::kBuildError, "softmax|float32[8,8]"),
+               config_record(4, {}, MeasureError::kRuntimeError, "softmax|float32[8,8]")});
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 0u);
   EXPECT_EQ(db.best(kTarget, conv)->config_index, 1u);
   EXPECT_EQ(db.best("llvm -mcpu=znver3", kDense)->config_index, 2u);

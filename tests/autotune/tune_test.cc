@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -76,6 +77,7 @@ TuneOptions options(const std::string& records, const std::string& tuner, int tr
   opt.trials = trials;
   opt.batch_size = 8;
   opt.records_path = records;
+  opt.remeasure_rounds = 0;  // the tests below count records; re-measurement has its own test
   return opt;
 }
 
@@ -149,6 +151,32 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
   std::set<uint64_t> distinct;
   for (const TuningRecord& rec : saved) distinct.insert(rec.config_index);
   EXPECT_EQ(distinct.size(), 40u) << "a config was measured twice";
+}
+
+TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {
+  TempFile records("remeasure.json");
+  topi::ConfigSpace space = synthetic_space();
+  // One config is lucky on its first measurement only: re-measured, it loses its place.
+  uint64_t lucky = space.get(5).index();
+  std::map<uint64_t, int> times;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    int n = ++times[c.index()];
+    return success(c.index() == lucky && n == 1 ? 1e-6 : synthetic_cost(c));
+  };
+  TuneOptions opt = options(records.path(), "grid", 12);
+  opt.remeasure_top = 2;
+  opt.remeasure_rounds = 3;
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
+  EXPECT_EQ(r.trials, 12);
+  EXPECT_EQ(times[lucky], 4);                     // a finalist: measured 1 + 3 times
+  EXPECT_EQ(times[space.fallback().index()], 4);  // the baseline too
+  EXPECT_NE(r.best_config, space.get(5).to_json());
+  EXPECT_GT(r.best_cost_s, 1e-6);
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  EXPECT_EQ(saved.size(), 12u + 3u * 3u);  // 2 finalists and the fallback, 3 rounds
+  std::optional<TuningRecord> best = Database(saved).best(kTarget, synthetic_task().workload);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config, r.best_config);  // what compile applies is what tuning reported
 }
 
 TEST(TuneTask, StopsEarlyAndWhenTheSpaceRunsOut) {

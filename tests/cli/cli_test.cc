@@ -1,6 +1,7 @@
 // The tessel command, driven as a user would: compile a bundled model to a package, run it on an
 // .npz and compare with the reference executor, time and profile it, inspect the model, load the
 // package in a program without LLVM, and every user error with its message and exit code.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,12 +79,13 @@ runtime::NDArray random_input(std::vector<int64_t> shape, unsigned seed) {
   return a;
 }
 
-TEST_F(CliTest, PackageRunOnNpzMatchesTheReferenceExecutor) {
+// Runs `package` on a random .npz input and compares its output with the reference executor.
+void expect_package_matches_reference(const std::string& package, const std::string& work_prefix) {
   runtime::NDArray x = random_input({1, 3, 32, 32}, 3);
-  runtime::save_npz(path("in.npz"), {{"data", x}});
-  Result r = run(tessel("run " + path("model.tar") + " --inputs " + path("in.npz") + " --outputs " + path("out.npz")));
+  runtime::save_npz(work_prefix + "in.npz", {{"data", x}});
+  Result r = run(tessel("run " + package + " --inputs " + work_prefix + "in.npz --outputs " + work_prefix + "out.npz"));
   ASSERT_EQ(r.code, 0) << r.output;
-  auto outputs = runtime::load_npz(path("out.npz"));
+  auto outputs = runtime::load_npz(work_prefix + "out.npz");
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_EQ(outputs[0].first, "prob");
 
@@ -96,6 +98,10 @@ TEST_F(CliTest, PackageRunOnNpzMatchesTheReferenceExecutor) {
     double e = want[0].get_double(i);
     EXPECT_NEAR(got.data<float>()[i], e, 1e-4 * std::fabs(e) + 1e-6) << "element " << i;
   }
+}
+
+TEST_F(CliTest, PackageRunOnNpzMatchesTheReferenceExecutor) {
+  expect_package_matches_reference(path("model.tar"), path("plain-"));
 }
 
 TEST_F(CliTest, PrintTimeAndProfilePrintTables) {
@@ -184,6 +190,54 @@ TEST_F(CliTest, BadInputsAndOutputsAreRejected) {
                "array 'image' but the model has no input of that name");
   expect_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")), 1, "/nonexistent-dir/out.npz");
   expect_error(run(tessel("compile " + kModel + " -o /nonexistent-dir/model.tar")), 1, "/nonexistent-dir does not exist");
+}
+
+size_t line_count(const std::string& file) {
+  std::ifstream in(file);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+// tune writes records (and resumes from them), compile applies them, and the tuned package still
+// computes the model.
+TEST_F(CliTest, TuneThenCompileWithTheRecords) {
+  std::string records = path("records.json");
+  std::string fast = " --tuner random --number 1 --repeat 1 --min-repeat-ms 0";
+  Result r = run(tessel("tune " + kModel + " -o " + records + " --trials 4" + fast));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("[Task  6/ 6]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("speed-up"), std::string::npos) << r.output;
+  size_t first = line_count(records);  // 4 trials per task, and re-measurements of the best
+  EXPECT_GE(first, 6u * 4u);
+
+  r = run(tessel("tune " + kModel + " -o " + records + " --trials 6 --tasks 0,2-3" + fast));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("resuming: {} records", first)), std::string::npos) << r.output;
+  EXPECT_GE(line_count(records), first + 3u * 2u);  // 2 more trials for each of the 3 tasks
+
+  r = run(tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned, 0 use the fallback"), std::string::npos)
+      << r.output;
+  expect_package_matches_reference(path("tuned.tar"), path("tuned-"));
+}
+
+TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
+  Result r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("Conv|float32[1, 3, 32, 32]|float32[16, 3, 3, 3]"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("unused.json")));
+
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")), 2, "--tuner");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-9")), 1,
+               "--tasks: '3-9' is out of range: the model has tasks 0 to 5");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks two")), 1,
+               "--tasks: 'two' is not a task number or range");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 2, "--trials");
+  expect_error(run(tessel("tune " + kModel + " -o /nonexistent/x.json --trials 1")), 1, "/nonexistent/x.json");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("y.tar") + " --tuning-records /nonexistent.json")), 2,
+               "--tuning-records");
 }
 
 }  // namespace

@@ -230,6 +230,25 @@ TEST(ConfigSpace, JsonRejectsConfigsOutsideTheSpace) {
   expect_error([&] { parse(R"({"tile":)"); }, {"not valid JSON"});
 }
 
+TEST(ConfigSpace, ASplitOfAnotherExtentMatchesByItsInnerFactors) {
+  auto space_for = [](int64_t extent) {
+    ConfigSpace space;
+    space.define_split("tile", extent, {.policy = "power2", .num_outputs = 3});
+    space.define_knob("k", {0, 1});
+    return space;
+  };
+  ConfigSpace small = space_for(56), large = space_for(224);
+  std::string json = small.get(small.size() - 1).to_json();  // a config tuned for extent 56
+  expect_error([&] { ConfigEntity::from_json(large, json); }, {"tile", "not in the config space"});
+  ConfigEntity e = ConfigEntity::from_json(large, json, /*match_split_inners=*/true);
+  std::vector<int64_t> from = small.get(small.size() - 1).split("tile"), to = e.split("tile");
+  EXPECT_EQ(std::vector<int64_t>(to.begin() + 1, to.end()), std::vector<int64_t>(from.begin() + 1, from.end()));
+  EXPECT_EQ(to[0] * to[1] * to[2], 224);
+  // Inner factors the other space lacks still fail, naming the knob.
+  ConfigSpace tiny = space_for(4);
+  expect_error([&] { ConfigEntity::from_json(tiny, json, true); }, {"tile"});
+}
+
 TEST(ConfigSpace, FallbackDefaultsToFirstCandidates) {
   ConfigSpace space = mixed_space();
   ConfigEntity f = space.fallback();
