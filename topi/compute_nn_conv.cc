@@ -16,13 +16,49 @@ using graph::ops::WindowGeometry;
 
 // How one output channel m reads the weights at input channel rc of its group and kernel offset r.
 using WeightFn = std::function<PrimExpr(PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r)>;
+// How output position `out` reads the (padded) input at channel c and kernel offset r.
+using InputFn = std::function<PrimExpr(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
+                                       const std::vector<IterVar>& r)>;
 
 struct ConvShape {
   int64_t batch, channels_per_group, out_per_group, groups, out_channels;
 };
 
-// y[n, m, o...] = sum over (rc, r...) of xp[n, group(m) * cg + rc, window] * weight(m, rc, r) (+ bias[m]).
-te::Tensor direct_conv(const te::Tensor& xp, const ConvShape& cs, const WindowGeometry& geo, const WeightFn& weight,
+// The window of a padded input tensor.
+InputFn window_of(const te::Tensor& xp, const WindowGeometry& geo) {
+  return [xp, geo](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out, const std::vector<IterVar>& r) {
+    return xp(window_index(std::move(n), std::move(c), out, r, geo));
+  };
+}
+
+// With a strided last axis, consecutive outputs read every s-th input column: vector loads of
+// them are gathers. Stored phase by phase, xs[..., p, j] = xp[..., j * s + p], those columns are
+// consecutive: output o at kernel offset r reads phase (r * d) % s, column o + (r * d) / s.
+InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name) {
+  int64_t s = geo.strides.back(), d = geo.dilations.back();
+  int rank = xp.ndim();
+  int64_t width = *as_const_int(xp.shape().back());
+  std::vector<PrimExpr> shape(xp.shape().begin(), xp.shape().end() - 1);
+  shape.push_back(idx(s));
+  shape.push_back(idx((width + s - 1) / s));
+  te::Tensor xs = te::compute(shape, [&](const std::vector<Var>& i) {
+    std::vector<PrimExpr> at(i.begin(), i.end() - 2);
+    PrimExpr column = PrimExpr(i.back()) * idx(s) + i[rank - 1];
+    at.push_back(min(column, idx(width - 1)));
+    return select(column < idx(width), xp(at), make_zero(xp.dtype()));
+  }, name);
+  WindowGeometry rows = geo;
+  return [xs, rows, s, d](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out, const std::vector<IterVar>& r) {
+    std::vector<PrimExpr> at = window_index(std::move(n), std::move(c), out, r, rows);
+    PrimExpr offset = PrimExpr(r.back()) * idx(d);
+    at.back() = floormod(offset, idx(s));
+    at.push_back(out.back() + floordiv(offset, idx(s)));
+    return xs(at);
+  };
+}
+
+// y[n, m, o...] = sum over (rc, r...) of input(n, group(m) * cg + rc, o, r) * weight(m, rc, r) (+ bias[m]).
+te::Tensor direct_conv(const InputFn& input, const ConvShape& cs, const WindowGeometry& geo, const WeightFn& weight,
                        const te::Tensor& bias, const std::string& name) {
   std::vector<PrimExpr> shape{idx(cs.batch), idx(cs.out_channels)};
   for (int64_t o : geo.out) shape.push_back(idx(o));
@@ -34,7 +70,7 @@ te::Tensor direct_conv(const te::Tensor& xp, const ConvShape& cs, const WindowGe
     PrimExpr m = i[1];
     PrimExpr c = cs.groups == 1 ? PrimExpr(rc) : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
     std::vector<PrimExpr> out(i.begin() + 2, i.end());
-    return te::sum(xp(window_index(i[0], c, out, rk, geo)) * weight(m, rc, rk), all);
+    return te::sum(input(i[0], c, out, rk) * weight(m, rc, rk), all);
   }, bias.defined() ? name + "_conv" : name);
   if (!bias.defined()) return y;
   return te::compute(shape, [&](const std::vector<Var>& i) {
@@ -64,7 +100,8 @@ std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector
     at.insert(at.end(), r.begin(), r.end());
     return w(at);
   };
-  return {direct_conv(xp, cs, geo, weight, optional_input(in, 2), name)};
+  InputFn input = geo.strides.back() > 1 ? phase_split(xp, geo, name + "_phases") : window_of(xp, geo);
+  return {direct_conv(input, cs, geo, weight, optional_input(in, 2), name)};
 }
 
 // Output position o gathers input i with o = i * s + k * d - pad_begin; over the input dilated by s
@@ -96,7 +133,7 @@ std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node, const s
     for (size_t d = 0; d < rank; ++d) at.push_back(idx(geo.kernel[d] - 1) - r[d]);
     return w(at);
   };
-  return {direct_conv(xd, cs, unit, weight, optional_input(in, 2), name)};
+  return {direct_conv(window_of(xd, unit), cs, unit, weight, optional_input(in, 2), name)};
 }
 
 }  // namespace
