@@ -303,7 +303,11 @@ struct Table {
       std::cout << s << "\n";
     };
     line(header);
-    if (markdown) line(std::vector<std::string>(header.size(), "---"));
+    if (markdown) {
+      std::string rule = "|";
+      for (size_t c = 0; c < header.size(); ++c) rule += "---|";
+      std::cout << rule << "\n";
+    }
     for (const auto& r : rows) line(r);
   }
 };
