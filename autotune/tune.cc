@@ -291,7 +291,11 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
     std::vector<double> costs;
     for (const topi::ConfigEntity& config : batch) {
       if (!stop_reason().empty()) break;
-      costs.push_back(trial(config));
+      // A config the template rejects is not a trial: no build, no record; the tuner learns it
+      // as a failure.
+      bool valid = space.invalid_reason(config).empty();
+      res.invalid += valid ? 0 : 1;
+      costs.push_back(valid ? trial(config) : kInf);
     }
     batch.resize(costs.size());
     tuner->update(batch, costs);

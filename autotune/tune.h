@@ -56,6 +56,7 @@ struct TaskResult {
   std::string best_config;     // its JSON
   int trials = 0;              // configs measured in this run (re-measurements not counted)
   int errors = 0;              // of those, how many failed
+  int invalid = 0;             // proposals the template's constraint rejected, skipped unmeasured
   int resumed = 0;             // distinct configs taken from the records file instead of measured
   std::string stop_reason;     // "trials", "space exhausted", "early stopping", "time budget"
 };

@@ -135,7 +135,8 @@ class TempRecords {
  public:
   TempRecords() {
     static int counter = 0;
-    path_ = (std::filesystem::temp_directory_path() / fmt::format("tune_bench-{}-{}.json", getpid(), counter++)).string();
+    std::string name = fmt::format("tune_bench-{}-{}.json", getpid(), counter++);
+    path_ = (std::filesystem::temp_directory_path() / name).string();
     std::filesystem::remove(path_);
   }
   ~TempRecords() { std::filesystem::remove(path_); }
@@ -177,7 +178,9 @@ autotune::TaskResult tune(const KernelTask& kt, const autotune::TuneOptions& opt
   return autotune::tune_tasks(kt.graph, kt.groups, {kt.task}, Target::parse(kTarget), opt, on_progress).at(0);
 }
 
-double gflops(double flops, double seconds) { return std::isfinite(seconds) && seconds > 0 ? flops / seconds / 1e9 : 0; }
+double gflops(double flops, double seconds) {
+  return std::isfinite(seconds) && seconds > 0 ? flops / seconds / 1e9 : 0;
+}
 
 // ---- Eigen reference ----
 
@@ -312,7 +315,10 @@ struct Table {
   }
 };
 
-std::string num(double x, int digits = 1) { return x > 0 && std::isfinite(x) ? fmt::format("{:.{}f}", x, digits) : "-"; }
+// A table cell: "-" for a failed or missing measurement.
+std::string num(double x, int digits = 1) {
+  return x > 0 && std::isfinite(x) ? fmt::format("{:.{}f}", x, digits) : "-";
+}
 
 std::vector<const KernelSpec*> select(const std::vector<std::string>& names, const std::string& filter) {
   std::vector<const KernelSpec*> out;
@@ -377,13 +383,14 @@ void run_kernels(const Args& a) {
 std::vector<double> best_curve(const KernelTask& kt, const std::string& tuner, int trials, uint64_t seed) {
   TempRecords records;
   std::vector<double> curve(static_cast<size_t>(trials) + 1, 0);
-  autotune::TaskResult r = tune(kt, tune_options(tuner, trials, seed, records.path()), [&](const autotune::TuneProgress& p) {
+  auto record = [&](const autotune::TuneProgress& p) {
     if (p.trials_done <= trials) curve[static_cast<size_t>(p.trials_done)] = p.best_gflops;
-  });
+  };
+  autotune::TaskResult r = tune(kt, tune_options(tuner, trials, seed, records.path()), record);
   // A space smaller than the trial budget ends early: the best stays what it was.
   for (size_t t = 1; t < curve.size(); ++t) curve[t] = std::max(curve[t], curve[t - 1]);
-  std::cerr << fmt::format("  {} seed {}: best {:.1f} GFLOP/s after {} trials ({} failed, stopped by {})\n", tuner, seed,
-                           curve.back(), r.trials, r.errors, r.stop_reason);
+  std::cerr << fmt::format("  {} seed {}: best {:.1f} GFLOP/s after {} trials ({} failed, stopped by {})\n", tuner,
+                           seed, curve.back(), r.trials, r.errors, r.stop_reason);
   return curve;
 }
 

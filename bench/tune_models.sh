@@ -63,10 +63,11 @@ for m in "${models[@]}"; do
             awk '{ printf "| %s | %d | %s | %.4f | %.4f | %.2fx |", $1, $2, $3, $4, $5, $4 / $5 }')")
 done
 
-echo "Command: \`bench/tune_models.sh${args:+ $args}\`; per model: \`tessel tune MODEL -o RECORDS --time-budget $minutes\`,"
-echo "\`tessel compile MODEL -o untuned.tar\`, \`tessel compile MODEL -o tuned.tar --tuning-records RECORDS\`, then"
-echo "\`tessel run PKG --print-time --repeat $repeat --number $number\` for untuned and tuned alternately, 3 times each;"
-echo "the best median of each."
+echo "Command: \`bench/tune_models.sh${args:+ $args}\`; per model:"
+echo "\`tessel tune MODEL -o RECORDS --time-budget $minutes\`, \`tessel compile MODEL -o untuned.tar\`,"
+echo "\`tessel compile MODEL -o tuned.tar --tuning-records RECORDS\`, then"
+echo "\`tessel run PKG --print-time --repeat $repeat --number $number\` for untuned and tuned alternately,"
+echo "3 times each; the best median of each."
 echo
 echo "| model | tasks | tuning minutes | untuned ms | tuned ms | speed-up |"
 echo "|---|---|---|---|---|---|"

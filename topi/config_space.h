@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,13 @@ class ConfigSpace {
   void set_fallback_annotate(const std::string& name, const std::vector<Annotation>& annotations);
   void set_fallback_knob(const std::string& name, int64_t value);
 
+  // A rule across knobs that the space cannot express by itself (e.g. a register tile of rows x
+  // columns must fit the register file): `check` returns "" for a config the template can
+  // schedule, else why not. Tuning skips the configs it rejects without building them.
+  void set_constraint(std::function<std::string(const ConfigEntity&)> check) { constraint_ = std::move(check); }
+  // "" when the config satisfies the constraint (or there is none), else the reason.
+  std::string invalid_reason(const ConfigEntity& config) const { return constraint_ ? constraint_(config) : ""; }
+
  private:
   friend class ConfigEntity;
   struct Knob {
@@ -133,6 +141,7 @@ class ConfigSpace {
   ConfigEntity from_choices(const std::vector<uint64_t>& choices) const;
 
   std::vector<Knob> knobs_;
+  std::function<std::string(const ConfigEntity&)> constraint_;
   uint64_t size_ = 1;
 };
 

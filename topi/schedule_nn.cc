@@ -1,5 +1,7 @@
 #include "topi/schedule_nn.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -131,6 +133,28 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out, co
   return t;
 }
 
+// The tile that a config asks for.
+struct TileConfig {
+  int64_t rows = 1, cols = 1, ys = 1;
+  std::vector<int64_t> reduce_order;  // position -> reduction axis
+  bool unroll_k = false, parallel = false;
+};
+
+TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
+  TileConfig c;
+  if (t.row >= 0) c.rows = cfg.split("tile_row").back();
+  c.cols = cfg.split("tile_col").back();
+  if (t.y >= 0) c.ys = cfg.split("tile_y").back();
+  if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
+    c.reduce_order = cfg.reorder("reorder_k");
+  } else {
+    for (size_t r = 0; r < t.reduce.size(); ++r) c.reduce_order.push_back(static_cast<int64_t>(r));
+  }
+  c.unroll_k = cfg.knob("unroll_k") != 0;
+  c.parallel = cfg.knob("parallel") != 0;
+  return c;
+}
+
 // The knobs of the tiled template. The fallback is the hand-written policy above: `row_block`
 // rows of one vector of columns, no height blocking, the reduction in compute order, parallel when
 // the work pays for a launch.
@@ -168,29 +192,18 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   space.define_knob("unroll_k", {0, 1});
   space.define_knob("parallel", {0, 1});
   space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
+  // Accumulators beyond the register file spill on every step of the reduction, and LLVM takes
+  // seconds to schedule such tiles: leave room for the operands (32 vector registers on AVX-512,
+  // 16 on AVX2).
+  int64_t budget = (lanes >= 16 ? 32 : 16) - 4;
+  space.set_constraint([t, lanes, budget](const ConfigEntity& c) -> std::string {
+    TileConfig tile = tile_config(t, c);
+    int64_t accumulators = tile.rows * tile.ys * ((tile.cols + lanes - 1) / lanes);
+    if (accumulators <= budget) return "";
+    return fmt::format("a register tile of {} x {} x {} columns needs {} vector accumulators, more than {}", tile.rows,
+                       tile.ys, tile.cols, accumulators, budget);
+  });
   return space;
-}
-
-// The tile that a config asks for.
-struct TileConfig {
-  int64_t rows = 1, cols = 1, ys = 1;
-  std::vector<int64_t> reduce_order;  // position -> reduction axis
-  bool unroll_k = false, parallel = false;
-};
-
-TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
-  TileConfig c;
-  if (t.row >= 0) c.rows = cfg.split("tile_row").back();
-  c.cols = cfg.split("tile_col").back();
-  if (t.y >= 0) c.ys = cfg.split("tile_y").back();
-  if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
-    c.reduce_order = cfg.reorder("reorder_k");
-  } else {
-    for (size_t r = 0; r < t.reduce.size(); ++r) c.reduce_order.push_back(static_cast<int64_t>(r));
-  }
-  c.unroll_k = cfg.knob("unroll_k") != 0;
-  c.parallel = cfg.knob("parallel") != 0;
-  return c;
 }
 
 // Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile

@@ -179,6 +179,25 @@ TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {
   EXPECT_EQ(best->config, r.best_config);  // what compile applies is what tuning reported
 }
 
+TEST(TuneTask, ConfigsTheTemplateRejectsAreSkippedUnmeasured) {
+  TempFile records("invalid.json");
+  topi::ConfigSpace space = synthetic_space();
+  space.set_constraint([](const topi::ConfigEntity& c) -> std::string {
+    return c.split("tile_x")[1] * c.split("tile_y")[1] > 64 ? "tile too large" : "";
+  });
+  int measured = 0;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    ++measured;
+    EXPECT_EQ(space.invalid_reason(c), "") << c.to_json();
+    return success(synthetic_cost(c));
+  };
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "random", 30), 0);
+  EXPECT_EQ(r.trials, 30);
+  EXPECT_EQ(measured, 30);
+  EXPECT_GT(r.invalid, 0);
+  EXPECT_EQ(load_records(records.path(), nullptr).size(), 30u);
+}
+
 TEST(TuneTask, StopsEarlyAndWhenTheSpaceRunsOut) {
   TempFile records("early.json");
   topi::ConfigSpace space = synthetic_space();

@@ -1,0 +1,80 @@
+// The tiled schedule template: its knobs for a conv and a matmul, the fallback, and the
+// register-budget constraint that tuning uses to skip configs without building them.
+#include <gtest/gtest.h>
+
+#include "../passes/graph_builder.h"
+#include "passes/lower_to_te.h"
+#include "passes/pipeline.h"
+
+namespace tessel::topi {
+namespace {
+
+using passes::testing::Builder;
+using passes::testing::ints;
+using passes::testing::random_tensor;
+
+// The template's space for the only fused group of `g`.
+ConfigSpace space_of(graph::Graph g, int lanes) {
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
+  EXPECT_EQ(plan.groups.size(), 1u);
+  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, lanes);
+  EXPECT_TRUE(lg.space.has_value());
+  EXPECT_TRUE(lg.config.has_value());
+  EXPECT_FALSE(lg.tuned);
+  return *lg.space;
+}
+
+graph::Graph conv_model() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 16, 14, 14});
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 16, 3, 3}, 1))},
+                          {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
+  return b.finish({b.op("Relu", {y})});
+}
+
+TEST(ScheduleTemplate, ConvKnobsAndFallback) {
+  ConfigSpace space = space_of(conv_model(), 16);
+  ConfigEntity f = space.fallback();
+  EXPECT_EQ(f.split("tile_row"), (std::vector<int64_t>{2, 16}));  // 16 accumulator rows on AVX-512
+  EXPECT_EQ(f.split("tile_col"), (std::vector<int64_t>{1, 14}));  // one (short) vector of columns
+  EXPECT_EQ(f.split("tile_y"), (std::vector<int64_t>{14, 1}));
+  EXPECT_EQ(f.reorder("reorder_k"), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(f.knob("unroll_k"), 0);
+  EXPECT_EQ(f.knob("parallel"), 1);
+  EXPECT_EQ(space.invalid_reason(f), "");
+  // rows {1, 2, 4, 8, 16, 32} x cols {4, 8, 14} x ys {1, 2, 3, 4} x 3! orders x 2 x 2
+  EXPECT_EQ(space.size(), 6u * 3u * 4u * 6u * 2u * 2u);
+}
+
+TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
+  ConfigSpace space = space_of(conv_model(), 16);
+  int rejected = 0;
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    ConfigEntity c = space.get(i);
+    int64_t accumulators = c.split("tile_row")[1] * c.split("tile_y")[1];  // one vector of columns at most
+    std::string why = space.invalid_reason(c);
+    EXPECT_EQ(why.empty(), accumulators <= 28) << c.to_json() << ": " << why;
+    rejected += !why.empty();
+  }
+  EXPECT_GT(rejected, 0);
+  // The budget is half with AVX2's 16 registers of 8 lanes.
+  ConfigSpace avx2 = space_of(conv_model(), 8);
+  EXPECT_EQ(avx2.fallback().split("tile_row")[1], 8);
+  EXPECT_EQ(avx2.invalid_reason(avx2.fallback()), "");
+  std::string why = avx2.invalid_reason(ConfigEntity::from_json(
+      avx2, R"({"tile_row":[2,16],"tile_col":[2,8],"tile_y":[4,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"));
+  EXPECT_NE(why.find("64 vector accumulators, more than 12"), std::string::npos) << why;
+}
+
+TEST(ScheduleTemplate, MatmulHasNoHeightOrReductionOrderKnobs) {
+  Builder b;
+  graph::ValueId x = b.input("x", {24, 40});
+  graph::Graph g = b.finish({b.op("MatMul", {x, b.constant("w", random_tensor({40, 48}, 2))})});
+  ConfigSpace space = space_of(g, 16);
+  EXPECT_EQ(space.fallback().split("tile_row")[1], 8);
+  EXPECT_EQ(space.fallback().split("tile_col")[1], 16);
+  EXPECT_EQ(space.num_knobs(), 4u);  // tile_row, tile_col, unroll_k, parallel
+}
+
+}  // namespace
+}  // namespace tessel::topi
