@@ -221,9 +221,10 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   known.insert(known.end(), opt.resume.begin(), opt.resume.end());
   transfer(known, target, task, space, *tuner);
 
-  // Resume: configs measured by an earlier run count as visited, and as trials.
+  // Resume: configs of this workload measured by an earlier run (the records file resumed, or
+  // prior records) count as visited, and as trials.
   Measured measured;
-  for (const TuningRecord& r : opt.resume) {
+  for (const TuningRecord& r : known) {
     if (r.target != target || r.workload != task.workload) continue;
     try {
       measured.add(topi::ConfigEntity::from_json(space, r.config), r.costs, r.error != MeasureError::kNone);

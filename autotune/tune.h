@@ -33,8 +33,11 @@ struct TuneOptions {
   uint64_t seed = 0;
   MeasureOptions measure;
   std::string records_path;         // every measured config is appended here
-  std::vector<TuningRecord> resume;  // what records_path held before: those configs are not measured again
-  std::vector<TuningRecord> prior;   // other runs' records of similar workloads, to learn from
+  // Records of earlier runs: what records_path held before (a resumed run) and other files. The
+  // configs they hold for a task's workload are not measured again; those of similar workloads
+  // guide the XGBoost tuner (transfer).
+  std::vector<TuningRecord> resume;
+  std::vector<TuningRecord> prior;
 };
 
 // What the progress line shows after each measured config.
@@ -57,7 +60,7 @@ struct TaskResult {
   int trials = 0;              // configs measured in this run (re-measurements not counted)
   int errors = 0;              // of those, how many failed
   int invalid = 0;             // proposals the template's constraint rejected, skipped unmeasured
-  int resumed = 0;             // distinct configs taken from the records file instead of measured
+  int resumed = 0;             // distinct configs taken from earlier records instead of measured
   std::string stop_reason;     // "trials", "space exhausted", "early stopping", "time budget"
 };
 

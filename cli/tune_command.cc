@@ -1,6 +1,6 @@
 // tessel tune MODEL.onnx --output records.json [--target T] [--input-shapes S] [--trials N] [--timeout S]
 //             [--tuner xgb|ga|random|grid] [--early-stopping N] [--number N --repeat N --min-repeat-ms MS]
-//             [--tuning-records prior.json] [--tasks all|list|0,2,5-7] [--time-budget MIN]
+//             [--tuning-records prior.json] [--resume] [--tasks all|list|0,2,5-7] [--time-budget MIN]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -26,6 +26,7 @@ struct TuneArgs {
   std::string model, output, target = "llvm -mcpu=native", input_shapes, tuner = "xgb", prior, tasks = "all";
   int opt_level = 3, trials = 200, early_stopping = 0, number = 4, repeat = 3;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
+  bool resume = false;
 };
 
 // "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
@@ -123,6 +124,9 @@ void run_tune(const TuneArgs& a) {
   opt.measure.timeout_s = a.timeout_s;
   opt.records_path = a.output;
   if (std::filesystem::exists(a.output)) {
+    if (!a.resume) {
+      throw Error(fmt::format("-o {} exists: pass --resume to continue that run, or choose another file", a.output));
+    }
     opt.resume = load_with_warnings(a.output);
     std::cerr << fmt::format("resuming: {} records in {}\n", opt.resume.size(), a.output);
   }
@@ -151,7 +155,7 @@ void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand("tune", "Tune the model's kernels and append tuning records to a file");
   cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", args->output, "the records file (JSON lines; appended to, and resumed from)")
+  cmd->add_option("-o,--output", args->output, "the records file to write (JSON lines, appended as tuning goes)")
       ->required();
   cmd->add_option("--target", args->target, "the target, e.g. \"llvm -mcpu=znver4\" (default: the host CPU)")
       ->capture_default_str();
@@ -172,8 +176,10 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "raise --number until a measurement takes this long")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--tuning-records", args->prior, "records of earlier runs to learn from (transfer)")
+  cmd->add_option("--tuning-records", args->prior,
+                  "records of earlier runs: their configs are not measured again, similar workloads guide xgb")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--resume", args->resume, "continue a run whose records file (-o) exists: measured configs are skipped");
   cmd->add_option("--tasks", args->tasks, "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
       ->capture_default_str();
   cmd->add_option("--time-budget", args->time_budget_min, "minutes for the whole run (0: no limit)")

@@ -211,7 +211,9 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   size_t first = line_count(records);  // 4 trials per task, and re-measurements of the best
   EXPECT_GE(first, 6u * 4u);
 
-  r = run(tessel("tune " + kModel + " -o " + records + " --trials 6 --tasks 0,2-3" + fast));
+  expect_error(run(tessel("tune " + kModel + " -o " + records + " --trials 6" + fast)), 1,
+               "exists: pass --resume to continue that run");
+  r = run(tessel("tune " + kModel + " -o " + records + " --resume --trials 6 --tasks 0,2-3" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find(fmt::format("resuming: {} records", first)), std::string::npos) << r.output;
   EXPECT_GE(line_count(records), first + 3u * 2u);  // 2 more trials for each of the 3 tasks
