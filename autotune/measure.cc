@@ -145,7 +145,9 @@ Timing time_function(const runtime::Function& f, const std::vector<runtime::Arg>
   Timing timing{{}, opt.number};
   for (int r = 0; r < opt.repeat; ++r) {
     double t = time_calls(f, args, timing.number, flusher ? &*flusher : nullptr);
-    while (t * 1e3 < opt.min_repeat_ms && timing.number < kMaxNumber) {
+    // With cache flushes every run is timed alone, and reaching min_repeat_ms of kernel time
+    // could take thousands of flushes: number stays as given.
+    while (!flusher && t * 1e3 < opt.min_repeat_ms && timing.number < kMaxNumber) {
       double per_call_s = std::max(t / timing.number, 1e-9);
       double wanted = std::max(std::ceil(opt.min_repeat_ms * 1e-3 / per_call_s), std::ceil(timing.number * 1.618));
       timing.number = static_cast<int>(std::min<double>(wanted, kMaxNumber));

@@ -20,7 +20,9 @@ struct MeasureOptions {
   int repeat = 3;            // measurements, one cost each
   double min_repeat_ms = 0;  // a measurement shorter than this is redone with a larger number
   double timeout_s = 10;     // for the whole child process
-  bool flush_cache = false;  // write a 64 MiB buffer before each timed run (each run is timed alone)
+  // Write a 64 MiB buffer before each timed run (each run is timed alone; min_repeat_ms is then
+  // not applied).
+  bool flush_cache = false;
   // An output element matches when |got - want| <= rtol * max(1, |want|): relative, but absolute
   // below 1, so that results near zero after cancellation are not rejected. Integers and bools
   // must be equal; NaN matches NaN.

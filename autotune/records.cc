@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -64,10 +65,16 @@ const char* measure_error_name(MeasureError e) {
   TESSEL_UNREACHABLE("record error kind");
 }
 
-double TuningRecord::mean_cost() const {
+double median_cost(std::vector<double> costs) {
   if (costs.empty()) return std::numeric_limits<double>::infinity();
-  return std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
+  size_t mid = costs.size() / 2;
+  std::nth_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(mid), costs.end());
+  double upper = costs[mid];
+  if (costs.size() % 2 == 1) return upper;
+  return (*std::max_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
 }
+
+double TuningRecord::cost() const { return median_cost(costs); }
 
 int64_t unix_time_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -194,7 +201,7 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
   }
   const TuningRecord* best = nullptr;
   for (const TuningRecord& r : pooled) {
-    if (!best || r.mean_cost() < best->mean_cost()) best = &r;
+    if (!best || r.cost() < best->cost()) best = &r;
   }
   if (!best) return std::nullopt;
   return *best;

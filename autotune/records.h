@@ -33,9 +33,13 @@ struct TuningRecord {
   std::string error_msg;
   int64_t timestamp = 0;  // unix seconds
 
-  // The mean of costs; infinity when there are none.
-  double mean_cost() const;
+  // median_cost of costs.
+  double cost() const;
 };
+
+// What a config costs by its measurements (each the mean of `number` runs): their median, which
+// one slow phase of a shared machine, or one lucky run, does not move. Infinity for none.
+double median_cost(std::vector<double> costs);
 
 // Seconds since the unix epoch, for TuningRecord::timestamp.
 int64_t unix_time_now();
@@ -72,7 +76,7 @@ class Database {
   explicit Database(const std::vector<TuningRecord>& records);
   void add(const TuningRecord& r);
 
-  // The config with the lowest mean cost over all its successful records (tuning re-measures its
+  // The config with the lowest median cost over all its successful records (tuning re-measures its
   // best candidates, so one lucky measurement does not decide), as its first record with every
   // cost pooled; the first of equals. None when every record of the pair errored or there is none.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;

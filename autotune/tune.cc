@@ -127,8 +127,8 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
     if (r.error != MeasureError::kNone) continue;
     try {
       usable.emplace_back(&r, topi::ConfigEntity::from_json(space, r.config, /*match_split_inners=*/true));
-      auto [it, fresh] = best.emplace(r.workload, r.mean_cost());
-      if (!fresh) it->second = std::min(it->second, r.mean_cost());
+      auto [it, fresh] = best.emplace(r.workload, r.cost());
+      if (!fresh) it->second = std::min(it->second, r.cost());
     } catch (const Error&) {  // another template shape (values outside this space): not comparable
     }
   }
@@ -137,7 +137,7 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
   std::vector<double> scores;
   for (const auto& [r, e] : usable) {
     features.push_back(config_features(e));
-    scores.push_back(best.at(r->workload) / r->mean_cost());
+    scores.push_back(best.at(r->workload) / r->cost());
   }
   tuner.add_transfer(features, scores);
 }
@@ -162,19 +162,18 @@ double gflops(double flops, double cost_s) { return std::isfinite(cost_s) && cos
 // re-measurements); a config that failed once counts as failed.
 class Measured {
  public:
-  // Adds a measurement; returns the config's pooled mean cost (infinity once it failed).
+  // Adds a measurement; returns the config's pooled median cost (infinity once it failed).
   double add(const topi::ConfigEntity& config, const std::vector<double>& costs, bool failed) {
     auto [it, fresh] = configs_.try_emplace(config.index(), Pooled{config, {}, false});
     it->second.failed |= failed;
     it->second.costs.insert(it->second.costs.end(), costs.begin(), costs.end());
     if (fresh) order_.push_back(config.index());
-    return mean(config.index());
+    return cost(config.index());
   }
-  double mean(uint64_t index) const {
+  double cost(uint64_t index) const {
     auto it = configs_.find(index);
-    if (it == configs_.end() || it->second.failed || it->second.costs.empty()) return kInf;
-    return std::accumulate(it->second.costs.begin(), it->second.costs.end(), 0.0) /
-           static_cast<double>(it->second.costs.size());
+    if (it == configs_.end() || it->second.failed) return kInf;
+    return median_cost(it->second.costs);
   }
   bool has(uint64_t index) const { return configs_.count(index) != 0; }
   size_t size() const { return configs_.size(); }
@@ -184,14 +183,14 @@ class Measured {
     for (uint64_t i : order_) out.push_back(configs_.at(i).config);
     return out;
   }
-  // The `k` configs with the lowest pooled mean (successful ones only), best first.
+  // The `k` configs with the lowest pooled cost (successful ones only), best first.
   std::vector<topi::ConfigEntity> best(size_t k) const {
     std::vector<topi::ConfigEntity> ok;
     for (const topi::ConfigEntity& c : configs()) {
-      if (std::isfinite(mean(c.index()))) ok.push_back(c);
+      if (std::isfinite(cost(c.index()))) ok.push_back(c);
     }
     std::stable_sort(ok.begin(), ok.end(), [&](const topi::ConfigEntity& x, const topi::ConfigEntity& y) {
-      return mean(x.index()) < mean(y.index());
+      return cost(x.index()) < cost(y.index());
     });
     if (ok.size() > k) ok.resize(k);
     return ok;
@@ -234,13 +233,13 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   std::vector<topi::ConfigEntity> replay = measured.configs();
   if (!replay.empty()) {
     std::vector<double> costs;
-    for (const topi::ConfigEntity& c : replay) costs.push_back(measured.mean(c.index()));
+    for (const topi::ConfigEntity& c : replay) costs.push_back(measured.cost(c.index()));
     tuner->update(replay, costs);
   }
   res.resumed = static_cast<int>(replay.size());
   auto best_cost = [&] {
     std::vector<topi::ConfigEntity> top = measured.best(1);
-    return top.empty() ? kInf : measured.mean(top[0].index());
+    return top.empty() ? kInf : measured.cost(top[0].index());
   };
 
   RecordWriter writer(opt.records_path);
@@ -313,9 +312,9 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   for (int round = 0; round < opt.remeasure_rounds && finalists.size() > 1; ++round) {
     for (const topi::ConfigEntity& c : finalists) measure_and_record(c);
   }
-  res.fallback_cost_s = measured.mean(fallback.index());
+  res.fallback_cost_s = measured.cost(fallback.index());
   std::vector<topi::ConfigEntity> top = measured.best(1);
-  res.best_cost_s = top.empty() ? kInf : measured.mean(top[0].index());
+  res.best_cost_s = top.empty() ? kInf : measured.cost(top[0].index());
   if (!top.empty()) res.best_config = top[0].to_json();
   p.finished = true;
   p.best_gflops = gflops(task.flops, res.best_cost_s);

@@ -53,7 +53,7 @@ struct TuneProgress {
 
 struct TaskResult {
   Task task;
-  // Mean costs over every measurement of the config, re-measurements and resumed records included.
+  // Median costs over every measurement of the config, re-measurements and resumed records included.
   double fallback_cost_s = 0;  // the untuned kernel; +infinity if it failed
   double best_cost_s = 0;      // the best config
   std::string best_config;     // its JSON

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Tunes each zoo model for a time budget, compiles it untuned and with the records, and compares
 # the two packages' run times; prints the command and a markdown table on stdout (progress on stderr).
-#   bench/tune_models.sh [--minutes MIN] [--repeat R] [--number N] [--build DIR] [MODEL...]
+#   bench/tune_models.sh [--minutes MIN] [--repeat R] [--number N] [--rounds K] [--build DIR] [MODEL...]
 # MODEL: a name in models/ (default: all four zoo models) or an .onnx path. MIN: tuning budget per
-# model (default 2). Each package runs R timed batches of N runs; untuned and tuned alternate 3
-# times and the best median of each counts, so a burst of load on the machine hits both alike.
+# model (default 2). Each package runs R timed batches of N runs; untuned and tuned alternate K
+# times (default 10) and the best median of each counts: this VM has phases in which everything
+# runs at half speed, and alternating short runs keeps one from deciding a comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-minutes=2 repeat=10 number=100 build=build models=()
+minutes=2 repeat=5 number=100 rounds=10 build=build models=()
 args="$*"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --minutes) minutes=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --number) number=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tune_models.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -52,7 +54,7 @@ for m in "${models[@]}"; do
   "$tessel" compile "$model" -o "$work/$name-untuned.tar" >&2
   "$tessel" compile "$model" -o "$work/$name-tuned.tar" --tuning-records "$records" >&2
   untuned='' tuned=''
-  for _ in 1 2 3; do
+  for ((round = 0; round < rounds; ++round)); do
     u=$(median_ms "$work/$name-untuned.tar")
     t=$(median_ms "$work/$name-tuned.tar")
     untuned=$(lower "$untuned" "$u")
@@ -67,7 +69,7 @@ echo "Command: \`bench/tune_models.sh${args:+ $args}\`; per model:"
 echo "\`tessel tune MODEL -o RECORDS --time-budget $minutes\`, \`tessel compile MODEL -o untuned.tar\`,"
 echo "\`tessel compile MODEL -o tuned.tar --tuning-records RECORDS\`, then"
 echo "\`tessel run PKG --print-time --repeat $repeat --number $number\` for untuned and tuned alternately,"
-echo "3 times each; the best median of each."
+echo "$rounds times each; the best median of each."
 echo
 echo "| model | tasks | tuning minutes | untuned ms | tuned ms | speed-up |"
 echo "|---|---|---|---|---|---|"

@@ -26,7 +26,7 @@ struct TuneArgs {
   std::string model, output, target = "llvm -mcpu=native", input_shapes, tuner = "xgb", prior, tasks = "all";
   int opt_level = 3, trials = 200, early_stopping = 0, number = 4, repeat = 3;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
-  bool resume = false;
+  bool resume = false, cache_flush = false;
 };
 
 // "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
@@ -122,6 +122,7 @@ void run_tune(const TuneArgs& a) {
   opt.measure.repeat = a.repeat;
   opt.measure.min_repeat_ms = a.min_repeat_ms;
   opt.measure.timeout_s = a.timeout_s;
+  opt.measure.flush_cache = a.cache_flush;
   opt.records_path = a.output;
   if (std::filesystem::exists(a.output)) {
     if (!a.resume) {
@@ -179,6 +180,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--tuning-records", args->prior,
                   "records of earlier runs: their configs are not measured again, similar workloads guide xgb")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--cache-flush", args->cache_flush,
+                "flush the CPU caches before each timed run, as a kernel inside a model finds them");
   cmd->add_flag("--resume", args->resume, "continue a run whose records file (-o) exists: measured configs are skipped");
   cmd->add_option("--tasks", args->tasks, "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
       ->capture_default_str();

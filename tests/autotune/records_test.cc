@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "topi/config_space.h"
@@ -207,10 +208,10 @@ TEST(Records, MissingFileIsAnError) {
   expect_error([&] { RecordWriter w(::testing::TempDir() + "no_such_dir/records.json"); }, {"no_such_dir/records.json"});
 }
 
-TEST(Database, BestIsTheLowestMeanCostIgnoringErrors) {
+TEST(Database, BestIsTheLowestMedianCostIgnoringErrors) {
   Database db;
   db.add(config_record(0, {3e-3, 3e-3}));
-  db.add(config_record(1, {1e-3, 5e-3}));  // the lowest single cost, but a mean of 3e-3
+  db.add(config_record(1, {1e-3, 5e-3}));  // the lowest single cost, but a median of 3e-3
   db.add(config_record(2, {2.5e-3, 2.5e-3}));
   db.add(config_record(3, {1e-4}, MeasureError::kWrongAnswer));  // fast and wrong
   db.add(config_record(4, {}, MeasureError::kTimeout));
@@ -218,7 +219,7 @@ TEST(Database, BestIsTheLowestMeanCostIgnoringErrors) {
   std::optional<TuningRecord> best = db.best(kTarget, kDense);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->config_index, 2u);
-  EXPECT_DOUBLE_EQ(best->mean_cost(), 2.5e-3);
+  EXPECT_DOUBLE_EQ(best->cost(), 2.5e-3);
   EXPECT_EQ(db.count(kTarget, kDense), 6u);
 }
 
@@ -226,16 +227,23 @@ TEST(Database, AConfigMeasuredAgainIsJudgedByAllItsMeasurements) {
   Database db;
   db.add(config_record(1, {1e-3}));  // lucky once...
   db.add(config_record(2, {2.5e-3, 2.5e-3}));
-  db.add(config_record(1, {4e-3, 4e-3}));  // ...and re-measured: a mean of 3e-3 over all three
+  db.add(config_record(1, {4e-3, 4e-3}));  // ...and re-measured: a median of 4e-3 over all three
   std::optional<TuningRecord> best = db.best(kTarget, kDense);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->config_index, 2u);
-  db.add(config_record(2, {4.5e-3, 4.5e-3}));  // now 3.5e-3: config 1 wins with every cost pooled
+  db.add(config_record(2, {5e-3, 5e-3, 5e-3}));  // now 5e-3: config 1 wins with every cost pooled
   best = db.best(kTarget, kDense);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->config_index, 1u);
   EXPECT_EQ(best->costs.size(), 3u);
-  EXPECT_DOUBLE_EQ(best->mean_cost(), 3e-3);
+  EXPECT_DOUBLE_EQ(best->cost(), 4e-3);
+}
+
+TEST(Records, MedianCost) {
+  EXPECT_EQ(median_cost({}), std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(median_cost({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_cost({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median_cost({1, 1, 100}), 1);  // one slow phase does not move it
 }
 
 TEST(Database, KeysAreTargetAndWorkload) {
