@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <random>
 
 #include "autotune/tuner.h"
@@ -176,7 +175,6 @@ class Measured {
     return median_cost(it->second.costs);
   }
   bool has(uint64_t index) const { return configs_.count(index) != 0; }
-  size_t size() const { return configs_.size(); }
   // The measured configs, in order of first measurement.
   std::vector<topi::ConfigEntity> configs() const {
     std::vector<topi::ConfigEntity> out;
