@@ -25,7 +25,9 @@ std::string attr_text(const graph::Attr& a) {
 
 }  // namespace
 
-bool is_tunable(const std::string& op_type) { return op_type == "Conv" || op_type == "MatMul" || op_type == "Gemm"; }
+bool is_tunable(const std::string& op_type) {
+  return op_type == "Conv" || op_type == "ConvNCHWc" || op_type == "MatMul" || op_type == "Gemm";
+}
 
 std::string workload_key(const graph::Graph& g, const graph::Node& node) {
   std::string key = node.op_type;

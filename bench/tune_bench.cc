@@ -56,6 +56,7 @@ const std::vector<KernelSpec> kKernels = {
     {.name = "conv/r50-3x3-56", .kind = Kind::kConv, .cin = 64, .cout = 64, .size = 56, .kernel = 3, .pad = 1},
     {.name = "conv/r50-3x3-28", .kind = Kind::kConv, .cin = 128, .cout = 128, .size = 28, .kernel = 3, .pad = 1},
     {.name = "conv/r50-3x3-14", .kind = Kind::kConv, .cin = 256, .cout = 256, .size = 14, .kernel = 3, .pad = 1},
+    {.name = "conv/r50-3x3-7", .kind = Kind::kConv, .cin = 512, .cout = 512, .size = 7, .kernel = 3, .pad = 1},
     {.name = "conv/r50-1x1-56", .kind = Kind::kConv, .cin = 64, .cout = 256, .size = 56, .kernel = 1},
     {.name = "conv/r50-1x1s2-56", .kind = Kind::kConv, .cin = 256, .cout = 512, .size = 56, .kernel = 1, .stride = 2},
     {.name = "conv/r50-7x7s2-224", .kind = Kind::kConv, .cin = 3, .cout = 64, .size = 224, .kernel = 7, .stride = 2,

@@ -20,6 +20,9 @@ const char* op_pattern_name(OpPattern p);
 // the node when inputs are invalid, or when a shape depends on a non-constant input.
 using InferTypeFn = std::function<std::vector<TensorType>(const Graph& graph, const Node& node)>;
 
+// The since_opset of Tessel's internal ops, which passes create and no ONNX model may contain.
+inline constexpr int kInternalOp = 1 << 30;
+
 struct OpDef {
   std::string name;      // ONNX op_type
   int since_opset;       // oldest opset whose semantics are implemented

@@ -96,10 +96,12 @@ bool attr_equal(const graph::Attr& a, const graph::Attr& b) {
 
 double node_flops(const graph::Graph& g, const graph::Node& node) {
   double outputs = static_cast<double>(g.value(node.outputs[0]).type.numel());
-  if (node.op_type == "Conv") {
-    const auto& w = g.value(node.inputs[1]).type.shape;  // [C_out, C_in / group, k...]
+  if (node.op_type == "Conv" || node.op_type == "ConvNCHWc") {
+    // W is [C_out, C_in / group, k...], or [C_out / b, C_in, k..., b] packed
+    const auto& w = g.value(node.inputs[1]).type.shape;
     double per_output = 1;
-    for (size_t d = 1; d < w.size(); ++d) per_output *= static_cast<double>(w[d]);
+    size_t end = node.op_type == "Conv" ? w.size() : w.size() - 1;
+    for (size_t d = 1; d < end; ++d) per_output *= static_cast<double>(w[d]);
     return 2 * outputs * per_output;
   }
   if (node.op_type == "MatMul" || node.op_type == "Gemm") {

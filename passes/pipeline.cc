@@ -14,6 +14,7 @@
 #include "passes/graph_util.h"
 #include "passes/infer_type.h"
 #include "passes/inline_if.h"
+#include "passes/pack_conv_weights.h"
 #include "passes/pretranspose_weights.h"
 #include "passes/simplify_inference.h"
 #include "tir/pipeline.h"
@@ -22,7 +23,7 @@ namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
   return {"infer_type", "inline_if",    "simplify_inference",       "decompose_recurrent", "remove_dead_code",
-          "fold_constant", "pretranspose_weights", "eliminate_common_subexpr", "fuse_ops"};
+          "fold_constant", "pretranspose_weights", "pack_conv_weights", "eliminate_common_subexpr", "fuse_ops"};
 }
 
 
@@ -47,6 +48,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });
   run("fold_constant", 2, [&] { fold_constant(g); });
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
+  run("pack_conv_weights", 2, [&] { pack_conv_weights(g); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;
   if (opt.opt_level < 1) fuse.max_fused_ops = 1;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ir/error.h"
+#include "ir/ops/conv_packing.h"
 #include "ir/ops/nn_window.h"
 #include "reference/nn_util.h"
 
@@ -89,6 +90,13 @@ std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node, const s
 }
 
 // Each input element scatters X * W into the output positions i * s + k * d - pad_begin.
+// ConvNCHWc is Conv with its weights packed by output channel (ir/ops/conv_packing.h).
+std::vector<TensorData> eval_conv_nchwc(const graph::Graph& g, const Node& node, const std::vector<TensorData>& in) {
+  std::vector<TensorData> plain = in;
+  plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node));
+  return eval_conv(g, node, plain);
+}
+
 std::vector<TensorData> eval_conv_transpose(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
   const TensorData& xt = required_input(in, 0, node);
   const TensorData& wt = required_input(in, 1, node);
@@ -203,6 +211,7 @@ std::vector<RefOp> conv_pool_ref_ops() {
   return {
       {"Conv", eval_conv},
       {"ConvTranspose", eval_conv_transpose},
+      {"ConvNCHWc", eval_conv_nchwc},
       {"MaxPool", windowed_pool(PoolKind::kMax)},
       {"AveragePool", windowed_pool(PoolKind::kAverage)},
       {"LpPool", windowed_pool(PoolKind::kLp)},

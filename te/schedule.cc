@@ -349,18 +349,23 @@ std::string unique_stage_name(const ScheduleNode& sch, const std::string& base) 
   return name;
 }
 
-// Replaces `old_op` by `new_op` in every stage body that reads it.
+// Replaces `old_op` by `new_op` in every stage body that reads it (in the stages `only`, when
+// given). A rewritten stage is a new op, so the stages after it (the stages are in dataflow
+// order) read that one instead: an inlined reader of a cached stage keeps its own readers.
 void replace_op_everywhere(ScheduleNode& sch, const Operation& old_op, const Operation& new_op,
                            const std::vector<StageNode*>& only = {}) {
-  std::unordered_map<const Node*, Operation> map{{old_op.get(), new_op}};
+  std::unordered_map<const Node*, Operation> rewritten;
   for (auto& st : sch.stages) {
     StageNode* s = st.node().get();
-    if (!only.empty() && std::find(only.begin(), only.end(), s) == only.end()) continue;
     const auto* c = s->op.as<ComputeOpNode>();
     if (!c) continue;
+    std::unordered_map<const Node*, Operation> map = rewritten;
+    if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) map.emplace(old_op.get(), new_op);
     PrimExpr body = LoadReplacer(map).mutate_expr(c->body);
     if (body.same_as(c->body)) continue;
-    s->op = Operation(new ComputeOpNode(c->name, c->axis, c->reduce_axis, body));
+    Operation replaced(new ComputeOpNode(c->name, c->axis, c->reduce_axis, body));
+    rewritten.emplace(s->op.get(), replaced);
+    s->op = replaced;
   }
 }
 }  // namespace

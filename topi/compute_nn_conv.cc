@@ -1,6 +1,7 @@
 // Conv and ConvTranspose (1-D/2-D/3-D, NCHW, grouped) as direct convolutions over a padded input.
 // ConvTranspose is the gather form: a unit-stride convolution with the flipped kernel over the
-// input dilated by the stride, so both share one reduction.
+// input dilated by the stride, so both share one reduction. ConvNCHWc, Conv with weights packed by
+// output channel, computes blocks of output channels (the packed template).
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -57,24 +58,46 @@ InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::
   };
 }
 
+// The reduction axes of a convolution: input channels of the group, then the kernel offsets.
+struct ConvAxes {
+  IterVar rc;
+  std::vector<IterVar> rk, all;
+};
+
+ConvAxes conv_axes(int64_t channels_per_group, const std::vector<int64_t>& kernel) {
+  ConvAxes a{te::reduce_axis(0, idx(channels_per_group), "rc"), kernel_axes(kernel), {}};
+  a.all.push_back(a.rc);
+  a.all.insert(a.all.end(), a.rk.begin(), a.rk.end());
+  return a;
+}
+
+std::vector<PrimExpr> output_shape(int64_t batch, int64_t channels, const WindowGeometry& geo) {
+  std::vector<PrimExpr> shape{idx(batch), idx(channels)};
+  for (int64_t o : geo.out) shape.push_back(idx(o));
+  return shape;
+}
+
+// y = read(i) + bias[i[1]] over `shape`, or `y` itself without a bias.
+te::Tensor add_channel_bias(const std::vector<PrimExpr>& shape, const te::Tensor& bias,
+                            const std::function<PrimExpr(const std::vector<Var>&)>& read, const std::string& name) {
+  return te::compute(shape, [&](const std::vector<Var>& i) { return bias.defined() ? read(i) + bias(i[1]) : read(i); },
+                     name);
+}
+
 // y[n, m, o...] = sum over (rc, r...) of input(n, group(m) * cg + rc, o, r) * weight(m, rc, r) (+ bias[m]).
 te::Tensor direct_conv(const InputFn& input, const ConvShape& cs, const WindowGeometry& geo, const WeightFn& weight,
                        const te::Tensor& bias, const std::string& name) {
-  std::vector<PrimExpr> shape{idx(cs.batch), idx(cs.out_channels)};
-  for (int64_t o : geo.out) shape.push_back(idx(o));
-  IterVar rc = te::reduce_axis(0, idx(cs.channels_per_group), "rc");
-  std::vector<IterVar> rk = kernel_axes(geo.kernel);
-  std::vector<IterVar> all{rc};
-  all.insert(all.end(), rk.begin(), rk.end());
+  std::vector<PrimExpr> shape = output_shape(cs.batch, cs.out_channels, geo);
+  ConvAxes a = conv_axes(cs.channels_per_group, geo.kernel);
   te::Tensor y = te::compute(shape, [&](const std::vector<Var>& i) {
     PrimExpr m = i[1];
-    PrimExpr c = cs.groups == 1 ? PrimExpr(rc) : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
+    PrimExpr c = cs.groups == 1 ? PrimExpr(a.rc) : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + a.rc;
     std::vector<PrimExpr> out(i.begin() + 2, i.end());
-    return te::sum(input(i[0], c, out, rk) * weight(m, rc, rk), all);
+    return te::sum(input(i[0], c, out, a.rk) * weight(m, a.rc, a.rk), a.all);
   }, bias.defined() ? name + "_conv" : name);
   if (!bias.defined()) return y;
-  return te::compute(shape, [&](const std::vector<Var>& i) {
-    return y(std::vector<PrimExpr>(i.begin(), i.end())) + bias(i[1]);
+  return add_channel_bias(shape, bias, [&](const std::vector<Var>& i) {
+    return y(std::vector<PrimExpr>(i.begin(), i.end()));
   }, name);
 }
 
@@ -102,6 +125,38 @@ std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector
   };
   InputFn input = geo.strides.back() > 1 ? phase_split(xp, geo, name + "_phases") : window_of(xp, geo);
   return {direct_conv(input, cs, geo, weight, optional_input(in, 2), name)};
+}
+
+// ConvNCHWc (weights [M / b, C, k..., b], see ir/ops/conv_packing.h): the reduction computes
+// output blocks yb[n, m / b, o..., m % b], b output channels in one vector that each broadcast
+// input element feeds; the epilogue unpacks them to NCHW with the bias. The input stays NCHW: read
+// one element at a time, packing it would buy nothing.
+std::vector<te::Tensor> conv_nchwc(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                                   const std::string& name) {
+  std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
+  std::vector<int64_t> kernel(ws.begin() + 2, ws.end() - 1);
+  WindowGeometry geo = graph::ops::window_geometry(node, spatial(xs), node.attr_ints("kernel_shape", kernel), false);
+  int64_t block = ws.back();
+  te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1), window_extent(geo),
+                              make_zero(in[0].dtype()), name + "_pad");
+  InputFn input = window_of(xp, geo);
+  const te::Tensor& w = in[1];
+  ConvAxes a = conv_axes(xs[1], geo.kernel);
+  std::vector<PrimExpr> blocked = output_shape(xs[0], ws[0], geo);
+  blocked.push_back(idx(block));
+  te::Tensor yb = te::compute(blocked, [&](const std::vector<Var>& i) {
+    std::vector<PrimExpr> out(i.begin() + 2, i.end() - 1), at{i[1], a.rc};
+    at.insert(at.end(), a.rk.begin(), a.rk.end());
+    at.push_back(i.back());
+    return te::sum(input(i[0], a.rc, out, a.rk) * w(at), a.all);
+  }, name + "_blocks");
+  std::vector<PrimExpr> shape = output_shape(xs[0], ws[0] * block, geo);
+  return {add_channel_bias(shape, optional_input(in, 2), [&](const std::vector<Var>& i) {
+    std::vector<PrimExpr> at{i[0], floordiv(i[1], idx(block))};
+    at.insert(at.end(), i.begin() + 2, i.end());
+    at.push_back(floormod(i[1], idx(block)));
+    return yb(at);
+  }, name)};
 }
 
 // Output position o gathers input i with o = i * s + k * d - pad_begin; over the input dilated by s
@@ -138,6 +193,6 @@ std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node, const s
 
 }  // namespace
 
-std::vector<OpCompute> conv_computes() { return {{"Conv", conv}, {"ConvTranspose", conv_transpose}}; }
+std::vector<OpCompute> conv_computes() { return {{"Conv", conv}, {"ConvNCHWc", conv_nchwc}, {"ConvTranspose", conv_transpose}}; }
 
 }  // namespace tessel::topi::nn

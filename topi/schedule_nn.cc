@@ -24,6 +24,9 @@ constexpr int64_t kMaxUnrolledReduce = 16;
 struct TileSpec {
   int row_axis = -1;        // output axis blocked into unrolled register rows; -1 for none
   int64_t row_divisor = 0;  // row blocks divide this (a conv's channels per group); 0: the axis extent
+  // ConvNCHWc: the vector is a block of output channels, and the second unrolled axis is the
+  // output width (not height), blocked wider: one broadcast input element per column.
+  bool channel_vectors = false;
 };
 
 std::optional<TileSpec> tile_spec(const Graph& g, const Node& node) {
@@ -34,6 +37,7 @@ std::optional<TileSpec> tile_spec(const Graph& g, const Node& node) {
     const std::vector<int64_t>& w = g.value(node.inputs[1]).type.shape;
     return TileSpec{1, op == "Conv" ? w[0] / groups : w[1]};
   }
+  if (op == "ConvNCHWc") return TileSpec{1, g.value(node.inputs[1]).type.shape[0], true};
   if (op == "Gemm") return TileSpec{0, 0};
   if (op == "MatMul") {
     bool vector_operand = rank(node.inputs[0]) == 1 || rank(node.inputs[1]) == 1;
@@ -85,6 +89,16 @@ int64_t row_block(int64_t divisor, int lanes) {
   return 1;
 }
 
+// ConvNCHWc's output columns per tile, one broadcast and one accumulator each: the whole row up to
+// 14, else a block that divides it, so that enough independent FMAs hide their latency.
+int64_t width_block(int64_t width) {
+  if (width <= 14) return width;
+  for (int64_t b : {14, 8, 7}) {
+    if (width % b == 0) return b;
+  }
+  return 8;
+}
+
 // Fuses the loops `outer` of `st` (adjacent, outermost first) and runs them in parallel.
 void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer) {
   if (outer.empty()) return;
@@ -117,6 +131,7 @@ struct TiledShape {
   int row = -1;                  // the output axis blocked into unrolled rows; -1 for none
   int64_t row_divisor = 0;       // row blocks divide this
   int y = -1;                    // the second unrolled output axis (a conv's output height); -1 for none
+  bool channel_vectors = false;  // see TileSpec
   std::vector<int64_t> reduce;   // reduction extents, in compute order
   int64_t work = 0;              // output points x reduction length
 };
@@ -128,6 +143,7 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out, co
   t.row = spec.row_axis < rank - 1 ? spec.row_axis : -1;
   if (t.row >= 0) t.row_divisor = spec.row_divisor ? spec.row_divisor : out[t.row];
   if (rank >= 3 && rank - 2 != t.row) t.y = rank - 2;
+  t.channel_vectors = spec.channel_vectors;
   t.reduce = reduce;
   t.work = product(out) * product(reduce);
   return t;
@@ -174,7 +190,9 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
     for (int64_t r : {1, 2, 4, 8, 16, 32}) {
       if (t.row_divisor % r == 0) rows.push_back(r);
     }
-    inner_split("tile_row", t.row_divisor, rows, row_block(t.row_divisor, lanes));
+    inner_split("tile_row", t.row_divisor, rows,
+                t.channel_vectors ? (t.row_divisor % 2 == 0 && 2 * width_block(t.out[t.y]) <= 16 ? 2 : 1)
+                                  : row_block(t.row_divisor, lanes));
   }
   int64_t width = t.out.back();
   std::vector<int64_t> cols;
@@ -183,10 +201,12 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   }
   inner_split("tile_col", width, cols, col_block(width, lanes));
   if (t.y >= 0) {
-    int64_t height = t.out[t.y];
+    int64_t extent = t.out[t.y];
     std::vector<int64_t> ys;
-    for (int64_t y : {1, 2, 3, 4}) ys.push_back(std::min(height, y));
-    inner_split("tile_y", height, ys, 1);
+    for (int64_t y : t.channel_vectors ? std::vector<int64_t>{1, 2, 4, 7, 8, 14, 16} : std::vector<int64_t>{1, 2, 3, 4}) {
+      ys.push_back(std::min(extent, y));
+    }
+    inner_split("tile_y", extent, ys, t.channel_vectors ? width_block(extent) : 1);
   }
   if (t.reduce.size() >= 2 && t.reduce.size() <= 4) space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
   space.define_knob("unroll_k", {0, 1});

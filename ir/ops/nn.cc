@@ -65,6 +65,27 @@ Types infer_conv(const Graph& g, const Node& node) {
   return {like(x, out)};
 }
 
+// ConvNCHWc (internal, see ir/ops/conv_packing.h): Conv with group 1 and W packed as
+// [M / b, C, k..., b]; Y is [N, M, out...] as for Conv.
+Types infer_conv_nchwc(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  require_float(x, node, "X");
+  const TensorType& w = input_type(g, node, 1);
+  if (w.shape.size() != x.shape.size() + 1) {
+    throw Error(fmt::format("{}: packed W must have rank {} ([M / b, C, k..., b]), got {}", node.describe(),
+                            x.shape.size() + 1, w.str()));
+  }
+  if (dims_conflict(x.shape[1], w.shape[1])) {
+    throw Error(fmt::format("{}: X has {} channels but W expects {}", node.describe(), x.shape[1], w.shape[1]));
+  }
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end() - 1);
+  WindowGeometry geo = window_geometry(node, spatial_of(x.shape), node.attr_ints("kernel_shape", kernel), false);
+  bool known = w.shape[0] != kUnknownDim && w.shape.back() != kUnknownDim;
+  std::vector<int64_t> out{x.shape[0], known ? w.shape[0] * w.shape.back() : kUnknownDim};
+  out.insert(out.end(), geo.out.begin(), geo.out.end());
+  return {like(x, out)};
+}
+
 // ConvTranspose: W is [C, M / group, k...]; Y is [N, M, out...].
 Types infer_conv_transpose(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
@@ -219,6 +240,7 @@ std::vector<OpDef> nn_defs() {
   return {
       {"Conv", 1, P::kOutEWiseFusable, infer_conv},
       {"ConvTranspose", 1, P::kOutEWiseFusable, infer_conv_transpose},
+      {"ConvNCHWc", kInternalOp, P::kOutEWiseFusable, infer_conv_nchwc},
       {"Gemm", 1, P::kOutEWiseFusable, infer_gemm},  // before 7, `broadcast` flags C broadcasting; both cases hold
       {"MatMul", 1, P::kOutEWiseFusable, infer_matmul},
       {"MaxPool", 1, P::kOutEWiseFusable, infer_pool},

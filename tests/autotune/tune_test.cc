@@ -229,16 +229,22 @@ TEST(TuneTask, RejectsBadOptions) {
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"/nonexistent-dir/records.json"});
 }
 
-// Conv(3x3, 8 -> 12 channels, 9x10) + Relu, and a MatMul [12, 90] x [90, 20]: shapes with tails
-// for every tile knob.
+// Conv(3x3, 8 -> 12 channels, 9x10) + Relu, a packed conv (3x3, 32 -> 32 channels, stride 2 over
+// 13 columns: 7 wide, with a bias) + Add, and a MatMul [12, 90] x [90, 20]: shapes with tails for
+// every tile knob.
 graph::Graph small_model() {
   Builder b;
   graph::ValueId x = b.input("x", {1, 8, 9, 10});
   graph::ValueId w = b.constant("w", random_tensor({12, 8, 3, 3}, 1));
   graph::ValueId conv = b.op("Relu", {b.op("Conv", {x, w}, {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}})});
+  graph::ValueId x2 = b.input("x2", {1, 32, 5, 13});
+  graph::ValueId w2 = b.constant("w2", random_tensor({32, 32, 3, 3}, 3));
+  graph::ValueId packed = b.op("Conv", {x2, w2, b.constant("bias2", random_tensor({32}, 4))},
+                               {{"pads", ints({1, 1, 1, 1})}, {"strides", ints({1, 2})}});
+  packed = b.op("Add", {packed, b.input("r2", {1, 32, 5, 7})});
   graph::ValueId y = b.input("y", {12, 90});
   graph::ValueId mm = b.op("MatMul", {y, b.constant("fc", random_tensor({90, 20}, 2))});
-  return b.finish({conv, mm});
+  return b.finish({conv, packed, mm});
 }
 
 // Random configs of the real templates, built and run in isolated children and compared with the
@@ -248,7 +254,8 @@ TEST(TuneTasks, EveryTemplateConfigTriedIsCorrect) {
   graph::Graph g = small_model();
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
   std::vector<Task> tasks = extract_tasks(g, plan.groups);
-  ASSERT_EQ(tasks.size(), 2u);
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(tasks[1].op, "ConvNCHWc");
   TuneOptions opt = options(records.path(), "random", 24);
   opt.measure.number = 1;
   opt.measure.repeat = 1;
@@ -256,16 +263,16 @@ TEST(TuneTasks, EveryTemplateConfigTriedIsCorrect) {
   std::vector<TaskResult> results =
       tune_tasks(g, plan.groups, tasks, Target::parse("llvm -mcpu=native"), opt, [&](const TuneProgress& p) {
         ++calls;
-        EXPECT_EQ(p.num_tasks, 2);
+        EXPECT_EQ(p.num_tasks, 3);
         EXPECT_LE(p.trials_done, p.trials_total);
       });
-  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results.size(), 3u);
   for (const TaskResult& r : results) {
     EXPECT_EQ(r.trials, 24) << r.task.workload;
     EXPECT_EQ(r.errors, 0) << r.task.workload;
     EXPECT_LE(r.best_cost_s, r.fallback_cost_s);
   }
-  EXPECT_EQ(calls, 2 * 24 + 2);  // one per trial, and one as each task ends
+  EXPECT_EQ(calls, 3 * 24 + 3);  // one per trial, and one as each task ends
   for (const TuningRecord& rec : load_records(records.path(), nullptr)) {
     EXPECT_EQ(rec.error, MeasureError::kNone) << rec.config << ": " << rec.error_msg;
   }

@@ -228,6 +228,22 @@ TEST(ScheduleTest, CacheWriteWithComputeAt) {
   mm.check(s, 36, 40, 20);
 }
 
+// cache_write after an inline: the inlined reader of C is rewritten to read the copy-out, and so
+// must its own reader (the output D) be.
+TEST(ScheduleTest, CacheWriteUnderAnInlinedReader) {
+  Matmul mm(12, 20, 9);
+  Tensor E = compute({12, 20}, [&](Expr i, Expr j) { return mm.C(i, j) + 1.0f; }, "E");
+  Tensor D = compute({12, 20}, [&](Expr i, Expr j) { return E(i, j) * 2.0f; }, "D");
+  Schedule s = create_schedule({D});
+  s[E].compute_inline();
+  s.cache_write(mm.C, MemScope::kLocal);
+  auto a = random_array({12, 9}, 1), b = random_array({9, 20}, 2), d = zeros({12, 20});
+  build_and_run(s, {mm.A, mm.B, D}, {a, b, d});
+  std::vector<float> want = naive_matmul(a, b, 12, 20, 9);
+  for (float& v : want) v = (v + 1) * 2;
+  expect_near(d, want);
+}
+
 TEST(ScheduleTest, CacheReadWithComputeAt) {
   Matmul mm(24, 32, 16);
   Schedule s = create_schedule({mm.C});

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ir/ops/conv_packing.h"
 #include "tests/ir/ops/nn_test_util.h"
 
 namespace tessel::graph::nn_testing {
@@ -39,6 +40,35 @@ TEST(NnInferTest, ConvErrorsNameTheNode) {
   expect_infer_error("'strides' has 1 entries", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})}, {{"strides", Ints{2}}});
   expect_infer_error("auto_pad", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})}, {{"auto_pad", std::string("SAME")}});
   expect_infer_error("rank", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3})});
+}
+
+TEST(NnInferTest, PackedConvShapesAndErrors) {
+  auto shape = [](Ints x, Ints w, std::map<std::string, Attr> attrs = {}) {
+    return infer("ConvNCHWc", {f32(x), f32(w)}, std::move(attrs))[0].shape;
+  };
+  EXPECT_EQ(shape({1, 32, 14, 14}, {4, 32, 3, 3, 16}, {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}),
+            (Ints{1, 64, 7, 7}));
+  EXPECT_EQ(shape({1, 8, 9}, {1, 8, 1, 16}), (Ints{1, 16, 9}));
+  expect_infer_error("packed W must have rank 5", "ConvNCHWc", {f32({1, 32, 7, 7}), f32({64, 32, 3, 3})});
+  expect_infer_error("X has 8 channels but W expects 32", "ConvNCHWc", {f32({1, 8, 7, 7}), f32({2, 32, 3, 3, 16})});
+  // Internal: no ONNX opset imports it.
+  EXPECT_EQ(find_op("ConvNCHWc")->since_opset, kInternalOp);
+}
+
+TEST(ConvPackingTest, PackingBlocksOutputChannelsAndUnpackingInvertsIt) {
+  TensorData w(DataType::f32(), {32, 3, 2, 1});
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = static_cast<float>(i);
+  TensorData packed = ops::pack_output_channels(w, 16);
+  EXPECT_EQ(packed.shape(), (Ints{2, 3, 2, 1, 16}));
+  // Output channel 16 * ob + b at (c, kh, kw) sits at [ob, c, kh, kw, b].
+  auto plain_at = [](Ints i) { return ((i[0] * 3 + i[1]) * 2 + i[2]) * 1 + i[3]; };
+  auto packed_at = [](int64_t ob, int64_t c, int64_t kh, int64_t b) { return ((ob * 3 + c) * 2 + kh) * 16 + b; };
+  EXPECT_EQ(packed.get_double(packed_at(1, 2, 1, 5)), w.get_double(plain_at({21, 2, 1, 0})));
+  EXPECT_EQ(packed.get_double(packed_at(0, 1, 0, 15)), w.get_double(plain_at({15, 1, 0, 0})));
+  TensorData back = ops::unpack_output_channels(packed);
+  ASSERT_EQ(back.shape(), w.shape());
+  for (int64_t i = 0; i < w.numel(); ++i) EXPECT_EQ(back.get_double(i), w.get_double(i));
+  EXPECT_THROW(ops::pack_output_channels(w, 12), InternalError);
 }
 
 TEST(NnInferTest, ConvTransposeShapes) {

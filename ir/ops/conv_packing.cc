@@ -1,0 +1,58 @@
+#include "ir/ops/conv_packing.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+
+#include "ir/error.h"
+
+namespace tessel::graph::ops {
+
+namespace {
+
+// Moves elements between [O, rest] and [O / b, rest, b] (rest: the product of the middle dims),
+// byte-wise so that any dtype works.
+void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int64_t rest, int64_t block, bool pack) {
+  size_t bytes = static_cast<size_t>(from.dtype().bytes());
+  const char* src = static_cast<const char*>(from.raw());
+  char* dst = static_cast<char*>(to.raw());
+  for (int64_t ob = 0; ob < blocks; ++ob) {
+    for (int64_t r = 0; r < rest; ++r) {
+      for (int64_t b = 0; b < block; ++b) {
+        int64_t plain = (ob * block + b) * rest + r, packed = (ob * rest + r) * block + b;
+        int64_t s = pack ? plain : packed, d = pack ? packed : plain;
+        std::memcpy(dst + static_cast<size_t>(d) * bytes, src + static_cast<size_t>(s) * bytes, bytes);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TensorData pack_output_channels(const TensorData& w, int64_t block) {
+  const std::vector<int64_t>& s = w.shape();
+  if (s.size() < 2 || block <= 0 || s[0] % block != 0) {
+    throw InternalError(fmt::format("cannot pack weights of shape [{}] into blocks of {} output channels",
+                                    fmt::join(s, ", "), block));
+  }
+  std::vector<int64_t> shape{s[0] / block};
+  shape.insert(shape.end(), s.begin() + 1, s.end());
+  shape.push_back(block);
+  TensorData out(w.dtype(), shape);
+  permute_blocks(w, out, s[0] / block, w.numel() / s[0], block, true);
+  return out;
+}
+
+TensorData unpack_output_channels(const TensorData& packed) {
+  const std::vector<int64_t>& s = packed.shape();
+  if (s.size() < 3) throw InternalError(fmt::format("packed weights need rank >= 3, got [{}]", fmt::join(s, ", ")));
+  int64_t block = s.back();
+  std::vector<int64_t> shape{s[0] * block};
+  shape.insert(shape.end(), s.begin() + 1, s.end() - 1);
+  TensorData out(packed.dtype(), shape);
+  permute_blocks(packed, out, s[0], packed.numel() / (s[0] * block), block, false);
+  return out;
+}
+
+}  // namespace tessel::graph::ops

@@ -1,0 +1,93 @@
+// pack_conv_weights: a Conv with narrow output rows and a long reduction becomes ConvNCHWc reading
+// weights packed by output channel, and computes the same values (reference and compiled); other
+// convs are left alone.
+#include "passes/pack_conv_weights.h"
+
+#include <gtest/gtest.h>
+
+#include "driver/compile.h"
+#include "graph_builder.h"
+#include "passes/infer_type.h"
+#include "reference/reference.h"
+
+namespace tessel::passes {
+namespace {
+
+using testing::Builder;
+using testing::ints;
+using testing::random_tensor;
+
+struct ConvSpec {
+  std::vector<int64_t> x, w;
+  int64_t group = 1;
+  bool constant_w = true;
+};
+
+// Conv(x, w, bias) with pads 1 and strides [1, 2], then Relu.
+graph::Graph conv_model(const ConvSpec& c) {
+  Builder b;
+  graph::ValueId x = b.input("x", c.x);
+  graph::ValueId w = c.constant_w ? b.constant("w", random_tensor(c.w, 1)) : b.input("w", c.w);
+  graph::ValueId bias = b.constant("bias", random_tensor({c.w[0]}, 2));
+  std::vector<int64_t> pads(2 * (c.w.size() - 2), 1), strides(c.w.size() - 2, 1);
+  strides.back() = 2;
+  graph::ValueId y = b.op("Conv", {x, w, bias},
+                          {{"pads", ints(pads)}, {"strides", ints(strides)}, {"group", c.group}}, "conv");
+  return b.finish({b.op("Relu", {y})});
+}
+
+TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
+  EXPECT_TRUE(prefers_channel_vectors(7, 512));
+  EXPECT_TRUE(prefers_channel_vectors(14, 2304));
+  EXPECT_TRUE(prefers_channel_vectors(28, 1152));
+  EXPECT_FALSE(prefers_channel_vectors(7, 128));    // too short to pay for unpacking
+  EXPECT_FALSE(prefers_channel_vectors(56, 576));   // a row of vectors wastes little
+  EXPECT_FALSE(prefers_channel_vectors(32, 4608));  // whole vectors
+}
+
+TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
+  graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 32, 3, 3}});
+  infer_type(g);
+  graph::Graph before = g;
+  pack_conv_weights(g);
+  const graph::Node& conv = g.nodes[0];
+  ASSERT_EQ(conv.op_type, "ConvNCHWc");
+  EXPECT_FALSE(conv.has_attr("group"));
+  const graph::Value& w = g.value(conv.inputs[1]);
+  ASSERT_TRUE(w.constant);
+  EXPECT_EQ(w.constant->shape(), (std::vector<int64_t>{2, 32, 3, 3, kConvChannelBlock}));
+  infer_type(g);
+  EXPECT_EQ(g.value(conv.outputs[0]).type, before.value(before.nodes[0].outputs[0]).type);
+
+  graph::TensorData x = random_tensor({1, 32, 6, 13}, 3);
+  graph::TensorData want = reference::run(before, {{"x", x}})[0], got = reference::run(g, {{"x", x}})[0];
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.get_double(i), want.get_double(i), 1e-9);
+
+  // Through the compiler (which runs the pass), against the reference on the original graph.
+  CompiledModel m = compile_graph(before);
+  EXPECT_NE(m.fusion_summary().find("ConvNCHWc"), std::string::npos) << m.fusion_summary();
+  m.set_input("x", to_ndarray(x));
+  m.run();
+  graph::TensorData compiled = to_tensor_data(m.get_output(0));
+  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(compiled.get_double(i), want.get_double(i), 1e-4) << i;
+}
+
+TEST(PackConvWeights, OtherConvsAreLeftAlone) {
+  std::vector<ConvSpec> alone = {
+      {{1, 32, 6, 32}, {32, 32, 3, 3}},             // output rows of whole vectors
+      {{1, 32, 6, 13}, {32, 16, 3, 3}, 2},          // grouped
+      {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, false},   // weights are a graph input
+      {{1, 32, 6, 13}, {24, 32, 3, 3}},             // output channels not whole blocks
+      {{1, 8, 6, 13}, {32, 8, 3, 3}},               // a short reduction
+  };
+  for (const ConvSpec& c : alone) {
+    graph::Graph g = conv_model(c);
+    infer_type(g);
+    pack_conv_weights(g);
+    EXPECT_EQ(g.nodes[0].op_type, "Conv") << c.w[0] << "x" << c.w[1] << " over width " << c.x.back();
+  }
+}
+
+}  // namespace
+}  // namespace tessel::passes
