@@ -57,14 +57,10 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
   return {chosen.begin(), chosen.end()};
 }
 
-std::string short_workload(const std::string& workload) {
-  return workload.size() <= 60 ? workload : workload.substr(0, 57) + "...";
-}
-
 void print_tasks(const std::vector<autotune::Task>& tasks) {
-  std::cout << fmt::format("{:>4}  {:<6} {:>6} {:>10}  {}\n", "task", "op", "weight", "MFLOP", "workload");
+  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {}\n", "task", "op", "weight", "MFLOP", "workload");
   for (size_t i = 0; i < tasks.size(); ++i) {
-    std::cout << fmt::format("{:>4}  {:<6} {:>6} {:>10.2f}  {}\n", i, tasks[i].op, tasks[i].weight,
+    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {}\n", i, tasks[i].op, tasks[i].weight,
                              tasks[i].flops / 1e6, tasks[i].workload);
   }
 }
@@ -77,13 +73,13 @@ std::vector<autotune::TuningRecord> load_with_warnings(const std::string& path) 
 }
 
 void print_summary(const std::vector<autotune::TaskResult>& results) {
-  std::cout << fmt::format("\n{:>4}  {:<6} {:>6} {:>7} {:>6}  {:>12} {:>12} {:>8} {:>9}  {}\n", "task", "op", "weight",
+  std::cout << fmt::format("\n{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12} {:>12} {:>8} {:>9}  {}\n", "task", "op", "weight",
                            "trials", "errors", "untuned (ms)", "tuned (ms)", "speed-up", "GFLOP/s", "stopped by");
   double untuned_total = 0, tuned_total = 0;
   for (size_t i = 0; i < results.size(); ++i) {
     const autotune::TaskResult& r = results[i];
     double speedup = r.fallback_cost_s / r.best_cost_s;
-    std::cout << fmt::format("{:>4}  {:<6} {:>6} {:>7} {:>6}  {:>12.4f} {:>12.4f} {:>7.2f}x {:>9.1f}  {}\n", i, r.task.op,
+    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12.4f} {:>12.4f} {:>7.2f}x {:>9.1f}  {}\n", i, r.task.op,
                              r.task.weight, r.trials + r.resumed, r.errors, r.fallback_cost_s * 1e3,
                              r.best_cost_s * 1e3, std::isfinite(speedup) ? speedup : 0.0,
                              r.task.flops / r.best_cost_s / 1e9, r.stop_reason);

@@ -7,15 +7,13 @@
 namespace tessel::passes {
 
 // Vectors along the width waste the lanes past the row's end; channel vectors waste none, but the
-// epilogue unpacks their blocks with one scalar move per output, which only a long reduction
-// amortizes. Measured (bench/tune_bench kernels, AVX-512, GFLOP/s direct -> packed): 3x3 convs of
-// ResNet-50 at width 7: 140 -> 205, 14: 199 -> 210, 28: 180 -> 207, 56 (64 channels): 200 -> 190;
-// 1x1 convs at 56 with 64 channels: 210 -> 134, at 28 with 32: 186 -> 106, with 256: 162 -> 166.
+// epilogue unpacks their blocks with one scalar move per output, which only a long enough
+// reduction amortizes. Measured (bench/tune_bench kernels, AVX-512, GFLOP/s fallback/tuned, direct
+// -> packed): ResNet-50 3x3 convs at width 7: 140/159 -> 209/213, 14: 199/200 -> 212/218, 28:
+// 180/192 -> 201/214, 56: 200/208 -> 186/211; 1x1 at width 28 with 256 channels: 162/163 -> 166/217.
+// At widths of whole vectors (ResNet-style 32 and 16, 16 channels) packed ran 3x slower.
 bool prefers_channel_vectors(int64_t width, int64_t reduction) {
-  if (width % kConvChannelBlock == 0) return false;
-  int64_t padded = (width + kConvChannelBlock - 1) / kConvChannelBlock * kConvChannelBlock;
-  bool mostly_wasted = 2 * width < padded;
-  return reduction >= (mostly_wasted ? 256 : 1024);
+  return width % kConvChannelBlock != 0 && reduction >= 256;
 }
 
 void pack_conv_weights(graph::Graph& g) {

@@ -1,5 +1,5 @@
 // Conv with group 1 and constant weights becomes ConvNCHWc, Tessel's packed convolution, when its
-// output rows are narrow for vectors along the width (the direct template's vector axis): the
+// output rows are not whole vectors (the direct template's vector axis is the width): the
 // weights are packed once, at compile time, into blocks of 16 output channels (see
 // ir/ops/conv_packing.h), and the kernel vectorizes over those channels instead.
 // Requires: typed graph. Guarantees: same outputs; the old constant stays for its other readers.

@@ -159,7 +159,7 @@ struct TileConfig {
 TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
   TileConfig c;
   if (t.row >= 0) c.rows = cfg.split("tile_row").back();
-  c.cols = cfg.split("tile_col").back();
+  c.cols = t.channel_vectors ? t.out.back() : cfg.split("tile_col").back();
   if (t.y >= 0) c.ys = cfg.split("tile_y").back();
   if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
     c.reduce_order = cfg.reorder("reorder_k");
@@ -195,11 +195,13 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
                                   : row_block(t.row_divisor, lanes));
   }
   int64_t width = t.out.back();
-  std::vector<int64_t> cols;
-  for (int64_t c : {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
-    cols.push_back(std::min(width, c));
+  if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
+    std::vector<int64_t> cols;
+    for (int64_t c : {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
+      cols.push_back(std::min(width, c));
+    }
+    inner_split("tile_col", width, cols, col_block(width, lanes));
   }
-  inner_split("tile_col", width, cols, col_block(width, lanes));
   if (t.y >= 0) {
     int64_t extent = t.out[t.y];
     std::vector<int64_t> ys;
@@ -208,7 +210,16 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
     }
     inner_split("tile_y", extent, ys, t.channel_vectors ? width_block(extent) : 1);
   }
-  if (t.reduce.size() >= 2 && t.reduce.size() <= 4) space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
+  if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
+    space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
+    if (t.channel_vectors) {
+      // Kernel offsets outside, input channels innermost: the best order of most packed convs tuned.
+      std::vector<int64_t> order;
+      for (size_t r = 1; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
+      order.push_back(0);
+      space.set_fallback_reorder("reorder_k", order);
+    }
+  }
   space.define_knob("unroll_k", {0, 1});
   space.define_knob("parallel", {0, 1});
   space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
@@ -260,6 +271,27 @@ IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   return attach;
 }
 
+// ConvNCHWc's NCHW output [n, m, ..., w] tiled like its blocks [n, m / b, ..., w, b]: rows blocks
+// of b channels x ys columns at one point of the other axes, so that the blocks' tile is computed
+// under it and the epilogue unpacks it from registers. Returns the loop the tile is computed under.
+IterVar tile_unpacked_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
+  int rank = static_cast<int>(t.out.size()) - 1;
+  std::vector<IterVar> axes;
+  for (int d = 0; d < rank; ++d) axes.push_back(os.axis(d));
+  auto [block_o, channel] = os.split(axes[1], t.out.back());
+  auto [row_o, row_i] = os.split(block_o, c.rows);
+  auto [col_o, col_i] = os.split(axes[rank - 1], c.ys);
+  std::vector<IterVar> outer{axes[0], row_o};
+  outer.insert(outer.end(), axes.begin() + 2, axes.end() - 1);
+  outer.push_back(col_o);
+  std::vector<IterVar> order = outer;
+  order.insert(order.end(), {row_i, channel, col_i});
+  os.reorder(order);
+  if (c.parallel) parallel_outer(os, std::vector<IterVar>(outer.begin(), outer.end() - 1));
+  for (const IterVar& iv : {row_i, channel, col_i}) os.unroll(iv);
+  return outer.back();
+}
+
 // The group's single reduction, or none.
 std::optional<te::Stage> single_reduction(const te::Schedule& s) {
   std::optional<te::Stage> found;
@@ -288,7 +320,13 @@ void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, con
   te::Tensor master_t(master->op);
   // A lone elementwise output of the master's shape takes the tile; otherwise the master is
   // tiled at root and every output reads it.
-  bool fuse_epilogue = outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == t.out;
+  // ConvNCHWc's output is its blocks unpacked.
+  std::vector<int64_t> out_shape = t.out;
+  if (t.channel_vectors) {
+    out_shape[1] *= out_shape.back();
+    out_shape.pop_back();
+  }
+  bool fuse_epilogue = outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == out_shape;
 
   inline_all_but_inputs(s, master, lanes);
   te::Tensor out = fuse_epilogue ? outputs[0] : master_t;
@@ -297,7 +335,7 @@ void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, con
     if (!o.same_as(out)) schedule_injective(s, o, lanes);
   }
   te::Stage os = s[out];
-  IterVar attach = tile_output(os, t, c);
+  IterVar attach = fuse_epilogue && t.channel_vectors ? tile_unpacked_output(os, t, c) : tile_output(os, t, c);
 
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside.
   te::Stage as = s[acc];

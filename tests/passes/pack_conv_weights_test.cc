@@ -1,4 +1,4 @@
-// pack_conv_weights: a Conv with narrow output rows and a long reduction becomes ConvNCHWc reading
+// pack_conv_weights: a Conv with rows of partial vectors and a long reduction becomes ConvNCHWc reading
 // weights packed by output channel, and computes the same values (reference and compiled); other
 // convs are left alone.
 #include "passes/pack_conv_weights.h"
@@ -37,16 +37,19 @@ graph::Graph conv_model(const ConvSpec& c) {
 }
 
 TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
-  EXPECT_TRUE(prefers_channel_vectors(7, 512));
+  EXPECT_TRUE(prefers_channel_vectors(7, 4608));
   EXPECT_TRUE(prefers_channel_vectors(14, 2304));
-  EXPECT_TRUE(prefers_channel_vectors(28, 1152));
+  EXPECT_TRUE(prefers_channel_vectors(56, 576));
+  EXPECT_TRUE(prefers_channel_vectors(28, 256));
   EXPECT_FALSE(prefers_channel_vectors(7, 128));    // too short to pay for unpacking
-  EXPECT_FALSE(prefers_channel_vectors(56, 576));   // a row of vectors wastes little
   EXPECT_FALSE(prefers_channel_vectors(32, 4608));  // whole vectors
 }
 
-TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
-  graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 32, 3, 3}});
+// The packed conv against Conv on the reference, and compiled (the pass runs in the compiler)
+// against the reference on the original graph.
+void expect_packed_matches_conv(const ConvSpec& spec) {
+  SCOPED_TRACE(::testing::Message() << "W [" << spec.w[0] << ", " << spec.w[1] << ", ...] rank " << spec.w.size());
+  graph::Graph g = conv_model(spec);
   infer_type(g);
   graph::Graph before = g;
   pack_conv_weights(g);
@@ -55,22 +58,30 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   EXPECT_FALSE(conv.has_attr("group"));
   const graph::Value& w = g.value(conv.inputs[1]);
   ASSERT_TRUE(w.constant);
-  EXPECT_EQ(w.constant->shape(), (std::vector<int64_t>{2, 32, 3, 3, kConvChannelBlock}));
+  std::vector<int64_t> packed_shape{spec.w[0] / kConvChannelBlock};
+  packed_shape.insert(packed_shape.end(), spec.w.begin() + 1, spec.w.end());
+  packed_shape.push_back(kConvChannelBlock);
+  EXPECT_EQ(w.constant->shape(), packed_shape);
   infer_type(g);
   EXPECT_EQ(g.value(conv.outputs[0]).type, before.value(before.nodes[0].outputs[0]).type);
 
-  graph::TensorData x = random_tensor({1, 32, 6, 13}, 3);
+  graph::TensorData x = random_tensor(spec.x, 3);
   graph::TensorData want = reference::run(before, {{"x", x}})[0], got = reference::run(g, {{"x", x}})[0];
   ASSERT_EQ(got.shape(), want.shape());
   for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.get_double(i), want.get_double(i), 1e-9);
 
-  // Through the compiler (which runs the pass), against the reference on the original graph.
   CompiledModel m = compile_graph(before);
   EXPECT_NE(m.fusion_summary().find("ConvNCHWc"), std::string::npos) << m.fusion_summary();
   m.set_input("x", to_ndarray(x));
   m.run();
   graph::TensorData compiled = to_tensor_data(m.get_output(0));
   for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(compiled.get_double(i), want.get_double(i), 1e-4) << i;
+}
+
+TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
+  expect_packed_matches_conv({{1, 32, 6, 13}, {32, 32, 3, 3}});       // 2-D, 7 wide, two blocks
+  expect_packed_matches_conv({{2, 48, 19}, {48, 48, 7}});            // 1-D, batch 2, three blocks
+  expect_packed_matches_conv({{1, 16, 3, 4, 9}, {16, 16, 2, 3, 3}});  // 3-D
 }
 
 TEST(PackConvWeights, OtherConvsAreLeftAlone) {
