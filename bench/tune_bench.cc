@@ -45,6 +45,7 @@ struct KernelSpec {
   Kind kind;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t cin = 0, cout = 0, size = 0, kernel = 0, stride = 1, pad = 0, group = 1;
+  std::vector<std::string> disabled_passes;  // e.g. pack_conv_weights: the direct conv template
 };
 
 const std::vector<KernelSpec> kKernels = {
@@ -53,8 +54,12 @@ const std::vector<KernelSpec> kKernels = {
     {.name = "dense/64", .kind = Kind::kDense, .m = 64, .n = 256, .k = 256},
     {.name = "bmm/8x64", .kind = Kind::kBatchMatMul, .batch = 8, .m = 64, .n = 64, .k = 64},
     {.name = "bmm/12x128", .kind = Kind::kBatchMatMul, .batch = 12, .m = 128, .n = 128, .k = 64},
+    {.name = "conv/cifar-3x3-32", .kind = Kind::kConv, .cin = 16, .cout = 16, .size = 32, .kernel = 3, .pad = 1},
+    {.name = "conv/cifar-3x3-16", .kind = Kind::kConv, .cin = 32, .cout = 32, .size = 16, .kernel = 3, .pad = 1},
     {.name = "conv/r50-3x3-56", .kind = Kind::kConv, .cin = 64, .cout = 64, .size = 56, .kernel = 3, .pad = 1},
     {.name = "conv/r50-3x3-28", .kind = Kind::kConv, .cin = 128, .cout = 128, .size = 28, .kernel = 3, .pad = 1},
+    {.name = "conv/r50-3x3-28-direct", .kind = Kind::kConv, .cin = 128, .cout = 128, .size = 28, .kernel = 3,
+     .pad = 1, .disabled_passes = {"pack_conv_weights"}},
     {.name = "conv/r50-3x3-14", .kind = Kind::kConv, .cin = 256, .cout = 256, .size = 14, .kernel = 3, .pad = 1},
     {.name = "conv/r50-3x3-7", .kind = Kind::kConv, .cin = 512, .cout = 512, .size = 7, .kernel = 3, .pad = 1},
     {.name = "conv/r50-1x1-56", .kind = Kind::kConv, .cin = 64, .cout = 256, .size = 56, .kernel = 1},
@@ -68,8 +73,11 @@ const std::vector<KernelSpec> kKernels = {
     {.name = "conv/mbv2-1x1-28", .kind = Kind::kConv, .cin = 32, .cout = 192, .size = 28, .kernel = 1},
 };
 
-// The tasks of the tuner comparison: a mid-size ResNet-50 conv and a BERT dense layer.
-const std::vector<std::string> kTunerKernels = {"conv/r50-3x3-28", "dense/bert"};
+// The tasks of the tuner comparison: convs of the direct template (ResNet for CIFAR, the shape of
+// resnet_mini's; ResNet-50 with packing disabled) and of the packed template (the same ResNet-50
+// conv), and a BERT dense layer.
+const std::vector<std::string> kTunerKernels = {"conv/cifar-3x3-32", "conv/r50-3x3-28-direct", "conv/r50-3x3-28",
+                                                 "dense/bert"};
 
 std::string shape_text(const KernelSpec& k) {
   switch (k.kind) {
@@ -156,7 +164,9 @@ struct KernelTask {
 
 KernelTask plan_kernel(const KernelSpec& k) {
   KernelTask t{build_graph(k), {}, {}};
-  t.groups = passes::run_graph_pipeline(t.graph).groups;
+  passes::GraphPipelineOptions opt;
+  opt.disabled_passes = k.disabled_passes;
+  t.groups = passes::run_graph_pipeline(t.graph, opt).groups;
   std::vector<autotune::Task> tasks = autotune::extract_tasks(t.graph, t.groups);
   if (tasks.size() != 1) throw Error(fmt::format("{}: expected one tunable task, found {}", k.name, tasks.size()));
   t.task = tasks[0];

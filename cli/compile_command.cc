@@ -18,6 +18,7 @@ namespace {
 
 struct CompileArgs {
   std::string model, output, target = "llvm -mcpu=native", input_shapes, tuning_records, dump_ir, dump_dir;
+  std::vector<std::string> disabled_passes;
   int opt_level = 3;
 };
 
@@ -29,6 +30,7 @@ void run_compile(const CompileArgs& a) {
   CompileOptions opt;
   opt.target = a.target;
   opt.opt_level = a.opt_level;
+  opt.disabled_passes = a.disabled_passes;
   opt.tuning_records = a.tuning_records;
   if (!a.input_shapes.empty()) opt.input_shapes = parse_input_shapes(a.input_shapes);
   if (!a.dump_ir.empty()) {
@@ -67,6 +69,8 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
   cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
       ->capture_default_str();
+  cmd->add_option("--disabled-pass", args->disabled_passes, "graph passes to skip, e.g. pack_conv_weights,fuse_ops")
+      ->delimiter(',');
   cmd->add_option("--tuning-records", args->tuning_records,
                   "tuning records (tessel tune): each kernel takes its workload's best config")
       ->check(CLI::ExistingFile);

@@ -24,6 +24,7 @@ namespace {
 
 struct TuneArgs {
   std::string model, output, target = "llvm -mcpu=native", input_shapes, tuner = "xgb", prior, tasks = "all";
+  std::vector<std::string> disabled_passes;
   int opt_level = 3, trials = 200, early_stopping = 0, number = 4, repeat = 3;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
   bool resume = false, cache_flush = false;
@@ -94,6 +95,7 @@ void run_tune(const TuneArgs& a) {
   CompileOptions copt;
   copt.target = a.target;
   copt.opt_level = a.opt_level;
+  copt.disabled_passes = a.disabled_passes;
   if (!a.input_shapes.empty()) copt.input_shapes = parse_input_shapes(a.input_shapes);
   Target target = Target::parse(a.target);
   GraphPlan plan = plan_graph(a.model, copt);
@@ -159,6 +161,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
   cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
       ->capture_default_str();
+  cmd->add_option("--disabled-pass", args->disabled_passes, "graph passes to skip, e.g. pack_conv_weights,fuse_ops")
+      ->delimiter(',');
   cmd->add_option("--trials", args->trials, "measured configs per task")->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--tuner", args->tuner, "the search strategy")

@@ -185,6 +185,7 @@ passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptio
   frontend::require_static_inputs(g);
   passes::GraphPipelineOptions popt;
   popt.opt_level = opt.opt_level;
+  popt.disabled_passes = opt.disabled_passes;
   return passes::run_graph_pipeline(g, popt);
 }
 

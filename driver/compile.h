@@ -30,6 +30,7 @@ struct StageTiming {
 struct CompileOptions {
   std::string target = "llvm -mcpu=native";
   int opt_level = 3;
+  std::vector<std::string> disabled_passes;  // graph passes to skip (passes::GraphPipelineOptions)
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Graph inputs bound to fixed values at compile time (TVM's params / freeze_params): they become
   // constants, so shapes, axes and bounds computed from them fold away, and the compiled model no

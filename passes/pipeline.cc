@@ -1,6 +1,7 @@
 #include "passes/pipeline.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,12 +28,39 @@ std::vector<std::string> graph_pass_names() {
 }
 
 
+namespace {
+
+// Lowering needs these: types, no If, no Dropout or BatchNormalization, no recurrence.
+const std::vector<std::string> kRequiredPasses = {"infer_type", "inline_if", "simplify_inference",
+                                                  "decompose_recurrent"};
+
+void check_disabled(const std::vector<std::string>& disabled) {
+  std::vector<std::string> optional;
+  for (const std::string& p : graph_pass_names()) {
+    if (std::find(kRequiredPasses.begin(), kRequiredPasses.end(), p) == kRequiredPasses.end()) optional.push_back(p);
+  }
+  for (const std::string& name : disabled) {
+    if (std::find(optional.begin(), optional.end(), name) != optional.end()) continue;
+    bool required = std::find(kRequiredPasses.begin(), kRequiredPasses.end(), name) != kRequiredPasses.end();
+    throw Error(fmt::format("disabled pass '{}' {}; the passes that can be disabled are: {}", name,
+                            required ? "is required to compile and cannot be disabled" : "is not a graph pass",
+                            fmt::join(optional, ", ")));
+  }
+}
+
+}  // namespace
+
 GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptions& opt) {
+  check_disabled(opt.disabled_passes);
+  auto enabled = [&](const std::string& name) {
+    return std::find(opt.disabled_passes.begin(), opt.disabled_passes.end(), name) == opt.disabled_passes.end();
+  };
   const char* env = std::getenv("TESSEL_DUMP_GRAPH");
   std::vector<std::string> dump = tir::parse_pass_list(opt.dump ? *opt.dump : env ? env : "", graph_pass_names(), "TESSEL_DUMP_GRAPH", "graph");
   GraphPipelineResult result;
   auto run = [&](const std::string& name, int level, const std::function<void()>& pass) {
-    if (opt.opt_level < level) return;
+    // fuse_ops always runs: disabled, it makes every node its own group.
+    if (opt.opt_level < level || (name != "fuse_ops" && !enabled(name))) return;
     auto t0 = std::chrono::steady_clock::now();
     pass();
     result.timings.push_back({name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
@@ -51,7 +79,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("pack_conv_weights", 2, [&] { pack_conv_weights(g); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;
-  if (opt.opt_level < 1) fuse.max_fused_ops = 1;
+  if (opt.opt_level < 1 || !enabled("fuse_ops")) fuse.max_fused_ops = 1;
   run("fuse_ops", 0, [&] { result.groups = fuse_ops(g, fuse); });
   if (std::find(dump.begin(), dump.end(), "fuse_ops") != dump.end()) std::cerr << to_string(g, result.groups);
   g.validate();

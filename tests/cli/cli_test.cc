@@ -147,6 +147,19 @@ TEST_F(CliTest, DumpIrWritesEveryStage) {
                1, "--dump-ir: unknown stage 'bogus'");
 }
 
+TEST_F(CliTest, DisabledPassesChangeTheKernels) {
+  Result fused = run(tessel("compile " + kModel + " -o " + path("fused.tar")));
+  Result unfused = run(tessel("compile " + kModel + " -o " + path("unfused.tar") + " --disabled-pass fuse_ops"));
+  ASSERT_EQ(fused.code, 0) << fused.output;
+  ASSERT_EQ(unfused.code, 0) << unfused.output;
+  auto kernels = [](const std::string& out) {
+    size_t at = out.find(" kernels for ");
+    size_t open = out.rfind('(', at);
+    return at == std::string::npos ? -1 : std::stoi(out.substr(open + 1, at - open - 1));
+  };
+  EXPECT_GT(kernels(unfused.output), kernels(fused.output)) << fused.output << unfused.output;
+}
+
 TEST_F(CliTest, FlagErrorsNameTheFlag) {
   expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --bogus")), 2, "--bogus");
   expect_error(run(tessel("run " + path("model.tar") + " --fill-mode sometimes")), 2, "--fill-mode");
@@ -158,6 +171,10 @@ TEST_F(CliTest, FlagErrorsNameTheFlag) {
   expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'nope:[1,3,32,32]'")), 1,
                "'nope', which is not an input");
   expect_error(run(tessel("compile " + path("missing.onnx") + " -o " + path("x.tar"))), 2, "missing.onnx");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --disabled-pass fold_constant,bogus")), 1,
+               "disabled pass 'bogus' is not a graph pass");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --disabled-pass infer_type")), 1,
+               "disabled pass 'infer_type' is required");
   EXPECT_FALSE(fs::exists(path("x.tar")));
 }
 

@@ -2,6 +2,8 @@
 // pipeline; numeric checks run the graph before and after through the reference executor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "graph_builder.h"
 #include "ir/error.h"
 #include "passes/eliminate_common_subexpr.h"
@@ -201,6 +203,36 @@ TEST(GraphPipelineTest, PassesRunInOrderWithTimings) {
   bad.dump = "infer_types";
   graph::Graph g1 = b.finish({y});
   EXPECT_THROW(run_graph_pipeline(g1, bad), Error);
+}
+
+TEST(GraphPipelineTest, DisabledPassesAreSkippedAndRequiredOnesRefused) {
+  Builder b;
+  auto x = b.input("x", {8});
+  auto y = b.op("Relu", {b.op("Exp", {x}, {}, "exp")}, {}, "relu");
+  std::vector<std::string> seen;
+  GraphPipelineOptions opt;
+  opt.dump = "";
+  opt.after_pass = [&](const std::string& p, const graph::Graph&) { seen.push_back(p); };
+  opt.disabled_passes = {"fold_constant", "fuse_ops"};
+  graph::Graph g = b.finish({y});
+  EXPECT_EQ(run_graph_pipeline(g, opt).groups.size(), 2u);  // fuse_ops disabled: a group per node
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "fold_constant"), 0);
+
+  auto expect_refused = [&](const std::string& pass, const std::string& why) {
+    GraphPipelineOptions o;
+    o.dump = "";
+    o.disabled_passes = {pass};
+    graph::Graph g1 = b.finish({y});
+    try {
+      run_graph_pipeline(g1, o);
+      ADD_FAILURE() << pass << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + pass + "' " + why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("pack_conv_weights"), std::string::npos) << e.what();
+    }
+  };
+  expect_refused("infer_type", "is required");
+  expect_refused("fold_constants", "is not a graph pass");
 }
 
 }  // namespace
