@@ -4,6 +4,8 @@
 // output channel, computes blocks of output channels (the packed template).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/error.h"
 #include "topi/compute_nn.h"
 
@@ -35,12 +37,14 @@ InputFn window_of(const te::Tensor& xp, const WindowGeometry& geo) {
 // With a strided last axis, consecutive outputs read every s-th input column: vector loads of
 // them are gathers. Stored phase by phase, xs[..., p, j] = xp[..., j * s + p], those columns are
 // consecutive: output o at kernel offset r reads phase (r * d) % s, column o + (r * d) / s.
+// Without dilation only phases 0 .. K-1 are read (a 1x1 strided conv reads phase 0 alone).
 InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name) {
   int64_t s = geo.strides.back(), d = geo.dilations.back();
+  int64_t phases = d == 1 ? std::min(s, geo.kernel.back()) : s;
   int rank = xp.ndim();
   int64_t width = *as_const_int(xp.shape().back());
   std::vector<PrimExpr> shape(xp.shape().begin(), xp.shape().end() - 1);
-  shape.push_back(idx(s));
+  shape.push_back(idx(phases));
   shape.push_back(idx((width + s - 1) / s));
   te::Tensor xs = te::compute(shape, [&](const std::vector<Var>& i) {
     std::vector<PrimExpr> at(i.begin(), i.end() - 2);

@@ -55,7 +55,13 @@ TEST(ComputeNnTest, Conv2dAttributeVariants) {
   m.op("grouped", "Conv", {x, m.constant("wg", f32({6, 2, 3, 1}, 4))}, {{"group", int_attr(2)}});
   m.op("depthwise", "Conv", {x, m.constant("wd", f32({8, 1, 3, 3}, 5)), m.constant("bd", f32({8}, 6))},
        {{"group", int_attr(4)}, {"pads", ints_attr({1, 1, 1, 1})}});
-  m.op("pointwise", "Conv", {x, m.constant("w1", f32({16, 4, 1, 1}, 7))});
+  auto w1 = m.constant("w1", f32({16, 4, 1, 1}, 7));
+  m.op("pointwise", "Conv", {x, w1});
+  // Strided last axes read the input phase by phase: one phase, two of three, all with dilation.
+  m.op("pointwise_stride2", "Conv", {x, w1}, {{"strides", ints_attr({2, 2})}});
+  m.op("narrow_stride3", "Conv", {x, m.constant("wn", f32({6, 4, 3, 2}, 13))}, {{"strides", ints_attr({1, 3})}});
+  m.op("dilated_stride2", "Conv", {x, w}, {{"dilations", ints_attr({1, 2})}, {"strides", ints_attr({2, 2})},
+                                           {"pads", ints_attr({1, 2, 1, 2})}});
   check(m);
 }
 
