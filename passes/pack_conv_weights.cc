@@ -1,5 +1,6 @@
 #include "passes/pack_conv_weights.h"
 
+#include <map>
 #include <string>
 
 #include "ir/ops/conv_packing.h"
@@ -17,6 +18,7 @@ bool prefers_channel_vectors(int64_t width, int64_t reduction) {
 }
 
 void pack_conv_weights(graph::Graph& g) {
+  std::map<graph::ValueId, graph::ValueId> packed_of;  // convs sharing weights share the packed copy
   for (graph::Node& node : g.nodes) {
     if (node.op_type != "Conv" || node.attr_int("group", 1) != 1 || node.inputs.size() < 2) continue;
     const graph::Value& w = g.value(node.inputs[1]);
@@ -27,9 +29,12 @@ void pack_conv_weights(graph::Graph& g) {
     }
     int64_t reduction = w.constant->numel() / w.constant->shape()[0];
     if (!prefers_channel_vectors(y.shape.back(), reduction)) continue;
-    std::string name = w.name + "_packed";
-    graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kConvChannelBlock);
-    node.inputs[1] = g.add_constant(name, std::move(packed));  // may move g's values: w is not used after
+    auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
+    if (fresh) {
+      graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kConvChannelBlock);
+      it->second = g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
+    }
+    node.inputs[1] = it->second;
     node.op_type = "ConvNCHWc";
     node.attrs.erase("group");
   }

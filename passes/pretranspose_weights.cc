@@ -1,6 +1,7 @@
 #include "passes/pretranspose_weights.h"
 
 #include <cstring>
+#include <map>
 #include <string>
 
 namespace tessel::passes {
@@ -26,13 +27,14 @@ graph::TensorData transposed(const graph::TensorData& t) {
 }  // namespace
 
 void pretranspose_weights(graph::Graph& g) {
+  std::map<graph::ValueId, graph::ValueId> transposed_of;  // Gemms sharing B share B^T
   for (graph::Node& node : g.nodes) {
     if (node.op_type != "Gemm" || node.attr_int("transB", 0) == 0 || node.inputs.size() < 2) continue;
     const graph::Value& b = g.value(node.inputs[1]);
     if (!b.constant || b.constant->shape().size() != 2 || b.constant->nbytes() == 0) continue;
-    std::string name = b.name + "_transposed";
-    graph::TensorData bt = transposed(*b.constant);
-    node.inputs[1] = g.add_constant(name, std::move(bt));  // may move g's values: b is not used after
+    auto [it, fresh] = transposed_of.emplace(node.inputs[1], graph::kNoValue);
+    if (fresh) it->second = g.add_constant(b.name + "_transposed", transposed(*b.constant));  // b is dead after
+    node.inputs[1] = it->second;
     node.attrs.erase("transB");
   }
 }

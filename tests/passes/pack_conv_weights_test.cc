@@ -84,6 +84,23 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   expect_packed_matches_conv({{1, 16, 3, 4, 9}, {16, 16, 2, 3, 3}});  // 3-D
 }
 
+TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
+  Builder b;
+  graph::ValueId w = b.constant("w", random_tensor({32, 32, 3, 3}, 1));
+  std::vector<graph::ValueId> outs;
+  for (const char* x : {"x1", "x2"}) {
+    outs.push_back(b.op("Conv", {b.input(x, {1, 32, 7, 7}), w}, {{"pads", ints({1, 1, 1, 1})}}));
+  }
+  graph::Graph g = b.finish(outs);
+  infer_type(g);
+  size_t values = g.values.size();
+  pack_conv_weights(g);
+  ASSERT_EQ(g.nodes[0].op_type, "ConvNCHWc");
+  ASSERT_EQ(g.nodes[1].op_type, "ConvNCHWc");
+  EXPECT_EQ(g.nodes[0].inputs[1], g.nodes[1].inputs[1]);
+  EXPECT_EQ(g.values.size(), values + 1);
+}
+
 TEST(PackConvWeights, OtherConvsAreLeftAlone) {
   std::vector<ConvSpec> alone = {
       {{1, 32, 6, 32}, {32, 32, 3, 3}},             // output rows of whole vectors

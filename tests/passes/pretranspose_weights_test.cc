@@ -49,6 +49,19 @@ TEST(PretransposeWeights, ConstantWeightsAreTransposedOnce) {
   for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(compiled.get_double(i), want.get_double(i), 1e-5);
 }
 
+TEST(PretransposeWeights, GemmsSharingWeightsShareTheTransposedCopy) {
+  Builder b;
+  graph::ValueId w = b.constant("w", random_tensor({4, 5}, 1));
+  graph::ValueId y1 = b.op("Gemm", {b.input("x1", {3, 5}), w}, {{"transB", int64_t{1}}});
+  graph::ValueId y2 = b.op("Gemm", {b.input("x2", {2, 5}), w}, {{"transB", int64_t{1}}});
+  graph::Graph g = b.finish({y1, y2});
+  infer_type(g);
+  size_t values = g.values.size();
+  pretranspose_weights(g);
+  EXPECT_EQ(g.nodes[0].inputs[1], g.nodes[1].inputs[1]);
+  EXPECT_EQ(g.values.size(), values + 1);
+}
+
 TEST(PretransposeWeights, AGraphInputWeightIsLeftAlone) {
   graph::Graph g = dense(false);
   infer_type(g);
