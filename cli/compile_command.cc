@@ -1,4 +1,5 @@
-// tessel compile MODEL.onnx -o model.tar [--target T] [--input-shapes S] [-O N] [--tuning-records FILE]
+// tessel compile MODEL.onnx -o model.tar [--target T] [--input-shapes S] [-O N] [--disabled-pass P]
+//                [--tuning-records FILE]
 //                [--dump-ir STAGES --dump-dir DIR]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/model_flags.h"
 #include "driver/compile.h"
 #include "ir/error.h"
 
@@ -17,9 +19,8 @@ namespace tessel::cli {
 namespace {
 
 struct CompileArgs {
-  std::string model, output, target = "llvm -mcpu=native", input_shapes, tuning_records, dump_ir, dump_dir;
-  std::vector<std::string> disabled_passes;
-  int opt_level = 3;
+  std::string model, output, tuning_records, dump_ir, dump_dir;
+  ModelFlags flags;
 };
 
 void run_compile(const CompileArgs& a) {
@@ -27,12 +28,8 @@ void run_compile(const CompileArgs& a) {
   if (!dir.empty() && !std::filesystem::is_directory(dir)) {
     throw Error(fmt::format("-o {}: directory {} does not exist", a.output, dir.string()));
   }
-  CompileOptions opt;
-  opt.target = a.target;
-  opt.opt_level = a.opt_level;
-  opt.disabled_passes = a.disabled_passes;
+  CompileOptions opt = a.flags.compile_options();
   opt.tuning_records = a.tuning_records;
-  if (!a.input_shapes.empty()) opt.input_shapes = parse_input_shapes(a.input_shapes);
   if (!a.dump_ir.empty()) {
     opt.dump = parse_dump_ir(a.dump_ir);
     if (a.dump_dir.empty()) throw Error("--dump-ir needs --dump-dir DIR");
@@ -64,13 +61,7 @@ void add_compile_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compile", "Compile an ONNX model into a package (mod.so, mod.json, mod.params)");
   cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output, "the package to write (a .tar)")->required();
-  cmd->add_option("--target", args->target, "the target, e.g. \"llvm -mcpu=znver4\" (default: the host CPU)")
-      ->capture_default_str();
-  cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
-  cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
-      ->capture_default_str();
-  cmd->add_option("--disabled-pass", args->disabled_passes, "graph passes to skip, e.g. pack_conv_weights,fuse_ops")
-      ->delimiter(',');
+  add_model_flags(*cmd, args->flags);
   cmd->add_option("--tuning-records", args->tuning_records,
                   "tuning records (tessel tune): each kernel takes its workload's best config")
       ->check(CLI::ExistingFile);

@@ -15,6 +15,7 @@
 #include "autotune/tuner.h"
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/model_flags.h"
 #include "driver/compile.h"
 #include "ir/error.h"
 
@@ -23,9 +24,9 @@ namespace tessel::cli {
 namespace {
 
 struct TuneArgs {
-  std::string model, output, target = "llvm -mcpu=native", input_shapes, tuner = "xgb", prior, tasks = "all";
-  std::vector<std::string> disabled_passes;
-  int opt_level = 3, trials = 200, early_stopping = 0, number = 4, repeat = 3;
+  std::string model, output, tuner = "xgb", prior, tasks = "all";
+  ModelFlags flags;
+  int trials = 200, early_stopping = 0, number = 4, repeat = 3;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
   bool resume = false, cache_flush = false;
 };
@@ -92,12 +93,8 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
 }
 
 void run_tune(const TuneArgs& a) {
-  CompileOptions copt;
-  copt.target = a.target;
-  copt.opt_level = a.opt_level;
-  copt.disabled_passes = a.disabled_passes;
-  if (!a.input_shapes.empty()) copt.input_shapes = parse_input_shapes(a.input_shapes);
-  Target target = Target::parse(a.target);
+  CompileOptions copt = a.flags.compile_options();
+  Target target = Target::parse(copt.target);
   GraphPlan plan = plan_graph(a.model, copt);
   std::vector<autotune::Task> all = autotune::extract_tasks(plan.graph, plan.groups);
   if (a.tasks == "list") {
@@ -156,13 +153,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output, "the records file to write (JSON lines, appended as tuning goes)")
       ->required();
-  cmd->add_option("--target", args->target, "the target, e.g. \"llvm -mcpu=znver4\" (default: the host CPU)")
-      ->capture_default_str();
-  cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
-  cmd->add_option("-O,--opt-level", args->opt_level, "graph optimization level")->check(CLI::Range(0, 3))
-      ->capture_default_str();
-  cmd->add_option("--disabled-pass", args->disabled_passes, "graph passes to skip, e.g. pack_conv_weights,fuse_ops")
-      ->delimiter(',');
+  add_model_flags(*cmd, args->flags);
   cmd->add_option("--trials", args->trials, "measured configs per task")->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--tuner", args->tuner, "the search strategy")

@@ -89,6 +89,9 @@ int64_t row_block(int64_t divisor, int lanes) {
   return 1;
 }
 
+// ConvNCHWc's candidate output columns per tile (capped at the row width).
+const std::vector<int64_t> kPackedColumns = {1, 2, 4, 7, 8, 14, 16};
+
 // ConvNCHWc's output columns per tile, one broadcast and one accumulator each: the whole row up to
 // 14, else a block that divides it, so that enough independent FMAs hide their latency.
 int64_t width_block(int64_t width) {
@@ -98,6 +101,10 @@ int64_t width_block(int64_t width) {
   }
   return 8;
 }
+
+// Accumulator vectors that a tile may use: the register file (32 on AVX-512, 16 on AVX2) less
+// room for the operands.
+int64_t accumulator_budget(int lanes) { return (lanes >= 16 ? 32 : 16) - 4; }
 
 // Fuses the loops `outer` of `st` (adjacent, outermost first) and runs them in parallel.
 void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer) {
@@ -171,11 +178,29 @@ TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
   return c;
 }
 
+// ConvNCHWc's fallback tile: width_block columns (fewer when a block of channels takes several
+// vectors, as on AVX2), and two blocks of channels when that fits half the register file.
+struct PackedTile {
+  int64_t rows = 1, ys = 1;
+};
+
+PackedTile packed_fallback(const TiledShape& t, int lanes) {
+  int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
+  int64_t cap = std::min(width_block(width), accumulator_budget(lanes) / vectors);
+  PackedTile p;
+  for (int64_t y : kPackedColumns) {
+    if (std::min(width, y) <= cap) p.ys = std::min(width, y);
+  }
+  if (t.row_divisor % 2 == 0 && 2 * p.ys * vectors <= (lanes >= 16 ? 16 : 8)) p.rows = 2;
+  return p;
+}
+
 // The knobs of the tiled template. The fallback is the hand-written policy above: `row_block`
 // rows of one vector of columns, no height blocking, the reduction in compute order, parallel when
 // the work pays for a launch.
 ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   ConfigSpace space;
+  PackedTile packed = t.channel_vectors ? packed_fallback(t, lanes) : PackedTile{};
   auto inner_split = [&](const std::string& name, int64_t extent, std::vector<int64_t> inners, int64_t fallback) {
     SplitPolicy p;
     p.policy = "candidate";
@@ -190,9 +215,7 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
     for (int64_t r : {1, 2, 4, 8, 16, 32}) {
       if (t.row_divisor % r == 0) rows.push_back(r);
     }
-    inner_split("tile_row", t.row_divisor, rows,
-                t.channel_vectors ? (t.row_divisor % 2 == 0 && 2 * width_block(t.out[t.y]) <= 16 ? 2 : 1)
-                                  : row_block(t.row_divisor, lanes));
+    inner_split("tile_row", t.row_divisor, rows, t.channel_vectors ? packed.rows : row_block(t.row_divisor, lanes));
   }
   int64_t width = t.out.back();
   if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
@@ -205,10 +228,10 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   if (t.y >= 0) {
     int64_t extent = t.out[t.y];
     std::vector<int64_t> ys;
-    for (int64_t y : t.channel_vectors ? std::vector<int64_t>{1, 2, 4, 7, 8, 14, 16} : std::vector<int64_t>{1, 2, 3, 4}) {
+    for (int64_t y : t.channel_vectors ? kPackedColumns : std::vector<int64_t>{1, 2, 3, 4}) {
       ys.push_back(std::min(extent, y));
     }
-    inner_split("tile_y", extent, ys, t.channel_vectors ? width_block(extent) : 1);
+    inner_split("tile_y", extent, ys, t.channel_vectors ? packed.ys : 1);
   }
   if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
     space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
@@ -226,7 +249,7 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   // Accumulators beyond the register file spill on every step of the reduction, and LLVM takes
   // seconds to schedule such tiles: leave room for the operands (32 vector registers on AVX-512,
   // 16 on AVX2).
-  int64_t budget = (lanes >= 16 ? 32 : 16) - 4;
+  int64_t budget = accumulator_budget(lanes);
   space.set_constraint([t, lanes, budget](const ConfigEntity& c) -> std::string {
     TileConfig tile = tile_config(t, c);
     int64_t accumulators = tile.rows * tile.ys * ((tile.cols + lanes - 1) / lanes);

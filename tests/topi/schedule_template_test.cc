@@ -53,7 +53,8 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   graph::ValueId x = b.input("x", {1, 64, 7, 7});
   graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 64, 3, 3}, 1))},
                           {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
-  ConfigSpace space = space_of(b.finish({b.op("Relu", {y})}), 16);
+  graph::Graph model = b.finish({b.op("Relu", {y})});
+  ConfigSpace space = space_of(model, 16);
   ConfigEntity f = space.fallback();
   EXPECT_EQ(f.split("tile_row"), (std::vector<int64_t>{1, 2}));  // both blocks of 16 channels
   EXPECT_EQ(f.split("tile_y"), (std::vector<int64_t>{1, 7}));    // the whole row unrolled
@@ -61,6 +62,12 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   EXPECT_EQ(space.invalid_reason(f), "");
   // rows {1, 2} x columns {1, 2, 4, 7} x 3! orders x 2 x 2; a tile spans one block of channels
   EXPECT_EQ(space.size(), 2u * 4u * 6u * 2u * 2u);
+  // On AVX2 a block of 16 channels is two vectors: the fallback stays within 12 accumulators.
+  ConfigSpace avx2 = space_of(model, 8);
+  ConfigEntity f8 = avx2.fallback();
+  EXPECT_EQ(f8.split("tile_y"), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(f8.split("tile_row"), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(avx2.invalid_reason(f8), "");
 }
 
 TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {

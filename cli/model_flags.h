@@ -1,0 +1,28 @@
+// The flags that say how a model compiles, shared by tessel compile and tessel tune (which must
+// see the same kernels for records to apply).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/compile.h"
+
+namespace CLI {
+class App;
+}
+
+namespace tessel::cli {
+
+struct ModelFlags {
+  std::string target = "llvm -mcpu=native", input_shapes;
+  int opt_level = 3;
+  std::vector<std::string> disabled_passes;
+
+  // Error naming --input-shapes when it is malformed.
+  CompileOptions compile_options() const;
+};
+
+// Registers --target, --input-shapes, -O/--opt-level and --disabled-pass on `cmd`.
+void add_model_flags(CLI::App& cmd, ModelFlags& flags);
+
+}  // namespace tessel::cli
