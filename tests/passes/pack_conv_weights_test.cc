@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "driver/compile.h"
 #include "graph_builder.h"
 #include "passes/infer_type.h"
@@ -21,9 +23,11 @@ struct ConvSpec {
   std::vector<int64_t> x, w;
   int64_t group = 1;
   bool constant_w = true;
+  std::vector<int64_t> dilations = {};  // none when empty
+  bool conv_is_output = false;          // the Conv's result is a graph output too
 };
 
-// Conv(x, w, bias) with pads 1 and strides [1, 2], then Relu.
+// Conv(x, w, bias) with pads 1 and strides [1, ..., 2], then Relu.
 graph::Graph conv_model(const ConvSpec& c) {
   Builder b;
   graph::ValueId x = b.input("x", c.x);
@@ -31,9 +35,11 @@ graph::Graph conv_model(const ConvSpec& c) {
   graph::ValueId bias = b.constant("bias", random_tensor({c.w[0]}, 2));
   std::vector<int64_t> pads(2 * (c.w.size() - 2), 1), strides(c.w.size() - 2, 1);
   strides.back() = 2;
-  graph::ValueId y = b.op("Conv", {x, w, bias},
-                          {{"pads", ints(pads)}, {"strides", ints(strides)}, {"group", c.group}}, "conv");
-  return b.finish({b.op("Relu", {y})});
+  std::map<std::string, graph::Attr> attrs{{"pads", ints(pads)}, {"strides", ints(strides)}, {"group", c.group}};
+  if (!c.dilations.empty()) attrs["dilations"] = ints(c.dilations);
+  graph::ValueId y = b.op("Conv", {x, w, bias}, attrs, "conv");
+  graph::ValueId relu = b.op("Relu", {y});
+  return c.conv_is_output ? b.finish({relu, y}) : b.finish({relu});
 }
 
 TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
@@ -66,22 +72,28 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   EXPECT_EQ(g.value(conv.outputs[0]).type, before.value(before.nodes[0].outputs[0]).type);
 
   graph::TensorData x = random_tensor(spec.x, 3);
-  graph::TensorData want = reference::run(before, {{"x", x}})[0], got = reference::run(g, {{"x", x}})[0];
-  ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(got.get_double(i), want.get_double(i), 1e-9);
-
+  std::vector<graph::TensorData> want = reference::run(before, {{"x", x}}), got = reference::run(g, {{"x", x}});
   CompiledModel m = compile_graph(before);
   EXPECT_NE(m.fusion_summary().find("ConvNCHWc"), std::string::npos) << m.fusion_summary();
   m.set_input("x", to_ndarray(x));
   m.run();
-  graph::TensorData compiled = to_tensor_data(m.get_output(0));
-  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(compiled.get_double(i), want.get_double(i), 1e-4) << i;
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape());
+    graph::TensorData compiled = to_tensor_data(m.get_output(static_cast<int>(o)));
+    for (int64_t i = 0; i < want[o].numel(); ++i) {
+      EXPECT_NEAR(got[o].get_double(i), want[o].get_double(i), 1e-9);
+      EXPECT_NEAR(compiled.get_double(i), want[o].get_double(i), 1e-4) << "output " << o << " at " << i;
+    }
+  }
 }
 
 TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   expect_packed_matches_conv({{1, 32, 6, 13}, {32, 32, 3, 3}});       // 2-D, 7 wide, two blocks
   expect_packed_matches_conv({{2, 48, 19}, {48, 48, 7}});            // 1-D, batch 2, three blocks
   expect_packed_matches_conv({{1, 16, 3, 4, 9}, {16, 16, 2, 3, 3}});  // 3-D
+  expect_packed_matches_conv({{1, 32, 9, 17}, {32, 32, 3, 3}, 1, true, {2, 2}});  // dilated
+  // The Conv's result is a graph output too: its kernel ends at the unpacking, the Relu is another.
+  expect_packed_matches_conv({{1, 32, 6, 13}, {32, 32, 3, 3}, 1, true, {}, true});
 }
 
 TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
