@@ -1,27 +1,17 @@
 #include "passes/pretranspose_weights.h"
 
-#include <cstring>
 #include <map>
 #include <string>
+
+#include "ir/ops/conv_packing.h"
 
 namespace tessel::passes {
 
 namespace {
 
-// A 2-D tensor's transpose, element by element (any dtype: elements move as bytes).
+// A 2-D tensor's transpose: [rows, cols] packed into one block of all its rows is [1, cols, rows].
 graph::TensorData transposed(const graph::TensorData& t) {
-  int64_t rows = t.shape()[0], cols = t.shape()[1];
-  graph::TensorData out(t.dtype(), {cols, rows});
-  size_t bytes = static_cast<size_t>(t.dtype().bytes());
-  const char* src = static_cast<const char*>(t.raw());
-  char* dst = static_cast<char*>(out.raw());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      std::memcpy(dst + static_cast<size_t>(c * rows + r) * bytes, src + static_cast<size_t>(r * cols + c) * bytes,
-                  bytes);
-    }
-  }
-  return out;
+  return graph::ops::pack_output_channels(t, t.shape()[0]).reshaped({t.shape()[1], t.shape()[0]});
 }
 
 }  // namespace
