@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <map>
+#include <set>
 #include <variant>
 
 #include "passes/graph_util.h"
+#include "passes/pack_conv_weights.h"
 
 namespace tessel::autotune {
 
@@ -29,15 +31,39 @@ bool is_tunable(const std::string& op_type) {
   return op_type == "Conv" || op_type == "ConvNCHWc" || op_type == "MatMul" || op_type == "Gemm";
 }
 
-std::string workload_key(const graph::Graph& g, const graph::Node& node) {
-  std::string key = node.op_type;
-  for (graph::ValueId v : node.inputs) key += "|" + (v == graph::kNoValue ? std::string("-") : g.value(v).type.str());
-  std::vector<std::string> attrs;
-  for (const auto& [name, value] : node.attrs) attrs.push_back(name + "=" + attr_text(value));  // map: sorted
-  return attrs.empty() ? key : key + "|" + fmt::format("{}", fmt::join(attrs, ";"));
+namespace {
+
+std::string workload_key(const std::string& op, const std::vector<std::string>& input_types,
+                         const std::map<std::string, graph::Attr>& attrs) {
+  std::string key = op;
+  for (const std::string& t : input_types) key += "|" + t;
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : attrs) parts.push_back(name + "=" + attr_text(value));  // map: sorted
+  return parts.empty() ? key : key + "|" + fmt::format("{}", fmt::join(parts, ";"));
 }
 
-std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups) {
+std::vector<std::string> input_types(const graph::Graph& g, const graph::Node& node) {
+  std::vector<std::string> types;
+  for (graph::ValueId v : node.inputs) types.push_back(v == graph::kNoValue ? std::string("-") : g.value(v).type.str());
+  return types;
+}
+
+}  // namespace
+
+std::string workload_key(const graph::Graph& g, const graph::Node& node) {
+  return workload_key(node.op_type, input_types(g, node), node.attrs);
+}
+
+std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) {
+  // What pack_conv_weights changes: the op, the weights' type, and the group attribute.
+  std::vector<std::string> types = input_types(g, conv);
+  types.at(1) = passes::packed_weight_type(g, conv).str();
+  std::map<std::string, graph::Attr> attrs = conv.attrs;
+  attrs.erase("group");
+  return workload_key("ConvNCHWc", types, attrs);
+}
+
+std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups, int graph) {
   std::vector<Task> tasks;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -46,8 +72,24 @@ std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes:
     if (!is_tunable(anchor.op_type)) continue;
     std::string key = workload_key(g, anchor);
     auto [it, fresh] = index.emplace(key, tasks.size());
-    if (fresh) tasks.push_back({anchor.op_type, key, 0, passes::node_flops(g, anchor), static_cast<int>(i)});
+    if (fresh) tasks.push_back({anchor.op_type, key, 0, passes::node_flops(g, anchor), static_cast<int>(i), graph, ""});
     ++tasks[it->second].weight;
+  }
+  return tasks;
+}
+
+std::vector<Task> extract_tasks_both_layouts(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+                                             const graph::Graph& other,
+                                             const std::vector<passes::FusedGroup>& other_groups) {
+  std::vector<Task> tasks = extract_tasks(g, groups, 0);
+  std::set<std::string> known;
+  for (const Task& t : tasks) known.insert(t.workload);
+  for (Task& t : extract_tasks(other, other_groups, 1)) {
+    if (known.count(t.workload)) continue;
+    // The pass rewrites nodes in place, so the anchor has the same id in both plans.
+    graph::NodeId anchor = other_groups.at(static_cast<size_t>(t.group)).master;
+    t.layout_of = workload_key(g, g.nodes.at(static_cast<size_t>(anchor)));
+    tasks.push_back(std::move(t));
   }
   return tasks;
 }

@@ -18,12 +18,23 @@ struct Task {
   int weight = 0;        // number of fused groups with this workload
   double flops = 0;      // of one occurrence (passes::node_flops)
   int group = -1;        // the first fused group with this workload (the one tuning measures)
+  int graph = 0;         // which of the model's plans `group` belongs to (tune_tasks' graphs)
+  // For a conv in the layout that passes::pack_conv_weights' rule did not pick: the workload of
+  // the form it picked. Compile takes whichever form's best record is faster.
+  std::string layout_of;
 };
 
 // The op types that have tuning templates.
 bool is_tunable(const std::string& op_type);
 std::string workload_key(const graph::Graph& g, const graph::Node& node);
-// Tasks in order of first occurrence; requires a typed graph and its fused groups.
-std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups);
+// The workload key a packable Conv (passes::is_packable) has once it is ConvNCHWc.
+std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv);
+// Tasks in order of first occurrence, in plan `graph`; requires a typed graph and its fused groups.
+std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups, int graph = 0);
+// The tasks of `g` (plan 0), then those of `other` (plan 1: the same model with every packable
+// Conv in the other layout) that `g` lacks, each with its layout_of.
+std::vector<Task> extract_tasks_both_layouts(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+                                             const graph::Graph& other,
+                                             const std::vector<passes::FusedGroup>& other_groups);
 
 }  // namespace tessel::autotune

@@ -321,8 +321,8 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   return res;
 }
 
-std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
-                                   const std::vector<Task>& tasks, const Target& target, const TuneOptions& opt,
+std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs, const std::vector<Task>& tasks,
+                                   const Target& target, const TuneOptions& opt,
                                    const std::function<void(const TuneProgress&)>& on_progress) {
   validate(opt);
   auto start = Clock::now();
@@ -335,7 +335,8 @@ std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<pass
       share_s = std::max(1e-3, opt.time_budget_s - seconds_since(start)) / static_cast<double>(tasks.size() - t);
     }
     const Task& task = tasks[t];
-    TaskBench bench(g, groups.at(static_cast<size_t>(task.group)), task.group, target, opt.seed + t);
+    const TaskGraph& plan = graphs.at(static_cast<size_t>(task.graph));
+    TaskBench bench(*plan.graph, plan.groups->at(static_cast<size_t>(task.group)), task.group, target, opt.seed + t);
     TuneOptions task_opt = opt;
     task_opt.seed = opt.seed + t;
     auto progress = [&](TuneProgress p) {

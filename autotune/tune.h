@@ -78,12 +78,25 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
                      const std::string& target, const TuneOptions& opt, double time_budget_s,
                      const std::function<void(const TuneProgress&)>& on_progress = {});
 
-// Tunes `tasks` (from extract_tasks on `g` and `groups`) for `target`. Throws tessel::Error for
-// invalid options, an unknown tuner or an unwritable records file; a candidate's failure is a
-// record, never an exception. The fallback config is always measured (or resumed), even when the
-// trial budget is smaller, so that every task has its untuned baseline.
-std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
-                                   const std::vector<Task>& tasks, const Target& target, const TuneOptions& opt,
+// A plan of the model that tasks were extracted from (Task::graph indexes a list of them).
+struct TaskGraph {
+  const graph::Graph* graph;
+  const std::vector<passes::FusedGroup>* groups;
+};
+
+// Tunes `tasks` (from extract_tasks on `graphs`) for `target`. Throws tessel::Error for invalid
+// options, an unknown tuner or an unwritable records file; a candidate's failure is a record,
+// never an exception. The fallback config is always measured (or resumed), even when the trial
+// budget is smaller, so that every task has its untuned baseline.
+std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs, const std::vector<Task>& tasks,
+                                   const Target& target, const TuneOptions& opt,
                                    const std::function<void(const TuneProgress&)>& on_progress = {});
+// The same for tasks of one plan.
+inline std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+                                          const std::vector<Task>& tasks, const Target& target,
+                                          const TuneOptions& opt,
+                                          const std::function<void(const TuneProgress&)>& on_progress = {}) {
+  return tune_tasks({{&g, &groups}}, tasks, target, opt, on_progress);
+}
 
 }  // namespace tessel::autotune

@@ -50,8 +50,13 @@ void run_compile(const CompileArgs& a) {
                            m.target().triple, m.target().cpu, total / 1000, m.memory_plan().summary());
   if (a.tuning_records.empty()) return;
   for (const std::string& w : m.tuning().warnings) std::cerr << "warning: " << w << "\n";
-  std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned, {} use the fallback schedule\n",
-                           m.tuning().tuned, m.tuning().tuned + m.tuning().untuned, m.tuning().untuned);
+  std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned, {} use the fallback schedule", m.tuning().tuned,
+                           m.tuning().tuned + m.tuning().untuned, m.tuning().untuned);
+  if (m.tuning().layouts_from_records > 0) {
+    std::cout << fmt::format("; {} convs in the layout (direct or packed) their records measured faster",
+                             m.tuning().layouts_from_records);
+  }
+  std::cout << "\n";
 }
 
 }  // namespace

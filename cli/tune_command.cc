@@ -1,6 +1,7 @@
 // tessel tune MODEL.onnx --output records.json [--target T] [--input-shapes S] [--trials N] [--timeout S]
 //             [--tuner xgb|ga|random|grid] [--early-stopping N] [--number N --repeat N --min-repeat-ms MS]
 //             [--tuning-records prior.json] [--resume] [--tasks all|list|0,2,5-7] [--time-budget MIN]
+//             [--conv-layouts both|rule]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -24,7 +25,7 @@ namespace tessel::cli {
 namespace {
 
 struct TuneArgs {
-  std::string model, output, tuner = "xgb", prior, tasks = "all";
+  std::string model, output, tuner = "xgb", prior, tasks = "all", conv_layouts = "both";
   ModelFlags flags;
   int trials = 200, early_stopping = 0, number = 4, repeat = 3;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
@@ -59,11 +60,24 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
   return {chosen.begin(), chosen.end()};
 }
 
-void print_tasks(const std::vector<autotune::Task>& tasks) {
-  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {}\n", "task", "op", "weight", "MFLOP", "workload");
+// The position of the task that `t` is the other conv layout of; -1 when none is in `tasks`.
+template <typename T>
+int layout_partner(const std::vector<T>& tasks, const autotune::Task& t, auto task_of) {
   for (size_t i = 0; i < tasks.size(); ++i) {
-    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {}\n", i, tasks[i].op, tasks[i].weight,
-                             tasks[i].flops / 1e6, tasks[i].workload);
+    if (!t.layout_of.empty() && task_of(tasks[i]).workload == t.layout_of) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void print_tasks(const std::vector<autotune::Task>& tasks) {
+  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight", "MFLOP", "layout of",
+                           "workload");
+  auto self = [](const autotune::Task& t) -> const autotune::Task& { return t; };
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    int partner = layout_partner(tasks, tasks[i], self);
+    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op, tasks[i].weight,
+                             tasks[i].flops / 1e6, partner < 0 ? "" : fmt::format("task {}", partner),
+                             tasks[i].workload);
   }
 }
 
@@ -85,8 +99,27 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
                              r.task.weight, r.trials + r.resumed, r.errors, r.fallback_cost_s * 1e3,
                              r.best_cost_s * 1e3, std::isfinite(speedup) ? speedup : 0.0,
                              r.task.flops / r.best_cost_s / 1e9, r.stop_reason);
+  }
+  // A conv measured in both layouts counts once: untuned in the rule's layout, tuned in the faster.
+  auto task_of = [](const autotune::TaskResult& r) -> const autotune::Task& { return r.task; };
+  for (size_t i = 0; i < results.size(); ++i) {
+    const autotune::TaskResult& r = results[i];
+    if (!r.task.layout_of.empty()) {
+      int partner = layout_partner(results, r.task, task_of);
+      if (partner < 0) continue;
+      const autotune::TaskResult& p = results[static_cast<size_t>(partner)];
+      bool faster = r.best_cost_s < p.best_cost_s;
+      std::cout << fmt::format("task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} ({})\n",
+                               i, partner, r.best_cost_s * 1e3, p.best_cost_s * 1e3, faster ? r.task.op : p.task.op,
+                               faster ? fmt::format("task {}", i) : fmt::format("task {}", partner));
+      continue;
+    }
+    double best = r.best_cost_s;
+    for (const autotune::TaskResult& other : results) {
+      if (other.task.layout_of == r.task.workload) best = std::min(best, other.best_cost_s);
+    }
     untuned_total += r.task.weight * r.fallback_cost_s;
-    tuned_total += r.task.weight * r.best_cost_s;
+    tuned_total += r.task.weight * best;
   }
   std::cout << fmt::format("tuned kernels, weighted by occurrence: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x)\n",
                            untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
@@ -96,7 +129,12 @@ void run_tune(const TuneArgs& a) {
   CompileOptions copt = a.flags.compile_options();
   Target target = Target::parse(copt.target);
   GraphPlan plan = plan_graph(a.model, copt);
+  GraphPlan other;  // plan 1: the convs' other layouts
   std::vector<autotune::Task> all = autotune::extract_tasks(plan.graph, plan.groups);
+  if (a.conv_layouts == "both") {
+    other = plan_graph_other_conv_layouts(a.model, copt);
+    all = autotune::extract_tasks_both_layouts(plan.graph, plan.groups, other.graph, other.groups);
+  }
   if (a.tasks == "list") {
     print_tasks(all);
     return;
@@ -140,7 +178,7 @@ void run_tune(const TuneArgs& a) {
                            a.model, target.triple, target.cpu, a.tuner, a.trials,
                            a.time_budget_min > 0 ? fmt::format(", {} min in all", a.time_budget_min) : "");
   std::vector<autotune::TaskResult> results =
-      autotune::tune_tasks(plan.graph, plan.groups, tasks, target, opt, progress);
+      autotune::tune_tasks({{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
   print_summary(results);
   std::cout << fmt::format("records: {}\n", a.output);
 }
@@ -178,6 +216,10 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--time-budget", args->time_budget_min, "minutes for the whole run (0: no limit)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--conv-layouts", args->conv_layouts,
+                  "both: tune each packable conv direct and packed (NCHW16c), compile takes the faster; "
+                  "rule: only the layout the compiler picks without records")
+      ->check(CLI::IsMember({"both", "rule"}))->capture_default_str();
   cmd->callback([args] { run_tune(*args); });
 }
 

@@ -150,6 +150,18 @@ class RecordPicker {
     if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
   }
 
+  // A packable conv takes the layout whose best record is faster when tuning measured both
+  // (tessel tune does); otherwise pack_conv_weights' rule decides.
+  passes::ConvLayoutChoice conv_layout(int& decided) {
+    return [this, &decided](const graph::Graph& g, const graph::Node& conv) {
+      std::optional<autotune::TuningRecord> direct = db_.best(target_, autotune::workload_key(g, conv));
+      std::optional<autotune::TuningRecord> packed = db_.best(target_, autotune::packed_workload_key(g, conv));
+      if (!direct || !packed) return passes::rule_prefers_packed(g, conv);
+      ++decided;
+      return packed->cost() < direct->cost();
+    };
+  }
+
   // No picker (the fallback) for kernels that tuning does not cover, such as pools.
   passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master) {
     if (!autotune::is_tunable(master.op_type)) return {};
@@ -180,21 +192,31 @@ graph::Graph import_model(const std::string& onnx_path, const CompileOptions& op
   return frontend::import_onnx(onnx_path, iopt);
 }
 
-passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptions& opt) {
+passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptions& opt,
+                                             const passes::ConvLayoutChoice& conv_layout) {
   bind_params(g, opt.params);
   frontend::require_static_inputs(g);
   passes::GraphPipelineOptions popt;
   popt.opt_level = opt.opt_level;
   popt.disabled_passes = opt.disabled_passes;
+  popt.conv_layout = conv_layout;
   return passes::run_graph_pipeline(g, popt);
+}
+
+GraphPlan plan(const std::string& onnx_path, const CompileOptions& opt, const passes::ConvLayoutChoice& conv_layout) {
+  GraphPlan p{import_model(onnx_path, opt), {}};
+  p.groups = run_graph_passes(p.graph, opt, conv_layout).groups;
+  return p;
 }
 
 }  // namespace
 
-GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) {
-  GraphPlan p{import_model(onnx_path, opt), {}};
-  p.groups = run_graph_passes(p.graph, opt).groups;
-  return p;
+GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) { return plan(onnx_path, opt, {}); }
+
+GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt) {
+  return plan(onnx_path, opt, [](const graph::Graph& g, const graph::Node& conv) {
+    return !passes::rule_prefers_packed(g, conv);
+  });
 }
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
@@ -202,13 +224,13 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   Timer time(&timings, opt.on_stage);
   Target target = Target::parse(opt.target);
   Dumper dump(opt);
-  passes::GraphPipelineResult plan = run_graph_passes(g, opt);
+  TuningSummary tuning;
+  RecordPicker records(opt.tuning_records, target, tuning.warnings);
+  passes::GraphPipelineResult plan = run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
   for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
   dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
 
   int lanes = std::max(1, target.vector_bits() / 32);
-  TuningSummary tuning;
-  RecordPicker records(opt.tuning_records, target, tuning.warnings);
   std::vector<passes::LoweredGroup> lowered;
   std::vector<const passes::FusedGroup*> kernel_groups;
   std::vector<PrimFunc> funcs = time("lower", [&] {

@@ -59,6 +59,7 @@ struct TuningSummary {
   std::vector<Kernel> kernels;  // the kernels that tuning covers, in order
   int tuned = 0;    // kernels compiled with a record's config
   int untuned = 0;  // kernels with a template but no usable record: the fallback config
+  int layouts_from_records = 0;  // convs whose layout (direct or packed) records of both chose
   // Skipped record lines, and records whose config does not fit the template any more.
   std::vector<std::string> warnings;
 };
@@ -102,6 +103,9 @@ struct GraphPlan {
   std::vector<passes::FusedGroup> groups;
 };
 GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt = {});
+// The same with every packable Conv in the layout that passes::pack_conv_weights' rule does not
+// pick: where tuning measures the other form of each conv.
+GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt = {});
 // Compiles an imported graph (its input shapes must be static; opt.input_shapes is not used).
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt = {});
 

@@ -12,25 +12,41 @@ namespace tessel::passes {
 // reduction amortizes. Measured (bench/tune_bench kernels, AVX-512, GFLOP/s fallback/tuned, direct
 // -> packed): ResNet-50 3x3 convs at width 7: 140/159 -> 209/213, 14: 199/200 -> 212/218, 28:
 // 180/192 -> 201/214, 56: 200/208 -> 186/211; 1x1 at width 28 with 256 channels: 162/163 -> 166/217.
-// At widths of whole vectors (ResNet-style 32 and 16, 16 channels) packed ran 3x slower.
-bool prefers_channel_vectors(int64_t width, int64_t reduction) {
-  return width % kConvChannelBlock != 0 && reduction >= 256;
+// A stride along the width makes the direct template gather every stride-th input column into
+// vectors (a phase split of the input); channel vectors broadcast one input element at a time and
+// need none: 1x1 stride 2, 16 -> 32 channels at 32x32: 35 -> 118; 3x3 stride 2 at 32x32 and
+// ResNet-50's 7x7 stride 2 stem: equal within noise (130 and 200).
+bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride) {
+  return stride > 1 || (width % kConvChannelBlock != 0 && reduction >= 256);
 }
 
-void pack_conv_weights(graph::Graph& g) {
+bool is_packable(const graph::Graph& g, const graph::Node& node) {
+  if (node.op_type != "Conv" || node.attr_int("group", 1) != 1 || node.inputs.size() < 2) return false;
+  const graph::Value& w = g.value(node.inputs[1]);
+  return w.constant && w.constant->shape().size() >= 3 && w.constant->shape()[0] % kConvChannelBlock == 0 &&
+         w.type.dtype.is_float() && g.value(node.outputs[0]).type.is_static();
+}
+
+bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv) {
+  const graph::TensorData& w = *g.value(conv.inputs[1]).constant;
+  std::vector<int64_t> strides = conv.attr_ints("strides", {});
+  return prefers_channel_vectors(g.value(conv.outputs[0]).type.shape.back(), w.numel() / w.shape()[0],
+                                 strides.empty() ? 1 : strides.back());
+}
+
+graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv) {
+  graph::TensorType t = g.value(conv.inputs[1]).type;
+  t.shape = graph::ops::packed_output_channels_shape(t.shape, kConvChannelBlock);
+  return t;
+}
+
+void pack_conv_weights(graph::Graph& g, const ConvLayoutChoice& choose) {
   std::map<graph::ValueId, graph::ValueId> packed_of;  // convs sharing weights share the packed copy
   for (graph::Node& node : g.nodes) {
-    if (node.op_type != "Conv" || node.attr_int("group", 1) != 1 || node.inputs.size() < 2) continue;
-    const graph::Value& w = g.value(node.inputs[1]);
-    const graph::TensorType& y = g.value(node.outputs[0]).type;
-    if (!w.constant || w.constant->shape().size() < 3 || w.constant->shape()[0] % kConvChannelBlock != 0 ||
-        !w.type.dtype.is_float() || !y.is_static()) {
-      continue;
-    }
-    int64_t reduction = w.constant->numel() / w.constant->shape()[0];
-    if (!prefers_channel_vectors(y.shape.back(), reduction)) continue;
+    if (!is_packable(g, node) || !(choose ? choose(g, node) : rule_prefers_packed(g, node))) continue;
     auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
     if (fresh) {
+      const graph::Value& w = g.value(node.inputs[1]);
       graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kConvChannelBlock);
       it->second = g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
     }

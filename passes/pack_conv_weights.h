@@ -1,11 +1,14 @@
 // Conv with group 1 and constant weights becomes ConvNCHWc, Tessel's packed convolution, when its
-// output rows are not whole vectors (the direct template's vector axis is the width): the
+// output rows are not whole vectors (the direct template's vector axis is the width) or it strides
+// along the width: the
 // weights are packed once, at compile time, into blocks of 16 output channels (see
-// ir/ops/conv_packing.h), and the kernel vectorizes over those channels instead.
+// ir/ops/conv_packing.h), and the kernel vectorizes over those channels instead. Tuning records
+// can overrule that rule for each conv (ConvLayoutChoice): tuning measures both forms.
 // Requires: typed graph. Guarantees: same outputs; the old constant stays for its other readers.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "ir/graph.h"
 
@@ -14,10 +17,23 @@ namespace tessel::passes {
 // Output channels per packed block: one AVX-512 vector of float32, two AVX2 vectors.
 inline constexpr int64_t kConvChannelBlock = 16;
 
-// Whether a Conv whose output rows are `width` wide and whose outputs each sum `reduction`
-// products computes faster with channel vectors (see the .cc for the measurements).
-bool prefers_channel_vectors(int64_t width, int64_t reduction);
+// Whether a Conv whose output rows are `width` wide, whose outputs each sum `reduction` products
+// and whose stride along the width is `stride` computes faster with channel vectors (see the .cc
+// for the measurements).
+bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride);
 
-void pack_conv_weights(graph::Graph& g);
+// Whether `node` can become ConvNCHWc: a Conv with group 1, constant float weights of rank >= 3
+// whose output channels are whole blocks, and a static output type.
+bool is_packable(const graph::Graph& g, const graph::Node& node);
+// prefers_channel_vectors for a packable Conv.
+bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv);
+// The type of a packable Conv's weights once packed.
+graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv);
+
+// For a packable Conv: whether it becomes ConvNCHWc.
+using ConvLayoutChoice = std::function<bool(const graph::Graph&, const graph::Node& conv)>;
+
+// Packs the packable convs that `choose` (unset: rule_prefers_packed) picks.
+void pack_conv_weights(graph::Graph& g, const ConvLayoutChoice& choose = {});
 
 }  // namespace tessel::passes

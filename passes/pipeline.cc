@@ -76,7 +76,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });
   run("fold_constant", 2, [&] { fold_constant(g); });
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
-  run("pack_conv_weights", 2, [&] { pack_conv_weights(g); });
+  run("pack_conv_weights", 2, [&] { pack_conv_weights(g, opt.conv_layout); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;
   if (opt.opt_level < 1 || !enabled("fuse_ops")) fuse.max_fused_ops = 1;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "passes/fuse_ops.h"
+#include "passes/pack_conv_weights.h"
 
 namespace tessel::passes {
 
@@ -23,6 +24,7 @@ struct GraphPipelineOptions {
   int opt_level = 3;
   std::vector<std::string> disabled_passes;  // Error for a name that is not an optional pass
   FuseOptions fuse;
+  ConvLayoutChoice conv_layout;  // pack_conv_weights' choice; unset: its rule
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
   std::optional<std::string> dump;  // unset: read TESSEL_DUMP_GRAPH
 };

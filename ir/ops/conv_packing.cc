@@ -30,8 +30,7 @@ void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int6
 
 }  // namespace
 
-TensorData pack_output_channels(const TensorData& w, int64_t block) {
-  const std::vector<int64_t>& s = w.shape();
+std::vector<int64_t> packed_output_channels_shape(const std::vector<int64_t>& s, int64_t block) {
   if (s.size() < 2 || block <= 0 || s[0] % block != 0) {
     throw InternalError(fmt::format("cannot pack weights of shape [{}] into blocks of {} output channels",
                                     fmt::join(s, ", "), block));
@@ -39,8 +38,12 @@ TensorData pack_output_channels(const TensorData& w, int64_t block) {
   std::vector<int64_t> shape{s[0] / block};
   shape.insert(shape.end(), s.begin() + 1, s.end());
   shape.push_back(block);
-  TensorData out(w.dtype(), shape);
-  permute_blocks(w, out, s[0] / block, w.numel() / s[0], block, true);
+  return shape;
+}
+
+TensorData pack_output_channels(const TensorData& w, int64_t block) {
+  TensorData out(w.dtype(), packed_output_channels_shape(w.shape(), block));
+  permute_blocks(w, out, w.shape()[0] / block, w.numel() / w.shape()[0], block, true);
   return out;
 }
 

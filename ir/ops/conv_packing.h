@@ -8,6 +8,7 @@
 namespace tessel::graph::ops {
 
 // [O, C, k...] -> [O / block, C, k..., block]; O must be a multiple of block.
+std::vector<int64_t> packed_output_channels_shape(const std::vector<int64_t>& shape, int64_t block);
 TensorData pack_output_channels(const TensorData& w, int64_t block);
 
 // The inverse: [O / b, C, k..., b] -> [O, C, k...].

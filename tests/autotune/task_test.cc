@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "passes/infer_type.h"
 #include "passes/pipeline.h"
 #include "tests/passes/graph_builder.h"
 
@@ -56,6 +59,66 @@ TEST(TaskTest, KeysAreStableAcrossRunsAndModels) {
   for (size_t i = 0; i < ta.size(); ++i) EXPECT_EQ(ta[i].workload, tb[i].workload);
   EXPECT_TRUE(is_tunable("Gemm"));
   EXPECT_FALSE(is_tunable("Relu"));
+}
+
+// Two convs: one the rule packs (13 columns out of stride 1: partial vectors) and one it keeps
+// direct (32 columns), both 32 -> 32 channels.
+graph::Graph packable_model() {
+  Builder b;
+  std::vector<graph::ValueId> outs;
+  for (int64_t width : {13, 32}) {
+    graph::ValueId x = b.input(fmt::format("x{}", width), {1, 32, 4, width});
+    graph::ValueId w = b.constant(fmt::format("w{}", width), random_tensor({32, 32, 3, 3}, static_cast<uint32_t>(width)));
+    outs.push_back(b.op("Relu", {b.op("Conv", {x, w}, {{"pads", ints({1, 1, 1, 1})}, {"group", int64_t{1}}})}));
+  }
+  return b.finish(outs);
+}
+
+graph::Graph planned(graph::Graph g, const passes::ConvLayoutChoice& layout, std::vector<passes::FusedGroup>& groups) {
+  passes::GraphPipelineOptions opt;
+  opt.conv_layout = layout;
+  groups = passes::run_graph_pipeline(g, opt).groups;
+  return g;
+}
+
+TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
+  graph::Graph g = packable_model();
+  passes::infer_type(g);
+  std::vector<std::string> predicted;
+  const std::vector<size_t> convs = {0, 2};  // the Relus are 1 and 3
+  for (size_t i : convs) predicted.push_back(packed_workload_key(g, g.nodes[i]));
+  passes::pack_conv_weights(g, [](const graph::Graph&, const graph::Node&) { return true; });
+  for (size_t k = 0; k < convs.size(); ++k) {
+    ASSERT_EQ(g.nodes[convs[k]].op_type, "ConvNCHWc");
+    EXPECT_EQ(workload_key(g, g.nodes[convs[k]]), predicted[k]);
+  }
+  EXPECT_EQ(predicted[0], "ConvNCHWc|float32[1, 32, 4, 13]|float32[2, 32, 3, 3, 16]|pads=[1, 1, 1, 1]");
+}
+
+TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {
+  std::vector<passes::FusedGroup> groups, other_groups;
+  graph::Graph g = planned(packable_model(), {}, groups);
+  graph::Graph other = planned(packable_model(), [](const graph::Graph& pg, const graph::Node& conv) {
+    return !passes::rule_prefers_packed(pg, conv);
+  }, other_groups);
+  std::vector<Task> tasks = extract_tasks_both_layouts(g, groups, other, other_groups);
+  ASSERT_EQ(tasks.size(), 4u);
+  EXPECT_EQ(tasks[0].op, "ConvNCHWc");
+  EXPECT_EQ(tasks[1].op, "Conv");
+  for (int i : {0, 1}) {
+    EXPECT_EQ(tasks[i].graph, 0);
+    EXPECT_EQ(tasks[i].layout_of, "");
+  }
+  EXPECT_EQ(tasks[2].op, "Conv");  // the first conv, direct
+  EXPECT_EQ(tasks[2].layout_of, tasks[0].workload);
+  EXPECT_EQ(tasks[3].op, "ConvNCHWc");
+  EXPECT_EQ(tasks[3].layout_of, tasks[1].workload);
+  for (int i : {2, 3}) {
+    EXPECT_EQ(tasks[i].graph, 1);
+    EXPECT_EQ(tasks[i].weight, 1);
+    EXPECT_DOUBLE_EQ(tasks[i].flops, tasks[i - 2].flops);
+    EXPECT_EQ(other.nodes[other_groups[tasks[i].group].master].op_type, tasks[i].op);
+  }
 }
 
 }  // namespace

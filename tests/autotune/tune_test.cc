@@ -69,7 +69,7 @@ MeasureResult success(double cost) {
   return r;
 }
 
-Task synthetic_task() { return Task{"Conv", "Conv|synthetic", 1, 1e6, 0}; }
+Task synthetic_task() { return Task{.op = "Conv", .workload = "Conv|synthetic", .weight = 1, .flops = 1e6, .group = 0}; }
 
 TuneOptions options(const std::string& records, const std::string& tuner, int trials) {
   TuneOptions opt;
@@ -248,31 +248,37 @@ graph::Graph small_model() {
 }
 
 // Random configs of the real templates, built and run in isolated children and compared with the
-// reference executor: a template config that computes a wrong answer would be an error here.
+// reference executor: a template config that computes a wrong answer would be an error here. The
+// packed conv is tuned in its other layout too (direct), measured in the other plan's graph.
 TEST(TuneTasks, EveryTemplateConfigTriedIsCorrect) {
   TempFile records("model.json");
-  graph::Graph g = small_model();
+  graph::Graph g = small_model(), other = small_model();
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
-  std::vector<Task> tasks = extract_tasks(g, plan.groups);
-  ASSERT_EQ(tasks.size(), 3u);
+  passes::GraphPipelineOptions invert;
+  invert.conv_layout = [](const graph::Graph& pg, const graph::Node& conv) { return !passes::rule_prefers_packed(pg, conv); };
+  passes::GraphPipelineResult other_plan = passes::run_graph_pipeline(other, invert);
+  std::vector<Task> tasks = extract_tasks_both_layouts(g, plan.groups, other, other_plan.groups);
+  ASSERT_EQ(tasks.size(), 4u);
   EXPECT_EQ(tasks[1].op, "ConvNCHWc");
+  EXPECT_EQ(tasks[3].op, "Conv");
+  EXPECT_EQ(tasks[3].layout_of, tasks[1].workload);
   TuneOptions opt = options(records.path(), "random", 24);
   opt.measure.number = 1;
   opt.measure.repeat = 1;
   int calls = 0;
-  std::vector<TaskResult> results =
-      tune_tasks(g, plan.groups, tasks, Target::parse("llvm -mcpu=native"), opt, [&](const TuneProgress& p) {
-        ++calls;
-        EXPECT_EQ(p.num_tasks, 3);
-        EXPECT_LE(p.trials_done, p.trials_total);
-      });
-  ASSERT_EQ(results.size(), 3u);
+  std::vector<TaskResult> results = tune_tasks({{&g, &plan.groups}, {&other, &other_plan.groups}}, tasks,
+                                               Target::parse("llvm -mcpu=native"), opt, [&](const TuneProgress& p) {
+                                                 ++calls;
+                                                 EXPECT_EQ(p.num_tasks, 4);
+                                                 EXPECT_LE(p.trials_done, p.trials_total);
+                                               });
+  ASSERT_EQ(results.size(), 4u);
   for (const TaskResult& r : results) {
     EXPECT_EQ(r.trials, 24) << r.task.workload;
     EXPECT_EQ(r.errors, 0) << r.task.workload;
     EXPECT_LE(r.best_cost_s, r.fallback_cost_s);
   }
-  EXPECT_EQ(calls, 3 * 24 + 3);  // one per trial, and one as each task ends
+  EXPECT_EQ(calls, 4 * 24 + 4);  // one per trial, and one as each task ends
   for (const TuningRecord& rec : load_records(records.path(), nullptr)) {
     EXPECT_EQ(rec.error, MeasureError::kNone) << rec.config << ": " << rec.error_msg;
   }

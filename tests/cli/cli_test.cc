@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -223,10 +224,12 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   std::string fast = " --tuner random --number 1 --repeat 1 --min-repeat-ms 0";
   Result r = run(tessel("tune " + kModel + " -o " + records + " --trials 4" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("[Task  6/ 6]"), std::string::npos) << r.output;
+  // 6 tasks, and each of the 5 convs in its other layout (packed)
+  EXPECT_NE(r.output.find("[Task 11/11]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("speed-up"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("task 10 is task 4 in the other layout"), std::string::npos) << r.output;
   size_t first = line_count(records);  // 4 trials per task, and re-measurements of the best
-  EXPECT_GE(first, 6u * 4u);
+  EXPECT_GE(first, 11u * 4u);
 
   expect_error(run(tessel("tune " + kModel + " -o " + records + " --trials 6" + fast)), 1,
                "exists: pass --resume to continue that run");
@@ -237,7 +240,9 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
 
   r = run(tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned, 0 use the fallback"), std::string::npos)
+  EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned, 0 use the fallback schedule; 6 convs in the "
+                          "layout (direct or packed) their records measured faster"),
+            std::string::npos)
       << r.output;
   expect_package_matches_reference(path("tuned.tar"), path("tuned-"));
 }
@@ -246,11 +251,18 @@ TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
   Result r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list"));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("Conv|float32[1, 3, 32, 32]|float32[16, 3, 3, 3]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ConvNCHWc      1       0.88  task 0     ConvNCHWc|float32[1, 3, 32, 32]|float32[1, 3, 3, 3, 16]"),
+            std::string::npos)
+      << r.output;
   EXPECT_FALSE(fs::exists(path("unused.json")));
+  r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list --conv-layouts rule"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 7) << r.output;  // a header and 6 tasks
 
   expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")), 2, "--tuner");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-9")), 1,
-               "--tasks: '3-9' is out of range: the model has tasks 0 to 5");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19")), 1,
+               "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")), 2, "--conv-layouts");
   expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks two")), 1,
                "--tasks: 'two' is not a task number or range");
   expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 2, "--trials");

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,7 @@
 #include "autotune/records.h"
 #include "autotune/task.h"
 #include "driver/compile.h"
+#include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
 #include "reference/reference.h"
 
@@ -132,6 +134,66 @@ TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/records.json"), std::string::npos) << e.what();
+  }
+}
+
+// Conv(3x3, 32 -> 32) over rows 32 wide + Relu: the rule keeps it direct, but it can be packed.
+graph::Graph packable_model() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 4, 32});
+  graph::ValueId w = b.constant("w", random_tensor({32, 32, 3, 3}, 1));
+  return b.finish({b.op("Relu", {b.op("Conv", {x, w}, {{"pads", ints({1, 1, 1, 1})}}, "conv")})});
+}
+
+// A record of the conv in one layout: its workload, and its template's fallback config.
+autotune::TuningRecord layout_record(const std::string& target, bool packed, double cost) {
+  graph::Graph g = packable_model();
+  passes::GraphPipelineOptions opt;
+  opt.conv_layout = [packed](const graph::Graph&, const graph::Node&) { return packed; };
+  std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g, opt).groups;
+  const graph::Node& conv = g.nodes[groups[0].master];
+  EXPECT_EQ(conv.op_type, packed ? "ConvNCHWc" : "Conv");
+  int lanes = std::max(1, Target::parse(target).vector_bits() / 32);
+  autotune::TuningRecord r;
+  r.target = target;
+  r.workload = autotune::workload_key(g, conv);
+  r.config = passes::lower_to_te(g, groups[0], 0, lanes).space->fallback().to_json();
+  r.costs = {cost, cost};
+  return r;
+}
+
+// With records of both layouts, the conv takes the one measured faster; with one, the rule decides.
+TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
+  struct Case {
+    std::vector<std::pair<bool, double>> records;  // packed?, cost
+    std::string op;
+    int decided;
+  };
+  const std::vector<Case> cases = {
+      {{{false, 2e-4}, {true, 1e-4}}, "ConvNCHWc", 1},
+      {{{false, 1e-4}, {true, 2e-4}}, "Conv", 1},
+      {{{true, 1e-6}}, "Conv", 0},  // only the packed form was measured: no comparison
+  };
+  for (const Case& c : cases) {
+    graph::Graph g = packable_model();
+    CompileOptions opt;
+    std::string target = Target::parse(opt.target).str();
+    std::vector<autotune::TuningRecord> records;
+    for (auto [packed, cost] : c.records) records.push_back(layout_record(target, packed, cost));
+    RecordsFile file;
+    file.write(records);
+    opt.tuning_records = file.path();
+    CompiledModel m = compile_graph(g, opt);
+    EXPECT_NE(m.fusion_summary().find("[" + c.op + "+Relu]"), std::string::npos) << m.fusion_summary();
+    EXPECT_EQ(m.tuning().layouts_from_records, c.decided);
+    EXPECT_EQ(m.tuning().tuned, c.decided);  // the chosen form's record applies
+    EXPECT_TRUE(m.tuning().warnings.empty());
+    graph::TensorData x = random_tensor({1, 32, 4, 32}, 3);
+    m.set_input("x", to_ndarray(x));
+    m.run();
+    graph::TensorData want = reference::run(g, {{"x", x}})[0];
+    graph::TensorData got = to_tensor_data(m.get_output(0));
+    for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-3) << i;
   }
 }
 

@@ -25,16 +25,17 @@ struct ConvSpec {
   bool constant_w = true;
   std::vector<int64_t> dilations = {};  // none when empty
   bool conv_is_output = false;          // the Conv's result is a graph output too
+  int64_t last_stride = 2;
 };
 
-// Conv(x, w, bias) with pads 1 and strides [1, ..., 2], then Relu.
+// Conv(x, w, bias) with pads 1 and strides [1, ..., last_stride], then Relu.
 graph::Graph conv_model(const ConvSpec& c) {
   Builder b;
   graph::ValueId x = b.input("x", c.x);
   graph::ValueId w = c.constant_w ? b.constant("w", random_tensor(c.w, 1)) : b.input("w", c.w);
   graph::ValueId bias = b.constant("bias", random_tensor({c.w[0]}, 2));
   std::vector<int64_t> pads(2 * (c.w.size() - 2), 1), strides(c.w.size() - 2, 1);
-  strides.back() = 2;
+  strides.back() = c.last_stride;
   std::map<std::string, graph::Attr> attrs{{"pads", ints(pads)}, {"strides", ints(strides)}, {"group", c.group}};
   if (!c.dilations.empty()) attrs["dilations"] = ints(c.dilations);
   graph::ValueId y = b.op("Conv", {x, w, bias}, attrs, "conv");
@@ -43,12 +44,13 @@ graph::Graph conv_model(const ConvSpec& c) {
 }
 
 TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
-  EXPECT_TRUE(prefers_channel_vectors(7, 4608));
-  EXPECT_TRUE(prefers_channel_vectors(14, 2304));
-  EXPECT_TRUE(prefers_channel_vectors(56, 576));
-  EXPECT_TRUE(prefers_channel_vectors(28, 256));
-  EXPECT_FALSE(prefers_channel_vectors(7, 128));    // too short to pay for unpacking
-  EXPECT_FALSE(prefers_channel_vectors(32, 4608));  // whole vectors
+  EXPECT_TRUE(prefers_channel_vectors(7, 4608, 1));
+  EXPECT_TRUE(prefers_channel_vectors(14, 2304, 1));
+  EXPECT_TRUE(prefers_channel_vectors(56, 576, 1));
+  EXPECT_TRUE(prefers_channel_vectors(28, 256, 1));
+  EXPECT_FALSE(prefers_channel_vectors(7, 128, 1));    // too short to pay for unpacking
+  EXPECT_FALSE(prefers_channel_vectors(32, 4608, 1));  // whole vectors
+  EXPECT_TRUE(prefers_channel_vectors(16, 16, 2));     // strided: the direct template splits phases
 }
 
 // The packed conv against Conv on the reference, and compiled (the pass runs in the compiler)
@@ -115,11 +117,11 @@ TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
 
 TEST(PackConvWeights, OtherConvsAreLeftAlone) {
   std::vector<ConvSpec> alone = {
-      {{1, 32, 6, 32}, {32, 32, 3, 3}},             // output rows of whole vectors
-      {{1, 32, 6, 13}, {32, 16, 3, 3}, 2},          // grouped
-      {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, false},   // weights are a graph input
-      {{1, 32, 6, 13}, {24, 32, 3, 3}},             // output channels not whole blocks
-      {{1, 8, 6, 13}, {32, 8, 3, 3}},               // a short reduction
+      {{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1},  // unstrided output rows of whole vectors
+      {{1, 32, 6, 13}, {32, 16, 3, 3}, 2},                      // grouped
+      {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, false},               // weights are a graph input
+      {{1, 32, 6, 13}, {24, 32, 3, 3}},                         // output channels not whole blocks
+      {{1, 8, 6, 13}, {32, 8, 3, 3}, 1, true, {}, false, 1},    // unstrided, a short reduction
   };
   for (const ConvSpec& c : alone) {
     graph::Graph g = conv_model(c);
@@ -127,6 +129,37 @@ TEST(PackConvWeights, OtherConvsAreLeftAlone) {
     pack_conv_weights(g);
     EXPECT_EQ(g.nodes[0].op_type, "Conv") << c.w[0] << "x" << c.w[1] << " over width " << c.x.back();
   }
+}
+
+// Tuning records overrule the rule through the choice, both ways; convs the pass cannot rewrite
+// are never offered.
+TEST(PackConvWeights, AChoiceOverrulesTheRule) {
+  const std::vector<ConvSpec> packable = {{{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1},  // kept direct
+                                          {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, true, {}, false, 1}}; // packed
+  for (const ConvSpec& c : packable) {
+    graph::Graph g = conv_model(c);
+    infer_type(g);
+    ASSERT_TRUE(is_packable(g, g.nodes[0]));
+    bool rule = rule_prefers_packed(g, g.nodes[0]);
+    EXPECT_EQ(rule, c.x.back() == 13);
+    int offered = 0;
+    pack_conv_weights(g, [&](const graph::Graph&, const graph::Node& conv) {
+      EXPECT_EQ(conv.name, "conv");
+      ++offered;
+      return !rule;
+    });
+    EXPECT_EQ(offered, 1);
+    EXPECT_EQ(g.nodes[0].op_type, rule ? "Conv" : "ConvNCHWc") << "width " << c.x.back();
+  }
+
+  graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 16, 3, 3}, 2});  // grouped
+  infer_type(g);
+  EXPECT_FALSE(is_packable(g, g.nodes[0]));
+  pack_conv_weights(g, [](const graph::Graph&, const graph::Node& conv) -> bool {
+    ADD_FAILURE() << "offered " << conv.name;
+    return true;
+  });
+  EXPECT_EQ(g.nodes[0].op_type, "Conv");
 }
 
 }  // namespace
