@@ -75,6 +75,8 @@ double median_cost(std::vector<double> costs) {
 
 double TuningRecord::cost() const { return median_cost(costs); }
 
+bool beats_default(double cost, double default_cost) { return cost < default_cost * (1 - kMinGainOverDefault); }
+
 int64_t unix_time_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -92,6 +94,7 @@ std::string record_to_line(const TuningRecord& r) {
             {"error", measure_error_name(r.error)},
             {"error_msg", r.error_msg},
             {"timestamp", r.timestamp}};
+  if (r.fallback) j["fallback"] = true;
   // Error messages can hold invalid UTF-8 (compiler output); replace rather than throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -130,6 +133,10 @@ TuningRecord record_from_line(const std::string& line) {
   if (r.error == MeasureError::kNone && r.costs.empty()) throw Error("a successful record without costs");
   r.error_msg = string_field(j, "error_msg");
   r.timestamp = integer_field(j, "timestamp").get<int64_t>();
+  if (auto f = j.find("fallback"); f != j.end()) {
+    if (!f->is_boolean()) throw Error(fmt::format("field \"fallback\" must be true or false, got {}", f->dump()));
+    r.fallback = f->get<bool>();
+  }
   return r;
 }
 
@@ -194,16 +201,19 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
     if (fresh) {
       pooled.push_back(r);
     } else {
-      std::vector<double>& costs = pooled[at->second].costs;
-      costs.insert(costs.end(), r.costs.begin(), r.costs.end());
+      TuningRecord& first = pooled[at->second];
+      first.costs.insert(first.costs.end(), r.costs.begin(), r.costs.end());
+      first.fallback |= r.fallback;
     }
   }
   const TuningRecord* best = nullptr;
+  const TuningRecord* fallback = nullptr;
   for (const TuningRecord& r : pooled) {
     if (!best || r.cost() < best->cost()) best = &r;
+    if (r.fallback) fallback = &r;
   }
   if (!best) return std::nullopt;
-  return *best;
+  return fallback && !beats_default(best->cost(), fallback->cost()) ? *fallback : *best;
 }
 
 size_t Database::count(const std::string& target, const std::string& workload) const {

@@ -3,6 +3,7 @@
 //   {"v": 1, "target": "llvm -mcpu=skylake", "workload": "dense|float32[128,256]|float32[512,256]",
 //    "config": {"tile_y": [16, 8], "tile_x": [64, 8]}, "config_index": 37, "costs": [1.2e-4, ...],
 //    "error": "none", "error_msg": "", "timestamp": 1700000000}
+// and "fallback": true on the measurements of the template's fallback config (the untuned schedule).
 #pragma once
 
 #include <cstdint>
@@ -32,10 +33,19 @@ struct TuningRecord {
   MeasureError error = MeasureError::kNone;
   std::string error_msg;
   int64_t timestamp = 0;  // unix seconds
+  bool fallback = false;  // the template's fallback config
 
   // median_cost of costs.
   double cost() const;
 };
+
+// A measured config replaces the default (the fallback config, or the rule's conv layout) only
+// when its median cost is at least this much lower. The best of hundreds of noisy measurements
+// is biased low (the winner's curse): on resnet_mini, configs measured 2-4% faster than the
+// fallback in isolation ran 4-7% slower in the model (docs/autotune.md).
+constexpr double kMinGainOverDefault = 0.05;
+// Whether a config costing `cost` should replace the default costing `default_cost`.
+bool beats_default(double cost, double default_cost);
 
 // What a config costs by its measurements (each the mean of `number` runs): their median, which
 // one slow phase of a shared machine, or one lucky run, does not move. Infinity for none.
@@ -78,7 +88,8 @@ class Database {
 
   // The config with the lowest median cost over all its successful records (tuning re-measures its
   // best candidates, so one lucky measurement does not decide), as its first record with every
-  // cost pooled; the first of equals. None when every record of the pair errored or there is none.
+  // cost pooled; the first of equals. The fallback's record instead when that config does not
+  // beat it (beats_default). None when every record of the pair errored or there is none.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors included.
   size_t count(const std::string& target, const std::string& workload) const;

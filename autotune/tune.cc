@@ -142,8 +142,9 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
 }
 
 TuningRecord record_of(const std::string& target, const Task& task, const topi::ConfigEntity& config,
-                       const MeasureResult& m) {
+                       const MeasureResult& m, bool fallback) {
   TuningRecord r;
+  r.fallback = fallback;
   r.target = target;
   r.workload = task.workload;
   r.config = config.to_json();
@@ -240,10 +241,11 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
     return top.empty() ? kInf : measured.cost(top[0].index());
   };
 
+  topi::ConfigEntity fallback = space.fallback();
   RecordWriter writer(opt.records_path);
   auto measure_and_record = [&](const topi::ConfigEntity& config) {
     MeasureResult m = measure(config);
-    writer.write(record_of(target, task, config, m));
+    writer.write(record_of(target, task, config, m, config.index() == fallback.index()));
     return measured.add(config, m.costs_s, m.error != MeasureError::kNone);
   };
   TuneProgress p;
@@ -268,7 +270,6 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
 
   // The fallback is measured first (unless resumed): it is the untuned baseline, and tuning
   // never ends with anything slower.
-  topi::ConfigEntity fallback = space.fallback();
   if (!measured.has(fallback.index())) tuner->update({fallback}, {trial(fallback)});
 
   // Why the task should end before its next trial; "" to go on.
@@ -310,8 +311,10 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   for (int round = 0; round < opt.remeasure_rounds && finalists.size() > 1; ++round) {
     for (const topi::ConfigEntity& c : finalists) measure_and_record(c);
   }
+  // What compile will apply (Database::best): the fallback unless a config clearly beats it.
   res.fallback_cost_s = measured.cost(fallback.index());
   std::vector<topi::ConfigEntity> top = measured.best(1);
+  if (!top.empty() && !beats_default(measured.cost(top[0].index()), res.fallback_cost_s)) top = {fallback};
   res.best_cost_s = top.empty() ? kInf : measured.cost(top[0].index());
   if (!top.empty()) res.best_config = top[0].to_json();
   p.finished = true;

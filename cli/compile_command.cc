@@ -53,7 +53,7 @@ void run_compile(const CompileArgs& a) {
   std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned, {} use the fallback schedule", m.tuning().tuned,
                            m.tuning().tuned + m.tuning().untuned, m.tuning().untuned);
   if (m.tuning().layouts_from_records > 0) {
-    std::cout << fmt::format("; {} convs in the layout (direct or packed) their records measured faster",
+    std::cout << fmt::format("; {} convs laid out (direct or packed) by records of both forms",
                              m.tuning().layouts_from_records);
   }
   std::cout << "\n";

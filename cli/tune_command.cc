@@ -108,7 +108,7 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
       int partner = layout_partner(results, r.task, task_of);
       if (partner < 0) continue;
       const autotune::TaskResult& p = results[static_cast<size_t>(partner)];
-      bool faster = r.best_cost_s < p.best_cost_s;
+      bool faster = autotune::beats_default(r.best_cost_s, p.best_cost_s);  // as compile decides
       std::cout << fmt::format("task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} ({})\n",
                                i, partner, r.best_cost_s * 1e3, p.best_cost_s * 1e3, faster ? r.task.op : p.task.op,
                                faster ? fmt::format("task {}", i) : fmt::format("task {}", partner));
@@ -116,7 +116,9 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
     }
     double best = r.best_cost_s;
     for (const autotune::TaskResult& other : results) {
-      if (other.task.layout_of == r.task.workload) best = std::min(best, other.best_cost_s);
+      if (other.task.layout_of == r.task.workload && autotune::beats_default(other.best_cost_s, best)) {
+        best = other.best_cost_s;
+      }
     }
     untuned_total += r.task.weight * r.fallback_cost_s;
     tuned_total += r.task.weight * best;

@@ -150,15 +150,19 @@ class RecordPicker {
     if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
   }
 
-  // A packable conv takes the layout whose best record is faster when tuning measured both
-  // (tessel tune does); otherwise pack_conv_weights' rule decides.
+  // When tuning measured both layouts of a packable conv (tessel tune does), the other layout
+  // than pack_conv_weights' rule picks wins if its best record clearly beats the rule's
+  // (autotune::beats_default); otherwise, and without records of both, the rule decides.
   passes::ConvLayoutChoice conv_layout(int& decided) {
     return [this, &decided](const graph::Graph& g, const graph::Node& conv) {
+      bool rule = passes::rule_prefers_packed(g, conv);
       std::optional<autotune::TuningRecord> direct = db_.best(target_, autotune::workload_key(g, conv));
       std::optional<autotune::TuningRecord> packed = db_.best(target_, autotune::packed_workload_key(g, conv));
-      if (!direct || !packed) return passes::rule_prefers_packed(g, conv);
+      if (!direct || !packed) return rule;
       ++decided;
-      return packed->cost() < direct->cost();
+      const autotune::TuningRecord& chosen = rule ? *packed : *direct;
+      const autotune::TuningRecord& other = rule ? *direct : *packed;
+      return autotune::beats_default(other.cost(), chosen.cost()) ? !rule : rule;
     };
   }
 

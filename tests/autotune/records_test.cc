@@ -239,6 +239,35 @@ TEST(Database, AConfigMeasuredAgainIsJudgedByAllItsMeasurements) {
   EXPECT_DOUBLE_EQ(best->cost(), 4e-3);
 }
 
+TEST(Records, TheFallbackFlagRoundTripsAndIsOptional) {
+  TuningRecord r = make_record(3, {1e-3});
+  r.fallback = true;
+  std::string line = record_to_line(r);
+  EXPECT_NE(line.find(R"("fallback":true)"), std::string::npos) << line;
+  EXPECT_TRUE(record_from_line(line).fallback);
+  EXPECT_FALSE(record_from_line(record_to_line(make_record(3, {1e-3}))).fallback);  // absent: false
+  line.replace(line.find("true"), 4, "1");
+  expect_error([&] { record_from_line(line); }, {"fallback", "true or false"});
+}
+
+// A config replaces the fallback only when it is at least kMinGainOverDefault faster.
+TEST(Database, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
+  TuningRecord fallback = config_record(0, {1e-3, 1e-3});
+  fallback.fallback = true;
+  Database db;
+  db.add(fallback);
+  db.add(config_record(1, {0.97e-3, 0.97e-3}));  // 3% faster: within the noise
+  std::optional<TuningRecord> best = db.best(kTarget, kDense);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config_index, 0u);
+  EXPECT_TRUE(best->fallback);
+  db.add(config_record(2, {0.9e-3, 0.9e-3}));  // 10% faster
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);
+  EXPECT_TRUE(beats_default(0.9, 1.0));
+  EXPECT_FALSE(beats_default(0.97, 1.0));
+  EXPECT_FALSE(beats_default(1.1, 1.0));
+}
+
 TEST(Records, MedianCost) {
   EXPECT_EQ(median_cost({}), std::numeric_limits<double>::infinity());
   EXPECT_DOUBLE_EQ(median_cost({3, 1, 2}), 2);

@@ -179,6 +179,27 @@ TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {
   EXPECT_EQ(best->config, r.best_config);  // what compile applies is what tuning reported
 }
 
+// A config a little faster than the fallback is noise: the task ends on the fallback, which its
+// records say is what compile applies; a clearly faster one wins.
+TEST(TuneTask, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
+  topi::ConfigSpace space = synthetic_space();
+  uint64_t fallback = space.fallback().index(), other = space.get(7).index();
+  ASSERT_NE(fallback, other);
+  for (double gain : {0.02, 0.2}) {
+    SCOPED_TRACE(gain);
+    TempFile records(fmt::format("gain{}.json", gain));
+    ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+      return success(c.index() == fallback ? 1e-3 : c.index() == other ? 1e-3 * (1 - gain) : 2e-3);
+    };
+    TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 12), 0);
+    std::string want = (gain > kMinGainOverDefault ? space.get(7) : space.fallback()).to_json();
+    EXPECT_EQ(r.best_config, want);
+    std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+    for (const TuningRecord& rec : saved) EXPECT_EQ(rec.fallback, rec.config_index == fallback) << rec.config;
+    EXPECT_EQ(Database(saved).best(kTarget, synthetic_task().workload)->config, want);
+  }
+}
+
 TEST(TuneTask, ConfigsTheTemplateRejectsAreSkippedUnmeasured) {
   TempFile records("invalid.json");
   topi::ConfigSpace space = synthetic_space();
