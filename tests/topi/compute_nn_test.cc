@@ -120,6 +120,14 @@ TEST(ComputeNnTest, PoolVariants) {
   m.op("global_avg", "GlobalAveragePool", {x});
   m.op("global_max", "GlobalMaxPool", {x});
   m.op("global_lp", "GlobalLpPool", {x}, {{"p", int_attr(3)}});
+  // Rows of whole lane groups: the global pools reduce lanes of partials, then combine them.
+  for (auto [name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+           {"wide", {2, 3, 5, 32}}, {"eight", {1, 4, 3, 24}}, {"flat1d", {1, 2, 48}}, {"deep3d", {1, 2, 2, 3, 16}}}) {
+    auto xl = m.input("x_" + name, f32(shape, 23));
+    m.op("global_avg_" + name, "GlobalAveragePool", {xl});
+    m.op("global_max_" + name, "GlobalMaxPool", {xl});
+    m.op("global_lp_" + name, "GlobalLpPool", {xl}, {{"p", int_attr(3)}});
+  }
   auto x1 = m.input("x1", f32({1, 2, 17}, 20));
   m.op("max1d", "MaxPool", {x1}, {{"kernel_shape", ints_attr({4})}, {"strides", ints_attr({3})}});
   auto x3 = m.input("x3", f32({1, 2, 4, 5, 6}, 21));
