@@ -60,23 +60,25 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
   return {chosen.begin(), chosen.end()};
 }
 
-// The position of the task that `t` is the other conv layout of; -1 when none is in `tasks`.
-template <typename T>
-int layout_partner(const std::vector<T>& tasks, const autotune::Task& t, auto task_of) {
+// For each task, the position of the task it is the other conv layout of; -1 for none, or when
+// that task is not among `tasks`.
+std::vector<int> layout_partners(const std::vector<autotune::Task>& tasks) {
+  std::vector<int> partner(tasks.size(), -1);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    if (!t.layout_of.empty() && task_of(tasks[i]).workload == t.layout_of) return static_cast<int>(i);
+    for (size_t j = 0; j < tasks.size() && !tasks[i].layout_of.empty(); ++j) {
+      if (tasks[j].workload == tasks[i].layout_of) partner[i] = static_cast<int>(j);
+    }
   }
-  return -1;
+  return partner;
 }
 
 void print_tasks(const std::vector<autotune::Task>& tasks) {
   std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight", "MFLOP", "layout of",
                            "workload");
-  auto self = [](const autotune::Task& t) -> const autotune::Task& { return t; };
+  std::vector<int> partner = layout_partners(tasks);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    int partner = layout_partner(tasks, tasks[i], self);
     std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op, tasks[i].weight,
-                             tasks[i].flops / 1e6, partner < 0 ? "" : fmt::format("task {}", partner),
+                             tasks[i].flops / 1e6, partner[i] < 0 ? "" : fmt::format("task {}", partner[i]),
                              tasks[i].workload);
   }
 }
@@ -91,7 +93,6 @@ std::vector<autotune::TuningRecord> load_with_warnings(const std::string& path) 
 void print_summary(const std::vector<autotune::TaskResult>& results) {
   std::cout << fmt::format("\n{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12} {:>12} {:>8} {:>9}  {}\n", "task", "op", "weight",
                            "trials", "errors", "untuned (ms)", "tuned (ms)", "speed-up", "GFLOP/s", "stopped by");
-  double untuned_total = 0, tuned_total = 0;
   for (size_t i = 0; i < results.size(); ++i) {
     const autotune::TaskResult& r = results[i];
     double speedup = r.fallback_cost_s / r.best_cost_s;
@@ -100,28 +101,30 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
                              r.best_cost_s * 1e3, std::isfinite(speedup) ? speedup : 0.0,
                              r.task.flops / r.best_cost_s / 1e9, r.stop_reason);
   }
-  // A conv measured in both layouts counts once: untuned in the rule's layout, tuned in the faster.
-  auto task_of = [](const autotune::TaskResult& r) -> const autotune::Task& { return r.task; };
+  // A conv measured in both layouts counts once: untuned in the rule's layout, tuned in the one
+  // compile takes (the other only when it clearly beats the rule's, as compile decides).
+  std::vector<autotune::Task> tasks;
+  std::vector<double> tuned;
+  for (const autotune::TaskResult& r : results) {
+    tasks.push_back(r.task);
+    tuned.push_back(r.best_cost_s);
+  }
+  std::vector<int> partner = layout_partners(tasks);
   for (size_t i = 0; i < results.size(); ++i) {
+    if (partner[i] < 0) continue;
     const autotune::TaskResult& r = results[i];
-    if (!r.task.layout_of.empty()) {
-      int partner = layout_partner(results, r.task, task_of);
-      if (partner < 0) continue;
-      const autotune::TaskResult& p = results[static_cast<size_t>(partner)];
-      bool faster = autotune::beats_default(r.best_cost_s, p.best_cost_s);  // as compile decides
-      std::cout << fmt::format("task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} ({})\n",
-                               i, partner, r.best_cost_s * 1e3, p.best_cost_s * 1e3, faster ? r.task.op : p.task.op,
-                               faster ? fmt::format("task {}", i) : fmt::format("task {}", partner));
-      continue;
-    }
-    double best = r.best_cost_s;
-    for (const autotune::TaskResult& other : results) {
-      if (other.task.layout_of == r.task.workload && autotune::beats_default(other.best_cost_s, best)) {
-        best = other.best_cost_s;
-      }
-    }
-    untuned_total += r.task.weight * r.fallback_cost_s;
-    tuned_total += r.task.weight * best;
+    const autotune::TaskResult& p = results[static_cast<size_t>(partner[i])];
+    bool other = autotune::beats_default(r.best_cost_s, p.best_cost_s);
+    if (other) tuned[static_cast<size_t>(partner[i])] = r.best_cost_s;
+    std::cout << fmt::format("task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} (task {})\n",
+                             i, partner[i], r.best_cost_s * 1e3, p.best_cost_s * 1e3, other ? r.task.op : p.task.op,
+                             other ? static_cast<int>(i) : partner[i]);
+  }
+  double untuned_total = 0, tuned_total = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].task.layout_of.empty()) continue;
+    untuned_total += results[i].task.weight * results[i].fallback_cost_s;
+    tuned_total += results[i].task.weight * tuned[i];
   }
   std::cout << fmt::format("tuned kernels, weighted by occurrence: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x)\n",
                            untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);

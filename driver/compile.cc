@@ -160,9 +160,9 @@ class RecordPicker {
       std::optional<autotune::TuningRecord> packed = db_.best(target_, autotune::packed_workload_key(g, conv));
       if (!direct || !packed) return rule;
       ++decided;
-      const autotune::TuningRecord& chosen = rule ? *packed : *direct;
-      const autotune::TuningRecord& other = rule ? *direct : *packed;
-      return autotune::beats_default(other.cost(), chosen.cost()) ? !rule : rule;
+      const autotune::TuningRecord& rule_form = rule ? *packed : *direct;
+      const autotune::TuningRecord& other_form = rule ? *direct : *packed;
+      return autotune::beats_default(other_form.cost(), rule_form.cost()) != rule;
     };
   }
 
