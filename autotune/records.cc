@@ -18,7 +18,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr MeasureError kMeasureErrors[] = {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
-                                         MeasureError::kTimeout, MeasureError::kWrongAnswer};
+                                         MeasureError::kTimeout, MeasureError::kWrongAnswer,
+                                         MeasureError::kSlowerInModel};
 
 // A line written by something else, or by another version of Tessel: skipped, not corrupt.
 class ForeignRecord : public Error {
@@ -60,6 +61,7 @@ const char* measure_error_name(MeasureError e) {
     case MeasureError::kRuntimeError: return "runtime_error";
     case MeasureError::kTimeout: return "timeout";
     case MeasureError::kWrongAnswer: return "wrong_answer";
+    case MeasureError::kSlowerInModel: return "slower_in_model";
   }
   TESSEL_UNREACHABLE("record error kind");
 }
@@ -192,11 +194,15 @@ void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].pus
 std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return std::nullopt;
+  std::set<std::string> vetoed;
+  for (const TuningRecord& r : it->second) {
+    if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config);
+  }
   // Pool the measurements of each config, in order of first appearance.
   std::vector<TuningRecord> pooled;
   std::map<std::string, size_t> index;
   for (const TuningRecord& r : it->second) {
-    if (r.error != MeasureError::kNone || r.costs.empty()) continue;
+    if (r.error != MeasureError::kNone || r.costs.empty() || vetoed.count(r.config)) continue;
     auto [at, fresh] = index.emplace(r.config, pooled.size());
     if (fresh) {
       pooled.push_back(r);

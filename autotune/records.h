@@ -20,8 +20,11 @@ namespace tessel::autotune {
 constexpr int kRecordVersion = 1;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
-enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer };
-// "none", "build_error", "runtime_error", "timeout" or "wrong_answer".
+// kSlowerInModel is not a measurement's end but a verdict: the config, applied at compile time,
+// ran slower inside the model than the untuned kernel (driver/check_tuned_model.h); its costs are
+// the in-model times.
+enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kSlowerInModel };
+// "none", "build_error", "runtime_error", "timeout", "wrong_answer" or "slower_in_model".
 const char* measure_error_name(MeasureError e);
 
 struct TuningRecord {
@@ -89,7 +92,8 @@ class Database {
   // The config with the lowest median cost over all its successful records (tuning re-measures its
   // best candidates, so one lucky measurement does not decide), as its first record with every
   // cost pooled; the first of equals. The fallback's record instead when that config does not
-  // beat it (beats_default). None when every record of the pair errored or there is none.
+  // beat it (beats_default). Configs with a kSlowerInModel record are out. None when every record
+  // of the pair errored or there is none.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors included.
   size_t count(const std::string& target, const std::string& workload) const;

@@ -164,7 +164,7 @@ class Measured {
  public:
   // Adds a measurement; returns the config's pooled median cost (infinity once it failed).
   double add(const topi::ConfigEntity& config, const std::vector<double>& costs, bool failed) {
-    auto [it, fresh] = configs_.try_emplace(config.index(), Pooled{config, {}, false});
+    auto [it, fresh] = configs_.try_emplace(config.index(), Pooled{config, {}, false, false});
     it->second.failed |= failed;
     it->second.costs.insert(it->second.costs.end(), costs.begin(), costs.end());
     if (fresh) order_.push_back(config.index());
@@ -176,6 +176,16 @@ class Measured {
     return median_cost(it->second.costs);
   }
   bool has(uint64_t index) const { return configs_.count(index) != 0; }
+  // A config that ran slower in the model than the untuned kernel: measured, but never the best.
+  void veto(const topi::ConfigEntity& config) {
+    auto [it, fresh] = configs_.try_emplace(config.index(), Pooled{config, {}, false, true});
+    it->second.vetoed = true;
+    if (fresh) order_.push_back(config.index());
+  }
+  bool vetoed(uint64_t index) const {
+    auto it = configs_.find(index);
+    return it != configs_.end() && it->second.vetoed;
+  }
   // The measured configs, in order of first measurement.
   std::vector<topi::ConfigEntity> configs() const {
     std::vector<topi::ConfigEntity> out;
@@ -186,7 +196,7 @@ class Measured {
   std::vector<topi::ConfigEntity> best(size_t k) const {
     std::vector<topi::ConfigEntity> ok;
     for (const topi::ConfigEntity& c : configs()) {
-      if (std::isfinite(cost(c.index()))) ok.push_back(c);
+      if (std::isfinite(cost(c.index())) && !vetoed(c.index())) ok.push_back(c);
     }
     std::stable_sort(ok.begin(), ok.end(), [&](const topi::ConfigEntity& x, const topi::ConfigEntity& y) {
       return cost(x.index()) < cost(y.index());
@@ -199,7 +209,7 @@ class Measured {
   struct Pooled {
     topi::ConfigEntity config;
     std::vector<double> costs;
-    bool failed;
+    bool failed, vetoed;
   };
   std::map<uint64_t, Pooled> configs_;
   std::vector<uint64_t> order_;
@@ -225,7 +235,12 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   for (const TuningRecord& r : known) {
     if (r.target != target || r.workload != task.workload) continue;
     try {
-      measured.add(topi::ConfigEntity::from_json(space, r.config), r.costs, r.error != MeasureError::kNone);
+      topi::ConfigEntity config = topi::ConfigEntity::from_json(space, r.config);
+      if (r.error == MeasureError::kSlowerInModel) {
+        measured.veto(config);
+      } else {
+        measured.add(config, r.costs, r.error != MeasureError::kNone);
+      }
     } catch (const Error&) {  // the template changed since: a config of another space
     }
   }
@@ -250,7 +265,7 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   };
   TuneProgress p;
   p.info = &task;
-  p.trials_total = opt.trials;
+  p.trials_total = std::max(opt.trials, res.resumed);  // a resumed run can hold more than this run asks for
   p.trials_done = res.resumed;
   p.best_gflops = gflops(task.flops, best_cost());
   int since_best = 0;
@@ -314,7 +329,10 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   // What compile will apply (Database::best): the fallback unless a config clearly beats it.
   res.fallback_cost_s = measured.cost(fallback.index());
   std::vector<topi::ConfigEntity> top = measured.best(1);
-  if (!top.empty() && !beats_default(measured.cost(top[0].index()), res.fallback_cost_s)) top = {fallback};
+  if (!top.empty() && !measured.vetoed(fallback.index()) &&
+      !beats_default(measured.cost(top[0].index()), res.fallback_cost_s)) {
+    top = {fallback};
+  }
   res.best_cost_s = top.empty() ? kInf : measured.cost(top[0].index());
   if (!top.empty()) res.best_config = top[0].to_json();
   p.finished = true;

@@ -17,9 +17,6 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
 // "graph,tir" or "all" → the stages (Error naming an unknown one).
 std::vector<std::string> parse_dump_ir(const std::string& text);
 
-// Fills an array per --fill-mode: "zeros", "ones" or "random" (uniform [0, 1) for floats, 0..9 for ints).
-void fill(runtime::NDArray& a, const std::string& mode, unsigned seed);
-
 // True when stderr is a terminal: progress lines are shown only then.
 bool interactive();
 

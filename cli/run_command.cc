@@ -15,6 +15,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "ir/error.h"
+#include "runtime/fill.h"
 #include "runtime/model.h"
 #include "runtime/npz.h"
 
@@ -52,7 +53,11 @@ void set_inputs(runtime::Model& m, const RunArgs& a) {
       continue;
     }
     runtime::NDArray x = m.executor().get_input(i).copy();
-    fill(x, a.fill_mode, 42u + static_cast<unsigned>(i));
+    try {
+      runtime::fill(x, a.fill_mode, 42u + static_cast<unsigned>(i));
+    } catch (const Error& e) {
+      throw Error(fmt::format("--fill-mode: input '{}': {}; give it in --inputs", m.input_name(i), e.what()));
+    }
     m.set_input(i, x);
   }
 }

@@ -1,7 +1,7 @@
 // tessel tune MODEL.onnx --output records.json [--target T] [--input-shapes S] [--trials N] [--timeout S]
 //             [--tuner xgb|ga|random|grid] [--early-stopping N] [--number N --repeat N --min-repeat-ms MS]
 //             [--tuning-records prior.json] [--resume] [--tasks all|list|0,2,5-7] [--time-budget MIN]
-//             [--conv-layouts both|rule]
+//             [--conv-layouts both|rule] [--model-check-rounds N]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -17,6 +17,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/model_flags.h"
+#include "driver/check_tuned_model.h"
 #include "driver/compile.h"
 #include "ir/error.h"
 
@@ -27,7 +28,7 @@ namespace {
 struct TuneArgs {
   std::string model, output, tuner = "xgb", prior, tasks = "all", conv_layouts = "both";
   ModelFlags flags;
-  int trials = 200, early_stopping = 0, number = 4, repeat = 3;
+  int trials = 200, early_stopping = 0, number = 4, repeat = 3, model_check_rounds = 20;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
   bool resume = false, cache_flush = false;
 };
@@ -130,6 +131,57 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
                            untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
 }
 
+// A kernel's verdict: kept ones stay kept in later passes, where noise could turn them.
+std::string verdict(const KernelCheck& k, const std::set<std::string>& kept_before) {
+  if (kept_before.count(k.workload + k.config)) return "kept in an earlier pass";
+  return k.tuned_faster() ? "kept" : "vetoed: not faster in the model";
+}
+
+void print_model_check(const ModelCheck& c, int pass, const std::set<std::string>& kept_before) {
+  std::cout << fmt::format("\nmodel check{}: the build with these records against the untuned one, {} alternating "
+                           "rounds of {} runs each; outputs agree (largest difference {:.3g})\n",
+                           pass > 1 ? fmt::format(" (pass {})", pass) : "", c.rounds, c.runs_per_round,
+                           c.max_output_diff);
+  if (!c.kernels.empty()) {
+    std::cout << fmt::format("{:<28} {:>12} {:>12} {:>8}  {}\n", "kernel", "untuned (ms)", "tuned (ms)", "speed-up",
+                             "verdict");
+  }
+  for (const KernelCheck& k : c.kernels) {
+    std::cout << fmt::format("{:<28} {:>12.4f} {:>12.4f} {:>7.2f}x  {}\n", k.tuned_name, k.untuned_ms, k.tuned_ms,
+                             k.speedup, verdict(k, kept_before));
+  }
+  std::cout << fmt::format("end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
+                           "ratios)\n",
+                           c.untuned_ms, c.tuned_ms, c.speedup);
+}
+
+// Times the model built with the new records against the untuned build and vetoes the configs
+// that lose inside the model; the next best of a vetoed workload is checked in the next pass.
+void check_model(const TuneArgs& a, CompileOptions copt) {
+  constexpr int kMaxPasses = 3;
+  copt.tuning_records = a.output;
+  ModelCheckOptions mopt;
+  mopt.rounds = a.model_check_rounds;
+  std::set<std::string> kept;
+  for (int pass = 1;; ++pass) {
+    ModelCheck c = check_tuned_model(a.model, copt, mopt);
+    print_model_check(c, pass, kept);
+    std::erase_if(c.kernels, [&](const KernelCheck& k) { return kept.count(k.workload + k.config) != 0; });
+    for (const KernelCheck& k : c.kernels) {
+      if (k.tuned_faster()) kept.insert(k.workload + k.config);
+    }
+    int vetoed = veto_slower_kernels(c, a.output);
+    if (vetoed == 0) return;
+    std::cout << fmt::format("vetoed {} config(s) (appended to {}): compile takes each workload's next best", vetoed,
+                             a.output);
+    if (pass == kMaxPasses) {
+      std::cout << fmt::format(", not checked after {} passes (tessel tune --resume checks again)\n", kMaxPasses);
+      return;
+    }
+    std::cout << "; checking again\n";
+  }
+}
+
 void run_tune(const TuneArgs& a) {
   CompileOptions copt = a.flags.compile_options();
   Target target = Target::parse(copt.target);
@@ -185,6 +237,7 @@ void run_tune(const TuneArgs& a) {
   std::vector<autotune::TaskResult> results =
       autotune::tune_tasks({{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
   print_summary(results);
+  if (a.model_check_rounds > 0) check_model(a, copt);
   std::cout << fmt::format("records: {}\n", a.output);
 }
 
@@ -220,6 +273,10 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--tasks", args->tasks, "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
       ->capture_default_str();
   cmd->add_option("--time-budget", args->time_budget_min, "minutes for the whole run (0: no limit)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--model-check-rounds", args->model_check_rounds,
+                  "after tuning, time the model built with the records against the untuned one in this many "
+                  "alternating rounds, and veto configs that are not faster in the model (0: skip the check)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--conv-layouts", args->conv_layouts,
                   "both: tune each packable conv direct and packed (NCHW16c), compile takes the faster; "

@@ -84,7 +84,7 @@ TEST(Records, LineFormat) {
 
 TEST(Records, LineRoundTripForEveryErrorKind) {
   for (MeasureError e : {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
-                        MeasureError::kTimeout, MeasureError::kWrongAnswer}) {
+                        MeasureError::kTimeout, MeasureError::kWrongAnswer, MeasureError::kSlowerInModel}) {
     // Costs that need every digit to round-trip.
     TuningRecord r = make_record(5, e == MeasureError::kNone ? std::vector<double>{1.0 / 3, 2e-7} : std::vector<double>{},
                                  e);
@@ -266,6 +266,27 @@ TEST(Database, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
   EXPECT_TRUE(beats_default(0.9, 1.0));
   EXPECT_FALSE(beats_default(0.97, 1.0));
   EXPECT_FALSE(beats_default(1.1, 1.0));
+}
+
+// The model check's verdict: a config slower inside the model is never the best again, however
+// fast it measured alone; the fallback itself can be vetoed too (a conv's other layout).
+TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
+  TuningRecord fallback = config_record(0, {1e-3, 1e-3});
+  fallback.fallback = true;
+  Database db;
+  db.add(fallback);
+  db.add(config_record(1, {0.5e-3, 0.5e-3}));
+  db.add(config_record(2, {0.8e-3, 0.8e-3}));
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
+  db.add(config_record(1, {1.2e-3}, MeasureError::kSlowerInModel));
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);
+  db.add(config_record(2, {1.1e-3}, MeasureError::kSlowerInModel));
+  EXPECT_TRUE(db.best(kTarget, kDense)->fallback);
+  TuningRecord vetoed_fallback = fallback;
+  vetoed_fallback.error = MeasureError::kSlowerInModel;
+  db.add(vetoed_fallback);
+  EXPECT_FALSE(db.best(kTarget, kDense));
+  EXPECT_EQ(db.configs_measured(kTarget, kDense), (std::set<uint64_t>{0, 1, 2}));
 }
 
 TEST(Records, MedianCost) {

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -151,6 +152,32 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
   std::set<uint64_t> distinct;
   for (const TuningRecord& rec : saved) distinct.insert(rec.config_index);
   EXPECT_EQ(distinct.size(), 40u) << "a config was measured twice";
+}
+
+// A config vetoed by the model check (tessel tune --model-check-rounds) stays measured, so a resumed
+// run does not measure it again, but it is never the result.
+TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
+  TempFile records("veto.json");
+  topi::ConfigSpace space = synthetic_space();
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 24), 0);
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  auto best = std::find_if(saved.begin(), saved.end(), [&](const TuningRecord& r) { return r.config == first.best_config; });
+  ASSERT_NE(best, saved.end());
+  TuningRecord veto = *best;
+  veto.error = MeasureError::kSlowerInModel;
+  RecordWriter(records.path()).write(veto);
+
+  TuneOptions again = options(records.path(), "grid", 24);
+  again.resume = load_records(records.path(), nullptr);
+  TaskResult second = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
+  EXPECT_EQ(second.trials, 0);
+  EXPECT_EQ(second.resumed, 24);
+  EXPECT_NE(second.best_config, first.best_config);
+  EXPECT_GE(second.best_cost_s, first.best_cost_s);
+  EXPECT_DOUBLE_EQ(second.fallback_cost_s, first.fallback_cost_s);
+  Database db(load_records(records.path(), nullptr));
+  EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
 }
 
 TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {

@@ -221,7 +221,8 @@ size_t line_count(const std::string& file) {
 // computes the model.
 TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   std::string records = path("records.json");
-  std::string fast = " --tuner random --number 1 --repeat 1 --min-repeat-ms 0";
+  // Without the model check, whose vetoes would make the counts below depend on timing.
+  std::string fast = " --tuner random --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
   Result r = run(tessel("tune " + kModel + " -o " + records + " --trials 4" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
   // 6 tasks, and each of the 5 convs in its other layout (packed)
@@ -245,6 +246,32 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
             std::string::npos)
       << r.output;
   expect_package_matches_reference(path("tuned.tar"), path("tuned-"));
+}
+
+// After tuning, the build with the records runs against the untuned one; what loses in the model
+// is vetoed in the records file, one line per veto.
+TEST_F(CliTest, TuneChecksTheTunedModel) {
+  std::string records = path("checked.json");
+  Result r = run(tessel("tune " + kModel + " -o " + records +
+                        " --tasks 0,6 --trials 4 --tuner random --number 1 --repeat 1 --min-repeat-ms 0"
+                        " --model-check-rounds 2"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("model check: the build with these records against the untuned one, 2 alternating rounds"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("outputs agree"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("end to end: "), std::string::npos) << r.output;
+  size_t vetoes = 0;
+  for (size_t at = r.output.find("vetoed: not faster"); at != std::string::npos;
+       at = r.output.find("vetoed: not faster", at + 1)) {
+    ++vetoes;
+  }
+  std::ifstream in(records);
+  size_t veto_lines = 0;
+  for (std::string line; std::getline(in, line);) veto_lines += line.find(R"("error":"slower_in_model")") != std::string::npos;
+  EXPECT_EQ(veto_lines, vetoes) << r.output;
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --model-check-rounds -1")), 2,
+               "--model-check-rounds");
 }
 
 TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {

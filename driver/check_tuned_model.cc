@@ -1,0 +1,157 @@
+#include "driver/check_tuned_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "autotune/records.h"
+#include "ir/error.h"
+#include "runtime/fill.h"
+
+namespace tessel {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Per-round means of one build: end to end, and per kernel (by plan position).
+struct RoundTimes {
+  std::vector<double> e2e;
+  std::vector<std::vector<double>> kernel;
+};
+
+void time_round(CompiledModel& m, int runs, RoundTimes& t) {
+  auto t0 = Clock::now();
+  for (int r = 0; r < runs; ++r) m.run();
+  t.e2e.push_back(ms_since(t0) / runs);
+  t.kernel.resize(m.plan().kernels.size());
+  std::vector<double> sum(t.kernel.size(), 0);
+  for (int r = 0; r < runs; ++r) {
+    std::vector<runtime::KernelTime> times = m.run_profiled();
+    for (size_t k = 0; k < times.size(); ++k) sum[k] += times[k].ms;
+  }
+  for (size_t k = 0; k < sum.size(); ++k) t.kernel[k].push_back(sum[k] / runs);
+}
+
+// The median over rounds of untuned / tuned.
+double paired_speedup(const std::vector<double>& untuned, const std::vector<double>& tuned) {
+  std::vector<double> ratios;
+  for (size_t r = 0; r < untuned.size(); ++r) ratios.push_back(untuned[r] / tuned[r]);
+  return autotune::median_cost(ratios);
+}
+
+size_t kernel_position(const CompiledModel& m, const std::string& name) {
+  const auto& kernels = m.plan().kernels;
+  auto it = std::find_if(kernels.begin(), kernels.end(), [&](const runtime::KernelEntry& k) { return k.name == name; });
+  TESSEL_ICHECK(it != kernels.end()) << "no kernel " << name << " in the executor plan";
+  return static_cast<size_t>(it - kernels.begin());
+}
+
+// The largest difference between the builds' outputs; Error naming the output where they disagree.
+double compare_outputs(const CompiledModel& untuned, const CompiledModel& tuned) {
+  double worst = 0;
+  for (int i = 0; i < untuned.num_outputs(); ++i) {
+    const std::string& name = untuned.output_name(i);
+    graph::TensorData want = to_tensor_data(untuned.get_output(i));
+    graph::TensorData got = to_tensor_data(tuned.get_output(name));
+    double scale = 1;
+    for (int64_t j = 0; j < want.numel(); ++j) scale = std::max(scale, std::abs(want.get_double(j)));
+    for (int64_t j = 0; j < want.numel(); ++j) {
+      if (std::isnan(want.get_double(j)) && std::isnan(got.get_double(j))) continue;
+      double diff = std::abs(got.get_double(j) - want.get_double(j));
+      if (!(diff <= 1e-3 * scale)) {
+        throw Error(fmt::format("the tuned build's output '{}' differs from the untuned build's at element {}: {} "
+                                "against {}; a record's config computes wrong results here",
+                                name, j, got.get_double(j), want.get_double(j)));
+      }
+      worst = std::max(worst, diff);
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions& opt, const ModelCheckOptions& check) {
+  if (opt.tuning_records.empty()) throw Error("check_tuned_model: no tuning records to check (opt.tuning_records)");
+  if (check.rounds < 1) throw Error(fmt::format("check_tuned_model: rounds must be at least 1, got {}", check.rounds));
+  CompileOptions untuned_opt = opt;
+  untuned_opt.tuning_records.clear();
+  CompiledModel untuned = compile(onnx_path, untuned_opt);
+  CompiledModel tuned = compile(onnx_path, opt);
+
+  for (int i = 0; i < untuned.num_inputs(); ++i) {
+    runtime::NDArray x = untuned.executor().get_input(i).copy();
+    runtime::fill(x, "random", 42u + static_cast<unsigned>(i));
+    untuned.set_input(i, x);
+    tuned.set_input(untuned.input_name(i), x);
+  }
+  untuned.run();
+  tuned.run();
+  ModelCheck out;
+  out.target = tuned.target().str();
+  out.max_output_diff = compare_outputs(untuned, tuned);
+
+  auto t0 = Clock::now();
+  for (int r = 0; r < 3; ++r) untuned.run();
+  double per_run_ms = std::max(1e-6, ms_since(t0) / 3);
+  out.rounds = check.rounds;
+  out.runs_per_round = std::max(1, static_cast<int>(std::ceil(check.min_batch_ms / per_run_ms)));
+  RoundTimes u, t;
+  for (int r = 0; r < check.rounds; ++r) {
+    // Alternate which build goes first, so that neither always follows the other.
+    time_round(r % 2 ? tuned : untuned, out.runs_per_round, r % 2 ? t : u);
+    time_round(r % 2 ? untuned : tuned, out.runs_per_round, r % 2 ? u : t);
+  }
+  out.untuned_ms = autotune::median_cost(u.e2e);
+  out.tuned_ms = autotune::median_cost(t.e2e);
+  out.speedup = paired_speedup(u.e2e, t.e2e);
+
+  // Both builds have the same fused groups; records change a kernel's config, and a conv's layout.
+  const std::vector<TuningSummary::Kernel>& uk = untuned.tuning().kernels;
+  const std::vector<TuningSummary::Kernel>& tk = tuned.tuning().kernels;
+  TESSEL_ICHECK(uk.size() == tk.size()) << "the tuned build has " << tk.size() << " templated kernels, the untuned "
+                                        << uk.size();
+  for (size_t i = 0; i < tk.size(); ++i) {
+    if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config)) continue;
+    KernelCheck k;
+    k.untuned_name = uk[i].name;
+    k.tuned_name = tk[i].name;
+    k.workload = tk[i].workload;
+    k.config = tk[i].config;
+    const std::vector<double>& ut = u.kernel[kernel_position(untuned, uk[i].name)];
+    const std::vector<double>& tt = t.kernel[kernel_position(tuned, tk[i].name)];
+    k.untuned_ms = autotune::median_cost(ut);
+    k.tuned_ms = autotune::median_cost(tt);
+    k.speedup = paired_speedup(ut, tt);
+    out.kernels.push_back(std::move(k));
+  }
+  return out;
+}
+
+int veto_slower_kernels(const ModelCheck& check, const std::string& records_path) {
+  autotune::Database db(autotune::load_records(records_path, nullptr));
+  autotune::RecordWriter writer(records_path);
+  int vetoed = 0;
+  for (const KernelCheck& k : check.kernels) {
+    if (k.tuned_faster()) continue;
+    std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
+    TESSEL_ICHECK(applied) << "no record of workload " << k.workload << " in " << records_path;
+    autotune::TuningRecord veto = *applied;
+    veto.costs = {k.tuned_ms / 1e3};
+    veto.error = autotune::MeasureError::kSlowerInModel;
+    veto.error_msg = fmt::format("{:.4f} ms in the model against the untuned {}'s {:.4f} ms", k.tuned_ms,
+                                 k.untuned_name, k.untuned_ms);
+    veto.timestamp = autotune::unix_time_now();
+    writer.write(veto);
+    ++vetoed;
+  }
+  return vetoed;
+}
+
+}  // namespace tessel

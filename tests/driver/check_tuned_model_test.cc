@@ -1,0 +1,121 @@
+// The model check of tessel tune: the build with records against the untuned build, in the model,
+// and the vetoes that make compile pass over configs that lose there.
+#include "driver/check_tuned_model.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "autotune/records.h"
+#include "autotune/task.h"
+#include "autotune/tune.h"
+#include "tests/expect_error.h"
+
+namespace tessel {
+namespace {
+
+using testing::expect_error;
+
+const std::string kModel = std::string(TESSEL_MODELS_DIR) + "/resnet_mini.onnx";
+
+class TempRecords {
+ public:
+  explicit TempRecords(const std::string& name)
+      : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-check-{}-{}.json", getpid(), name))
+                  .string()) {}
+  ~TempRecords() { std::filesystem::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Records that make compile apply a measured, non-fallback config to resnet_mini's first conv: a
+// few real trials, rewritten so that one config clearly beats the fallback.
+autotune::TuningRecord write_records_with_a_tuned_conv(const std::string& path) {
+  GraphPlan plan = plan_graph(kModel);
+  std::vector<autotune::Task> tasks = autotune::extract_tasks(plan.graph, plan.groups);
+  TempRecords measured("measured");
+  autotune::TuneOptions opt;
+  opt.tuner = "random";
+  opt.trials = 4;
+  opt.measure.number = 1;
+  opt.measure.repeat = 1;
+  opt.measure.min_repeat_ms = 0;
+  opt.remeasure_rounds = 0;
+  opt.records_path = measured.path();
+  autotune::tune_tasks({{&plan.graph, &plan.groups}}, {tasks.at(0)}, Target::parse(CompileOptions().target), opt);
+  std::vector<autotune::TuningRecord> records = autotune::load_records(measured.path(), nullptr);
+  auto fallback = std::find_if(records.begin(), records.end(), [](const auto& r) { return r.fallback; });
+  auto other = std::find_if(records.begin(), records.end(),
+                            [](const auto& r) { return !r.fallback && r.error == autotune::MeasureError::kNone; });
+  EXPECT_NE(fallback, records.end());
+  EXPECT_NE(other, records.end());
+  fallback->costs = {1.0};
+  other->costs = {1e-6};
+  autotune::RecordWriter writer(path);
+  writer.write(*fallback);
+  writer.write(*other);
+  return *other;
+}
+
+TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
+  TempRecords records("records");
+  autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
+  CompileOptions opt;
+  opt.tuning_records = records.path();
+  ModelCheckOptions mopt;
+  mopt.rounds = 3;
+  mopt.min_batch_ms = 1;
+  ModelCheck check = check_tuned_model(kModel, opt, mopt);
+  EXPECT_EQ(check.rounds, 3);
+  EXPECT_GE(check.runs_per_round, 1);
+  EXPECT_LT(check.max_output_diff, 1e-4);
+  EXPECT_GT(check.untuned_ms, 0);
+  EXPECT_GT(check.tuned_ms, 0);
+  EXPECT_GT(check.speedup, 0);
+  // Only the first conv has a record that changes it.
+  ASSERT_EQ(check.kernels.size(), 1u);
+  const KernelCheck& k = check.kernels[0];
+  EXPECT_EQ(k.workload, tuned.workload);
+  EXPECT_EQ(nlohmann::json::parse(k.config), nlohmann::json::parse(tuned.config));
+  EXPECT_EQ(k.untuned_name, k.tuned_name);
+  EXPECT_GT(k.untuned_ms, 0);
+  EXPECT_GT(k.tuned_ms, 0);
+  EXPECT_GT(k.speedup, 0);
+
+  // A kernel faster in the model keeps its config; a slower one gets a veto record.
+  ModelCheck faster = check, slower = check;
+  faster.kernels[0].speedup = 1.2;
+  slower.kernels[0].speedup = 0.9;
+  EXPECT_EQ(veto_slower_kernels(faster, records.path()), 0);
+  EXPECT_EQ(autotune::load_records(records.path(), nullptr).size(), 2u);
+  EXPECT_EQ(veto_slower_kernels(slower, records.path()), 1);
+  std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
+  ASSERT_EQ(saved.size(), 3u);
+  EXPECT_EQ(saved[2].error, autotune::MeasureError::kSlowerInModel);
+  EXPECT_EQ(saved[2].config, tuned.config);
+  EXPECT_NE(saved[2].error_msg.find("in the model"), std::string::npos) << saved[2].error_msg;
+  EXPECT_TRUE(autotune::Database(saved).best(check.target, tuned.workload)->fallback);
+
+  // With the veto, the records leave every kernel as untuned: nothing to time per kernel.
+  EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).kernels.empty());
+}
+
+TEST(CheckTunedModel, BadArguments) {
+  expect_error([] { check_tuned_model(kModel, CompileOptions()); }, {"no tuning records"});
+  CompileOptions opt;
+  opt.tuning_records = "/nonexistent/records.json";
+  ModelCheckOptions none;
+  none.rounds = 0;
+  expect_error([&] { check_tuned_model(kModel, opt, none); }, {"rounds must be at least 1"});
+  expect_error([&] { check_tuned_model(kModel, opt); }, {"/nonexistent/records.json"});
+}
+
+}  // namespace
+}  // namespace tessel
