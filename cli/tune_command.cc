@@ -4,6 +4,7 @@
 //             [--conv-layouts both|rule] [--model-check-rounds N]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <filesystem>
@@ -131,10 +132,10 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
                            untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
 }
 
-// A kernel's verdict: kept ones stay kept in later passes, where noise could turn them.
-std::string verdict(const KernelCheck& k, const std::set<std::string>& kept_before) {
-  if (kept_before.count(k.workload + k.config)) return "kept in an earlier pass";
-  return k.tuned_faster() ? "kept" : "vetoed: not faster in the model";
+// A workload's verdict: kept ones stay kept in later passes, where noise could turn them.
+std::string verdict(const WorkloadCheck& w, const std::set<std::string>& kept_before) {
+  if (kept_before.count(w.workload + w.config)) return "kept earlier";
+  return w.tuned_faster() ? "kept" : "vetoed";
 }
 
 void print_model_check(const ModelCheck& c, int pass, const std::set<std::string>& kept_before) {
@@ -142,13 +143,13 @@ void print_model_check(const ModelCheck& c, int pass, const std::set<std::string
                            "rounds of {} runs each; outputs agree (largest difference {:.3g})\n",
                            pass > 1 ? fmt::format(" (pass {})", pass) : "", c.rounds, c.runs_per_round,
                            c.max_output_diff);
-  if (!c.kernels.empty()) {
-    std::cout << fmt::format("{:<28} {:>12} {:>12} {:>8}  {}\n", "kernel", "untuned (ms)", "tuned (ms)", "speed-up",
-                             "verdict");
+  if (!c.workloads.empty()) {
+    std::cout << fmt::format("{:>12} {:>12} {:>8}  {:<12}  {}\n", "untuned (ms)", "tuned (ms)", "speed-up", "verdict",
+                             "kernels (a workload's config applies to each)");
   }
-  for (const KernelCheck& k : c.kernels) {
-    std::cout << fmt::format("{:<28} {:>12.4f} {:>12.4f} {:>7.2f}x  {}\n", k.tuned_name, k.untuned_ms, k.tuned_ms,
-                             k.speedup, verdict(k, kept_before));
+  for (const WorkloadCheck& w : c.workloads) {
+    std::cout << fmt::format("{:>12.4f} {:>12.4f} {:>7.2f}x  {:<12}  {}\n", w.untuned_ms, w.tuned_ms, w.speedup,
+                             verdict(w, kept_before), fmt::join(w.tuned_kernels, ", "));
   }
   std::cout << fmt::format("end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
                            "ratios)\n",
@@ -156,9 +157,10 @@ void print_model_check(const ModelCheck& c, int pass, const std::set<std::string
 }
 
 // Times the model built with the new records against the untuned build and vetoes the configs
-// that lose inside the model; the next best of a vetoed workload is checked in the next pass.
+// that are not faster inside the model; the next best of a vetoed workload is checked in the next
+// pass.
 void check_model(const TuneArgs& a, CompileOptions copt) {
-  constexpr int kMaxPasses = 3;
+  constexpr int kMaxPasses = 5;
   copt.tuning_records = a.output;
   ModelCheckOptions mopt;
   mopt.rounds = a.model_check_rounds;
@@ -166,14 +168,15 @@ void check_model(const TuneArgs& a, CompileOptions copt) {
   for (int pass = 1;; ++pass) {
     ModelCheck c = check_tuned_model(a.model, copt, mopt);
     print_model_check(c, pass, kept);
-    std::erase_if(c.kernels, [&](const KernelCheck& k) { return kept.count(k.workload + k.config) != 0; });
-    for (const KernelCheck& k : c.kernels) {
-      if (k.tuned_faster()) kept.insert(k.workload + k.config);
+    std::erase_if(c.workloads, [&](const WorkloadCheck& w) { return kept.count(w.workload + w.config) != 0; });
+    for (const WorkloadCheck& w : c.workloads) {
+      if (w.tuned_faster()) kept.insert(w.workload + w.config);
     }
-    int vetoed = veto_slower_kernels(c, a.output);
+    int vetoed = veto_slower_workloads(c, a.output);
     if (vetoed == 0) return;
-    std::cout << fmt::format("vetoed {} config(s) (appended to {}): compile takes each workload's next best", vetoed,
-                             a.output);
+    std::cout << fmt::format("vetoed {} config(s) not faster in the model (appended to {}): compile takes each "
+                             "workload's next best",
+                             vetoed, a.output);
     if (pass == kMaxPasses) {
       std::cout << fmt::format(", not checked after {} passes (tessel tune --resume checks again)\n", kMaxPasses);
       return;

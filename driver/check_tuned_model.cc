@@ -1,6 +1,7 @@
 #include "driver/check_tuned_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -117,36 +118,47 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
   const std::vector<TuningSummary::Kernel>& tk = tuned.tuning().kernels;
   TESSEL_ICHECK(uk.size() == tk.size()) << "the tuned build has " << tk.size() << " templated kernels, the untuned "
                                         << uk.size();
+  std::map<std::string, size_t> position;  // workload -> index into out.workloads
+  std::vector<std::vector<double>> untuned_sum, tuned_sum;  // per workload, per round
   for (size_t i = 0; i < tk.size(); ++i) {
     if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config)) continue;
-    KernelCheck k;
-    k.untuned_name = uk[i].name;
-    k.tuned_name = tk[i].name;
-    k.workload = tk[i].workload;
-    k.config = tk[i].config;
+    auto [at, fresh] = position.emplace(tk[i].workload, out.workloads.size());
+    if (fresh) {
+      out.workloads.push_back({{}, {}, tk[i].workload, tk[i].config});
+      untuned_sum.emplace_back(check.rounds, 0.0);
+      tuned_sum.emplace_back(check.rounds, 0.0);
+    }
+    WorkloadCheck& w = out.workloads[at->second];
+    w.untuned_kernels.push_back(uk[i].name);
+    w.tuned_kernels.push_back(tk[i].name);
     const std::vector<double>& ut = u.kernel[kernel_position(untuned, uk[i].name)];
     const std::vector<double>& tt = t.kernel[kernel_position(tuned, tk[i].name)];
-    k.untuned_ms = autotune::median_cost(ut);
-    k.tuned_ms = autotune::median_cost(tt);
-    k.speedup = paired_speedup(ut, tt);
-    out.kernels.push_back(std::move(k));
+    for (int r = 0; r < check.rounds; ++r) {
+      untuned_sum[at->second][r] += ut[r];
+      tuned_sum[at->second][r] += tt[r];
+    }
+  }
+  for (size_t w = 0; w < out.workloads.size(); ++w) {
+    out.workloads[w].untuned_ms = autotune::median_cost(untuned_sum[w]);
+    out.workloads[w].tuned_ms = autotune::median_cost(tuned_sum[w]);
+    out.workloads[w].speedup = paired_speedup(untuned_sum[w], tuned_sum[w]);
   }
   return out;
 }
 
-int veto_slower_kernels(const ModelCheck& check, const std::string& records_path) {
+int veto_slower_workloads(const ModelCheck& check, const std::string& records_path) {
   autotune::Database db(autotune::load_records(records_path, nullptr));
   autotune::RecordWriter writer(records_path);
   int vetoed = 0;
-  for (const KernelCheck& k : check.kernels) {
+  for (const WorkloadCheck& k : check.workloads) {
     if (k.tuned_faster()) continue;
     std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
     TESSEL_ICHECK(applied) << "no record of workload " << k.workload << " in " << records_path;
     autotune::TuningRecord veto = *applied;
     veto.costs = {k.tuned_ms / 1e3};
     veto.error = autotune::MeasureError::kSlowerInModel;
-    veto.error_msg = fmt::format("{:.4f} ms in the model against the untuned {}'s {:.4f} ms", k.tuned_ms,
-                                 k.untuned_name, k.untuned_ms);
+    veto.error_msg = fmt::format("{:.4f} ms in the model against {:.4f} ms untuned ({})", k.tuned_ms, k.untuned_ms,
+                                 fmt::join(k.tuned_kernels, ", "));
     veto.timestamp = autotune::unix_time_now();
     writer.write(veto);
     ++vetoed;

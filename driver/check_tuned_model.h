@@ -15,11 +15,12 @@ struct ModelCheckOptions {
   double min_batch_ms = 10;  // each build runs at least this long per round
 };
 
-// A kernel whose schedule or conv layout the records changed, timed in both builds.
-struct KernelCheck {
-  std::string untuned_name, tuned_name;  // the kernel functions
-  std::string workload;                  // the tuned kernel's (the conv's other layout, when records chose it)
-  std::string config;                    // the tuned kernel's (JSON)
+// A workload whose config or conv layout the records changed, timed in both builds over all its
+// kernels (one config applies to each kernel of the workload, so it is judged on their sum).
+struct WorkloadCheck {
+  std::vector<std::string> untuned_kernels, tuned_kernels;  // the kernel functions
+  std::string workload;                  // the tuned kernels' (the conv's other layout, when records chose it)
+  std::string config;                    // the tuned kernels' (JSON)
   double untuned_ms = 0, tuned_ms = 0;   // per run: the median over rounds of each round's mean
   // untuned / tuned time, the median over rounds of each round's ratio: a slow phase of the
   // machine that spans a round slows both builds alike, and cancels out.
@@ -30,10 +31,10 @@ struct KernelCheck {
 struct ModelCheck {
   std::string target;                   // Target::str(), as records name it
   double untuned_ms = 0, tuned_ms = 0;  // end to end per run: the median over rounds
-  double speedup = 0;                   // end to end, as KernelCheck::speedup
+  double speedup = 0;                   // end to end, as WorkloadCheck::speedup
   int rounds = 0, runs_per_round = 0;
   double max_output_diff = 0;           // between the builds' outputs on the same random inputs
-  std::vector<KernelCheck> kernels;     // in kernel order
+  std::vector<WorkloadCheck> workloads;  // in order of first kernel
 };
 
 // Compiles `onnx_path` with opt.tuning_records and without, runs both builds on the same random
@@ -44,8 +45,8 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
                              const ModelCheckOptions& check = {});
 
 // Appends a "slower_in_model" record (autotune::MeasureError::kSlowerInModel) to `records_path`
-// for each kernel of `check` that was not faster tuned, so that compile passes over its config
+// for each workload of `check` that was not faster tuned, so that compile passes over its config
 // from now on; returns how many.
-int veto_slower_kernels(const ModelCheck& check, const std::string& records_path);
+int veto_slower_workloads(const ModelCheck& check, const std::string& records_path);
 
 }  // namespace tessel

@@ -262,8 +262,7 @@ TEST_F(CliTest, TuneChecksTheTunedModel) {
   EXPECT_NE(r.output.find("outputs agree"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("end to end: "), std::string::npos) << r.output;
   size_t vetoes = 0;
-  for (size_t at = r.output.find("vetoed: not faster"); at != std::string::npos;
-       at = r.output.find("vetoed: not faster", at + 1)) {
+  for (size_t at = r.output.find("  vetoed  "); at != std::string::npos; at = r.output.find("  vetoed  ", at + 1)) {
     ++vetoes;
   }
   std::ifstream in(records);

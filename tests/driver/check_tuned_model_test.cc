@@ -80,22 +80,23 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_GT(check.tuned_ms, 0);
   EXPECT_GT(check.speedup, 0);
   // Only the first conv has a record that changes it.
-  ASSERT_EQ(check.kernels.size(), 1u);
-  const KernelCheck& k = check.kernels[0];
+  ASSERT_EQ(check.workloads.size(), 1u);
+  const WorkloadCheck& k = check.workloads[0];
   EXPECT_EQ(k.workload, tuned.workload);
   EXPECT_EQ(nlohmann::json::parse(k.config), nlohmann::json::parse(tuned.config));
-  EXPECT_EQ(k.untuned_name, k.tuned_name);
+  EXPECT_EQ(k.untuned_kernels, std::vector<std::string>{"fused_conv_relu_0"});
+  EXPECT_EQ(k.tuned_kernels, k.untuned_kernels);
   EXPECT_GT(k.untuned_ms, 0);
   EXPECT_GT(k.tuned_ms, 0);
   EXPECT_GT(k.speedup, 0);
 
-  // A kernel faster in the model keeps its config; a slower one gets a veto record.
+  // A workload faster in the model keeps its config; a slower one gets a veto record.
   ModelCheck faster = check, slower = check;
-  faster.kernels[0].speedup = 1.2;
-  slower.kernels[0].speedup = 0.9;
-  EXPECT_EQ(veto_slower_kernels(faster, records.path()), 0);
+  faster.workloads[0].speedup = 1.2;
+  slower.workloads[0].speedup = 0.9;
+  EXPECT_EQ(veto_slower_workloads(faster, records.path()), 0);
   EXPECT_EQ(autotune::load_records(records.path(), nullptr).size(), 2u);
-  EXPECT_EQ(veto_slower_kernels(slower, records.path()), 1);
+  EXPECT_EQ(veto_slower_workloads(slower, records.path()), 1);
   std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
   ASSERT_EQ(saved.size(), 3u);
   EXPECT_EQ(saved[2].error, autotune::MeasureError::kSlowerInModel);
@@ -103,8 +104,8 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_NE(saved[2].error_msg.find("in the model"), std::string::npos) << saved[2].error_msg;
   EXPECT_TRUE(autotune::Database(saved).best(check.target, tuned.workload)->fallback);
 
-  // With the veto, the records leave every kernel as untuned: nothing to time per kernel.
-  EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).kernels.empty());
+  // With the veto, the records leave every kernel as untuned: no workload to judge.
+  EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).workloads.empty());
 }
 
 TEST(CheckTunedModel, BadArguments) {
