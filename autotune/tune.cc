@@ -32,6 +32,7 @@ void validate(const TuneOptions& opt) {
   if (opt.batch_size < 1) throw Error(fmt::format("tune: batch_size must be at least 1, got {}", opt.batch_size));
   if (opt.early_stopping < 0) throw Error(fmt::format("tune: early_stopping must not be negative, got {}", opt.early_stopping));
   if (opt.time_budget_s < 0) throw Error(fmt::format("tune: the time budget must not be negative, got {} s", opt.time_budget_s));
+  if (opt.control_every < 0) throw Error(fmt::format("tune: control_every must not be negative, got {}", opt.control_every));
   if (opt.remeasure_top < 0 || opt.remeasure_rounds < 0) {
     throw Error(fmt::format("tune: remeasure_top ({}) and remeasure_rounds ({}) must not be negative",
                             opt.remeasure_top, opt.remeasure_rounds));
@@ -268,7 +269,7 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   p.trials_total = std::max(opt.trials, res.resumed);  // a resumed run can hold more than this run asks for
   p.trials_done = res.resumed;
   p.best_gflops = gflops(task.flops, best_cost());
-  int since_best = 0;
+  int since_best = 0, since_control = 0;
   auto trial = [&](const topi::ConfigEntity& config) {
     double before = best_cost();
     double cost = measure_and_record(config);
@@ -313,6 +314,11 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
     }
     batch.resize(costs.size());
     tuner->update(batch, costs);
+    since_control += static_cast<int>(costs.size());
+    if (opt.control_every > 0 && since_control >= opt.control_every) {
+      measure_and_record(fallback);
+      since_control = 0;
+    }
   }
 
   // The best candidates and the fallback are measured again, in turns, so that neither the

@@ -33,6 +33,11 @@ struct TuneOptions {
   // `remeasure_rounds` more times, in turns; the result and the records pool every measurement.
   int remeasure_top = 3;
   int remeasure_rounds = 2;
+  // The fallback is measured again after every `control_every` trials (0: never), as a control:
+  // the machine's speed drifts (a shared VM has slow phases lasting seconds), and the fallback's
+  // cost, the baseline every config must beat, should not rest on the phase that its first
+  // measurement caught. These measurements are not trials.
+  int control_every = 16;
   uint64_t seed = 0;
   MeasureOptions measure;
   std::string records_path;         // every measured config is appended here

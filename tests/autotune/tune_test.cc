@@ -78,7 +78,8 @@ TuneOptions options(const std::string& records, const std::string& tuner, int tr
   opt.trials = trials;
   opt.batch_size = 8;
   opt.records_path = records;
-  opt.remeasure_rounds = 0;  // the tests below count records; re-measurement has its own test
+  opt.remeasure_rounds = 0;  // the tests below count records; re-measurement and controls have their own tests
+  opt.control_every = 0;
   return opt;
 }
 
@@ -178,6 +179,30 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   EXPECT_DOUBLE_EQ(second.fallback_cost_s, first.fallback_cost_s);
   Database db(load_records(records.path(), nullptr));
   EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
+}
+
+// The fallback's first measurement caught a slow phase of the machine: the controls between
+// batches outvote it, so the baseline (and the speed-up) is what the fallback really costs.
+TEST(TuneTask, TheFallbackIsMeasuredAgainAsAControl) {
+  TempFile records("control.json");
+  topi::ConfigSpace space = synthetic_space();
+  uint64_t fallback = space.fallback().index();
+  int fallback_runs = 0;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    if (c.index() != fallback) return success(synthetic_cost(c));
+    return success(synthetic_cost(c) * (++fallback_runs == 1 ? 10 : 1));
+  };
+  TuneOptions opt = options(records.path(), "grid", 40);
+  opt.control_every = 8;
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
+  EXPECT_EQ(r.trials, 40);  // controls are not trials
+  EXPECT_EQ(fallback_runs, 1 + 4);  // first, then after each full 8 trials (batches of 8, 8, 8, 8, 7)
+  EXPECT_DOUBLE_EQ(r.fallback_cost_s, synthetic_cost(space.fallback()));
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  EXPECT_EQ(saved.size(), 44u);
+  EXPECT_EQ(std::count_if(saved.begin(), saved.end(), [](const TuningRecord& rec) { return rec.fallback; }), 5);
+  opt.control_every = -1;
+  expect_error([&] { tune_task(synthetic_task(), space, measurer, kTarget, opt, 0); }, {"control_every"});
 }
 
 TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {
