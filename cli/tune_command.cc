@@ -242,8 +242,8 @@ void run_tune(const TuneArgs& a) {
   std::vector<autotune::TaskResult> results =
       autotune::tune_tasks({{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
   print_summary(results);
+  std::cout << fmt::format("records: {}\n", a.output);  // before the check, which can fail
   if (a.model_check_rounds > 0) check_model(a, copt);
-  std::cout << fmt::format("records: {}\n", a.output);
 }
 
 }  // namespace
