@@ -50,11 +50,12 @@ void run_compile(const CompileArgs& a) {
                            m.target().triple, m.target().cpu, total / 1000, m.memory_plan().summary());
   if (a.tuning_records.empty()) return;
   for (const std::string& w : m.tuning().warnings) std::cerr << "warning: " << w << "\n";
-  std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned, {} use the fallback schedule", m.tuning().tuned,
-                           m.tuning().tuned + m.tuning().untuned, m.tuning().untuned);
-  if (m.tuning().layouts_from_records > 0) {
-    std::cout << fmt::format("; {} convs laid out (direct or packed) by records of both forms",
-                             m.tuning().layouts_from_records);
+  const TuningSummary& t = m.tuning();
+  std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned ({} of them keep the fallback config, which "
+                           "no measured config beat), {} without records use the fallback schedule",
+                           t.tuned, t.tuned + t.untuned, t.kept_fallback, t.untuned);
+  if (t.layouts_from_records > 0) {
+    std::cout << fmt::format("; {} convs laid out (direct or packed) by records of both forms", t.layouts_from_records);
   }
   std::cout << "\n";
 }

@@ -247,6 +247,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
       const passes::LoweredGroup& lg = lowered.back();
       if (lg.config && autotune::is_tunable(master.op_type)) {
         ++(lg.tuned ? tuning.tuned : tuning.untuned);
+        if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
         tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(), lg.tuned});
       }
       out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));

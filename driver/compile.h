@@ -58,6 +58,7 @@ struct TuningSummary {
   };
   std::vector<Kernel> kernels;  // the kernels that tuning covers, in order
   int tuned = 0;    // kernels compiled with a record's config
+  int kept_fallback = 0;  // of those, kernels whose record is the fallback's: no measured config beat it
   int untuned = 0;  // kernels with a template but no usable record: the fallback config
   int layouts_from_records = 0;  // convs whose layout (direct or packed) records of both chose
   // Skipped record lines, and records whose config does not fit the template any more.

@@ -92,6 +92,7 @@ TEST(TuningRecordsTest, TheLowestCostSuccessfulRecordIsApplied) {
   CompiledModel m = compile_graph(g, opt);
   const TuningSummary& t = m.tuning();
   EXPECT_EQ(t.tuned, 1);
+  EXPECT_EQ(t.kept_fallback, 0);
   EXPECT_EQ(t.untuned, 1);
   ASSERT_EQ(t.kernels.size(), 2u);
   EXPECT_TRUE(t.kernels[0].tuned);
@@ -122,8 +123,28 @@ TEST(TuningRecordsTest, WithoutRecordsEveryKernelUsesTheFallback) {
   graph::Graph g = model();
   CompiledModel m = compile_graph(g);
   EXPECT_EQ(m.tuning().tuned, 0);
+  EXPECT_EQ(m.tuning().kept_fallback, 0);
   EXPECT_EQ(m.tuning().untuned, 2);
   EXPECT_TRUE(m.tuning().warnings.empty());
+}
+
+// Records whose best is the fallback's own config: the kernel counts as tuned, and as one that
+// kept the fallback, so the summary does not pass the fallback off as a tuned config.
+TEST(TuningRecordsTest, ARecordOfTheFallbackCountsAsKeptFallback) {
+  graph::Graph g = model();
+  std::string fallback_config = compile_graph(g).tuning().kernels.at(0).config;
+  CompileOptions opt;
+  std::string target = Target::parse(opt.target).str();
+  autotune::TuningRecord fallback = record(target, fallback_config, 2e-4);
+  fallback.fallback = true;
+  RecordsFile file;
+  file.write({fallback, record(target, kSlow, 1.95e-4)});  // 2.5% faster: not enough
+  opt.tuning_records = file.path();
+  CompiledModel m = compile_graph(g, opt);
+  EXPECT_EQ(m.tuning().tuned, 1);
+  EXPECT_EQ(m.tuning().kept_fallback, 1);
+  EXPECT_EQ(m.tuning().kernels.at(0).config, fallback_config);
+  expect_matches_reference(g, m);
 }
 
 TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
