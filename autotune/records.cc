@@ -194,15 +194,15 @@ void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].pus
 std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return std::nullopt;
-  std::set<std::string> vetoed;
+  std::set<uint64_t> vetoed;  // by index, as tuning's own bookkeeping (tune.cc) knows them
   for (const TuningRecord& r : it->second) {
-    if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config);
+    if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config_index);
   }
   // Pool the measurements of each config, in order of first appearance.
   std::vector<TuningRecord> pooled;
   std::map<std::string, size_t> index;
   for (const TuningRecord& r : it->second) {
-    if (r.error != MeasureError::kNone || r.costs.empty() || vetoed.count(r.config)) continue;
+    if (r.error != MeasureError::kNone || r.costs.empty() || vetoed.count(r.config_index)) continue;
     auto [at, fresh] = index.emplace(r.config, pooled.size());
     if (fresh) {
       pooled.push_back(r);

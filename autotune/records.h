@@ -21,8 +21,8 @@ constexpr int kRecordVersion = 1;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
 // kSlowerInModel is not a measurement's end but a verdict: the config, applied at compile time,
-// ran slower inside the model than the untuned kernel (driver/check_tuned_model.h); its costs are
-// the in-model times.
+// ran slower inside the model than the untuned kernel (driver/check_tuned_model.h); its cost is
+// the in-model time of the workload's kernels per model run, summed. It marks the config by index.
 enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kSlowerInModel };
 // "none", "build_error", "runtime_error", "timeout", "wrong_answer" or "slower_in_model".
 const char* measure_error_name(MeasureError e);

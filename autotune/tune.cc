@@ -310,12 +310,13 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
       // as a failure.
       bool valid = space.invalid_reason(config).empty();
       res.invalid += valid ? 0 : 1;
+      since_control += valid ? 1 : 0;
       costs.push_back(valid ? trial(config) : kInf);
     }
     batch.resize(costs.size());
     tuner->update(batch, costs);
-    since_control += static_cast<int>(costs.size());
-    if (opt.control_every > 0 && since_control >= opt.control_every) {
+    if (opt.control_every > 0 && since_control >= opt.control_every && stop_reason().empty() &&
+        std::isfinite(measured.cost(fallback.index()))) {
       measure_and_record(fallback);
       since_control = 0;
     }

@@ -243,7 +243,13 @@ void run_tune(const TuneArgs& a) {
       autotune::tune_tasks({{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
   print_summary(results);
   std::cout << fmt::format("records: {}\n", a.output);  // before the check, which can fail
-  if (a.model_check_rounds > 0) check_model(a, copt);
+  if (a.model_check_rounds <= 0) return;
+  try {
+    check_model(a, copt);
+  } catch (const Error& e) {
+    throw Error(fmt::format("model check: {} (the records are complete; --model-check-rounds 0 skips the check)",
+                            e.what()));
+  }
 }
 
 }  // namespace

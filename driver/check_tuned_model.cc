@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "autotune/records.h"
 #include "ir/error.h"
@@ -63,6 +64,7 @@ double compare_outputs(const CompiledModel& untuned, const CompiledModel& tuned)
     double scale = 1;
     for (int64_t j = 0; j < want.numel(); ++j) scale = std::max(scale, std::abs(want.get_double(j)));
     for (int64_t j = 0; j < want.numel(); ++j) {
+      if (got.get_double(j) == want.get_double(j)) continue;  // infinities too
       if (std::isnan(want.get_double(j)) && std::isnan(got.get_double(j))) continue;
       double diff = std::abs(got.get_double(j) - want.get_double(j));
       if (!(diff <= 1e-3 * scale)) {
@@ -88,7 +90,11 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
 
   for (int i = 0; i < untuned.num_inputs(); ++i) {
     runtime::NDArray x = untuned.executor().get_input(i).copy();
-    runtime::fill(x, "random", 42u + static_cast<unsigned>(i));
+    try {
+      runtime::fill(x, "random", 42u + static_cast<unsigned>(i));
+    } catch (const Error& e) {
+      throw Error(fmt::format("input '{}': {}", untuned.input_name(i), e.what()));
+    }
     untuned.set_input(i, x);
     tuned.set_input(untuned.input_name(i), x);
   }
@@ -152,8 +158,13 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
   int vetoed = 0;
   for (const WorkloadCheck& k : check.workloads) {
     if (k.tuned_faster()) continue;
+    // The record compile applied: the checked config, unless the file changed since.
     std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
-    TESSEL_ICHECK(applied) << "no record of workload " << k.workload << " in " << records_path;
+    if (!applied || nlohmann::json::parse(applied->config) != nlohmann::json::parse(k.config)) {
+      throw Error(fmt::format("{} changed during the model check: the config checked for workload {} is no longer "
+                              "its best record",
+                              records_path, k.workload));
+    }
     autotune::TuningRecord veto = *applied;
     veto.costs = {k.tuned_ms / 1e3};
     veto.error = autotune::MeasureError::kSlowerInModel;

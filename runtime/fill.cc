@@ -19,7 +19,7 @@ void fill(NDArray& a, const std::string& mode, unsigned seed) {
     else if (t == DataType::f64()) a.data<double>()[i] = v;
     else if (t == DataType::i64()) a.data<int64_t>()[i] = static_cast<int64_t>(v);
     else if (t == DataType::i32()) a.data<int32_t>()[i] = static_cast<int32_t>(v);
-    else if (t.bits() == 8) a.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+    else if (t.bytes() == 1) a.data<uint8_t>()[i] = static_cast<uint8_t>(v);  // int8, uint8, bool
     else throw Error(fmt::format("cannot fill {} arrays", t.str()));
   }
 }

@@ -278,7 +278,9 @@ TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
   db.add(config_record(1, {0.5e-3, 0.5e-3}));
   db.add(config_record(2, {0.8e-3, 0.8e-3}));
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
-  db.add(config_record(1, {1.2e-3}, MeasureError::kSlowerInModel));
+  TuningRecord veto = config_record(1, {1.2e-3}, MeasureError::kSlowerInModel);
+  veto.config = R"({"unroll": 1, "tile": [4, 1]})";  // written by another tool: configs match by index
+  db.add(veto);
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);
   db.add(config_record(2, {1.1e-3}, MeasureError::kSlowerInModel));
   EXPECT_TRUE(db.best(kTarget, kDense)->fallback);
