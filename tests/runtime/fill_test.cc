@@ -10,13 +10,18 @@
 namespace tessel::runtime {
 namespace {
 
+template <class T>
+void expect_all_within(const NDArray& a, T lo, T hi) {
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    EXPECT_GE(a.data<T>()[i], lo) << i;
+    EXPECT_LE(a.data<T>()[i], hi) << i;
+  }
+}
+
 TEST(Fill, ModesAndDtypes) {
   NDArray f = NDArray::empty({64}, DataType::f32());
   fill(f, "random", 1);
-  for (int64_t i = 0; i < f.numel(); ++i) {
-    EXPECT_GE(f.data<float>()[i], 0.0f);
-    EXPECT_LT(f.data<float>()[i], 1.0f);
-  }
+  expect_all_within(f, 0.0f, 1.0f);
   NDArray again = NDArray::empty({64}, DataType::f32());
   fill(again, "random", 1);
   EXPECT_EQ(std::memcmp(f.raw_data(), again.raw_data(), f.nbytes()), 0);  // the seed decides
@@ -25,13 +30,10 @@ TEST(Fill, ModesAndDtypes) {
 
   NDArray ids = NDArray::empty({64}, DataType::i64());
   fill(ids, "random", 2);
-  for (int64_t i = 0; i < ids.numel(); ++i) {
-    EXPECT_GE(ids.data<int64_t>()[i], 0);
-    EXPECT_LE(ids.data<int64_t>()[i], 9);
-  }
+  expect_all_within<int64_t>(ids, 0, 9);
   NDArray mask = NDArray::empty({64}, DataType::boolean());
   fill(mask, "random", 3);
-  for (int64_t i = 0; i < mask.numel(); ++i) EXPECT_LE(mask.data<uint8_t>()[i], 1);
+  expect_all_within<uint8_t>(mask, 0, 1);
   fill(mask, "zeros", 3);
   EXPECT_EQ(mask.data<uint8_t>()[0], 0);
 
