@@ -103,6 +103,9 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_EQ(saved[2].config, tuned.config);
   EXPECT_NE(saved[2].error_msg.find("in the model"), std::string::npos) << saved[2].error_msg;
   EXPECT_TRUE(autotune::Database(saved).best(check.target, tuned.workload)->fallback);
+  // The checked config is no longer the best record: a second veto of it means the file changed.
+  expect_error([&] { veto_slower_workloads(slower, records.path()); },
+               {records.path(), "changed during the model check", tuned.workload});
 
   // With the veto, the records leave every kernel as untuned: no workload to judge.
   EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).workloads.empty());
