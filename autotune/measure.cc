@@ -72,28 +72,6 @@ std::string element_str(const graph::TensorData& t, int64_t i) {
   return t.dtype().is_float() ? fmt::format("{}", t.get_double(i)) : fmt::format("{}", t.get_int(i));
 }
 
-// "" when `got` matches `want` within rtol, else a description of the first bad element.
-std::string compare_output(size_t o, const runtime::NDArray& got_array, const runtime::NDArray& want_array,
-                           double rtol) {
-  graph::TensorData got = runtime::to_tensor_data(got_array), want = runtime::to_tensor_data(want_array);
-  int64_t bad = 0, first_bad = -1;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    bool ok;
-    if (got.dtype().is_float()) {
-      double x = got.get_double(i), y = want.get_double(i);
-      ok = x == y || (std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= rtol * std::max(1.0, std::abs(y));
-    } else {
-      ok = got.get_int(i) == want.get_int(i);
-    }
-    if (ok) continue;
-    if (bad++ == 0) first_bad = i;
-  }
-  if (bad == 0) return "";
-  return fmt::format("output {} ({} [{}]): {} of {} elements differ (rtol {}); the first at {}: got {}, expected {}",
-                     o, got.dtype().str(), fmt::join(got.shape(), ", "), bad, got.numel(), rtol,
-                     index_str(first_bad, got.shape()), element_str(got, first_bad), element_str(want, first_bad));
-}
-
 // ---------------- child: timing ----------------
 // Evicts the caches by writing a buffer larger than any last-level cache.
 class CacheFlusher {
@@ -276,7 +254,7 @@ std::string run_child(int fd, const CandidateBuilder& build, const std::string& 
     }
     f.call(args);
     for (size_t o = 0; o < refs.size(); ++o) {
-      std::string mismatch = compare_output(o, outputs[o], refs[o], opt.rtol);
+      std::string mismatch = compare_output(fmt::format("output {}", o), outputs[o], refs[o], opt.rtol);
       if (!mismatch.empty()) return encode_result(MeasureError::kWrongAnswer, mismatch, {});
     }
     return encode_result(MeasureError::kNone, "", time_function(f, args, opt));
@@ -321,6 +299,28 @@ MeasureResult error_result(MeasureError error, std::string message) {
 }
 
 }  // namespace
+
+std::string compare_output(const std::string& what, const runtime::NDArray& got_array,
+                           const runtime::NDArray& want_array, double rtol, double* max_diff) {
+  graph::TensorData got = runtime::to_tensor_data(got_array), want = runtime::to_tensor_data(want_array);
+  int64_t bad = 0, first_bad = -1;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    bool ok;
+    if (got.dtype().is_float()) {
+      double x = got.get_double(i), y = want.get_double(i);
+      ok = x == y || (std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= rtol * std::max(1.0, std::abs(y));
+      if (ok && x != y && max_diff) *max_diff = std::max(*max_diff, std::abs(x - y));
+    } else {
+      ok = got.get_int(i) == want.get_int(i);
+    }
+    if (ok) continue;
+    if (bad++ == 0) first_bad = i;
+  }
+  if (bad == 0) return "";
+  return fmt::format("{} ({} [{}]): {} of {} elements differ (rtol {}); the first at {}: got {}, expected {}", what,
+                     got.dtype().str(), fmt::join(got.shape(), ", "), bad, got.numel(), rtol,
+                     index_str(first_bad, got.shape()), element_str(got, first_bad), element_str(want, first_bad));
+}
 
 MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,

@@ -61,6 +61,12 @@ using CandidateBuilder = std::function<runtime::Module()>;
 // pipe() fail, returns kRuntimeError. Call it from one thread at a time, outside parallel tasks:
 // other threads holding locks at fork() time (e.g. inside the JIT) could hang the child, which
 // then times out.
+// "" when `got` matches `want`: each element within rtol * max(1, |want|) (NaN matches NaN;
+// integers exactly); else what differs, naming `what` ("output 0"), how many elements differ, the
+// first one's index and both values. `max_diff`, when given, gets the largest |got - want|.
+std::string compare_output(const std::string& what, const runtime::NDArray& got, const runtime::NDArray& want,
+                           double rtol, double* max_diff = nullptr);
+
 MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,
                       const std::vector<runtime::NDArray>& reference_outputs, const MeasureOptions& opt);

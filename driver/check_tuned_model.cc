@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "autotune/measure.h"
 #include "autotune/records.h"
 #include "ir/error.h"
 #include "runtime/fill.h"
@@ -59,20 +60,12 @@ double compare_outputs(const CompiledModel& untuned, const CompiledModel& tuned)
   double worst = 0;
   for (int i = 0; i < untuned.num_outputs(); ++i) {
     const std::string& name = untuned.output_name(i);
-    graph::TensorData want = to_tensor_data(untuned.get_output(i));
-    graph::TensorData got = to_tensor_data(tuned.get_output(name));
-    double scale = 1;
-    for (int64_t j = 0; j < want.numel(); ++j) scale = std::max(scale, std::abs(want.get_double(j)));
-    for (int64_t j = 0; j < want.numel(); ++j) {
-      if (got.get_double(j) == want.get_double(j)) continue;  // infinities too
-      if (std::isnan(want.get_double(j)) && std::isnan(got.get_double(j))) continue;
-      double diff = std::abs(got.get_double(j) - want.get_double(j));
-      if (!(diff <= 1e-3 * scale)) {
-        throw Error(fmt::format("the tuned build's output '{}' differs from the untuned build's at element {}: {} "
-                                "against {}; a record's config computes wrong results here",
-                                name, j, got.get_double(j), want.get_double(j)));
-      }
-      worst = std::max(worst, diff);
+    std::string mismatch = autotune::compare_output(fmt::format("output '{}'", name), tuned.get_output(name),
+                                                    untuned.get_output(i), 1e-3, &worst);
+    if (!mismatch.empty()) {
+      throw Error(fmt::format("the tuned build differs from the untuned build: {}; a record's config computes wrong "
+                              "results here",
+                              mismatch));
     }
   }
   return worst;
