@@ -79,6 +79,18 @@ double TuningRecord::cost() const { return median_cost(costs); }
 
 bool beats_default(double cost, double default_cost) { return cost < default_cost * (1 - kMinGainOverDefault); }
 
+std::optional<size_t> choose_config(const std::vector<ConfigStanding>& configs) {
+  std::optional<size_t> best, fallback;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const ConfigStanding& c = configs[i];
+    if (c.vetoed || !std::isfinite(c.cost)) continue;
+    if (!best || c.cost < configs[*best].cost) best = i;
+    if (c.fallback) fallback = i;
+  }
+  if (best && fallback && !beats_default(configs[*best].cost, configs[*fallback].cost)) return fallback;
+  return best;
+}
+
 int64_t unix_time_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -198,28 +210,31 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
   for (const TuningRecord& r : it->second) {
     if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config_index);
   }
-  // Pool the measurements of each config, in order of first appearance.
+  // Pool the records of each config, in order of first appearance; a failed one fails the config.
   std::vector<TuningRecord> pooled;
+  std::vector<bool> failed;
   std::map<std::string, size_t> index;
   for (const TuningRecord& r : it->second) {
-    if (r.error != MeasureError::kNone || r.costs.empty() || vetoed.count(r.config_index)) continue;
+    if (r.error == MeasureError::kSlowerInModel) continue;
     auto [at, fresh] = index.emplace(r.config, pooled.size());
     if (fresh) {
       pooled.push_back(r);
+      failed.push_back(false);
     } else {
       TuningRecord& first = pooled[at->second];
       first.costs.insert(first.costs.end(), r.costs.begin(), r.costs.end());
       first.fallback |= r.fallback;
     }
+    if (r.error != MeasureError::kNone || r.costs.empty()) failed[at->second] = true;
   }
-  const TuningRecord* best = nullptr;
-  const TuningRecord* fallback = nullptr;
-  for (const TuningRecord& r : pooled) {
-    if (!best || r.cost() < best->cost()) best = &r;
-    if (r.fallback) fallback = &r;
+  std::vector<ConfigStanding> standings;
+  for (size_t i = 0; i < pooled.size(); ++i) {
+    standings.push_back({failed[i] ? std::numeric_limits<double>::infinity() : pooled[i].cost(), pooled[i].fallback,
+                         vetoed.count(pooled[i].config_index) != 0});
   }
-  if (!best) return std::nullopt;
-  return fallback && !beats_default(best->cost(), fallback->cost()) ? *fallback : *best;
+  std::optional<size_t> chosen = choose_config(standings);
+  if (!chosen) return std::nullopt;
+  return pooled[*chosen];
 }
 
 size_t Database::count(const std::string& target, const std::string& workload) const {

@@ -50,6 +50,18 @@ constexpr double kMinGainOverDefault = 0.05;
 // Whether a config costing `cost` should replace the default costing `default_cost`.
 bool beats_default(double cost, double default_cost);
 
+// Where one config stands when the config to apply is chosen (Database::best, and tuning's own
+// bookkeeping): its pooled median cost, infinity when any of its measurements failed.
+struct ConfigStanding {
+  double cost;
+  bool fallback = false;
+  bool vetoed = false;  // it has a kSlowerInModel record
+};
+// The position in `configs` of the config to apply: the lowest finite cost of those not vetoed,
+// the first of equals; the fallback instead when that one does not beat it (beats_default) and the
+// fallback is not vetoed. None when no config has a finite cost and no veto.
+std::optional<size_t> choose_config(const std::vector<ConfigStanding>& configs);
+
 // What a config costs by its measurements (each the mean of `number` runs): their median, which
 // one slow phase of a shared machine, or one lucky run, does not move. Infinity for none.
 double median_cost(std::vector<double> costs);
@@ -89,11 +101,10 @@ class Database {
   explicit Database(const std::vector<TuningRecord>& records);
   void add(const TuningRecord& r);
 
-  // The config with the lowest median cost over all its successful records (tuning re-measures its
-  // best candidates, so one lucky measurement does not decide), as its first record with every
-  // cost pooled; the first of equals. The fallback's record instead when that config does not
-  // beat it (beats_default). Configs with a kSlowerInModel record are out. None when every record
-  // of the pair errored or there is none.
+  // The config to apply (choose_config), judged by the median of all its records' costs (tuning
+  // re-measures its best candidates, so one lucky measurement does not decide), as its first
+  // record with every cost pooled. A config with a failed record, or a kSlowerInModel one, is out.
+  // None when no config is left or there is no record.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors included.
   size_t count(const std::string& target, const std::string& workload) const;

@@ -205,6 +205,17 @@ class Measured {
     if (ok.size() > k) ok.resize(k);
     return ok;
   }
+  // The config compile will apply, as Database::best chooses it (choose_config); none if none.
+  std::optional<topi::ConfigEntity> chosen(uint64_t fallback_index) const {
+    std::vector<topi::ConfigEntity> all = configs();
+    std::vector<ConfigStanding> standings;
+    for (const topi::ConfigEntity& c : all) {
+      standings.push_back({cost(c.index()), c.index() == fallback_index, vetoed(c.index())});
+    }
+    std::optional<size_t> at = choose_config(standings);
+    if (!at) return std::nullopt;
+    return all[*at];
+  }
 
  private:
   struct Pooled {
@@ -335,13 +346,9 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   }
   // What compile will apply (Database::best): the fallback unless a config clearly beats it.
   res.fallback_cost_s = measured.cost(fallback.index());
-  std::vector<topi::ConfigEntity> top = measured.best(1);
-  if (!top.empty() && !measured.vetoed(fallback.index()) &&
-      !beats_default(measured.cost(top[0].index()), res.fallback_cost_s)) {
-    top = {fallback};
-  }
-  res.best_cost_s = top.empty() ? kInf : measured.cost(top[0].index());
-  if (!top.empty()) res.best_config = top[0].to_json();
+  std::optional<topi::ConfigEntity> chosen = measured.chosen(fallback.index());
+  res.best_cost_s = chosen ? measured.cost(chosen->index()) : kInf;
+  if (chosen) res.best_config = chosen->to_json();
   p.finished = true;
   p.best_gflops = gflops(task.flops, res.best_cost_s);
   p.elapsed_s = seconds_since(start);

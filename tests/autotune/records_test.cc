@@ -239,6 +239,28 @@ TEST(Database, AConfigMeasuredAgainIsJudgedByAllItsMeasurements) {
   EXPECT_DOUBLE_EQ(best->cost(), 4e-3);
 }
 
+TEST(Database, AConfigThatFailedOnceIsOut) {
+  Database db;
+  db.add(config_record(1, {1e-3}));
+  db.add(config_record(2, {2e-3}));
+  db.add(config_record(1, {}, MeasureError::kWrongAnswer));  // re-measured, and wrong this time
+  std::optional<TuningRecord> best = db.best(kTarget, kDense);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config_index, 2u);
+}
+
+TEST(ChooseConfig, LowestCostUnlessTheFallbackHoldsOrIsVetoed) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(choose_config({}), std::nullopt);
+  EXPECT_EQ(choose_config({{inf}, {1.0, false, true}}), std::nullopt);  // failed, vetoed
+  EXPECT_EQ(choose_config({{2.0}, {1.0}, {1.0}}), 1u);                  // the first of equals
+  EXPECT_EQ(choose_config({{1.0, true}, {0.97}}), 0u);                  // not 5% better: the fallback
+  EXPECT_EQ(choose_config({{1.0, true}, {0.9}}), 1u);
+  EXPECT_EQ(choose_config({{1.0, true, true}, {0.97}}), 1u);            // a vetoed fallback holds nothing
+  EXPECT_EQ(choose_config({{inf, true}, {0.97}}), 1u);                  // nor does a failed one
+  EXPECT_EQ(choose_config({{1.0, true}, {0.5, false, true}}), 0u);      // a vetoed config never wins
+}
+
 TEST(Records, TheFallbackFlagRoundTripsAndIsOptional) {
   TuningRecord r = make_record(3, {1e-3});
   r.fallback = true;
