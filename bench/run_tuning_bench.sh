@@ -5,14 +5,16 @@
 # appended when missing) with the tables, the date, the CPU and the commands. Run on a quiet
 # machine: at the defaults it measures several thousand candidates (hours on 2 cores).
 #   bench/run_tuning_bench.sh [--trials N] [--tuner-trials N] [--seeds K] [--tuners LIST]
-#                             [--minutes MIN] [--filter S] [--tuner-filter S] [--models "A B"] [--skip-build]
+#                             [--minutes MIN] [--filter S] [--tuner-filter S] [--models "A B"]
+#                             [--onnxruntime DIR] [--skip-build]
 # --trials, --filter: tune_bench kernels (trials per kernel; only kernels whose name contains S);
 # --tuner-trials, --seeds, --tuners, --tuner-filter: tune_bench tuners; --minutes, --models:
-# tune_models.sh (tuning budget per model); --skip-build: use the binaries already in build/.
+# tune_models.sh (tuning budget per model; --onnxruntime: ONNX Runtime from DIR beside the models);
+# --skip-build: use the binaries already in build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-trials=200 tuner_trials=200 seeds=3 tuners=xgb,ga,random,grid minutes=2 filter='' tuner_filter='' models='' build=1
+trials=200 tuner_trials=200 seeds=3 tuners=xgb,ga,random,grid minutes=2 filter='' tuner_filter='' models='' ort_dir='' build=1
 args="$*"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -24,8 +26,9 @@ while [[ $# -gt 0 ]]; do
     --filter) filter=$2; shift 2 ;;
     --tuner-filter) tuner_filter=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
+    --onnxruntime) ort_dir=$2; shift 2 ;;
     --skip-build) build=0; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_tuning_bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -40,8 +43,10 @@ kernels_cmd=(build/bench/tune_bench kernels --trials "$trials" --markdown)
 tuners_cmd=(build/bench/tune_bench tuners --trials "$tuner_trials" --seeds "$seeds" --tuners "$tuners" --markdown)
 [[ -z $filter ]] || kernels_cmd+=(--filter "$filter")
 [[ -z $tuner_filter ]] || tuners_cmd+=(--filter "$tuner_filter")
+models_cmd=(bench/tune_models.sh --minutes "$minutes")
+[[ -z $ort_dir ]] || models_cmd+=(--onnxruntime "$ort_dir")
 # shellcheck disable=SC2206  # --models is a space-separated list
-models_cmd=(bench/tune_models.sh --minutes "$minutes" $models)
+models_cmd+=($models)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

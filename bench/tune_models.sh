@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Tunes each zoo model for a time budget, compiles it untuned and with the records, and compares
 # the two packages' run times; prints the command and a markdown table on stdout (progress on stderr).
-#   bench/tune_models.sh [--minutes MIN] [--repeat R] [--number N] [--rounds K] [--build DIR] [MODEL...]
+#   bench/tune_models.sh [--minutes MIN] [--repeat R] [--number N] [--rounds K] [--build DIR]
+#                        [--onnxruntime DIR] [MODEL...]
 # MODEL: a name in models/ (default: all four zoo models) or an .onnx path. MIN: tuning budget per
 # model (default 2). Each package runs R timed batches of N runs; untuned and tuned alternate K
 # times (default 10) and the best median of each counts: this VM has phases in which everything
 # runs at half speed, and alternating short runs keeps one from deciding a comparison.
+# --onnxruntime DIR: ONNX Runtime (npm's onnxruntime-node, installed into DIR with npm when it is
+# not there yet; needs node and npm) runs the model too, in the same rounds, timed the same way
+# (bench/onnxruntime_time.js), with as many threads as Tessel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-minutes=2 repeat=5 number=100 rounds=10 build=build models=()
+minutes=2 repeat=5 number=100 rounds=10 build=build ort_dir='' models=()
 args="$*"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -18,7 +22,8 @@ while [[ $# -gt 0 ]]; do
     --number) number=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --onnxruntime) ort_dir=$2; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tune_models.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -26,6 +31,20 @@ done
 [[ ${#models[@]} -gt 0 ]] || models=(resnet_mini mobilenet_mini transformer_block lstm_classifier)
 tessel=$build/cli/tessel
 [[ -x $tessel ]] || { echo "tune_models.sh: $tessel not found; build the 'tessel' target first" >&2; exit 1; }
+
+ort_version=1.30.0  # onnxruntime-node
+if [[ -n $ort_dir ]]; then
+  if [[ ! -d $ort_dir/node_modules/onnxruntime-node ]]; then
+    # Its install script fetches GPU libraries; the CPU library ships in the package itself.
+    npm install --prefix "$ort_dir" --ignore-scripts --no-save "onnxruntime-node@$ort_version" >&2
+  fi
+  export NODE_PATH=$ort_dir/node_modules
+fi
+threads=${TESSEL_NUM_THREADS:-$(nproc)}
+# The median (ms) of ONNX Runtime's batches, timed as median_ms times Tessel.
+ort_ms() {
+  node bench/onnxruntime_time.js "$1" --threads "$threads" --repeat "$repeat" --number "$number"
+}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -53,16 +72,17 @@ for m in "${models[@]}"; do
   touch "$records"  # a model without tunable tasks leaves no records
   "$tessel" compile "$model" -o "$work/$name-untuned.tar" >&2
   "$tessel" compile "$model" -o "$work/$name-tuned.tar" --tuning-records "$records" >&2
-  untuned='' tuned=''
+  untuned='' tuned='' ort=''
   for ((round = 0; round < rounds; ++round)); do
-    u=$(median_ms "$work/$name-untuned.tar")
-    t=$(median_ms "$work/$name-tuned.tar")
-    untuned=$(lower "$untuned" "$u")
-    tuned=$(lower "$tuned" "$t")
+    untuned=$(lower "$untuned" "$(median_ms "$work/$name-untuned.tar")")
+    tuned=$(lower "$tuned" "$(median_ms "$work/$name-tuned.tar")")
+    [[ -z $ort_dir ]] || ort=$(lower "$ort" "$(ort_ms "$model")")
   done
-  echo "   untuned $untuned ms, tuned $tuned ms" >&2
-  rows+=("$(echo "$name $tasks $tuned_min $untuned $tuned" |
-            awk '{ printf "| %s | %d | %s | %.4f | %.4f | %.2fx |", $1, $2, $3, $4, $5, $4 / $5 }')")
+  echo "   untuned $untuned ms, tuned $tuned ms${ort:+, ONNX Runtime $ort ms}" >&2
+  row=$(echo "$name $tasks $tuned_min $untuned $tuned" |
+        awk '{ printf "| %s | %d | %s | %.4f | %.4f | %.2fx |", $1, $2, $3, $4, $5, $4 / $5 }')
+  [[ -z $ort_dir ]] || row+=$(echo "$ort $untuned $tuned" | awk '{ printf " %.4f | %.2fx | %.2fx |", $1, $1 / $2, $1 / $3 }')
+  rows+=("$row")
 done
 
 echo "Command: \`bench/tune_models.sh${args:+ $args}\`; per model:"
@@ -70,7 +90,19 @@ echo "\`tessel tune MODEL -o RECORDS --time-budget $minutes\`, \`tessel compile 
 echo "\`tessel compile MODEL -o tuned.tar --tuning-records RECORDS\`, then"
 echo "\`tessel run PKG --print-time --repeat $repeat --number $number\` for untuned and tuned alternately,"
 echo "$rounds times each; the best median of each."
-echo
-echo "| model | tasks | tuning minutes | untuned ms | tuned ms | speed-up |"
-echo "|---|---|---|---|---|---|"
+if [[ -z $ort_dir ]]; then
+  echo
+  echo "| model | tasks | tuning minutes | untuned ms | tuned ms | speed-up |"
+  echo "|---|---|---|---|---|---|"
+else
+  # What one session.run costs in node beyond the model: the time of an 'Abs' of 60 floats.
+  overhead=$(ort_ms /usr/share/libonnx-testdata/data/node/test_abs/model.onnx)
+  echo "ONNX Runtime $ort_version (npm's onnxruntime-node, its CPU provider, $threads intra-op threads, all graph"
+  echo "optimizations) in the same rounds: \`node bench/onnxruntime_time.js MODEL --threads $threads --repeat $repeat"
+  echo "--number $number\`. Its times include node's cost of a call, $overhead ms (an Abs of 60 floats timed the"
+  echo "same way). \"vs ORT\" is ONNX Runtime's time over Tessel's: above 1, Tessel is faster."
+  echo
+  echo "| model | tasks | tuning minutes | untuned ms | tuned ms | speed-up | ONNX Runtime ms | untuned vs ORT | tuned vs ORT |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+fi
 printf '%s\n' "${rows[@]}"
