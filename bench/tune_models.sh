@@ -1,29 +1,31 @@
 #!/usr/bin/env bash
 # Tunes each zoo model for a time budget, compiles it untuned and with the records, and compares
 # the two packages' run times; prints the command and a markdown table on stdout (progress on stderr).
-#   bench/tune_models.sh [--minutes MIN] [--repeat R] [--number N] [--rounds K] [--build DIR]
-#                        [--onnxruntime DIR] [MODEL...]
+#   bench/tune_models.sh [--minutes MIN] [--trials T] [--repeat R] [--number N] [--rounds K]
+#                        [--build DIR] [--onnxruntime DIR] [MODEL...]
 # MODEL: a name in models/ (default: all four zoo models) or an .onnx path. MIN: tuning budget per
-# model (default 2). Each package runs R timed batches of N runs; untuned and tuned alternate K
-# times (default 10) and the best median of each counts: this VM has phases in which everything
-# runs at half speed, and alternating short runs keeps one from deciding a comparison.
+# model (default 2); T: tessel tune's --trials per task (its default when not given). Each
+# package runs R timed batches of N runs; untuned and tuned alternate K times (default 10) and the
+# best median of each counts: this VM has phases in which everything runs at half speed, and
+# alternating short runs keeps one from deciding a comparison.
 # --onnxruntime DIR: ONNX Runtime (npm's onnxruntime-node, installed into DIR with npm when it is
 # not there yet; needs node and npm) runs the model too, in the same rounds, timed the same way
 # (bench/onnxruntime_time.js), with as many threads as Tessel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-minutes=2 repeat=5 number=100 rounds=10 build=build ort_dir='' models=()
+minutes=2 trials='' repeat=5 number=100 rounds=10 build=build ort_dir='' models=()
 args="$*"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --minutes) minutes=$2; shift 2 ;;
+    --trials) trials=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --number) number=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --onnxruntime) ort_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tune_models.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -67,7 +69,7 @@ for m in "${models[@]}"; do
   tasks=$("$tessel" tune "$model" -o "$records" --tasks list | tail -n +2 | wc -l)
   echo "== $name: $tasks tasks, tuning for $minutes min" >&2
   t0=$(now)
-  "$tessel" tune "$model" -o "$records" --time-budget "$minutes" >&2
+  "$tessel" tune "$model" -o "$records" --time-budget "$minutes" ${trials:+--trials "$trials"} >&2
   tuned_min=$(echo "$(now) $t0" | awk '{ printf "%.1f", ($1 - $2) / 60 }')
   touch "$records"  # a model without tunable tasks leaves no records
   "$tessel" compile "$model" -o "$work/$name-untuned.tar" >&2
@@ -86,7 +88,7 @@ for m in "${models[@]}"; do
 done
 
 echo "Command: \`bench/tune_models.sh${args:+ $args}\`; per model:"
-echo "\`tessel tune MODEL -o RECORDS --time-budget $minutes\`, \`tessel compile MODEL -o untuned.tar\`,"
+echo "\`tessel tune MODEL -o RECORDS --time-budget $minutes${trials:+ --trials $trials}\`, \`tessel compile MODEL -o untuned.tar\`,"
 echo "\`tessel compile MODEL -o tuned.tar --tuning-records RECORDS\`, then"
 echo "\`tessel run PKG --print-time --repeat $repeat --number $number\` for untuned and tuned alternately,"
 echo "$rounds times each; the best median of each."
