@@ -19,7 +19,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr MeasureError kMeasureErrors[] = {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
                                          MeasureError::kTimeout, MeasureError::kWrongAnswer,
-                                         MeasureError::kSlowerInModel};
+                                         MeasureError::kSlowerInModel, MeasureError::kFallbackInModel};
 
 // A line written by something else, or by another version of Tessel: skipped, not corrupt.
 class ForeignRecord : public Error {
@@ -62,6 +62,7 @@ const char* measure_error_name(MeasureError e) {
     case MeasureError::kTimeout: return "timeout";
     case MeasureError::kWrongAnswer: return "wrong_answer";
     case MeasureError::kSlowerInModel: return "slower_in_model";
+    case MeasureError::kFallbackInModel: return "fallback_in_model";
   }
   TESSEL_UNREACHABLE("record error kind");
 }
@@ -197,6 +198,22 @@ std::vector<TuningRecord> load_records(const std::string& path, std::vector<std:
   return records;
 }
 
+bool is_verdict(MeasureError e) { return e == MeasureError::kSlowerInModel || e == MeasureError::kFallbackInModel; }
+
+std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records) {
+  std::set<uint64_t> seen, vetoed;
+  for (const TuningRecord& r : records) {
+    if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config_index);
+    if (r.error == MeasureError::kFallbackInModel) {
+      for (uint64_t i : seen) {
+        if (i != r.config_index) vetoed.insert(i);
+      }
+    }
+    seen.insert(r.config_index);
+  }
+  return vetoed;
+}
+
 Database::Database(const std::vector<TuningRecord>& records) {
   for (const TuningRecord& r : records) add(r);
 }
@@ -206,16 +223,14 @@ void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].pus
 std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return std::nullopt;
-  std::set<uint64_t> vetoed;  // by index, as tuning's own bookkeeping (tune.cc) knows them
-  for (const TuningRecord& r : it->second) {
-    if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config_index);
-  }
+  // By index, as tuning's own bookkeeping (tune.cc) knows them.
+  std::set<uint64_t> vetoed = vetoed_configs(it->second);
   // Pool the records of each config, in order of first appearance; a failed one fails the config.
   std::vector<TuningRecord> pooled;
   std::vector<bool> failed;
   std::map<std::string, size_t> index;
   for (const TuningRecord& r : it->second) {
-    if (r.error == MeasureError::kSlowerInModel) continue;
+    if (is_verdict(r.error)) continue;
     auto [at, fresh] = index.emplace(r.config, pooled.size());
     if (fresh) {
       pooled.push_back(r);
@@ -235,6 +250,15 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
   std::optional<size_t> chosen = choose_config(standings);
   if (!chosen) return std::nullopt;
   return pooled[*chosen];
+}
+
+bool Database::pinned(const std::string& target, const std::string& workload) const {
+  auto it = records_.find({target, workload});
+  if (it == records_.end()) return false;
+  bool pin = std::any_of(it->second.begin(), it->second.end(),
+                         [](const TuningRecord& r) { return r.error == MeasureError::kFallbackInModel; });
+  std::optional<TuningRecord> chosen = best(target, workload);
+  return pin && chosen && chosen->fallback;
 }
 
 size_t Database::count(const std::string& target, const std::string& workload) const {

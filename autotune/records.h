@@ -20,11 +20,17 @@ namespace tessel::autotune {
 constexpr int kRecordVersion = 1;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
-// kSlowerInModel is not a measurement's end but a verdict: the config, applied at compile time,
-// ran slower inside the model than the untuned kernel (driver/check_tuned_model.h); its cost is
-// the in-model time of the workload's kernels per model run, summed. It marks the config by index.
-enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kSlowerInModel };
-// "none", "build_error", "runtime_error", "timeout", "wrong_answer" or "slower_in_model".
+// The last two are not a measurement's end but the model check's verdicts (driver/check_tuned_model.h):
+// kSlowerInModel: the config, applied at compile time, was not faster inside the model than the
+// untuned kernel; its cost is the in-model time of the workload's kernels per model run, summed.
+// It marks the config by index. kFallbackInModel, on a record of the fallback config: no config
+// measured before this record is to be applied (the model check gave up on them); configs first
+// measured after it still compete.
+enum class MeasureError {
+  kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kSlowerInModel, kFallbackInModel
+};
+// "none", "build_error", "runtime_error", "timeout", "wrong_answer", "slower_in_model" or
+// "fallback_in_model".
 const char* measure_error_name(MeasureError e);
 
 struct TuningRecord {
@@ -55,7 +61,7 @@ bool beats_default(double cost, double default_cost);
 struct ConfigStanding {
   double cost;
   bool fallback = false;
-  bool vetoed = false;  // it has a kSlowerInModel record
+  bool vetoed = false;  // it has a kSlowerInModel record, or a kFallbackInModel record follows its first
 };
 // The position in `configs` of the config to apply: the lowest finite cost of those not vetoed,
 // the first of equals; the fallback instead when that one does not beat it (beats_default) and the
@@ -94,6 +100,13 @@ class RecordWriter {
 // are ignored. A file that cannot be opened is an Error naming it.
 std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings);
 
+// Whether a record kind is a verdict of the model check rather than a measurement.
+bool is_verdict(MeasureError e);
+// The indices of the configs that verdicts among `records` (one workload's, in file order) rule
+// out: those with a kSlowerInModel record, and those seen before a kFallbackInModel record (other
+// than the fallback it names).
+std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records);
+
 // Records grouped by (target, workload): the best config to apply and what is measured already.
 class Database {
  public:
@@ -103,9 +116,12 @@ class Database {
 
   // The config to apply (choose_config), judged by the median of all its records' costs (tuning
   // re-measures its best candidates, so one lucky measurement does not decide), as its first
-  // record with every cost pooled. A config with a failed record, or a kSlowerInModel one, is out.
-  // None when no config is left or there is no record.
+  // record with every cost pooled. A config with a failed record, or vetoed (ConfigStanding), is
+  // out. None when no config is left or there is no record.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
+  // Whether the model check pinned the pair to its fallback: best() is the fallback, and a
+  // kFallbackInModel record is why. Compile then keeps the conv layout of the rule, too.
+  bool pinned(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors included.
   size_t count(const std::string& target, const std::string& workload) const;
   // The config indices measured for the pair, errors included (a resumed run skips them).

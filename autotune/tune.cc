@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 
 #include "autotune/tuner.h"
 #include "codegen/build.h"
@@ -243,16 +245,17 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
 
   // Resume: configs of this workload measured by an earlier run (the records file resumed, or
   // prior records) count as visited, and as trials.
+  // The model check's verdicts rule configs out, as Database::best does.
+  std::vector<TuningRecord> own;
+  std::copy_if(known.begin(), known.end(), std::back_inserter(own),
+               [&](const TuningRecord& r) { return r.target == target && r.workload == task.workload; });
+  std::set<uint64_t> vetoed = vetoed_configs(own);
   Measured measured;
-  for (const TuningRecord& r : known) {
-    if (r.target != target || r.workload != task.workload) continue;
+  for (const TuningRecord& r : own) {
     try {
       topi::ConfigEntity config = topi::ConfigEntity::from_json(space, r.config);
-      if (r.error == MeasureError::kSlowerInModel) {
-        measured.veto(config);
-      } else {
-        measured.add(config, r.costs, r.error != MeasureError::kNone);
-      }
+      if (!is_verdict(r.error)) measured.add(config, r.costs, r.error != MeasureError::kNone);
+      if (vetoed.count(config.index())) measured.veto(config);
     } catch (const Error&) {  // the template changed since: a config of another space
     }
   }
@@ -349,6 +352,9 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   std::optional<topi::ConfigEntity> chosen = measured.chosen(fallback.index());
   res.best_cost_s = chosen ? measured.cost(chosen->index()) : kInf;
   if (chosen) res.best_config = chosen->to_json();
+  res.pinned = chosen && chosen->index() == fallback.index() &&
+               std::any_of(own.begin(), own.end(),
+                           [](const TuningRecord& r) { return r.error == MeasureError::kFallbackInModel; });
   p.finished = true;
   p.best_gflops = gflops(task.flops, res.best_cost_s);
   p.elapsed_s = seconds_since(start);

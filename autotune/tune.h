@@ -65,6 +65,7 @@ struct TaskResult {
   double fallback_cost_s = 0;  // the untuned kernel; +infinity if it failed
   double best_cost_s = 0;      // the best config
   std::string best_config;     // its JSON
+  bool pinned = false;         // the fallback, because the model check pinned it (Database::pinned)
   int trials = 0;              // configs measured in this run (re-measurements not counted)
   int errors = 0;              // of those, how many failed
   int invalid = 0;             // proposals the template's constraint rejected, skipped unmeasured

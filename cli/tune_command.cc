@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -104,7 +106,8 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
                              r.task.flops / r.best_cost_s / 1e9, r.stop_reason);
   }
   // A conv measured in both layouts counts once: untuned in the rule's layout, tuned in the one
-  // compile takes (the other only when it clearly beats the rule's, as compile decides).
+  // compile takes (the other only when it clearly beats the rule's and the model check pinned
+  // neither to its fallback, as compile decides).
   std::vector<autotune::Task> tasks;
   std::vector<double> tuned;
   for (const autotune::TaskResult& r : results) {
@@ -116,7 +119,7 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
     if (partner[i] < 0) continue;
     const autotune::TaskResult& r = results[i];
     const autotune::TaskResult& p = results[static_cast<size_t>(partner[i])];
-    bool other = autotune::beats_default(r.best_cost_s, p.best_cost_s);
+    bool other = !r.pinned && !p.pinned && autotune::beats_default(r.best_cost_s, p.best_cost_s);
     if (other) tuned[static_cast<size_t>(partner[i])] = r.best_cost_s;
     std::cout << fmt::format("task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} (task {})\n",
                              i, partner[i], r.best_cost_s * 1e3, p.best_cost_s * 1e3, other ? r.task.op : p.task.op,
@@ -134,56 +137,74 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
                            untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
 }
 
-// A workload's verdict: kept ones stay kept in later passes, where noise could turn them.
-std::string verdict(const WorkloadCheck& w, const std::set<std::string>& kept_before) {
-  if (kept_before.count(w.workload + w.config)) return "kept earlier";
-  return w.tuned_faster() ? "kept" : "vetoed";
+// A workload's verdict, on its rounds of every pass so far; `pin`: a veto gives it the untuned kernel.
+std::string verdict(const WorkloadCheck& w, bool pin) {
+  if (w.tuned_faster()) return "kept";
+  return pin ? "untuned" : "vetoed";
 }
 
-void print_model_check(const ModelCheck& c, int pass, const std::set<std::string>& kept_before) {
+// `pooled`: each workload's speed-up over the rounds of every pass so far, which the verdict uses.
+void print_model_check(const ModelCheck& c, int pass, const std::vector<WorkloadCheck>& pooled,
+                       const std::set<std::string>& pin) {
   std::cout << fmt::format("\nmodel check{}: the build with these records against the untuned one, {} alternating "
                            "rounds of {} runs each; outputs agree (largest difference {:.3g})\n",
                            pass > 1 ? fmt::format(" (pass {})", pass) : "", c.rounds, c.runs_per_round,
                            c.max_output_diff);
   if (!c.workloads.empty()) {
-    std::cout << fmt::format("{:>12} {:>12} {:>8}  {:<12}  {}\n", "untuned (ms)", "tuned (ms)", "speed-up", "verdict",
-                             "kernels (a workload's config applies to each)");
+    std::cout << fmt::format("{:>12} {:>12} {:>8} {:>8} {:>6}  {:<8}  {}\n", "untuned (ms)", "tuned (ms)", "speed-up",
+                             "pooled", "rounds", "verdict", "kernels (a workload's config applies to each)");
   }
-  for (const WorkloadCheck& w : c.workloads) {
-    std::cout << fmt::format("{:>12.4f} {:>12.4f} {:>7.2f}x  {:<12}  {}\n", w.untuned_ms, w.tuned_ms, w.speedup,
-                             verdict(w, kept_before), fmt::join(w.tuned_kernels, ", "));
+  for (size_t i = 0; i < c.workloads.size(); ++i) {
+    const WorkloadCheck& w = c.workloads[i];
+    std::cout << fmt::format("{:>12.4f} {:>12.4f} {:>7.2f}x {:>7.2f}x {:>6}  {:<8}  {}\n", w.untuned_ms, w.tuned_ms,
+                             w.speedup, pooled[i].speedup, pooled[i].round_speedups.size(),
+                             verdict(pooled[i], pin.count(w.workload) != 0), fmt::join(w.tuned_kernels, ", "));
   }
   std::cout << fmt::format("end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
                            "ratios)\n",
                            c.untuned_ms, c.tuned_ms, c.speedup);
 }
 
-// Times the model built with the new records against the untuned build and vetoes the configs
-// that are not faster inside the model; the next best of a vetoed workload is checked in the next
-// pass.
+// Times the model built with the new records against the untuned build. A config is kept when
+// its workload runs at least kMinGainInModel faster over the rounds of every pass that checked
+// it, and vetoed otherwise; the next best of a vetoed workload is checked in the next pass. A
+// workload vetoed a second time, or on the last pass, gets its untuned kernel back, so that the
+// build compile makes holds only configs the check kept.
 void check_model(const TuneArgs& a, CompileOptions copt) {
   constexpr int kMaxPasses = 5;
   copt.tuning_records = a.output;
   ModelCheckOptions mopt;
   mopt.rounds = a.model_check_rounds;
-  std::set<std::string> kept;
+  std::map<std::string, std::vector<double>> rounds;  // workload + config -> its rounds' speed-ups
+  std::set<std::string> vetoed;                       // workloads vetoed in an earlier pass
   for (int pass = 1;; ++pass) {
     ModelCheck c = check_tuned_model(a.model, copt, mopt);
-    print_model_check(c, pass, kept);
-    std::erase_if(c.workloads, [&](const WorkloadCheck& w) { return kept.count(w.workload + w.config) != 0; });
-    for (const WorkloadCheck& w : c.workloads) {
-      if (w.tuned_faster()) kept.insert(w.workload + w.config);
+    std::vector<WorkloadCheck> pooled = c.workloads;
+    std::set<std::string> pin;
+    for (WorkloadCheck& w : pooled) {
+      std::vector<double>& all = rounds[w.workload + w.config];
+      all.insert(all.end(), w.round_speedups.begin(), w.round_speedups.end());
+      w.round_speedups = all;
+      w.speedup = autotune::median_cost(all);
+      if (pass == kMaxPasses || vetoed.count(w.workload)) pin.insert(w.workload);
     }
-    int vetoed = veto_slower_workloads(c, a.output);
-    if (vetoed == 0) return;
+    print_model_check(c, pass, pooled, pin);
+    c.workloads = pooled;
+    int judged = veto_slower_workloads(c, a.output, pin);
+    int pinned = static_cast<int>(std::count_if(pooled.begin(), pooled.end(), [&](const WorkloadCheck& w) {
+      return !w.tuned_faster() && pin.count(w.workload);
+    }));
+    for (const WorkloadCheck& w : pooled) {
+      if (!w.tuned_faster()) vetoed.insert(w.workload);
+    }
+    if (pinned > 0) {
+      std::cout << fmt::format("{} workload(s) get the untuned kernel back (fallback_in_model records appended to {})\n",
+                               pinned, a.output);
+    }
+    if (judged == pinned) return;
     std::cout << fmt::format("vetoed {} config(s) not faster in the model (appended to {}): compile takes each "
-                             "workload's next best",
-                             vetoed, a.output);
-    if (pass == kMaxPasses) {
-      std::cout << fmt::format(", not checked after {} passes (tessel tune --resume checks again)\n", kMaxPasses);
-      return;
-    }
-    std::cout << "; checking again\n";
+                             "workload's next best; checking again\n",
+                             judged - pinned, a.output);
   }
 }
 

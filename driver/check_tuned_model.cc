@@ -41,11 +41,11 @@ void time_round(CompiledModel& m, int runs, RoundTimes& t) {
   for (size_t k = 0; k < sum.size(); ++k) t.kernel[k].push_back(sum[k] / runs);
 }
 
-// The median over rounds of untuned / tuned.
-double paired_speedup(const std::vector<double>& untuned, const std::vector<double>& tuned) {
+// Each round's untuned / tuned.
+std::vector<double> round_ratios(const std::vector<double>& untuned, const std::vector<double>& tuned) {
   std::vector<double> ratios;
   for (size_t r = 0; r < untuned.size(); ++r) ratios.push_back(untuned[r] / tuned[r]);
-  return autotune::median_cost(ratios);
+  return ratios;
 }
 
 size_t kernel_position(const CompiledModel& m, const std::string& name) {
@@ -110,7 +110,7 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
   }
   out.untuned_ms = autotune::median_cost(u.e2e);
   out.tuned_ms = autotune::median_cost(t.e2e);
-  out.speedup = paired_speedup(u.e2e, t.e2e);
+  out.speedup = autotune::median_cost(round_ratios(u.e2e, t.e2e));
 
   // Both builds have the same fused groups; records change a kernel's config, and a conv's layout.
   const std::vector<TuningSummary::Kernel>& uk = untuned.tuning().kernels;
@@ -123,7 +123,7 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
     if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config)) continue;
     auto [at, fresh] = position.emplace(tk[i].workload, out.workloads.size());
     if (fresh) {
-      out.workloads.push_back({{}, {}, tk[i].workload, tk[i].config});
+      out.workloads.push_back({{}, {}, tk[i].workload, uk[i].workload, tk[i].config});
       untuned_sum.emplace_back(check.rounds, 0.0);
       tuned_sum.emplace_back(check.rounds, 0.0);
     }
@@ -140,17 +140,43 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
   for (size_t w = 0; w < out.workloads.size(); ++w) {
     out.workloads[w].untuned_ms = autotune::median_cost(untuned_sum[w]);
     out.workloads[w].tuned_ms = autotune::median_cost(tuned_sum[w]);
-    out.workloads[w].speedup = paired_speedup(untuned_sum[w], tuned_sum[w]);
+    out.workloads[w].round_speedups = round_ratios(untuned_sum[w], tuned_sum[w]);
+    out.workloads[w].speedup = autotune::median_cost(out.workloads[w].round_speedups);
   }
   return out;
 }
 
-int veto_slower_workloads(const ModelCheck& check, const std::string& records_path) {
-  autotune::Database db(autotune::load_records(records_path, nullptr));
+int veto_slower_workloads(const ModelCheck& check, const std::string& records_path, const std::set<std::string>& pin) {
+  std::vector<autotune::TuningRecord> records = autotune::load_records(records_path, nullptr);
+  autotune::Database db(records);
   autotune::RecordWriter writer(records_path);
-  int vetoed = 0;
+  // A verdict of `k`: a record of `config` with the in-model time of its kernels.
+  auto verdict = [&](autotune::TuningRecord r, const WorkloadCheck& k, autotune::MeasureError kind) {
+    r.costs = {(kind == autotune::MeasureError::kSlowerInModel ? k.tuned_ms : k.untuned_ms) / 1e3};
+    r.error = kind;
+    r.error_msg = fmt::format("{:.4f} ms in the model against {:.4f} ms untuned ({:.2f}x; {})", k.tuned_ms,
+                              k.untuned_ms, k.speedup, fmt::join(k.tuned_kernels, ", "));
+    r.timestamp = autotune::unix_time_now();
+    writer.write(r);
+  };
+  int judged = 0;
   for (const WorkloadCheck& k : check.workloads) {
     if (k.tuned_faster()) continue;
+    ++judged;
+    if (pin.count(k.workload)) {
+      for (const std::string& workload : std::set<std::string>{k.workload, k.untuned_workload}) {
+        auto fallback = std::find_if(records.begin(), records.end(), [&](const autotune::TuningRecord& r) {
+          return r.target == check.target && r.workload == workload && r.fallback &&
+                 r.error == autotune::MeasureError::kNone;
+        });
+        if (fallback == records.end()) {
+          throw Error(fmt::format("{} has no measurement of the fallback config of workload {}, to keep it with",
+                                  records_path, workload));
+        }
+        verdict(*fallback, k, autotune::MeasureError::kFallbackInModel);
+      }
+      continue;
+    }
     // The record compile applied: the checked config, unless the file changed since.
     std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
     if (!applied || nlohmann::json::parse(applied->config) != nlohmann::json::parse(k.config)) {
@@ -158,16 +184,9 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
                               "its best record",
                               records_path, k.workload));
     }
-    autotune::TuningRecord veto = *applied;
-    veto.costs = {k.tuned_ms / 1e3};
-    veto.error = autotune::MeasureError::kSlowerInModel;
-    veto.error_msg = fmt::format("{:.4f} ms in the model against {:.4f} ms untuned ({})", k.tuned_ms, k.untuned_ms,
-                                 fmt::join(k.tuned_kernels, ", "));
-    veto.timestamp = autotune::unix_time_now();
-    writer.write(veto);
-    ++vetoed;
+    verdict(*applied, k, autotune::MeasureError::kSlowerInModel);
   }
-  return vetoed;
+  return judged;
 }
 
 }  // namespace tessel

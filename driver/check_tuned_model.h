@@ -3,6 +3,7 @@
 // thread-pool states). tessel tune runs this check after tuning and vetoes the configs that lose.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,17 +16,24 @@ struct ModelCheckOptions {
   double min_batch_ms = 10;  // each build runs at least this long per round
 };
 
+// A config is kept only when the model runs its workload at least this much faster. Without a
+// margin, configs of 1.00-1.01x in one pass were kept and ran 6% slower in the next: the model
+// came out 12% slower than untuned after a 20-minute tune of resnet_mini (docs/autotune.md).
+constexpr double kMinGainInModel = 0.02;
+
 // A workload whose config or conv layout the records changed, timed in both builds over all its
 // kernels (one config applies to each kernel of the workload, so it is judged on their sum).
 struct WorkloadCheck {
   std::vector<std::string> untuned_kernels, tuned_kernels;  // the kernel functions
   std::string workload;                  // the tuned kernels' (the conv's other layout, when records chose it)
+  std::string untuned_workload;          // the untuned kernels' (the layout of the rule)
   std::string config;                    // the tuned kernels' (JSON)
   double untuned_ms = 0, tuned_ms = 0;   // per run: the median over rounds of each round's mean
-  // untuned / tuned time, the median over rounds of each round's ratio: a slow phase of the
-  // machine that spans a round slows both builds alike, and cancels out.
-  double speedup = 0;
-  bool tuned_faster() const { return speedup > 1; }
+  // Each round's untuned / tuned time: a slow phase of the machine that spans a round slows both
+  // builds alike, and cancels out.
+  std::vector<double> round_speedups;
+  double speedup = 0;  // the median of round_speedups (of several checks' rounds, when pooled)
+  bool tuned_faster() const { return speedup >= 1 + kMinGainInModel; }
 };
 
 struct ModelCheck {
@@ -44,9 +52,14 @@ struct ModelCheck {
 ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions& opt,
                              const ModelCheckOptions& check = {});
 
-// Appends a "slower_in_model" record (autotune::MeasureError::kSlowerInModel) to `records_path`
-// for each workload of `check` that was not faster tuned, so that compile passes over its config
-// from now on; returns how many.
-int veto_slower_workloads(const ModelCheck& check, const std::string& records_path);
+// For each workload of `check` that was not faster tuned, appends to `records_path` either a
+// "slower_in_model" record of its config (autotune::MeasureError::kSlowerInModel), so that compile
+// takes the workload's next best config; or, when the workload is in `pin`, "fallback_in_model"
+// records of the fallbacks of both its tuned and untuned workloads (kFallbackInModel), so that
+// compile gives it the untuned kernel back: its fallback config in the rule's layout. Returns how
+// many workloads. Error when the file changed since the check, or a pinned workload has no record
+// of its fallback.
+int veto_slower_workloads(const ModelCheck& check, const std::string& records_path,
+                          const std::set<std::string>& pin = {});
 
 }  // namespace tessel

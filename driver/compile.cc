@@ -152,13 +152,15 @@ class RecordPicker {
 
   // When tuning measured both layouts of a packable conv (tessel tune does), the other layout
   // than pack_conv_weights' rule picks wins if its best record clearly beats the rule's
-  // (autotune::beats_default); otherwise, and without records of both, the rule decides.
+  // (autotune::beats_default); otherwise, and without records of both, the rule decides. So it
+  // does when the model check pinned either form to its fallback (the untuned kernel).
   passes::ConvLayoutChoice conv_layout(int& decided) {
     return [this, &decided](const graph::Graph& g, const graph::Node& conv) {
       bool rule = passes::rule_prefers_packed(g, conv);
-      std::optional<autotune::TuningRecord> direct = db_.best(target_, autotune::workload_key(g, conv));
-      std::optional<autotune::TuningRecord> packed = db_.best(target_, autotune::packed_workload_key(g, conv));
-      if (!direct || !packed) return rule;
+      std::string direct_key = autotune::workload_key(g, conv), packed_key = autotune::packed_workload_key(g, conv);
+      std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key);
+      std::optional<autotune::TuningRecord> packed = db_.best(target_, packed_key);
+      if (!direct || !packed || db_.pinned(target_, direct_key) || db_.pinned(target_, packed_key)) return rule;
       ++decided;
       const autotune::TuningRecord& rule_form = rule ? *packed : *direct;
       const autotune::TuningRecord& other_form = rule ? *direct : *packed;

@@ -84,7 +84,8 @@ TEST(Records, LineFormat) {
 
 TEST(Records, LineRoundTripForEveryErrorKind) {
   for (MeasureError e : {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
-                        MeasureError::kTimeout, MeasureError::kWrongAnswer, MeasureError::kSlowerInModel}) {
+                        MeasureError::kTimeout, MeasureError::kWrongAnswer, MeasureError::kSlowerInModel,
+                        MeasureError::kFallbackInModel}) {
     // Costs that need every digit to round-trip.
     TuningRecord r = make_record(5, e == MeasureError::kNone ? std::vector<double>{1.0 / 3, 2e-7} : std::vector<double>{},
                                  e);
@@ -311,6 +312,28 @@ TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
   db.add(vetoed_fallback);
   EXPECT_FALSE(db.best(kTarget, kDense));
   EXPECT_EQ(db.configs_measured(kTarget, kDense), (std::set<uint64_t>{0, 1, 2}));
+}
+
+TEST(Database, APinRulesOutTheConfigsMeasuredBeforeIt) {
+  Database db;
+  TuningRecord fallback = config_record(0, {2e-3});
+  fallback.fallback = true;
+  db.add(fallback);
+  db.add(config_record(1, {1e-3}));
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
+  EXPECT_FALSE(db.pinned(kTarget, kDense));
+  TuningRecord pin = fallback;
+  pin.error = MeasureError::kFallbackInModel;
+  db.add(pin);
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 0u);
+  EXPECT_TRUE(db.pinned(kTarget, kDense));
+  db.add(config_record(1, {0.5e-3}));  // measured again: still ruled out
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 0u);
+  db.add(config_record(2, {1e-3}));  // first measured after the pin: it competes
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);
+  EXPECT_FALSE(db.pinned(kTarget, kDense));
+  EXPECT_EQ(vetoed_configs({fallback, config_record(1, {1e-3}), pin, config_record(2, {1e-3})}),
+            (std::set<uint64_t>{1}));
 }
 
 TEST(Records, MedianCost) {

@@ -181,6 +181,33 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
 }
 
+// A pin (the model check gave the workload its untuned kernel back) rules out every config measured
+// before it: a resumed run ends with the fallback unless it finds a new config that beats it.
+TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
+  TempFile records("pin.json");
+  topi::ConfigSpace space = synthetic_space();
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 24), 0);
+  ASSERT_NE(first.best_config, space.fallback().to_json());
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  auto fallback = std::find_if(saved.begin(), saved.end(), [](const TuningRecord& r) { return r.fallback; });
+  ASSERT_NE(fallback, saved.end());
+  TuningRecord pin = *fallback;
+  pin.error = MeasureError::kFallbackInModel;
+  RecordWriter(records.path()).write(pin);
+
+  TuneOptions again = options(records.path(), "grid", 24);
+  again.resume = load_records(records.path(), nullptr);
+  TaskResult second = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
+  EXPECT_EQ(second.trials, 0);
+  EXPECT_EQ(second.best_config, space.fallback().to_json());
+  EXPECT_TRUE(second.pinned);
+  EXPECT_FALSE(first.pinned);
+  EXPECT_DOUBLE_EQ(second.best_cost_s, second.fallback_cost_s);
+  Database db(load_records(records.path(), nullptr));
+  EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
+}
+
 // The fallback's first measurement caught a slow phase of the machine: the controls between
 // batches outvote it, so the baseline (and the speed-up) is what the fallback really costs.
 TEST(TuneTask, TheFallbackIsMeasuredAgainAsAControl) {

@@ -89,6 +89,9 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_GT(k.untuned_ms, 0);
   EXPECT_GT(k.tuned_ms, 0);
   EXPECT_GT(k.speedup, 0);
+  EXPECT_EQ(k.untuned_workload, tuned.workload);  // the rule's layout, which the records kept
+  ASSERT_EQ(k.round_speedups.size(), 3u);
+  EXPECT_DOUBLE_EQ(k.speedup, autotune::median_cost(k.round_speedups));
 
   // A workload faster in the model keeps its config; a slower one gets a veto record.
   ModelCheck faster = check, slower = check;
@@ -109,6 +112,39 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
 
   // With the veto, the records leave every kernel as untuned: no workload to judge.
   EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).workloads.empty());
+}
+
+TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) {
+  TempRecords records("pin");
+  autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
+  CompileOptions opt;
+  opt.tuning_records = records.path();
+  ModelCheckOptions mopt;
+  mopt.rounds = 1;
+  mopt.min_batch_ms = 1;
+  ModelCheck check = check_tuned_model(kModel, opt, mopt);
+  ASSERT_EQ(check.workloads.size(), 1u);
+  check.workloads[0].speedup = 1 + kMinGainInModel / 2;  // faster, but within the noise
+  EXPECT_FALSE(check.workloads[0].tuned_faster());
+  EXPECT_EQ(veto_slower_workloads(check, records.path(), {tuned.workload}), 1);
+  std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
+  ASSERT_EQ(saved.size(), 3u);  // one layout: one pin
+  EXPECT_EQ(saved[2].error, autotune::MeasureError::kFallbackInModel);
+  EXPECT_TRUE(saved[2].fallback);
+  autotune::Database db(saved);
+  EXPECT_TRUE(db.pinned(check.target, tuned.workload));
+  EXPECT_TRUE(db.best(check.target, tuned.workload)->fallback);
+  EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).workloads.empty());
+
+  // Without a measurement of the fallback there is nothing to pin: an error naming the workload.
+  TempRecords no_fallback("no-fallback");
+  autotune::RecordWriter(no_fallback.path()).write(saved[1]);
+  opt.tuning_records = no_fallback.path();
+  check = check_tuned_model(kModel, opt, mopt);
+  ASSERT_EQ(check.workloads.size(), 1u);
+  check.workloads[0].speedup = 0.9;
+  expect_error([&] { veto_slower_workloads(check, no_fallback.path(), {tuned.workload}); },
+               {no_fallback.path(), "no measurement of the fallback config", tuned.workload});
 }
 
 TEST(CheckTunedModel, BadArguments) {

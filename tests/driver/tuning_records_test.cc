@@ -183,18 +183,21 @@ autotune::TuningRecord layout_record(const std::string& target, bool packed, dou
   return r;
 }
 
-// With records of both layouts, the conv takes the one measured faster; with one, the rule decides.
+// With records of both layouts, the conv takes the one measured faster; with one, the rule decides,
+// and so it does when the model check pinned the packed form to its fallback.
 TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
   struct Case {
     std::vector<std::pair<bool, double>> records;  // packed?, cost
     std::string op;
-    int decided;
+    int decided, tuned;
+    bool pin_packed = false;
   };
   const std::vector<Case> cases = {
-      {{{false, 2e-4}, {true, 1e-4}}, "ConvNCHWc", 1},
-      {{{false, 1e-4}, {true, 2e-4}}, "Conv", 1},
-      {{{false, 2e-4}, {true, 1.95e-4}}, "Conv", 1},  // 2.5% faster: not enough to overrule the rule
-      {{{true, 1e-6}}, "Conv", 0},  // only the packed form was measured: no comparison
+      {{{false, 2e-4}, {true, 1e-4}}, "ConvNCHWc", 1, 1},
+      {{{false, 1e-4}, {true, 2e-4}}, "Conv", 1, 1},
+      {{{false, 2e-4}, {true, 1.95e-4}}, "Conv", 1, 1},  // 2.5% faster: not enough to overrule the rule
+      {{{true, 1e-6}}, "Conv", 0, 0},  // only the packed form was measured: no comparison
+      {{{false, 2e-4}, {true, 1e-4}}, "Conv", 0, 1, true},
   };
   for (const Case& c : cases) {
     graph::Graph g = packable_model();
@@ -202,13 +205,19 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
     std::string target = Target::parse(opt.target).str();
     std::vector<autotune::TuningRecord> records;
     for (auto [packed, cost] : c.records) records.push_back(layout_record(target, packed, cost));
+    if (c.pin_packed) {
+      autotune::TuningRecord pin = records.back();
+      pin.fallback = records.back().fallback = true;
+      pin.error = autotune::MeasureError::kFallbackInModel;
+      records.push_back(pin);
+    }
     RecordsFile file;
     file.write(records);
     opt.tuning_records = file.path();
     CompiledModel m = compile_graph(g, opt);
     EXPECT_NE(m.fusion_summary().find("[" + c.op + "+Relu]"), std::string::npos) << m.fusion_summary();
     EXPECT_EQ(m.tuning().layouts_from_records, c.decided);
-    EXPECT_EQ(m.tuning().tuned, c.decided);  // the chosen form's record applies
+    EXPECT_EQ(m.tuning().tuned, c.tuned);  // the chosen form's record applies
     EXPECT_TRUE(m.tuning().warnings.empty());
     graph::TensorData x = random_tensor({1, 32, 4, 32}, 3);
     m.set_input("x", to_ndarray(x));
