@@ -11,9 +11,11 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -155,23 +157,35 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
   EXPECT_EQ(distinct.size(), 40u) << "a config was measured twice";
 }
 
+// Tunes the synthetic task over 24 grid trials into `records`, appends a verdict of the model
+// check (`kind`) on the config of the record `pick` chooses, resumes with 24 trials again, and
+// returns both runs' results.
+std::pair<TaskResult, TaskResult> tune_around_a_verdict(const std::string& records, MeasureError kind,
+                                                        const std::function<bool(const TuningRecord&,
+                                                                                 const TaskResult&)>& pick) {
+  topi::ConfigSpace space = synthetic_space();
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records, "grid", 24), 0);
+  std::vector<TuningRecord> saved = load_records(records, nullptr);
+  auto at = std::find_if(saved.begin(), saved.end(), [&](const TuningRecord& r) { return pick(r, first); });
+  EXPECT_NE(at, saved.end());
+  if (at == saved.end()) return {first, first};
+  TuningRecord verdict = *at;
+  verdict.error = kind;
+  RecordWriter(records).write(verdict);
+  TuneOptions again = options(records, "grid", 24);
+  again.resume = load_records(records, nullptr);
+  return {first, tune_task(synthetic_task(), space, measurer, kTarget, again, 0)};
+}
+
 // A config vetoed by the model check (tessel tune --model-check-rounds) stays measured, so a resumed
 // run does not measure it again, but it is never the result.
 TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   TempFile records("veto.json");
-  topi::ConfigSpace space = synthetic_space();
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
-  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 24), 0);
-  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
-  auto best = std::find_if(saved.begin(), saved.end(), [&](const TuningRecord& r) { return r.config == first.best_config; });
-  ASSERT_NE(best, saved.end());
-  TuningRecord veto = *best;
-  veto.error = MeasureError::kSlowerInModel;
-  RecordWriter(records.path()).write(veto);
-
-  TuneOptions again = options(records.path(), "grid", 24);
-  again.resume = load_records(records.path(), nullptr);
-  TaskResult second = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
+  auto [first, second] = tune_around_a_verdict(records.path(), MeasureError::kSlowerInModel,
+                                               [](const TuningRecord& r, const TaskResult& first) {
+                                                 return r.config == first.best_config;
+                                               });
   EXPECT_EQ(second.trials, 0);
   EXPECT_EQ(second.resumed, 24);
   EXPECT_NE(second.best_config, first.best_config);
@@ -185,24 +199,14 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
 // before it: a resumed run ends with the fallback unless it finds a new config that beats it.
 TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
   TempFile records("pin.json");
-  topi::ConfigSpace space = synthetic_space();
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
-  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 24), 0);
-  ASSERT_NE(first.best_config, space.fallback().to_json());
-  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
-  auto fallback = std::find_if(saved.begin(), saved.end(), [](const TuningRecord& r) { return r.fallback; });
-  ASSERT_NE(fallback, saved.end());
-  TuningRecord pin = *fallback;
-  pin.error = MeasureError::kFallbackInModel;
-  RecordWriter(records.path()).write(pin);
-
-  TuneOptions again = options(records.path(), "grid", 24);
-  again.resume = load_records(records.path(), nullptr);
-  TaskResult second = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
-  EXPECT_EQ(second.trials, 0);
-  EXPECT_EQ(second.best_config, space.fallback().to_json());
-  EXPECT_TRUE(second.pinned);
+  auto [first, second] = tune_around_a_verdict(records.path(), MeasureError::kFallbackInModel,
+                                               [](const TuningRecord& r, const TaskResult&) { return r.fallback; });
+  std::string fallback = synthetic_space().fallback().to_json();
+  EXPECT_NE(first.best_config, fallback);
   EXPECT_FALSE(first.pinned);
+  EXPECT_EQ(second.trials, 0);
+  EXPECT_EQ(second.best_config, fallback);
+  EXPECT_TRUE(second.pinned);
   EXPECT_DOUBLE_EQ(second.best_cost_s, second.fallback_cost_s);
   Database db(load_records(records.path(), nullptr));
   EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);

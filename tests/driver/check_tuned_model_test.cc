@@ -64,15 +64,20 @@ autotune::TuningRecord write_records_with_a_tuned_conv(const std::string& path) 
   return *other;
 }
 
+// The model check of resnet_mini with `records`, in `rounds` short rounds.
+ModelCheck check_with(const std::string& records, int rounds) {
+  CompileOptions opt;
+  opt.tuning_records = records;
+  ModelCheckOptions mopt;
+  mopt.rounds = rounds;
+  mopt.min_batch_ms = 1;
+  return check_tuned_model(kModel, opt, mopt);
+}
+
 TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   TempRecords records("records");
   autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
-  CompileOptions opt;
-  opt.tuning_records = records.path();
-  ModelCheckOptions mopt;
-  mopt.rounds = 3;
-  mopt.min_batch_ms = 1;
-  ModelCheck check = check_tuned_model(kModel, opt, mopt);
+  ModelCheck check = check_with(records.path(), 3);
   EXPECT_EQ(check.rounds, 3);
   EXPECT_GE(check.runs_per_round, 1);
   EXPECT_LT(check.max_output_diff, 1e-4);
@@ -111,18 +116,13 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
                {records.path(), "changed during the model check", tuned.workload});
 
   // With the veto, the records leave every kernel as untuned: no workload to judge.
-  EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).workloads.empty());
+  EXPECT_TRUE(check_with(records.path(), 3).workloads.empty());
 }
 
 TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) {
   TempRecords records("pin");
   autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
-  CompileOptions opt;
-  opt.tuning_records = records.path();
-  ModelCheckOptions mopt;
-  mopt.rounds = 1;
-  mopt.min_batch_ms = 1;
-  ModelCheck check = check_tuned_model(kModel, opt, mopt);
+  ModelCheck check = check_with(records.path(), 1);
   ASSERT_EQ(check.workloads.size(), 1u);
   check.workloads[0].speedup = 1 + kMinGainInModel / 2;  // faster, but within the noise
   EXPECT_FALSE(check.workloads[0].tuned_faster());
@@ -134,13 +134,12 @@ TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) 
   autotune::Database db(saved);
   EXPECT_TRUE(db.pinned(check.target, tuned.workload));
   EXPECT_TRUE(db.best(check.target, tuned.workload)->fallback);
-  EXPECT_TRUE(check_tuned_model(kModel, opt, mopt).workloads.empty());
+  EXPECT_TRUE(check_with(records.path(), 1).workloads.empty());
 
   // Without a measurement of the fallback there is nothing to pin: an error naming the workload.
   TempRecords no_fallback("no-fallback");
   autotune::RecordWriter(no_fallback.path()).write(saved[1]);
-  opt.tuning_records = no_fallback.path();
-  check = check_tuned_model(kModel, opt, mopt);
+  check = check_with(no_fallback.path(), 1);
   ASSERT_EQ(check.workloads.size(), 1u);
   check.workloads[0].speedup = 0.9;
   expect_error([&] { veto_slower_workloads(check, no_fallback.path(), {tuned.workload}); },
