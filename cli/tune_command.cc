@@ -308,7 +308,8 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--model-check-rounds", args->model_check_rounds,
                   "after tuning, time the model built with the records against the untuned one in this many "
-                  "alternating rounds, and veto configs that are not faster in the model (0: skip the check)")
+                  "alternating rounds, and veto configs that are not at least 2% faster in the model (0: skip "
+                  "the check)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--conv-layouts", args->conv_layouts,
                   "both: tune each packable conv direct and packed (NCHW16c), compile takes the faster; "
