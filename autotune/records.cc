@@ -201,15 +201,19 @@ std::vector<TuningRecord> load_records(const std::string& path, std::vector<std:
 bool is_verdict(MeasureError e) { return e == MeasureError::kSlowerInModel || e == MeasureError::kFallbackInModel; }
 
 std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records) {
+  std::set<uint64_t> fallbacks;
+  for (const TuningRecord& r : records) {
+    if (r.fallback) fallbacks.insert(r.config_index);
+  }
   std::set<uint64_t> seen, vetoed;
   for (const TuningRecord& r : records) {
     if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config_index);
     if (r.error == MeasureError::kFallbackInModel) {
       for (uint64_t i : seen) {
-        if (i != r.config_index) vetoed.insert(i);
+        if (!fallbacks.count(i)) vetoed.insert(i);
       }
     }
-    seen.insert(r.config_index);
+    if (!is_verdict(r.error)) seen.insert(r.config_index);
   }
   return vetoed;
 }
@@ -258,7 +262,7 @@ bool Database::pinned(const std::string& target, const std::string& workload) co
   bool pin = std::any_of(it->second.begin(), it->second.end(),
                          [](const TuningRecord& r) { return r.error == MeasureError::kFallbackInModel; });
   std::optional<TuningRecord> chosen = best(target, workload);
-  return pin && chosen && chosen->fallback;
+  return pin && (!chosen || chosen->fallback);
 }
 
 size_t Database::count(const std::string& target, const std::string& workload) const {

@@ -21,11 +21,12 @@ constexpr int kRecordVersion = 1;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
 // The last two are not a measurement's end but the model check's verdicts (driver/check_tuned_model.h):
-// kSlowerInModel: the config, applied at compile time, was not faster inside the model than the
-// untuned kernel; its cost is the in-model time of the workload's kernels per model run, summed.
-// It marks the config by index. kFallbackInModel, on a record of the fallback config: no config
-// measured before this record is to be applied (the model check gave up on them); configs first
-// measured after it still compete.
+// kSlowerInModel: the config, applied at compile time, was not clearly faster inside the model
+// than the untuned kernel (kMinGainInModel, driver/check_tuned_model.h); its cost is the in-model time of the workload's kernels per model run, summed.
+// It marks the config by index. kFallbackInModel (a pin), on a record of the fallback config
+// where there is one: no config measured before this record is to be applied, but the fallback
+// (the model check gave the workload its untuned kernel back); configs first measured after it
+// still compete.
 enum class MeasureError {
   kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kSlowerInModel, kFallbackInModel
 };
@@ -103,8 +104,8 @@ std::vector<TuningRecord> load_records(const std::string& path, std::vector<std:
 // Whether a record kind is a verdict of the model check rather than a measurement.
 bool is_verdict(MeasureError e);
 // The indices of the configs that verdicts among `records` (one workload's, in file order) rule
-// out: those with a kSlowerInModel record, and those seen before a kFallbackInModel record (other
-// than the fallback it names).
+// out: those with a kSlowerInModel record, and those measured before a kFallbackInModel record,
+// but for the fallback (any config with a record flagged `fallback`).
 std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records);
 
 // Records grouped by (target, workload): the best config to apply and what is measured already.
@@ -119,8 +120,8 @@ class Database {
   // record with every cost pooled. A config with a failed record, or vetoed (ConfigStanding), is
   // out. None when no config is left or there is no record.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
-  // Whether the model check pinned the pair to its fallback: best() is the fallback, and a
-  // kFallbackInModel record is why. Compile then keeps the conv layout of the rule, too.
+  // Whether the model check pinned the pair to its fallback: a kFallbackInModel record, and best()
+  // is the fallback or none. Compile then keeps the conv layout of the rule, too.
   bool pinned(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors included.
   size_t count(const std::string& target, const std::string& workload) const;

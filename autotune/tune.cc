@@ -179,7 +179,8 @@ class Measured {
     return median_cost(it->second.costs);
   }
   bool has(uint64_t index) const { return configs_.count(index) != 0; }
-  // A config that ran slower in the model than the untuned kernel: measured, but never the best.
+  // A config the model check ruled out (not clearly faster in the model than the untuned kernel,
+  // or measured before a pin): measured, but never the best.
   void veto(const topi::ConfigEntity& config) {
     auto [it, fresh] = configs_.try_emplace(config.index(), Pooled{config, {}, false, true});
     it->second.vetoed = true;
@@ -245,13 +246,18 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
 
   // Resume: configs of this workload measured by an earlier run (the records file resumed, or
   // prior records) count as visited, and as trials.
-  // The model check's verdicts rule configs out, as Database::best does.
-  std::vector<TuningRecord> own;
-  std::copy_if(known.begin(), known.end(), std::back_inserter(own),
-               [&](const TuningRecord& r) { return r.target == target && r.workload == task.workload; });
-  std::set<uint64_t> vetoed = vetoed_configs(own);
+  // The model check's verdicts in the records file rule configs out, as Database::best does for
+  // compile, which reads that file only.
+  auto own = [&](const std::vector<TuningRecord>& records) {
+    std::vector<TuningRecord> out;
+    std::copy_if(records.begin(), records.end(), std::back_inserter(out),
+                 [&](const TuningRecord& r) { return r.target == target && r.workload == task.workload; });
+    return out;
+  };
+  std::vector<TuningRecord> resumed = own(opt.resume);
+  std::set<uint64_t> vetoed = vetoed_configs(resumed);
   Measured measured;
-  for (const TuningRecord& r : own) {
+  for (const TuningRecord& r : own(known)) {
     try {
       topi::ConfigEntity config = topi::ConfigEntity::from_json(space, r.config);
       if (!is_verdict(r.error)) measured.add(config, r.costs, r.error != MeasureError::kNone);
@@ -353,7 +359,7 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   res.best_cost_s = chosen ? measured.cost(chosen->index()) : kInf;
   if (chosen) res.best_config = chosen->to_json();
   res.pinned = chosen && chosen->index() == fallback.index() &&
-               std::any_of(own.begin(), own.end(),
+               std::any_of(resumed.begin(), resumed.end(),
                            [](const TuningRecord& r) { return r.error == MeasureError::kFallbackInModel; });
   p.finished = true;
   p.best_gflops = gflops(task.flops, res.best_cost_s);

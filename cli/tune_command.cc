@@ -158,7 +158,7 @@ void print_model_check(const ModelCheck& c, int pass, const std::vector<Workload
     const WorkloadCheck& w = c.workloads[i];
     std::cout << fmt::format("{:>12.4f} {:>12.4f} {:>7.2f}x {:>7.2f}x {:>6}  {:<8}  {}\n", w.untuned_ms, w.tuned_ms,
                              w.speedup, pooled[i].speedup, pooled[i].round_speedups.size(),
-                             verdict(pooled[i], pin.count(w.workload) != 0), fmt::join(w.tuned_kernels, ", "));
+                             verdict(pooled[i], pin.count(w.untuned_workload) != 0), fmt::join(w.tuned_kernels, ", "));
   }
   std::cout << fmt::format("end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
                            "ratios)\n",
@@ -176,7 +176,8 @@ void check_model(const TuneArgs& a, CompileOptions copt) {
   ModelCheckOptions mopt;
   mopt.rounds = a.model_check_rounds;
   std::map<std::string, std::vector<double>> rounds;  // workload + config -> its rounds' speed-ups
-  std::set<std::string> vetoed;                       // workloads vetoed in an earlier pass
+  // Untuned workloads (a conv's, whichever layout records give it) vetoed in an earlier pass.
+  std::set<std::string> vetoed;
   for (int pass = 1;; ++pass) {
     ModelCheck c = check_tuned_model(a.model, copt, mopt);
     std::vector<WorkloadCheck> pooled = c.workloads;
@@ -186,25 +187,25 @@ void check_model(const TuneArgs& a, CompileOptions copt) {
       all.insert(all.end(), w.round_speedups.begin(), w.round_speedups.end());
       w.round_speedups = all;
       w.speedup = autotune::median_cost(all);
-      if (pass == kMaxPasses || vetoed.count(w.workload)) pin.insert(w.workload);
+      if (pass == kMaxPasses || vetoed.count(w.untuned_workload)) pin.insert(w.untuned_workload);
     }
     print_model_check(c, pass, pooled, pin);
     c.workloads = pooled;
     int judged = veto_slower_workloads(c, a.output, pin);
     int pinned = static_cast<int>(std::count_if(pooled.begin(), pooled.end(), [&](const WorkloadCheck& w) {
-      return !w.tuned_faster() && pin.count(w.workload);
+      return !w.tuned_faster() && pin.count(w.untuned_workload);
     }));
     for (const WorkloadCheck& w : pooled) {
-      if (!w.tuned_faster()) vetoed.insert(w.workload);
+      if (!w.tuned_faster()) vetoed.insert(w.untuned_workload);
     }
     if (pinned > 0) {
       std::cout << fmt::format("{} workload(s) get the untuned kernel back (fallback_in_model records appended to {})\n",
                                pinned, a.output);
     }
     if (judged == pinned) return;
-    std::cout << fmt::format("vetoed {} config(s) not faster in the model (appended to {}): compile takes each "
-                             "workload's next best; checking again\n",
-                             judged - pinned, a.output);
+    std::cout << fmt::format("vetoed {} config(s) not {:.0f}% faster in the model (appended to {}): compile takes "
+                             "each workload's next best; checking again\n",
+                             judged - pinned, kMinGainInModel * 100, a.output);
   }
 }
 

@@ -123,7 +123,8 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
     if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config)) continue;
     auto [at, fresh] = position.emplace(tk[i].workload, out.workloads.size());
     if (fresh) {
-      out.workloads.push_back({{}, {}, tk[i].workload, uk[i].workload, tk[i].config});
+      out.workloads.push_back(
+          {{}, {}, tk[i].workload, uk[i].workload, tk[i].config, uk[i].config, uk[i].config_index});
       untuned_sum.emplace_back(check.rounds, 0.0);
       tuned_sum.emplace_back(check.rounds, 0.0);
     }
@@ -149,34 +150,12 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
 int veto_slower_workloads(const ModelCheck& check, const std::string& records_path, const std::set<std::string>& pin) {
   std::vector<autotune::TuningRecord> records = autotune::load_records(records_path, nullptr);
   autotune::Database db(records);
-  autotune::RecordWriter writer(records_path);
-  // A verdict of `k`: a record of `config` with the in-model time of its kernels.
-  auto verdict = [&](autotune::TuningRecord r, const WorkloadCheck& k, autotune::MeasureError kind) {
-    r.costs = {(kind == autotune::MeasureError::kSlowerInModel ? k.tuned_ms : k.untuned_ms) / 1e3};
-    r.error = kind;
-    r.error_msg = fmt::format("{:.4f} ms in the model against {:.4f} ms untuned ({:.2f}x; {})", k.tuned_ms,
-                              k.untuned_ms, k.speedup, fmt::join(k.tuned_kernels, ", "));
-    r.timestamp = autotune::unix_time_now();
-    writer.write(r);
-  };
+  // Every verdict first, then the writes: an error leaves the file as it was.
+  std::vector<autotune::TuningRecord> verdicts;
   int judged = 0;
   for (const WorkloadCheck& k : check.workloads) {
     if (k.tuned_faster()) continue;
     ++judged;
-    if (pin.count(k.workload)) {
-      for (const std::string& workload : std::set<std::string>{k.workload, k.untuned_workload}) {
-        auto fallback = std::find_if(records.begin(), records.end(), [&](const autotune::TuningRecord& r) {
-          return r.target == check.target && r.workload == workload && r.fallback &&
-                 r.error == autotune::MeasureError::kNone;
-        });
-        if (fallback == records.end()) {
-          throw Error(fmt::format("{} has no measurement of the fallback config of workload {}, to keep it with",
-                                  records_path, workload));
-        }
-        verdict(*fallback, k, autotune::MeasureError::kFallbackInModel);
-      }
-      continue;
-    }
     // The record compile applied: the checked config, unless the file changed since.
     std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
     if (!applied || nlohmann::json::parse(applied->config) != nlohmann::json::parse(k.config)) {
@@ -184,8 +163,38 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
                               "its best record",
                               records_path, k.workload));
     }
-    verdict(*applied, k, autotune::MeasureError::kSlowerInModel);
+    auto verdict = [&](autotune::TuningRecord r, autotune::MeasureError kind) {
+      r.costs = {(kind == autotune::MeasureError::kSlowerInModel ? k.tuned_ms : k.untuned_ms) / 1e3};
+      r.error = kind;
+      r.error_msg = fmt::format("{:.4f} ms in the model against {:.4f} ms untuned in the last check; {:.2f}x over {} "
+                                "rounds ({})",
+                                k.tuned_ms, k.untuned_ms, k.speedup, k.round_speedups.size(),
+                                fmt::join(k.tuned_kernels, ", "));
+      r.timestamp = autotune::unix_time_now();
+      verdicts.push_back(std::move(r));
+    };
+    if (!pin.count(k.untuned_workload)) {
+      verdict(*applied, autotune::MeasureError::kSlowerInModel);
+      continue;
+    }
+    // A pin rules out what was measured before it whatever config it names; it names the fallback
+    // where it can: the fallback's measurement, or the untuned kernel's config (the rule's form).
+    for (const std::string& workload : std::set<std::string>{k.workload, k.untuned_workload}) {
+      auto fallback = std::find_if(records.begin(), records.end(), [&](const autotune::TuningRecord& r) {
+        return r.target == check.target && r.workload == workload && r.fallback;
+      });
+      autotune::TuningRecord on = fallback != records.end() ? *fallback : *applied;
+      if (fallback == records.end() && workload == k.untuned_workload) {
+        on.workload = workload;
+        on.config = k.untuned_config;
+        on.config_index = k.untuned_config_index;
+        on.fallback = true;
+      }
+      verdict(on, autotune::MeasureError::kFallbackInModel);
+    }
   }
+  autotune::RecordWriter writer(records_path);
+  for (const autotune::TuningRecord& r : verdicts) writer.write(r);
   return judged;
 }
 

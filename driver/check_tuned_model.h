@@ -1,6 +1,7 @@
 // The tuned model against the untuned one, inside the model: tuning measures each kernel alone,
 // and a config that wins there can lose a few percent between its neighbours (other cache and
-// thread-pool states). tessel tune runs this check after tuning and vetoes the configs that lose.
+// thread-pool states). tessel tune runs this check after tuning, vetoes the configs that do not
+// clearly win, and gives a workload its untuned kernel back when its next best does not either.
 #pragma once
 
 #include <set>
@@ -28,6 +29,8 @@ struct WorkloadCheck {
   std::string workload;                  // the tuned kernels' (the conv's other layout, when records chose it)
   std::string untuned_workload;          // the untuned kernels' (the layout of the rule)
   std::string config;                    // the tuned kernels' (JSON)
+  std::string untuned_config;            // the untuned kernels': the fallback (JSON)
+  uint64_t untuned_config_index = 0;
   double untuned_ms = 0, tuned_ms = 0;   // per run: the median over rounds of each round's mean
   // Each round's untuned / tuned time: a slow phase of the machine that spans a round slows both
   // builds alike, and cancels out.
@@ -52,13 +55,12 @@ struct ModelCheck {
 ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions& opt,
                              const ModelCheckOptions& check = {});
 
-// For each workload of `check` that was not faster tuned, appends to `records_path` either a
-// "slower_in_model" record of its config (autotune::MeasureError::kSlowerInModel), so that compile
-// takes the workload's next best config; or, when the workload is in `pin`, "fallback_in_model"
-// records of the fallbacks of both its tuned and untuned workloads (kFallbackInModel), so that
+// For each workload of `check` that was not faster tuned (tuned_faster), appends to `records_path`
+// either a "slower_in_model" record of its config (autotune::MeasureError::kSlowerInModel), so that
+// compile takes the workload's next best config; or, when its untuned workload is in `pin`,
+// "fallback_in_model" records (kFallbackInModel) for both its tuned and untuned workloads, so that
 // compile gives it the untuned kernel back: its fallback config in the rule's layout. Returns how
-// many workloads. Error when the file changed since the check, or a pinned workload has no record
-// of its fallback.
+// many workloads. Error, before anything is written, when the file changed since the check.
 int veto_slower_workloads(const ModelCheck& check, const std::string& records_path,
                           const std::set<std::string>& pin = {});
 

@@ -250,7 +250,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
       if (lg.config && autotune::is_tunable(master.op_type)) {
         ++(lg.tuned ? tuning.tuned : tuning.untuned);
         if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
-        tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(), lg.tuned});
+        tuning.kernels.push_back(
+            {lg.name, autotune::workload_key(g, master), lg.config->to_json(), lg.tuned, lg.config->index()});
       }
       out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));
     }

@@ -55,6 +55,7 @@ struct TuningSummary {
     std::string name, workload;
     std::string config;  // the config its schedule follows (JSON)
     bool tuned;          // from a record; otherwise the fallback
+    uint64_t config_index = 0;  // the config's index in its template's space
   };
   std::vector<Kernel> kernels;  // the kernels that tuning covers, in order
   int tuned = 0;    // kernels compiled with a record's config

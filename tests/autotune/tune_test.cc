@@ -210,6 +210,20 @@ TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
   EXPECT_DOUBLE_EQ(second.best_cost_s, second.fallback_cost_s);
   Database db(load_records(records.path(), nullptr));
   EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
+
+  // A run that goes on measures new configs; one that clearly beats the fallback is the result.
+  std::set<uint64_t> before = db.configs_measured(kTarget, synthetic_task().workload);
+  ConfigMeasurer new_ones_win = [&](const topi::ConfigEntity& c) {
+    return success(before.count(c.index()) ? synthetic_cost(c) : 1e-6);
+  };
+  TuneOptions more = options(records.path(), "grid", 32);
+  more.resume = load_records(records.path(), nullptr);
+  TaskResult third = tune_task(synthetic_task(), synthetic_space(), new_ones_win, kTarget, more, 0);
+  EXPECT_EQ(third.trials, 8);
+  EXPECT_FALSE(third.pinned);
+  EXPECT_DOUBLE_EQ(third.best_cost_s, 1e-6);
+  EXPECT_EQ(Database(load_records(records.path(), nullptr)).best(kTarget, synthetic_task().workload)->config,
+            third.best_config);
 }
 
 // The fallback's first measurement caught a slow phase of the machine: the controls between

@@ -111,9 +111,11 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_EQ(saved[2].config, tuned.config);
   EXPECT_NE(saved[2].error_msg.find("in the model"), std::string::npos) << saved[2].error_msg;
   EXPECT_TRUE(autotune::Database(saved).best(check.target, tuned.workload)->fallback);
-  // The checked config is no longer the best record: a second veto of it means the file changed.
+  // The checked config is no longer the best record: a second veto of it means the file changed,
+  // and nothing is written.
   expect_error([&] { veto_slower_workloads(slower, records.path()); },
                {records.path(), "changed during the model check", tuned.workload});
+  EXPECT_EQ(autotune::load_records(records.path(), nullptr).size(), 3u);
 
   // With the veto, the records leave every kernel as untuned: no workload to judge.
   EXPECT_TRUE(check_with(records.path(), 3).workloads.empty());
@@ -136,14 +138,22 @@ TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) 
   EXPECT_TRUE(db.best(check.target, tuned.workload)->fallback);
   EXPECT_TRUE(check_with(records.path(), 1).workloads.empty());
 
-  // Without a measurement of the fallback there is nothing to pin: an error naming the workload.
+  // Without a measurement of the fallback, the pin names the untuned kernel's config, and still
+  // rules out the config measured before it.
   TempRecords no_fallback("no-fallback");
   autotune::RecordWriter(no_fallback.path()).write(saved[1]);
   check = check_with(no_fallback.path(), 1);
   ASSERT_EQ(check.workloads.size(), 1u);
   check.workloads[0].speedup = 0.9;
-  expect_error([&] { veto_slower_workloads(check, no_fallback.path(), {tuned.workload}); },
-               {no_fallback.path(), "no measurement of the fallback config", tuned.workload});
+  EXPECT_EQ(veto_slower_workloads(check, no_fallback.path(), {tuned.workload}), 1);
+  saved = autotune::load_records(no_fallback.path(), nullptr);
+  ASSERT_EQ(saved.size(), 2u);
+  EXPECT_EQ(saved[1].error, autotune::MeasureError::kFallbackInModel);
+  EXPECT_TRUE(saved[1].fallback);
+  EXPECT_EQ(nlohmann::json::parse(saved[1].config), nlohmann::json::parse(check.workloads[0].untuned_config));
+  EXPECT_EQ(saved[1].config_index, check.workloads[0].untuned_config_index);
+  EXPECT_FALSE(autotune::Database(saved).best(check.target, tuned.workload));
+  EXPECT_TRUE(check_with(no_fallback.path(), 1).workloads.empty());
 }
 
 TEST(CheckTunedModel, BadArguments) {

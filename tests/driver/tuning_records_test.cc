@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "../passes/graph_builder.h"
 #include "autotune/records.h"
@@ -184,13 +185,13 @@ autotune::TuningRecord layout_record(const std::string& target, bool packed, dou
 }
 
 // With records of both layouts, the conv takes the one measured faster; with one, the rule decides,
-// and so it does when the model check pinned the packed form to its fallback.
+// and so it does when the model check pinned either form to its fallback.
 TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
   struct Case {
     std::vector<std::pair<bool, double>> records;  // packed?, cost
     std::string op;
     int decided, tuned;
-    bool pin_packed = false;
+    std::optional<bool> pin = std::nullopt;  // pin the packed (true) or direct (false) form
   };
   const std::vector<Case> cases = {
       {{{false, 2e-4}, {true, 1e-4}}, "ConvNCHWc", 1, 1},
@@ -198,6 +199,7 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
       {{{false, 2e-4}, {true, 1.95e-4}}, "Conv", 1, 1},  // 2.5% faster: not enough to overrule the rule
       {{{true, 1e-6}}, "Conv", 0, 0},  // only the packed form was measured: no comparison
       {{{false, 2e-4}, {true, 1e-4}}, "Conv", 0, 1, true},
+      {{{false, 2e-4}, {true, 1e-4}}, "Conv", 0, 1, false},
   };
   for (const Case& c : cases) {
     graph::Graph g = packable_model();
@@ -205,9 +207,10 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
     std::string target = Target::parse(opt.target).str();
     std::vector<autotune::TuningRecord> records;
     for (auto [packed, cost] : c.records) records.push_back(layout_record(target, packed, cost));
-    if (c.pin_packed) {
-      autotune::TuningRecord pin = records.back();
-      pin.fallback = records.back().fallback = true;
+    if (c.pin) {
+      autotune::TuningRecord& form = records[*c.pin ? 1 : 0];
+      form.fallback = true;
+      autotune::TuningRecord pin = form;
       pin.error = autotune::MeasureError::kFallbackInModel;
       records.push_back(pin);
     }
