@@ -10,7 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -171,33 +170,20 @@ void print_model_check(const ModelCheck& c, int pass, const std::vector<Workload
 // workload vetoed a second time, or on the last pass, gets its untuned kernel back, so that the
 // build compile makes holds only configs the check kept.
 void check_model(const TuneArgs& a, CompileOptions copt) {
-  constexpr int kMaxPasses = 5;
   copt.tuning_records = a.output;
   ModelCheckOptions mopt;
   mopt.rounds = a.model_check_rounds;
-  std::map<std::string, std::vector<double>> rounds;  // workload + config -> its rounds' speed-ups
-  // Untuned workloads (a conv's, whichever layout records give it) vetoed in an earlier pass.
-  std::set<std::string> vetoed;
-  for (int pass = 1;; ++pass) {
+  ModelCheckPasses passes(5);
+  while (true) {
     ModelCheck c = check_tuned_model(a.model, copt, mopt);
-    std::vector<WorkloadCheck> pooled = c.workloads;
-    std::set<std::string> pin;
-    for (WorkloadCheck& w : pooled) {
-      std::vector<double>& all = rounds[w.workload + w.config];
-      all.insert(all.end(), w.round_speedups.begin(), w.round_speedups.end());
-      w.round_speedups = all;
-      w.speedup = autotune::median_cost(all);
-      if (pass == kMaxPasses || vetoed.count(w.untuned_workload)) pin.insert(w.untuned_workload);
-    }
-    print_model_check(c, pass, pooled, pin);
-    c.workloads = pooled;
-    int judged = veto_slower_workloads(c, a.output, pin);
-    int pinned = static_cast<int>(std::count_if(pooled.begin(), pooled.end(), [&](const WorkloadCheck& w) {
-      return !w.tuned_faster() && pin.count(w.untuned_workload);
-    }));
-    for (const WorkloadCheck& w : pooled) {
-      if (!w.tuned_faster()) vetoed.insert(w.untuned_workload);
-    }
+    ModelCheck pooled = c;
+    std::set<std::string> pin = passes.judge(pooled);
+    print_model_check(c, passes.pass(), pooled.workloads, pin);
+    int judged = veto_slower_workloads(pooled, a.output, pin);
+    int pinned = static_cast<int>(std::count_if(pooled.workloads.begin(), pooled.workloads.end(),
+                                                [&](const WorkloadCheck& w) {
+                                                  return !w.tuned_faster() && pin.count(w.untuned_workload);
+                                                }));
     if (pinned > 0) {
       std::cout << fmt::format("{} workload(s) get the untuned kernel back (fallback_in_model records appended to {})\n",
                                pinned, a.output);

@@ -147,6 +147,22 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
   return out;
 }
 
+std::set<std::string> ModelCheckPasses::judge(ModelCheck& check) {
+  ++pass_;
+  std::set<std::string> pin;
+  for (WorkloadCheck& w : check.workloads) {
+    std::vector<double>& all = rounds_[w.workload + w.config];
+    all.insert(all.end(), w.round_speedups.begin(), w.round_speedups.end());
+    w.round_speedups = all;
+    w.speedup = autotune::median_cost(all);
+    if (last_pass() || vetoed_.count(w.untuned_workload)) pin.insert(w.untuned_workload);
+  }
+  for (const WorkloadCheck& w : check.workloads) {
+    if (!w.tuned_faster()) vetoed_.insert(w.untuned_workload);
+  }
+  return pin;
+}
+
 int veto_slower_workloads(const ModelCheck& check, const std::string& records_path, const std::set<std::string>& pin) {
   std::vector<autotune::TuningRecord> records = autotune::load_records(records_path, nullptr);
   autotune::Database db(records);

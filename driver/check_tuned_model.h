@@ -4,6 +4,7 @@
 // clearly win, and gives a workload its untuned kernel back when its next best does not either.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,6 +55,25 @@ struct ModelCheck {
 // checked against a reference while tuning), naming the output.
 ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions& opt,
                              const ModelCheckOptions& check = {});
+
+// The verdicts over tessel tune's passes of the model check. A workload is judged on the rounds
+// of every pass that checked the same config; a workload (by its untuned workload, the same in
+// either layout) vetoed in an earlier pass, or any on the last pass, is to be pinned.
+class ModelCheckPasses {
+ public:
+  explicit ModelCheckPasses(int max_passes) : max_passes_(max_passes) {}
+  // Replaces each workload's round_speedups and speedup in `check` with those pooled over the
+  // passes so far, and returns the untuned workloads to pin (veto_slower_workloads's `pin`).
+  // Call once per pass.
+  std::set<std::string> judge(ModelCheck& check);
+  int pass() const { return pass_; }
+  bool last_pass() const { return pass_ >= max_passes_; }
+
+ private:
+  int max_passes_, pass_ = 0;
+  std::map<std::string, std::vector<double>> rounds_;  // workload + config -> its rounds' speed-ups
+  std::set<std::string> vetoed_;                       // untuned workloads vetoed in an earlier pass
+};
 
 // For each workload of `check` that was not faster tuned (tuned_faster), appends to `records_path`
 // either a "slower_in_model" record of its config (autotune::MeasureError::kSlowerInModel), so that

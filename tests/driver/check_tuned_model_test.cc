@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "autotune/records.h"
@@ -154,6 +156,44 @@ TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) 
   EXPECT_EQ(saved[1].config_index, check.workloads[0].untuned_config_index);
   EXPECT_FALSE(autotune::Database(saved).best(check.target, tuned.workload));
   EXPECT_TRUE(check_with(no_fallback.path(), 1).workloads.empty());
+}
+
+// A check with one workload per (workload, untuned workload, config) and its rounds' speed-ups.
+ModelCheck check_of(const std::vector<std::tuple<std::string, std::string, std::string, std::vector<double>>>& ws) {
+  ModelCheck c;
+  for (const auto& [workload, untuned, config, rounds] : ws) {
+    WorkloadCheck w;
+    w.workload = workload;
+    w.untuned_workload = untuned;
+    w.config = config;
+    w.round_speedups = rounds;
+    w.speedup = autotune::median_cost(rounds);
+    c.workloads.push_back(w);
+  }
+  return c;
+}
+
+TEST(ModelCheckPasses, PoolsRoundsOfAConfigAndPinsAConvVetoedTwice) {
+  ModelCheckPasses passes(3);
+  // Pass 1: A's config is kept; the conv of B (tuned in the packed layout) is vetoed.
+  ModelCheck c = check_of({{"A", "A", "a1", {1.10, 1.10}}, {"Bp", "B", "b1", {1.0, 1.0}}});
+  EXPECT_TRUE(passes.judge(c).empty());
+  EXPECT_TRUE(c.workloads[0].tuned_faster());
+  EXPECT_FALSE(c.workloads[1].tuned_faster());
+  EXPECT_FALSE(passes.last_pass());
+  // Pass 2: A's same config, slower now, is judged on all 5 rounds; B's next best, in the direct
+  // layout, is its conv's second: to be pinned.
+  c = check_of({{"A", "A", "a1", {0.95, 0.95, 0.95}}, {"B", "B", "b2", {0.99}}});
+  EXPECT_EQ(passes.judge(c), std::set<std::string>{"B"});
+  EXPECT_EQ(c.workloads[0].round_speedups.size(), 5u);
+  EXPECT_DOUBLE_EQ(c.workloads[0].speedup, 0.95);
+  EXPECT_FALSE(c.workloads[0].tuned_faster());
+  EXPECT_EQ(c.workloads[1].round_speedups.size(), 1u);  // another config: its own rounds
+  // Pass 3, the last: every workload is to be pinned if vetoed.
+  c = check_of({{"C", "C", "c1", {1.5}}});
+  EXPECT_EQ(passes.judge(c), std::set<std::string>{"C"});
+  EXPECT_TRUE(passes.last_pass());
+  EXPECT_EQ(passes.pass(), 3);
 }
 
 TEST(CheckTunedModel, BadArguments) {
