@@ -545,11 +545,18 @@ class Unroller {
 void decompose_recurrent(Graph& g) {
   std::vector<Node> nodes;
   bool changed = false;
+  int64_t steps = 0;
   for (const Node& node : g.nodes) {
     std::optional<Recurrence> rc = parse(g, node);
     if (!rc) {
       nodes.push_back(node);
       continue;
+    }
+    steps += rc->seq * rc->dirs;
+    if (steps > kMaxUnrolledSteps) {
+      throw Error(fmt::format("{} takes the model's recurrences to {} time steps; Tessel unrolls "
+                              "recurrences step by step and compiles at most {} per model",
+                              node.describe(), steps, kMaxUnrolledSteps));
     }
     Unroller(g, nodes, node, *rc).run();
     changed = true;

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <set>
+#include <unordered_set>
 
 #include "ir/error.h"
 
@@ -114,37 +114,39 @@ class Partitioner {
     return i;
   }
 
+  // Calls visit(to) for each edge leaving src or a node reached from it before sink (to may be sink
+  // or kSink; each node in between is entered once) and stops when visit returns false. Iterative:
+  // an unrolled recurrence makes paths far deeper than the call stack.
+  template <class Visit>
+  bool walk_to(NodeId src, NodeId sink, Visit visit) {
+    std::unordered_set<NodeId> entered;
+    std::vector<NodeId> stack{src};
+    while (!stack.empty()) {
+      NodeId from = stack.back();
+      stack.pop_back();
+      for (const Edge& e : consumers_[from]) {
+        bool inner = e.to != kSink && e.to != sink;
+        if (inner && !entered.insert(e.to).second) continue;
+        if (!visit(e.to)) return false;
+        if (inner) stack.push_back(e.to);
+      }
+    }
+    return true;
+  }
+
   // Every node on a path from `src` (exclusive) to `sink` satisfies cond(pattern, is_sink).
   template <class Cond>
   bool check_path(NodeId src, NodeId sink, Cond cond) {
-    std::set<NodeId> visited;
-    std::function<bool(NodeId)> walk = [&](NodeId from) {
-      for (const Edge& e : consumers_[from]) {
-        if (e.to == kSink) return false;
-        if (!visited.insert(e.to).second) continue;
-        NodeId gi = find(e.to);
-        if (e.to == sink) {
-          if (!cond(group_pattern_[gi], true)) return false;
-          continue;
-        }
-        if (!cond(group_pattern_[gi], false) || !walk(e.to)) return false;
-      }
-      return true;
-    };
-    return walk(src);
+    return walk_to(src, sink, [&](NodeId to) { return to != kSink && cond(group_pattern_[find(to)], to == sink); });
   }
 
   // Joins every node on the paths from src to sink into sink's group.
   void commit(NodeId src, NodeId sink) {
-    std::set<NodeId> visited;
-    std::function<void(NodeId)> walk = [&](NodeId from) {
-      merge(from, sink);
-      for (const Edge& e : consumers_[from]) {
-        if (e.to == sink || e.to == kSink || !visited.insert(e.to).second) continue;
-        walk(e.to);
-      }
-    };
-    walk(src);
+    merge(src, sink);
+    walk_to(src, sink, [&](NodeId to) {
+      if (to != kSink && to != sink) merge(to, sink);
+      return true;
+    });
   }
 
   void merge(NodeId a, NodeId b) {
@@ -157,20 +159,11 @@ class Partitioner {
 
   // Nodes in the groups that src's paths to sink would join, to apply the size limit up front.
   int joined_size(NodeId src, NodeId sink) {
-    std::set<NodeId> groups;
-    std::set<NodeId> visited;
-    std::function<void(NodeId)> walk = [&](NodeId from) {
-      groups.insert(find(from));
-      for (const Edge& e : consumers_[from]) {
-        if (e.to == kSink || !visited.insert(e.to).second) continue;
-        if (e.to == sink) {
-          groups.insert(find(sink));
-          continue;
-        }
-        walk(e.to);
-      }
-    };
-    walk(src);
+    std::set<NodeId> groups{find(src)};
+    walk_to(src, sink, [&](NodeId to) {
+      if (to != kSink) groups.insert(find(to));
+      return true;
+    });
     int total = 0;
     for (NodeId r : groups) total += group_size_[r];
     return total;

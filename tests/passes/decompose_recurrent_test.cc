@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "driver/compile.h"
+#include "tests/expect_error.h"
 #include "graph_builder.h"
 #include "ir/error.h"
 #include "ir/op_table.h"
@@ -240,6 +241,30 @@ TEST(DecomposeRecurrentTest, UnknownActivationLeavesTheNodeForLoweringToReport) 
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("node 'cell' (RNN)"), std::string::npos) << e.what();
   }
+}
+
+// A 100,000-step unroll would take hours and hundreds of GiB to compile: refused up front, naming
+// the node, with the limit (the model's steps are summed over its recurrent nodes).
+TEST(DecomposeRecurrentTest, TooManyStepsAreRefused) {
+  auto lstm = [](int64_t seq, int64_t dirs) {
+    Builder b;
+    auto x = b.input("x", {seq, 1, 2});
+    auto w = b.constant("W", random_tensor({dirs, 8, 2}, 1));
+    auto r = b.constant("R", random_tensor({dirs, 8, 2}, 2));
+    std::string direction = dirs == 2 ? "bidirectional" : "forward";
+    auto outs = b.node("LSTM", {x, w, r}, {{"hidden_size", int64_t{2}}, {"direction", direction}}, 3, "cell");
+    graph::Graph g = b.finish(outs);
+    infer_type(g);
+    return g;
+  };
+  graph::Graph at_limit = lstm(kMaxUnrolledSteps, 1);
+  decompose_recurrent(at_limit);
+  EXPECT_GT(at_limit.nodes.size(), 1u);
+  graph::Graph huge = lstm(100000, 1);
+  tessel::testing::expect_error([&] { decompose_recurrent(huge); },
+                                {"node 'cell' (LSTM)", "100000 time steps", "at most 1024 per model"});
+  graph::Graph both_ways = lstm(kMaxUnrolledSteps / 2 + 1, 2);
+  tessel::testing::expect_error([&] { decompose_recurrent(both_ways); }, {"1026 time steps"});
 }
 
 // End to end: the pipeline decomposes the node, and the primitive ops lower and run.

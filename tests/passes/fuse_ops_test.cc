@@ -120,6 +120,27 @@ TEST(FuseOpsTest, GroupSizeLimit) {
   for (const auto& grp : limited) EXPECT_LE(grp.nodes.size(), 2u);
 }
 
+// A node whose post-dominator is 300,000 nodes down a chain (an unrolled recurrence is such a
+// graph): the path walks must not recurse once per node, which overflowed the stack.
+TEST(FuseOpsTest, PathsDeeperThanTheCallStack) {
+  constexpr int kChain = 300000;
+  Builder b;
+  auto x = b.input("x", {4});
+  auto head = b.op("Relu", {x}, {}, "head");
+  auto v = head;
+  for (int i = 0; i < kChain; ++i) v = b.op("Neg", {v});
+  auto out = b.op("Add", {head, v}, {}, "join");
+  graph::Graph g = b.finish({out});
+  infer_type(g);
+  auto groups = fuse_ops(g);
+  size_t nodes = 0;
+  for (const auto& grp : groups) {
+    nodes += grp.nodes.size();
+    EXPECT_LE(grp.nodes.size(), 256u);
+  }
+  EXPECT_EQ(nodes, g.nodes.size());
+}
+
 TEST(FuseOpsTest, GroupsWithOnlyEmptyOutputsComputeNothing) {
   Builder b;
   auto x = b.input("x", {2, 0});
