@@ -13,6 +13,7 @@
 #include "cli/model_flags.h"
 #include "driver/compile.h"
 #include "ir/error.h"
+#include "runtime/output_file.h"
 
 namespace tessel::cli {
 
@@ -28,6 +29,7 @@ void run_compile(const CompileArgs& a) {
   if (!dir.empty() && !std::filesystem::is_directory(dir)) {
     throw Error(fmt::format("-o {}: directory {} does not exist", a.output, dir.string()));
   }
+  runtime::check_replaceable(a.output, "the package");  // before compiling, not after
   CompileOptions opt = a.flags.compile_options();
   opt.tuning_records = a.tuning_records;
   if (!a.dump_ir.empty()) {

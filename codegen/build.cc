@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -20,6 +22,7 @@
 #include "codegen/llvm/codegen_cpu.h"
 #include "codegen/llvm/optimize.h"
 #include "codegen/llvm/target_machine.h"
+#include "runtime/c_runtime_api.h"
 #include "runtime/jit.h"
 
 namespace tessel {
@@ -30,6 +33,32 @@ struct Compiled {
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> tm;
 };
+
+// The constant TesselKernelTable (runtime/c_runtime_api.h) listing `funcs`' entry points, exported
+// as TESSEL_KERNEL_TABLE_SYMBOL: a loader calls only the kernels it lists.
+void add_kernel_table(llvm::Module& module, const std::vector<PrimFunc>& funcs) {
+  llvm::LLVMContext& ctx = module.getContext();
+  auto* ptr = llvm::PointerType::getUnqual(ctx);
+  auto* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* entry_type = llvm::StructType::get(ctx, {ptr, ptr});
+  std::vector<llvm::Constant*> entries;
+  for (const PrimFunc& f : funcs) {
+    llvm::Constant* text = llvm::ConstantDataArray::getString(ctx, f->name);
+    auto* name = new llvm::GlobalVariable(module, text->getType(), true, llvm::GlobalValue::PrivateLinkage, text,
+                                          f->name + ".kernel_name");
+    name->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    entries.push_back(llvm::ConstantStruct::get(entry_type, {name, module.getFunction(f->name)}));
+  }
+  auto* array_type = llvm::ArrayType::get(entry_type, entries.size());
+  auto* kernels = new llvm::GlobalVariable(module, array_type, true, llvm::GlobalValue::PrivateLinkage,
+                                           llvm::ConstantArray::get(array_type, entries), "tessel.kernels");
+  auto* table_type = llvm::StructType::get(ctx, {i32, i32, ptr});
+  llvm::Constant* table = llvm::ConstantStruct::get(
+      table_type, {llvm::ConstantInt::get(i32, TESSEL_KERNEL_TABLE_VERSION),
+                   llvm::ConstantInt::get(i32, entries.size()), kernels});
+  new llvm::GlobalVariable(module, table_type, true, llvm::GlobalValue::ExternalLinkage, table,
+                           TESSEL_KERNEL_TABLE_SYMBOL);
+}
 
 // Generates, verifies and optimizes the LLVM module for `funcs`.
 Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target,
@@ -44,6 +73,8 @@ Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target,
   c.module->setDataLayout(c.tm->createDataLayout());
   codegen::CodeGenCPU codegen(*c.module, target, linkage);
   for (const PrimFunc& f : funcs) codegen.add_function(f);
+  // Objects for shared libraries carry the kernel table their loader reads.
+  if (linkage == codegen::RuntimeLinkage::kPointers) add_kernel_table(*c.module, funcs);
   std::string problems;
   llvm::raw_string_ostream os(problems);
   TESSEL_ICHECK(!llvm::verifyModule(*c.module, &os)) << "invalid LLVM IR generated:\n" << problems;

@@ -27,7 +27,8 @@ runtime::Module build(const PrimFunc& func, const Target& target);
 std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target);
 std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& target);
 // An ELF/Mach-O relocatable object (PIC) for the target, e.g. for a cross triple. It calls the
-// runtime through pointer variables (RuntimeLinkage::kPointers) that a loader sets.
+// runtime through pointer variables (RuntimeLinkage::kPointers) that a loader sets, and exports
+// the kernel table (TESSEL_KERNEL_TABLE_SYMBOL, runtime/c_runtime_api.h) that lists its entries.
 std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target);
 // A shared library at `path` with one entry per PrimFunc (emit_object linked by the system `cc`);
 // the target must be the host's OS and architecture. Load it with runtime::load_library.

@@ -30,6 +30,23 @@ typedef int32_t (*TesselBackendFunc)(const TesselValue* args, const int32_t* typ
  * TESSEL_RUNTIME_POINTER_PREFIX + function name, which the loader sets after dlopen. */
 #define TESSEL_RUNTIME_POINTER_PREFIX "__tessel_fp_"
 
+/* Shared libraries list their kernels in a constant table exported under this name, and a loader
+ * calls only what the table lists: looking a kernel up by name with dlsym would also find any
+ * function of libc ("abort", "exit"). Version 1: the layout below. */
+#define TESSEL_KERNEL_TABLE_SYMBOL "__tessel_kernel_table"
+#define TESSEL_KERNEL_TABLE_VERSION 1
+
+typedef struct {
+  const char* name; /* NUL-terminated */
+  TesselBackendFunc func;
+} TesselKernelEntry;
+
+typedef struct {
+  uint32_t version; /* TESSEL_KERNEL_TABLE_VERSION */
+  uint32_t num_kernels;
+  const TesselKernelEntry* kernels;
+} TesselKernelTable;
+
 /* Error reporting from generated code: a thread-local message. */
 void TesselSetLastError(const char* msg);
 const char* TesselGetLastError(void);

@@ -24,40 +24,73 @@ const std::map<std::string, void*>& runtime_api() {
   return api;
 }
 
+// A table with more kernels than this is corrupt (a model has hundreds at most).
+constexpr uint32_t kMaxKernels = 1 << 20;
+
 class LibraryModule : public ModuleNode {
  public:
-  LibraryModule(std::shared_ptr<void> handle, std::vector<std::string> entries)
-      : handle_(std::move(handle)), entries_(std::move(entries)) {}
+  LibraryModule(std::shared_ptr<void> handle, std::map<std::string, TesselBackendFunc> kernels)
+      : handle_(std::move(handle)), kernels_(std::move(kernels)) {}
 
   Function get_function(const std::string& name) override {
-    void* fn = dlsym(handle_.get(), name.c_str());
-    if (fn == nullptr) return {};
-    return Function::from_backend(name, reinterpret_cast<TesselBackendFunc>(fn), handle_);
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) return {};
+    return Function::from_backend(name, it->second, handle_);
   }
-  std::vector<std::string> function_names() const override { return entries_; }
+  std::vector<std::string> function_names() const override {
+    std::vector<std::string> names;
+    for (const auto& [name, fn] : kernels_) names.push_back(name);
+    return names;
+  }
   std::string source(const std::string& format) const override {
     throw Error(fmt::format("a loaded shared library has no '{}' source; compile with --dump-ir to see it", format));
   }
 
  private:
   std::shared_ptr<void> handle_;
-  std::vector<std::string> entries_;
+  std::map<std::string, TesselBackendFunc> kernels_;
 };
+
+// The library's kernel table by name; Error naming `what` when it is missing or malformed.
+std::map<std::string, TesselBackendFunc> read_kernel_table(void* handle, const std::string& what) {
+  const auto* table = static_cast<const TesselKernelTable*>(dlsym(handle, TESSEL_KERNEL_TABLE_SYMBOL));
+  if (table == nullptr) {
+    throw Error(fmt::format("{} has no kernel table ({}): it was built by an older Tessel; recompile the model", what,
+                            TESSEL_KERNEL_TABLE_SYMBOL));
+  }
+  if (table->version != TESSEL_KERNEL_TABLE_VERSION) {
+    throw Error(fmt::format("{} has kernel table version {}; this Tessel reads version {} (recompile the model)", what,
+                            table->version, TESSEL_KERNEL_TABLE_VERSION));
+  }
+  if (table->num_kernels > kMaxKernels || (table->num_kernels > 0 && table->kernels == nullptr)) {
+    throw Error(fmt::format("{} has a corrupt kernel table ({} kernels)", what, table->num_kernels));
+  }
+  std::map<std::string, TesselBackendFunc> kernels;
+  for (uint32_t i = 0; i < table->num_kernels; ++i) {
+    const TesselKernelEntry& k = table->kernels[i];
+    if (k.name == nullptr || k.func == nullptr) throw Error(fmt::format("{}: kernel table entry {} is null", what, i));
+    if (!kernels.emplace(k.name, k.func).second) {
+      throw Error(fmt::format("{}: the kernel table lists '{}' twice", what, k.name));
+    }
+  }
+  return kernels;
+}
 
 }  // namespace
 
-Module load_library(const std::string& path, const std::vector<std::string>& entries) {
+Module load_library(const std::string& path, const std::vector<std::string>& entries, const std::string& what) {
   void* raw = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (raw == nullptr) throw Error(fmt::format("cannot load {}: {}", path, dlerror()));
+  if (raw == nullptr) throw Error(fmt::format("cannot load {}: {}", what, dlerror()));
   std::shared_ptr<void> handle(raw, [](void* h) { dlclose(h); });
+  std::map<std::string, TesselBackendFunc> kernels = read_kernel_table(raw, what);
+  for (const std::string& name : entries) {
+    if (!kernels.count(name)) throw Error(fmt::format("{} has no kernel '{}' in its kernel table", what, name));
+  }
   for (const auto& [name, fn] : runtime_api()) {
     void* slot = dlsym(raw, (TESSEL_RUNTIME_POINTER_PREFIX + name).c_str());
     if (slot != nullptr) *static_cast<void**>(slot) = fn;
   }
-  for (const std::string& name : entries) {
-    if (dlsym(raw, name.c_str()) == nullptr) throw Error(fmt::format("{} has no function '{}'", path, name));
-  }
-  return Module(std::make_shared<LibraryModule>(std::move(handle), entries));
+  return Module(std::make_shared<LibraryModule>(std::move(handle), std::move(kernels)));
 }
 
 }  // namespace tessel::runtime

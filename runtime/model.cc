@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"
@@ -89,6 +91,13 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
     for (const auto& s : j.at("storage")) {
       StorageEntry e{s.at("shape").get<std::vector<int64_t>>(), DataType::parse(s.at("dtype").get<std::string>()),
                      s.value("buffer", -1), s.value("param", "")};
+      // An empty 'param' or a negative 'buffer' would read as an absent one: a plain array.
+      if (s.contains("param") && e.param.empty()) {
+        throw Error(fmt::format("{}: storage entry {} has an empty 'param'", what, p.storage.size()));
+      }
+      if (s.contains("buffer") && e.buffer < 0) {
+        throw Error(fmt::format("{}: storage entry {} has the buffer index {}", what, p.storage.size(), e.buffer));
+      }
       p.storage.push_back(std::move(e));
     }
     for (const auto& k : j.at("kernels")) {
@@ -97,21 +106,53 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
     }
     p.inputs = io_from(j.at("inputs"));
     p.outputs = io_from(j.at("outputs"));
-    auto check_index = [&](int64_t i, size_t size, const char* kind) {
-      if (i < 0 || static_cast<size_t>(i) >= size) throw Error(fmt::format("{}: {} index {} is out of range", what, kind, i));
-    };
-    for (const auto& s : p.storage) {
-      if (s.buffer >= 0) check_index(s.buffer, p.buffer_bytes.size(), "buffer");
-    }
-    for (const auto& k : p.kernels) {
-      for (int a : k.args) check_index(a, p.storage.size(), "storage");
-    }
-    for (const auto* ios : {&p.inputs, &p.outputs}) {
-      for (const auto& io : *ios) check_index(io.storage, p.storage.size(), "storage");
-    }
+    p.check_consistent(what);
     return p;
   } catch (const json::exception& e) {
     throw Error(fmt::format("{} is corrupt: {}", what, e.what()));
+  }
+}
+
+void ExecutorPlan::check_consistent(const std::string& what) const {
+  if (kernels.empty()) throw Error(fmt::format("{} lists no kernels", what));
+  auto check_index = [&](int64_t i, size_t size, const char* kind) {
+    if (i < 0 || static_cast<size_t>(i) >= size) throw Error(fmt::format("{}: {} index {} is out of range", what, kind, i));
+  };
+  for (int64_t bytes : buffer_bytes) {
+    if (bytes < 0) throw Error(fmt::format("{}: a buffer has the negative size {}", what, bytes));
+  }
+  for (size_t i = 0; i < storage.size(); ++i) {
+    const StorageEntry& s = storage[i];
+    if (s.buffer >= 0) check_index(s.buffer, buffer_bytes.size(), "buffer");
+    if (s.buffer >= 0 && !s.param.empty()) {
+      throw Error(fmt::format("{}: storage entry {} is both the weight '{}' and a view of buffer {}", what, i, s.param,
+                              s.buffer));
+    }
+  }
+  for (const auto& k : kernels) {
+    for (int a : k.args) check_index(a, storage.size(), "storage");
+  }
+  for (const auto* ios : {&inputs, &outputs}) {
+    const char* kind = ios == &inputs ? "input" : "output";
+    std::set<std::string> names;
+    for (const auto& io : *ios) {
+      check_index(io.storage, storage.size(), "storage");
+      if (!names.insert(io.name).second) throw Error(fmt::format("{}: {} '{}' is listed twice", what, kind, io.name));
+    }
+  }
+  // An input is copied into its storage by set_input: a weight or another input there would be overwritten.
+  std::map<int, std::string> input_of;
+  for (const auto& io : inputs) {
+    const StorageEntry& s = storage[io.storage];
+    if (!s.param.empty()) {
+      throw Error(fmt::format("{}: input '{}' is storage entry {}, which holds the weight '{}'", what, io.name,
+                              io.storage, s.param));
+    }
+    auto [it, fresh] = input_of.emplace(io.storage, io.name);
+    if (!fresh) {
+      throw Error(fmt::format("{}: inputs '{}' and '{}' are the same storage entry {}", what, it->second, io.name,
+                              io.storage));
+    }
   }
 }
 

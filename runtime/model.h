@@ -39,8 +39,12 @@ struct ExecutorPlan {
   std::vector<ExecutorIO> inputs, outputs;
 
   std::string to_json() const;
-  // Error naming `what` for malformed JSON, a missing field or another format version.
+  // Error naming `what` for malformed JSON, a missing field, another format version or an
+  // inconsistent plan (check_consistent).
   static ExecutorPlan from_json(const std::string& text, const std::string& what);
+  // Error naming `what` for an inconsistent plan: no kernels, an index out of range, a negative
+  // buffer size, an input or output listed twice, an input that is a weight or another input's storage.
+  void check_consistent(const std::string& what) const;
   // Error when this machine cannot run the plan's code (another architecture, a missing CPU feature).
   void check_host(const std::string& what) const;
 };
@@ -85,8 +89,10 @@ class Model {
 std::string save_params(const std::map<std::string, NDArray>& params);
 std::map<std::string, NDArray> load_params(const std::string& bytes, const std::string& what);
 
-// A package: a tar of mod.so, mod.json and mod.params. write_package writes atomically (temporary
-// file, then rename); load_package checks the format version and the host, and loads the library.
+// A package: a tar of mod.so, mod.json and mod.params. write_package writes atomically (a temporary
+// file renamed over `path`, which must be a regular file or absent: runtime/output_file.h).
+// load_package checks the format version, the plan's consistency, the host and the weights, and
+// loads the library, whose kernel table must list every kernel of the plan (docs/package-format.md).
 void write_package(const std::string& path, const std::string& library_path, const ExecutorPlan& plan,
                    const std::map<std::string, NDArray>& params);
 Model load_package(const std::string& path);

@@ -120,6 +120,13 @@ std::shared_ptr<NDArray::Container> new_container(const char* what, std::vector<
     if (shape[i] < 0) throw Error(fmt::format("{}: dim {} of shape [{}] is negative", what, i, fmt::join(shape, ", ")));
   }
   if (dtype.bits() == 0) throw Error(fmt::format("{}: dtype {} has no storage", what, dtype.str()));
+  // numel() and nbytes() must not overflow (shapes come from files too).
+  int64_t bytes = dtype.bytes() * dtype.lanes();
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(bytes, d, &bytes)) {
+      throw Error(fmt::format("{}: a {} array of shape [{}] is too large", what, dtype.str(), fmt::join(shape, ", ")));
+    }
+  }
   auto c = std::make_shared<NDArray::Container>();
   c->shape = std::move(shape);
   c->dtype = dtype;

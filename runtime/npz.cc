@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <zip.h>
 
 #include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cstdint>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -16,6 +19,7 @@
 #include <string_view>
 
 #include "ir/error.h"
+#include "runtime/output_file.h"
 
 namespace tessel::runtime {
 
@@ -226,6 +230,80 @@ std::string zip_code_message(int code) {
   return message;
 }
 
+constexpr uint32_t kZip64Marker = 0xFFFFFFFF;
+
+// libzip 1.7 fails to open an archive with ZIP_ER_NOENT ("No such file") when a central directory
+// entry holds the zip64 marker 0xFFFFFFFF as its size, compressed size or offset but has no zip64
+// extra field with the real value (a size of "4 GiB"). Finds that entry to say so; "" when none is.
+std::string missing_zip64_field(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  size_t file_size = static_cast<size_t>(std::max<std::streamoff>(in.tellg(), 0));
+  auto read_at = [&](size_t offset, size_t n) {
+    std::string bytes(n, '\0');
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(bytes.data(), static_cast<std::streamsize>(n));
+    return in ? bytes : std::string();
+  };
+  // The end of central directory record: 22 bytes and a comment of up to 65535.
+  constexpr size_t kEocd = 22, kCentral = 46;
+  size_t tail_size = std::min<size_t>(file_size, kEocd + 65535);
+  std::string tail = read_at(file_size - tail_size, tail_size);
+  size_t eocd = tail.size() < kEocd ? std::string::npos : tail.rfind("PK\x05\x06", tail.size() - kEocd);
+  if (eocd == std::string::npos) return "";
+  size_t cd_size = read_le(tail, eocd + 12, 4), cd_offset = read_le(tail, eocd + 16, 4);
+  constexpr size_t kMaxDirectory = 64 << 20;
+  if (cd_offset > file_size || cd_size > file_size - cd_offset || cd_size > kMaxDirectory) return "";
+  std::string dir = read_at(cd_offset, cd_size);
+  for (size_t pos = 0; pos + kCentral <= dir.size() && dir.compare(pos, 4, "PK\x01\x02") == 0;) {
+    size_t name_len = read_le(dir, pos + 28, 2), extra_len = read_le(dir, pos + 30, 2);
+    size_t end = pos + kCentral + name_len + extra_len + read_le(dir, pos + 32, 2);
+    if (end > dir.size()) return "";
+    std::string name = dir.substr(pos + kCentral, name_len);
+    // The zip64 extra field (id 1) holds 8 bytes for each marked field.
+    std::vector<std::string> fields;
+    for (auto [offset, field] : {std::pair{24, "size"}, std::pair{20, "compressed size"}, std::pair{42, "offset"}}) {
+      if (read_le(dir, pos + offset, 4) == kZip64Marker) fields.push_back(field);
+    }
+    bool has_zip64 = false;
+    for (size_t e = pos + kCentral + name_len; e + 4 <= pos + kCentral + name_len + extra_len;) {
+      size_t id = read_le(dir, e, 2), len = read_le(dir, e + 2, 2);
+      has_zip64 |= id == 1 && len >= 8 * fields.size();
+      e += 4 + len;
+    }
+    if (!fields.empty() && !has_zip64) {
+      return fmt::format("entry '{}' is corrupt: its {} is 0xFFFFFFFF (4 GiB, the zip64 marker) but it has no zip64 "
+                         "extra field giving the real value",
+                         name, fmt::join(fields, " and "));
+    }
+    pos = end;
+  }
+  return "";
+}
+
+// Error unless `st`'s declared sizes fit the archive: stored entries hold exactly their size,
+// deflate expands at most 1032:1, and nothing is larger than the file. So a corrupt header cannot
+// make read_zip allocate more than the data could fill.
+void check_declared_size(const zip_stat_t& st, uint64_t file_size, const std::function<Error(std::string)>& fail) {
+  constexpr zip_uint64_t kNeeded = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD;
+  if ((st.valid & kNeeded) != kNeeded) throw fail("its size is unknown");
+  constexpr uint64_t kMaxDeflateRatio = 1032, kDeflateSlack = 1024;
+  if (st.comp_size > file_size) {
+    throw fail(fmt::format("it declares {} compressed bytes, more than the file's {}", st.comp_size, file_size));
+  }
+  if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size) {
+    throw fail(fmt::format("it declares a size of {} bytes but stores {}", st.size, st.comp_size));
+  }
+  if (st.comp_method == ZIP_CM_DEFLATE && st.size > st.comp_size * kMaxDeflateRatio + kDeflateSlack) {
+    throw fail(fmt::format("it declares a size of {} bytes, more than its {} compressed bytes can hold", st.size,
+                           st.comp_size));
+  }
+  if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE) {
+    throw fail(fmt::format("compression method {} is not supported (.npz entries are stored or deflated)",
+                           st.comp_method));
+  }
+}
+
 }  // namespace
 
 NDArray parse_npy(const std::string& bytes, const std::string& what) {
@@ -323,10 +401,22 @@ std::string to_npy(const NDArray& a) {
 }
 
 std::vector<std::pair<std::string, std::string>> read_zip(const std::string& path) {
+  struct stat file {};
+  bool exists = stat(path.c_str(), &file) == 0;
+  // libzip would block on a FIFO; a missing file is left to libzip's message.
+  if (exists && !S_ISREG(file.st_mode)) throw Error(fmt::format("cannot read '{}': it is not a regular file", path));
   int code = 0;
   ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY, &code));
-  if (za == nullptr) throw Error(fmt::format("cannot read '{}': {}", path, zip_code_message(code)));
+  if (za == nullptr) {
+    std::string why = zip_code_message(code);
+    if (exists && code == ZIP_ER_NOENT) {
+      why = missing_zip64_field(path);
+      if (why.empty()) why = "the archive is inconsistent (a field its directory refers to is missing)";
+    }
+    throw Error(fmt::format("cannot read '{}': {}", path, why));
+  }
   std::vector<std::pair<std::string, std::string>> entries;
+  std::set<std::string> names;
   zip_int64_t count = zip_get_num_entries(za.get(), 0);
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t st;
@@ -337,14 +427,20 @@ std::vector<std::pair<std::string, std::string>> read_zip(const std::string& pat
     auto fail = [&](const std::string& why) {
       return Error(fmt::format("cannot read '{}' entry '{}': {}", path, name, why));
     };
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> file(zip_fopen_index(za.get(), i, 0), &zip_fclose);
-    if (file == nullptr) throw fail(zip_strerror(za.get()));
+    // Readers differ on which of two same-named entries counts; refuse rather than pick one.
+    if (!names.insert(name).second) throw fail("the archive has two entries of this name");
+    check_declared_size(st, static_cast<uint64_t>(file.st_size), fail);
+    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> entry(zip_fopen_index(za.get(), i, 0), &zip_fclose);
+    if (entry == nullptr) throw fail(zip_strerror(za.get()));
     std::string bytes(st.size, '\0');
-    // A read past the announced size (0 at the end) makes libzip verify the entry's CRC.
-    zip_int64_t got = zip_fread(file.get(), bytes.data(), st.size);
+    zip_int64_t got = zip_fread(entry.get(), bytes.data(), st.size);
+    if (got >= 0 && static_cast<zip_uint64_t>(got) != st.size) {
+      throw fail(fmt::format("it holds {} bytes, not the {} it declares", got, st.size));
+    }
+    // A read past the declared size (0 at the end) makes libzip verify the entry's CRC.
     char extra;
-    if (got >= 0 && static_cast<zip_uint64_t>(got) == st.size) got = zip_fread(file.get(), &extra, 1);
-    if (got != 0) throw fail(got < 0 ? zip_file_strerror(file.get()) : "entry is longer than its size");
+    if (got >= 0) got = zip_fread(entry.get(), &extra, 1);
+    if (got != 0) throw fail(got < 0 ? zip_file_strerror(entry.get()) : "it holds more bytes than it declares");
     entries.emplace_back(std::move(name), std::move(bytes));
   }
   return entries;
@@ -352,7 +448,8 @@ std::vector<std::pair<std::string, std::string>> read_zip(const std::string& pat
 
 void write_zip(const std::string& path, const std::vector<std::pair<std::string, std::string>>& entries) {
   // libzip itself makes the write atomic: zip_close writes a temporary file beside `path`, renames it
-  // over `path`, and removes it if anything fails.
+  // over `path`, and removes it if anything fails. So `path` must be one that may be replaced.
+  check_replaceable(path, "the .npz");
   if (entries.empty()) {
     // With no entries zip_close would delete `path` instead of writing an empty archive.
     throw Error(fmt::format("cannot write '{}': no entries to write", path));

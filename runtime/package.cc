@@ -14,6 +14,7 @@
 #include "ir/error.h"
 #include "runtime/library.h"
 #include "runtime/model.h"
+#include "runtime/output_file.h"
 
 namespace tessel::runtime {
 
@@ -61,9 +62,14 @@ std::string read_file(const std::string& path) {
 
 using ArchivePtr = std::unique_ptr<struct archive, int (*)(struct archive*)>;
 
-// The members of a tar file by name.
+// The members of a tar file by name. Only a regular file is read (a FIFO would block), and no
+// member may claim more bytes than the file has, so a corrupt header cannot make a huge allocation.
 std::map<std::string, std::string> read_tar(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw Error(fmt::format("package {} does not exist", path));
+  std::error_code ec;
+  std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) throw Error(fmt::format("package {} does not exist", path));
+  if (!std::filesystem::is_regular_file(status)) throw Error(fmt::format("package {} is not a regular file", path));
+  uintmax_t file_size = std::filesystem::file_size(path, ec);
   ArchivePtr a(archive_read_new(), archive_read_free);
   archive_read_support_format_tar(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
@@ -73,12 +79,20 @@ std::map<std::string, std::string> read_tar(const std::string& path) {
   struct archive_entry* entry;
   int rc;
   while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
-    std::string data(static_cast<size_t>(archive_entry_size(entry)), '\0');
+    std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+    la_int64_t size = archive_entry_size(entry);
+    if (size < 0 || static_cast<uintmax_t>(size) > file_size) {
+      throw Error(fmt::format("package {} is corrupt: member {} claims {} bytes in a file of {}", path, name, size,
+                              file_size));
+    }
+    std::string data(static_cast<size_t>(size), '\0');
     la_ssize_t n = archive_read_data(a.get(), data.data(), data.size());
     if (n < 0 || static_cast<size_t>(n) != data.size()) {
-      throw Error(fmt::format("package {} is corrupt: member {} is truncated", path, archive_entry_pathname(entry)));
+      throw Error(fmt::format("package {} is corrupt: member {} is truncated", path, name));
     }
-    members[archive_entry_pathname(entry)] = std::move(data);
+    if (!members.emplace(name, std::move(data)).second) {
+      throw Error(fmt::format("package {} is corrupt: it has two members named {}", path, name));
+    }
   }
   if (rc != ARCHIVE_EOF) {
     throw Error(fmt::format("package {} is not a valid tar file: {}", path, archive_error_string(a.get())));
@@ -139,12 +153,13 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
     if (ndim > 64) throw Error(fmt::format("{} is corrupt: array '{}' has rank {}", what, name, ndim));
     std::vector<int64_t> shape;
     for (uint32_t d = 0; d < ndim; ++d) shape.push_back(r.get<int64_t>());
-    NDArray a = NDArray::empty(shape, dtype);
     uint64_t nbytes = r.get<uint64_t>();
+    const char* data = r.take(nbytes);  // before allocating: the file must hold what it claims
+    NDArray a = NDArray::empty(shape, dtype);
     if (nbytes != a.nbytes()) {
       throw Error(fmt::format("{} is corrupt: array '{}' has {} bytes for {}[{}]", what, name, nbytes, dtype.str(), ndim));
     }
-    if (nbytes) std::memcpy(a.raw_data(), r.take(nbytes), nbytes);
+    if (nbytes) std::memcpy(a.raw_data(), data, nbytes);
     out.emplace(std::move(name), std::move(a));
   }
   if (!r.done()) throw Error(fmt::format("{} has trailing bytes", what));
@@ -155,13 +170,14 @@ void write_package(const std::string& path, const std::string& library_path, con
                    const std::map<std::string, NDArray>& params) {
   std::vector<std::pair<std::string, std::string>> members = {
       {"mod.so", read_file(library_path)}, {"mod.json", plan.to_json()}, {"mod.params", save_params(params)}};
-  std::string tmp = path + ".tmp";
-  {
+  write_atomically(path, "the package", [&](int fd) {
     ArchivePtr a(archive_write_new(), archive_write_free);
+    auto fail = [&] {
+      const char* why = archive_error_string(a.get());
+      return Error(fmt::format("cannot write the package '{}': {}", path, why ? why : "write failed"));
+    };
     archive_write_set_format_pax_restricted(a.get());
-    if (archive_write_open_filename(a.get(), tmp.c_str()) != ARCHIVE_OK) {
-      throw Error(fmt::format("cannot write package {}: {}", path, archive_error_string(a.get())));
-    }
+    if (archive_write_open_fd(a.get(), fd) != ARCHIVE_OK) throw fail();
     for (const auto& [name, data] : members) {
       std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> e(archive_entry_new(), archive_entry_free);
       archive_entry_set_pathname(e.get(), name.c_str());
@@ -170,23 +186,10 @@ void write_package(const std::string& path, const std::string& library_path, con
       archive_entry_set_perm(e.get(), 0644);
       bool ok = archive_write_header(a.get(), e.get()) == ARCHIVE_OK &&
                 archive_write_data(a.get(), data.data(), data.size()) == static_cast<la_ssize_t>(data.size());
-      if (!ok) {
-        std::string why = archive_error_string(a.get()) ? archive_error_string(a.get()) : "write failed";
-        std::remove(tmp.c_str());
-        throw Error(fmt::format("cannot write package {}: {}", path, why));
-      }
+      if (!ok) throw fail();
     }
-    if (archive_write_close(a.get()) != ARCHIVE_OK) {
-      std::remove(tmp.c_str());
-      throw Error(fmt::format("cannot write package {}: {}", path, archive_error_string(a.get())));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("cannot write package {}: {}", path, ec.message()));
-  }
+    if (archive_write_close(a.get()) != ARCHIVE_OK) throw fail();
+  });
 }
 
 Model load_package(const std::string& path) {
@@ -201,8 +204,12 @@ Model load_package(const std::string& path) {
   std::shared_ptr<std::string> library = temporary_file(members["mod.so"], ".so");
   std::vector<std::string> entries;
   for (const auto& k : plan.kernels) entries.push_back(k.name);
-  Module module = load_library(*library, entries);
-  return Model(std::move(module), std::move(plan), params);
+  Module module = load_library(*library, entries, fmt::format("package {}: mod.so", path));
+  try {
+    return Model(std::move(module), std::move(plan), params);
+  } catch (const Error& e) {
+    throw Error(fmt::format("package {}: {}", path, e.what()));
+  }
 }
 
 }  // namespace tessel::runtime

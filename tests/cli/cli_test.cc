@@ -19,28 +19,17 @@
 #include "frontend/onnx_importer.h"
 #include "reference/reference.h"
 #include "runtime/npz.h"
+#include "tests/cli/cli_runner.h"
 
 namespace tessel {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& command) {
-  std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string tessel(const std::string& args) { return std::string(TESSEL_CLI) + " " + args; }
-const std::string kModel = std::string(TESSEL_MODELS_DIR) + "/resnet_mini.onnx";
+using testing::kModel;
+using testing::Result;
+using testing::run;
+using testing::tessel;
 
 class CliTest : public ::testing::Test {
  protected:

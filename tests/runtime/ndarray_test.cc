@@ -57,6 +57,13 @@ TEST(NDArrayTest, NegativeDimIsAnError) {
   expect_error([] { NDArray::empty({2, -1}, DataType::f32()); }, {"dim 1", "[2, -1]"});
 }
 
+// A shape from a file (mod.json, mod.params) whose byte size overflows int64 is an error, not a
+// wrapped-around small allocation.
+TEST(NDArrayTest, ShapeWhoseSizeOverflowsIsAnError) {
+  expect_error([] { NDArray::empty({int64_t{1} << 40, int64_t{1} << 40}, DataType::f32()); }, {"too large"});
+  expect_error([] { NDArray::empty({int64_t{1} << 62}, DataType::f64()); }, {"float64", "too large"});
+}
+
 TEST(NDArrayTest, DataTypeConversionRoundTrips) {
   for (DataType t : {DataType::i8(), DataType::i32(), DataType::i64(), DataType::u8(),
                      DataType::u64(), DataType::f16(), DataType::f32(), DataType::f64(),

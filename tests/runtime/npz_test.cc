@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -273,6 +275,63 @@ TEST_F(NpzTest, BadArchivesNameTheFile) {
   bytes[x_data + 2] ^= 1;
   std::string corrupt = write_file("corrupt.npz", bytes);
   expect_error([&] { load_npz(corrupt); }, {"'" + corrupt + "' entry 'x.npy'", "CRC"});
+}
+
+// The central directory record of the archive's only entry.
+size_t central_entry(const std::string& zip) {
+  size_t at = zip.find("PK\x01\x02");
+  EXPECT_NE(at, std::string::npos);
+  EXPECT_EQ(zip.find("PK\x01\x02", at + 1), std::string::npos);
+  return at;
+}
+
+void put_u32(std::string& bytes, size_t offset, uint32_t v) {
+  for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<char>(v >> (8 * i) & 0xff);
+}
+
+TEST_F(NpzTest, DuplicateEntriesAreRefused) {
+  // Readers differ on which of two same-named entries counts: libzip's index order gave the last.
+  std::string file = path("dup.npz");
+  NDArray a = pattern_array({2}, DataType::f32());
+  write_zip(file, {{"a.npy", to_npy(a)}, {"b.npy", to_npy(a)}});
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (size_t at; (at = bytes.find("b.npy")) != std::string::npos;) bytes[at] = 'a';
+  write_file("dup.npz", bytes);
+  expect_error([&] { load_npz(file); }, {"'" + file + "' entry 'a.npy'", "two entries of this name"});
+}
+
+TEST_F(NpzTest, ImpossibleDeclaredSizesNameTheEntry) {
+  std::string file = path("one.npz");
+  write_zip(file, {{"a.npy", to_npy(pattern_array({2}, DataType::f32()))}});
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  size_t entry = central_entry(bytes);
+  // 0xFFFFFFFF is the zip64 marker: libzip then looks for the zip64 field, and its "No such file"
+  // named neither the entry nor the reason.
+  std::string marker = bytes;
+  put_u32(marker, entry + 24, 0xFFFFFFFF);
+  std::string four_gib = write_file("four_gib.npz", marker);
+  expect_error([&] { load_npz(four_gib); },
+               {"'" + four_gib + "'", "entry 'a.npy' is corrupt: its size is 0xFFFFFFFF", "no zip64 extra field"});
+  // Just under 4 GiB: a stored entry's size is its stored bytes.
+  std::string big = bytes;
+  put_u32(big, entry + 24, 0xFFFFFFF0);
+  std::string almost = write_file("almost.npz", big);
+  expect_error([&] { load_npz(almost); },
+               {"'" + almost + "' entry 'a.npy'", "declares a size of 4294967280 bytes but stores"});
+}
+
+TEST_F(NpzTest, AFifoIsNotRead) {
+  std::string fifo = path("in.npz");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_error([&] { load_npz(fifo); }, {"'" + fifo + "'", "not a regular file"});  // instead of blocking
 }
 
 TEST_F(NpzTest, SaveToMissingDirectoryFailsAndLeavesNothing) {
