@@ -45,10 +45,14 @@ void validate(const std::vector<runtime::NDArray>& refs, const MeasureOptions& o
   if (opt.number < 1 || opt.repeat < 1) {
     throw Error(fmt::format("measure: number ({}) and repeat ({}) must be at least 1", opt.number, opt.repeat));
   }
-  if (!(opt.timeout_s > 0)) throw Error(fmt::format("measure: timeout_s must be positive, got {}", opt.timeout_s));
-  if (!(opt.min_repeat_ms >= 0) || !(opt.rtol >= 0)) {
-    throw Error(fmt::format("measure: min_repeat_ms ({}) and rtol ({}) must not be negative", opt.min_repeat_ms,
-                            opt.rtol));
+  // The deadline is a nanosecond clock's time point: a timeout past ~292 years would overflow it.
+  if (!(opt.timeout_s > 0 && opt.timeout_s <= kMaxTimeoutS)) {
+    throw Error(
+        fmt::format("measure: timeout_s must be positive and at most {} s, got {}", kMaxTimeoutS, opt.timeout_s));
+  }
+  if (!(opt.min_repeat_ms >= 0) || !(opt.rtol >= 0) || !std::isfinite(opt.min_repeat_ms) || !std::isfinite(opt.rtol)) {
+    throw Error(fmt::format("measure: min_repeat_ms ({}) and rtol ({}) must be finite and not negative",
+                            opt.min_repeat_ms, opt.rtol));
   }
   for (size_t o = 0; o < refs.size(); ++o) {
     if (!refs[o].defined()) throw Error(fmt::format("measure: reference output {} is undefined", o));
@@ -131,7 +135,8 @@ Timing time_function(const runtime::Function& f, const std::vector<runtime::Arg>
       timing.number = static_cast<int>(std::min<double>(wanted, kMaxNumber));
       t = time_calls(f, args, timing.number, flusher ? &*flusher : nullptr);
     }
-    timing.costs_s.push_back(t / timing.number);
+    // Calls faster than the clock can tell still cost something: records hold positive costs.
+    timing.costs_s.push_back(std::max(t / timing.number, 1e-9));
   }
   return timing;
 }

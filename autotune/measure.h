@@ -14,12 +14,15 @@
 
 namespace tessel::autotune {
 
+// The longest timeout a measurement takes (11.6 days), far from overflowing its clock's deadline.
+constexpr double kMaxTimeoutS = 1e6;
+
 // Defaults are AutoTVM's LocalRunner (timeout=10, number=4, repeat=3, min_repeat_ms=0).
 struct MeasureOptions {
   int number = 4;            // runs per measurement (raised to reach min_repeat_ms)
   int repeat = 3;            // measurements, one cost each
   double min_repeat_ms = 0;  // a measurement shorter than this is redone with a larger number
-  double timeout_s = 10;     // for the whole child process
+  double timeout_s = 10;     // for the whole child process; at most kMaxTimeoutS
   // Write a 64 MiB buffer before each timed run (each run is timed alone; min_repeat_ms is then
   // not applied).
   bool flush_cache = false;
@@ -56,9 +59,9 @@ using CandidateBuilder = std::function<runtime::Module()>;
 // a signal or exited without a result; the message names the signal and the phase), kWrongAnswer
 // (the message names the output, the first bad element's index and both values, and how many
 // differ), kTimeout (the child was killed with SIGKILL after opt.timeout_s), kNone with the costs.
-// Throws tessel::Error before forking for invalid options (number, repeat < 1; timeout_s <= 0;
-// negative min_repeat_ms or rtol) or a reference of a dtype it cannot compare; when fork() or
-// pipe() fail, returns kRuntimeError. Call it from one thread at a time, outside parallel tasks:
+// Throws tessel::Error before forking for invalid options (number, repeat < 1; timeout_s not in
+// (0, kMaxTimeoutS]; negative or non-finite min_repeat_ms or rtol) or a reference of a dtype it
+// cannot compare; when fork() or pipe() fail, returns kRuntimeError. Call it from one thread at a time, outside parallel tasks:
 // other threads holding locks at fork() time (e.g. inside the JIT) could hang the child, which
 // then times out.
 // "" when `got` matches `want`: each element within rtol * max(1, |want|) (NaN matches NaN;

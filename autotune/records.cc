@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,33 @@ const Json& integer_field(const Json& j, const char* name) {
   const Json& f = field(j, name);
   if (!f.is_number_integer()) throw Error(fmt::format("field \"{}\" must be an integer, got {}", name, f.dump()));
   return f;
+}
+
+// Bounds on what load_records reads, far above what tuning writes (a record is a few hundred bytes,
+// a long tune a few MB), so that a hostile file cannot make it hold gigabytes.
+constexpr uintmax_t kMaxRecordsFileBytes = uintmax_t{1} << 30;
+constexpr size_t kMaxRecordLineBytes = size_t{1} << 20;
+
+// Reads the next line of `in` into `line`, without its newline; false at the end of the input.
+// `complete`: the line ended with a newline. `too_long`: it had more than kMaxRecordLineBytes,
+// which were consumed but not kept.
+bool read_line(std::streambuf& in, std::string& line, bool& complete, bool& too_long) {
+  line.clear();
+  complete = too_long = false;
+  using Traits = std::streambuf::traits_type;
+  if (Traits::eq_int_type(in.sgetc(), Traits::eof())) return false;
+  for (Traits::int_type c = in.sbumpc(); !Traits::eq_int_type(c, Traits::eof()); c = in.sbumpc()) {
+    if (Traits::to_char_type(c) == '\n') {
+      complete = true;
+      break;
+    }
+    if (line.size() < kMaxRecordLineBytes) {
+      line.push_back(Traits::to_char_type(c));
+    } else {
+      too_long = true;
+    }
+  }
+  return true;
 }
 
 MeasureError parse_measure_error(const std::string& s) {
@@ -118,7 +146,7 @@ TuningRecord record_from_line(const std::string& line) {
   Json j;
   try {
     j = Json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw Error(fmt::format("invalid JSON ({})", e.what()));
   }
   if (!j.is_object()) throw Error("not a JSON object");
@@ -139,15 +167,21 @@ TuningRecord record_from_line(const std::string& line) {
   const Json& costs = field(j, "costs");
   if (!costs.is_array()) throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
   for (const Json& c : costs) {
-    if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() < 0) {
-      throw Error(fmt::format("cost {} is not a non-negative number of seconds", c.dump()));
+    // A zero cost would be an infinite speed: XGBoost's labels (best cost / cost) turn NaN.
+    if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() <= 0) {
+      throw Error(fmt::format("cost {} is not a positive number of seconds", c.dump()));
     }
     r.costs.push_back(c.get<double>());
   }
   r.error = parse_measure_error(string_field(j, "error"));
   if (r.error == MeasureError::kNone && r.costs.empty()) throw Error("a successful record without costs");
   r.error_msg = string_field(j, "error_msg");
-  r.timestamp = integer_field(j, "timestamp").get<int64_t>();
+  const Json& timestamp = integer_field(j, "timestamp");
+  if (!timestamp.is_number_unsigned() ||
+      timestamp.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    throw Error(fmt::format("timestamp {} is not a number of unix seconds", timestamp.dump()));
+  }
+  r.timestamp = timestamp.get<int64_t>();
   if (auto f = j.find("fallback"); f != j.end()) {
     if (!f->is_boolean()) throw Error(fmt::format("field \"fallback\" must be true or false, got {}", f->dump()));
     r.fallback = f->get<bool>();
@@ -156,6 +190,11 @@ TuningRecord record_from_line(const std::string& line) {
 }
 
 RecordWriter::RecordWriter(const std::string& path) : path_(path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    // A FIFO would block the open; a device is no records file.
+    throw Error(fmt::format("cannot append tuning records to '{}': not a regular file", path));
+  }
   bool needs_newline = false;
   {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -175,6 +214,15 @@ void RecordWriter::write(const TuningRecord& r) {
 }
 
 std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("cannot open tuning records '{}'", path));
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(fmt::format("tuning records '{}' is not a regular file", path));
+  }
+  if (uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxRecordsFileBytes) {
+    throw Error(fmt::format("tuning records '{}' is {} bytes, more than the {} bytes Tessel reads", path, size,
+                            kMaxRecordsFileBytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open tuning records '{}'", path));
   auto warn = [&](size_t line_no, const std::string& msg) {
@@ -182,15 +230,19 @@ std::vector<TuningRecord> load_records(const std::string& path, std::vector<std:
   };
   std::vector<TuningRecord> records;
   std::string line;
-  for (size_t line_no = 1; std::getline(in, line); ++line_no) {
+  bool complete = false, too_long = false;
+  for (size_t line_no = 1; read_line(*in.rdbuf(), line, complete, too_long); ++line_no) {
+    if (too_long) {
+      warn(line_no, fmt::format("a line of more than {} bytes (not a tuning record)", kMaxRecordLineBytes));
+      continue;
+    }
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    // getline sets eof only when the line had no newline: the writer was stopped mid-line.
-    bool complete = !in.eof();
     try {
       records.push_back(record_from_line(line));
     } catch (const ForeignRecord& e) {
       warn(line_no, fmt::format("a foreign record: {}", e.what()));
     } catch (const Error& e) {
+      // A last line without its newline: the writer was stopped mid-line.
       warn(line_no, complete ? fmt::format("a corrupt record: {}", e.what())
                              : std::string("a truncated last line (was the tuning run killed?)"));
     }

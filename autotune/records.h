@@ -79,14 +79,16 @@ int64_t unix_time_now();
 // One record as a single JSON line (no trailing newline).
 std::string record_to_line(const TuningRecord& r);
 // Parses one line; throws tessel::Error saying what is wrong (invalid JSON, another format
-// version, a missing or mistyped field, a successful record without costs).
+// version, a missing or mistyped field, a successful record without costs, a cost that is not a
+// positive finite number of seconds, a negative config_index or timestamp).
 TuningRecord record_from_line(const std::string& line);
 
 // Appends records to a file, creating it if needed; each write is flushed before it returns.
 class RecordWriter {
  public:
-  // Opens `path` for appending (old records are kept); an Error naming it if that fails. A last
-  // line cut off by a killed run is ended first, so that it does not swallow the next record.
+  // Opens `path` for appending (old records are kept); an Error naming it if that fails or if it
+  // is something other than a regular file. A last line cut off by a killed run is ended first,
+  // so that it does not swallow the next record.
   explicit RecordWriter(const std::string& path);
   void write(const TuningRecord& r);
   const std::string& path() const { return path_; }
@@ -96,9 +98,10 @@ class RecordWriter {
   std::ofstream out_;
 };
 
-// Every valid record of `path`, in file order. Corrupt, foreign (another "v") and truncated lines
-// are skipped with a warning "PATH:LINE: ..." appended to `warnings` (when not null); blank lines
-// are ignored. A file that cannot be opened is an Error naming it.
+// Every valid record of `path`, in file order. Corrupt (record_from_line's errors), foreign
+// (another "v"), truncated and overlong (over 1 MiB) lines are skipped with a warning
+// "PATH:LINE: ..." appended to `warnings` (when not null); blank lines are ignored. A file that
+// cannot be opened, is not a regular file or is over 1 GiB is an Error naming it.
 std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings);
 
 // Whether a record kind is a verdict of the model check rather than a measurement.

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
@@ -33,7 +32,10 @@ void validate(const TuneOptions& opt) {
   if (opt.trials < 1) throw Error(fmt::format("tune: trials must be at least 1, got {}", opt.trials));
   if (opt.batch_size < 1) throw Error(fmt::format("tune: batch_size must be at least 1, got {}", opt.batch_size));
   if (opt.early_stopping < 0) throw Error(fmt::format("tune: early_stopping must not be negative, got {}", opt.early_stopping));
-  if (opt.time_budget_s < 0) throw Error(fmt::format("tune: the time budget must not be negative, got {} s", opt.time_budget_s));
+  if (!(opt.time_budget_s >= 0) || !std::isfinite(opt.time_budget_s)) {
+    throw Error(
+        fmt::format("tune: the time budget must be a finite number of seconds >= 0, got {}", opt.time_budget_s));
+  }
   if (opt.control_every < 0) throw Error(fmt::format("tune: control_every must not be negative, got {}", opt.control_every));
   if (opt.remeasure_top < 0 || opt.remeasure_rounds < 0) {
     throw Error(fmt::format("tune: remeasure_top ({}) and remeasure_rounds ({}) must not be negative",
@@ -159,6 +161,24 @@ TuningRecord record_of(const std::string& target, const Task& task, const topi::
   return r;
 }
 
+// The records of `task`'s workload for `target` whose config is a point of `space`, each with it.
+// The others are of another space: the template changed since, or (a corrupt record) the
+// config_index is not its config's index, which would veto or skip the wrong config.
+std::vector<std::pair<TuningRecord, topi::ConfigEntity>> records_in_space(const std::vector<TuningRecord>& records,
+                                                                          const std::string& target, const Task& task,
+                                                                          const topi::ConfigSpace& space) {
+  std::vector<std::pair<TuningRecord, topi::ConfigEntity>> out;
+  for (const TuningRecord& r : records) {
+    if (r.target != target || r.workload != task.workload) continue;
+    try {
+      topi::ConfigEntity config = topi::ConfigEntity::from_json(space, r.config);
+      if (config.index() == r.config_index) out.emplace_back(r, std::move(config));
+    } catch (const Error&) {  // values outside this space
+    }
+  }
+  return out;
+}
+
 double gflops(double flops, double cost_s) { return std::isfinite(cost_s) && cost_s > 0 ? flops / cost_s / 1e9 : 0; }
 
 // Every measurement of a task's configs so far, pooled per config (resumed records, trials and
@@ -248,22 +268,13 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   // prior records) count as visited, and as trials.
   // The model check's verdicts in the records file rule configs out, as Database::best does for
   // compile, which reads that file only.
-  auto own = [&](const std::vector<TuningRecord>& records) {
-    std::vector<TuningRecord> out;
-    std::copy_if(records.begin(), records.end(), std::back_inserter(out),
-                 [&](const TuningRecord& r) { return r.target == target && r.workload == task.workload; });
-    return out;
-  };
-  std::vector<TuningRecord> resumed = own(opt.resume);
+  std::vector<TuningRecord> resumed;
+  for (auto& [r, config] : records_in_space(opt.resume, target, task, space)) resumed.push_back(r);
   std::set<uint64_t> vetoed = vetoed_configs(resumed);
   Measured measured;
-  for (const TuningRecord& r : own(known)) {
-    try {
-      topi::ConfigEntity config = topi::ConfigEntity::from_json(space, r.config);
-      if (!is_verdict(r.error)) measured.add(config, r.costs, r.error != MeasureError::kNone);
-      if (vetoed.count(config.index())) measured.veto(config);
-    } catch (const Error&) {  // the template changed since: a config of another space
-    }
+  for (const auto& [r, config] : records_in_space(known, target, task, space)) {
+    if (!is_verdict(r.error)) measured.add(config, r.costs, r.error != MeasureError::kNone);
+    if (vetoed.count(config.index())) measured.veto(config);
   }
   std::vector<topi::ConfigEntity> replay = measured.configs();
   if (!replay.empty()) {
@@ -343,8 +354,11 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   }
 
   // The best candidates and the fallback are measured again, in turns, so that neither the
-  // chosen config nor the reported speed-up rests on one lucky measurement.
-  std::vector<topi::ConfigEntity> finalists = measured.best(static_cast<size_t>(opt.remeasure_top));
+  // chosen config nor the reported speed-up rests on one lucky measurement. Not in a run that
+  // measured nothing (a resumed run that had done its trials): it would append the same
+  // re-measurements on every resume.
+  std::vector<topi::ConfigEntity> finalists;
+  if (res.trials > 0) finalists = measured.best(static_cast<size_t>(opt.remeasure_top));
   if (!finalists.empty() && std::none_of(finalists.begin(), finalists.end(), [&](const topi::ConfigEntity& c) {
         return c.index() == fallback.index();
       })) {

@@ -5,13 +5,76 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 
 #include "driver/compile.h"
 #include "ir/error.h"
 
 namespace tessel::cli {
+
+namespace {
+
+// "a,,b" → {a, "", b}; "" → {""}.
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  for (size_t at; (at = text.find(sep, pos)) != std::string::npos; pos = at + 1) {
+    out.push_back(text.substr(pos, at - pos));
+  }
+  out.push_back(text.substr(pos));
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  size_t first = s.find_first_not_of(" \t");
+  return first == std::string::npos ? "" : s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// 1000000 rather than 1e+06 in a range.
+std::string format_bound(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{}", static_cast<int64_t>(v)) : fmt::format("{}", v);
+}
+
+// The largest dim, and element count, of an input: kernels index tensors with 32-bit integers
+// (topi narrows shapes to int), so a larger one would wrap around and turn negative.
+constexpr int64_t kMaxElements = std::numeric_limits<int32_t>::max();
+
+}  // namespace
+
+CLI::Validator number_in(double lo, double hi) {
+  std::string range = fmt::format("[{}, {}]", format_bound(lo), format_bound(hi));
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        double v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+          return fmt::format("'{}' is not a finite decimal number", text);
+        }
+        if (v < lo || v > hi) return fmt::format("{} is out of range: expected a number in {}", text, range);
+        return "";
+      },
+      "in " + range);
+}
+
+void refuse_empty_values(CLI::App& cmd) {
+  CLI::Validator non_empty([](std::string& text) { return text.empty() ? std::string("the value is empty") : ""; },
+                           "");
+  for (CLI::Option* opt : cmd.get_options()) {
+    if (opt->get_type_size_max() > 0) opt->check(non_empty);  // flags (--resume, --help) take no value
+  }
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> items = split(text, ',');
+  for (const std::string& item : items) {
+    if (item.empty()) throw Error(fmt::format("{}: '{}' has an empty item", flag, text));
+  }
+  return items;
+}
 
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string& text) {
   std::vector<std::string> entries;
@@ -38,23 +101,25 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
     if (open == 0 || e[open - 1] != ':') throw bad("needs ':' between the name and the dims");
     std::string name = e.substr(0, open - 1);
     if (name.empty()) throw bad("has no input name");
-    std::vector<int64_t> dims;
     std::string body = e.substr(open + 1, e.size() - open - 2);
-    size_t pos = 0;
-    while (pos < body.size()) {
-      size_t comma = body.find(',', pos);
-      std::string dim = body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      size_t used = 0;
-      long long v = -1;
-      try {
-        v = std::stoll(dim, &used);
-      } catch (const std::exception&) {
-        used = 0;
+    std::vector<int64_t> dims;
+    int64_t elements = 1;
+    for (const std::string& item : body.empty() ? std::vector<std::string>{} : split(body, ',')) {
+      std::string dim = trim(item);
+      int64_t v = -1;
+      auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), v);
+      bool whole = end == dim.data() + dim.size() && !dim.empty();
+      if (whole && dim[0] != '-' && (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxElements))) {
+        throw Error(fmt::format("--input-shapes: input '{}' dim {} is {}, more than {} (kernels index tensors with "
+                                "32-bit integers)", name, dims.size(), dim, kMaxElements));
       }
-      if (used != dim.size() || dim.empty() || v < 0) throw bad(fmt::format("has a bad dim '{}'", dim));
+      if (ec != std::errc() || !whole || v < 0) throw bad(fmt::format("has a bad dim '{}'", dim));
       dims.push_back(v);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
+      elements *= v;  // both at most kMaxElements: no overflow
+      if (elements > kMaxElements) {
+        throw Error(fmt::format("--input-shapes: input '{}' has more than {} elements at dim {} (kernels index "
+                                "tensors with 32-bit integers)", name, kMaxElements, dims.size() - 1));
+      }
     }
     if (!shapes.emplace(name, dims).second) throw bad("repeats an input name");
   }
@@ -64,17 +129,11 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
 
 std::vector<std::string> parse_dump_ir(const std::string& text) {
   if (text == "all") return dump_stages();
-  std::vector<std::string> stages;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string stage = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  std::vector<std::string> stages = split_list(text, "--dump-ir");
+  for (const std::string& stage : stages) {
     if (std::find(dump_stages().begin(), dump_stages().end(), stage) == dump_stages().end()) {
       throw Error(fmt::format("--dump-ir: unknown stage '{}' (known: {}, or all)", stage, fmt::join(dump_stages(), ", ")));
     }
-    stages.push_back(stage);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
   }
   return stages;
 }

@@ -16,9 +16,9 @@ namespace tessel::cli {
 struct ModelFlags {
   std::string target = "llvm -mcpu=native", input_shapes;
   int opt_level = 3;
-  std::vector<std::string> disabled_passes;
+  std::vector<std::string> disabled_passes;  // as given: comma-separated lists
 
-  // Error naming --input-shapes when it is malformed.
+  // Error naming --input-shapes or --disabled-pass when it is malformed.
   CompileOptions compile_options() const;
 };
 

@@ -18,6 +18,7 @@
 #include "runtime/fill.h"
 #include "runtime/model.h"
 #include "runtime/npz.h"
+#include "runtime/output_file.h"
 
 namespace tessel::cli {
 
@@ -100,6 +101,7 @@ void print_profile(runtime::Model& m, int repeat, int top) {
 }
 
 void run_package(const RunArgs& a) {
+  if (!a.outputs.empty()) runtime::check_replaceable(a.outputs, "the .npz");  // before running, not after
   runtime::Model m = runtime::load_package(a.package);
   set_inputs(m, a);
   m.run();  // warm-up, and the outputs
@@ -138,12 +140,13 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"random", "zeros", "ones"}))
       ->capture_default_str();
   cmd->add_flag("--print-time", args->print_time, "print mean/median/min/max/std of the run time");
-  cmd->add_option("--repeat", args->repeat, "timed batches (--print-time, --profile)")->check(CLI::PositiveNumber)
+  cmd->add_option("--repeat", args->repeat, "timed batches (--print-time, --profile)")->check(number_in(1, kMaxCount))
       ->capture_default_str();
-  cmd->add_option("--number", args->number, "runs per timed batch")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--number", args->number, "runs per timed batch")->check(number_in(1, kMaxCount))
+      ->capture_default_str();
   cmd->add_flag("--profile", args->profile, "print a per-kernel time table, slowest first");
   cmd->add_option("--print-top", args->print_top, "show only the N slowest kernels in --profile")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_in(0, kMaxCount));
   cmd->callback([args] { run_package(*args); });
 }
 

@@ -12,7 +12,6 @@
 #include <iostream>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include "autotune/tune.h"
 #include "autotune/tuner.h"
@@ -35,6 +34,9 @@ struct TuneArgs {
   bool resume = false, cache_flush = false;
 };
 
+// Each measurement is one cost in its record's line, which load_records reads up to 1 MiB of.
+constexpr double kMaxRepeat = 1e4;
+
 // "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
 std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
   std::vector<size_t> out;
@@ -43,8 +45,7 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
     return out;
   }
   std::set<size_t> chosen;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
+  for (const std::string& item : split_list(text, "--tasks")) {
     size_t dash = item.find('-');
     try {
       size_t used = 0;
@@ -269,20 +270,21 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "the records file to write (JSON lines, appended as tuning goes)")
       ->required();
   add_model_flags(*cmd, args->flags);
-  cmd->add_option("--trials", args->trials, "measured configs per task")->check(CLI::PositiveNumber)
+  cmd->add_option("--trials", args->trials, "measured configs per task")->check(number_in(1, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--tuner", args->tuner, "the search strategy")
       ->check(CLI::IsMember(autotune::tuner_names()))->capture_default_str();
   cmd->add_option("--early-stopping", args->early_stopping,
                   "end a task after this many trials without improvement (0: never)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(number_in(0, kMaxCount))->capture_default_str();
   cmd->add_option("--timeout", args->timeout_s, "seconds for building and running one candidate")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--number", args->number, "runs per measurement")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--repeat", args->repeat, "measurements per candidate")->check(CLI::PositiveNumber)
+      ->check(number_in(1e-3, autotune::kMaxTimeoutS))->capture_default_str();
+  cmd->add_option("--number", args->number, "runs per measurement")->check(number_in(1, kMaxCount))
+      ->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "measurements per candidate")->check(number_in(1, kMaxRepeat))
       ->capture_default_str();
   cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "raise --number until a measurement takes this long")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(number_in(0, kMaxTime))->capture_default_str();
   cmd->add_option("--tuning-records", args->prior,
                   "records of earlier runs: their configs are not measured again, similar workloads guide xgb")
       ->check(CLI::ExistingFile);
@@ -292,12 +294,12 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--tasks", args->tasks, "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
       ->capture_default_str();
   cmd->add_option("--time-budget", args->time_budget_min, "minutes for the whole run (0: no limit)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(number_in(0, kMaxTime))->capture_default_str();
   cmd->add_option("--model-check-rounds", args->model_check_rounds,
                   "after tuning, time the model built with the records against the untuned one in this many "
                   "alternating rounds, and veto configs that are not at least 2% faster in the model (0: skip "
                   "the check)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(number_in(0, kMaxCount))->capture_default_str();
   cmd->add_option("--conv-layouts", args->conv_layouts,
                   "both: tune each packable conv direct and packed (NCHW16c), compile takes the faster; "
                   "rule: only the layout the compiler picks without records")

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -17,13 +18,17 @@
 namespace tessel {
 namespace {
 
-std::vector<std::string> split_features(const std::string& s) {
+// "+a,-b" → {+a, -b}; an empty item (",", "+a,,-b", a trailing comma) is an Error naming `spec`.
+std::vector<std::string> split_features(const std::string& s, const std::string& spec) {
   std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string f; std::getline(in, f, ',');) {
-    if (!f.empty()) out.push_back(f);
+  size_t pos = 0;
+  while (true) {
+    size_t comma = s.find(',', pos);
+    out.push_back(s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (out.back().empty()) throw Error(fmt::format("empty CPU feature in -mattr={} of target '{}'", s, spec));
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
   }
-  return out;
 }
 
 bool is_known_feature(const llvm::MCSubtargetInfo& sti, const std::string& name) {
@@ -49,12 +54,15 @@ bool is_host_triple(const std::string& triple) {
   return t.getArch() == host.getArch() && t.getOS() == host.getOS();
 }
 
+// More cores than any machine has: a typo, or a hostile string.
+constexpr int kMaxNumCores = 1 << 16;
+
 int parse_num_cores(const std::string& value, const std::string& spec) {
   int n = -1;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || end != value.data() + value.size() || n < 0) {
-    throw Error(fmt::format("invalid -num-cores '{}' in target '{}': expected an integer >= 0",
-                            value, spec));
+  if (ec != std::errc() || end != value.data() + value.size() || n < 0 || n > kMaxNumCores) {
+    throw Error(fmt::format("invalid -num-cores '{}' in target '{}': expected an integer from 0 to {}",
+                            value, spec, kMaxNumCores));
   }
   return n;
 }
@@ -68,22 +76,29 @@ Target Target::parse(const std::string& s) {
     throw Error(fmt::format("unknown target kind in '{}': expected it to start with 'llvm'", s));
   }
   std::string user_features;
+  std::set<std::string> given;
   for (std::string tok; in >> tok;) {
     size_t eq = tok.find('=');
     std::string key = tok.substr(0, eq);
     std::string value = eq == std::string::npos ? "" : tok.substr(eq + 1);
+    if (key != "-mtriple" && key != "-mcpu" && key != "-mattr" && key != "-num-cores") {
+      throw Error(fmt::format(
+          "unknown target option '{}' in '{}' (known: -mtriple, -mcpu, -mattr, -num-cores)", tok,
+          s));
+    }
+    // An empty value would silently mean the default (the host), a second one override the first.
+    if (value.empty() || value.find('=') != std::string::npos) {
+      throw Error(fmt::format("target option '{}' in '{}' is malformed: expected {}=VALUE", tok, s, key));
+    }
+    if (!given.insert(key).second) throw Error(fmt::format("target '{}' gives {} twice", s, key));
     if (key == "-mtriple") {
       t.triple = value;
     } else if (key == "-mcpu") {
       t.cpu = value;
     } else if (key == "-mattr") {
       user_features = value;
-    } else if (key == "-num-cores") {
-      t.num_cores = parse_num_cores(value, s);
     } else {
-      throw Error(fmt::format(
-          "unknown target option '{}' in '{}' (known: -mtriple, -mcpu, -mattr, -num-cores)", tok,
-          s));
+      t.num_cores = parse_num_cores(value, s);
     }
   }
   if (t.triple.empty()) t.triple = llvm::sys::getProcessTriple();
@@ -109,7 +124,7 @@ Target Target::parse(const std::string& s) {
   } else if (!sti->isCPUStringValid(t.cpu)) {
     throw Error(fmt::format("unknown CPU '{}' for triple {} in target '{}'", t.cpu, t.triple, s));
   }
-  for (const std::string& f : split_features(user_features)) {
+  for (const std::string& f : user_features.empty() ? std::vector<std::string>{} : split_features(user_features, s)) {
     if ((f[0] != '+' && f[0] != '-') || !is_known_feature(*sti, f.substr(1))) {
       throw Error(fmt::format(
           "unknown CPU feature '{}' in target '{}' (write -mattr=+name or -name with LLVM names)",

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -257,7 +258,12 @@ TEST(MeasureTest, InvalidOptionsAreErrors) {
   for (const MeasureOptions& opt :
        {opt_with([](MeasureOptions& o) { o.number = 0; }), opt_with([](MeasureOptions& o) { o.repeat = 0; }),
         opt_with([](MeasureOptions& o) { o.timeout_s = 0; }), opt_with([](MeasureOptions& o) { o.rtol = -1; }),
-        opt_with([](MeasureOptions& o) { o.min_repeat_ms = -1; })}) {
+        opt_with([](MeasureOptions& o) { o.min_repeat_ms = -1; }),
+        // NaN passed `timeout_s > 0`'s negation, and an infinite or huge timeout overflowed the deadline.
+        opt_with([](MeasureOptions& o) { o.timeout_s = std::numeric_limits<double>::quiet_NaN(); }),
+        opt_with([](MeasureOptions& o) { o.timeout_s = std::numeric_limits<double>::infinity(); }),
+        opt_with([](MeasureOptions& o) { o.timeout_s = 1e300; }),
+        opt_with([](MeasureOptions& o) { o.min_repeat_ms = std::numeric_limits<double>::infinity(); })}) {
     EXPECT_THROW(measure(matmul_candidate(), "mm", p.inputs, p.reference, opt), Error);
   }
   std::vector<runtime::NDArray> half_ref{runtime::NDArray::empty({2}, DataType::f16())};

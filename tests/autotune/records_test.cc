@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
@@ -115,6 +116,11 @@ TEST(Records, RejectedLines) {
   };
   expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[])")); }, {"without costs"});
   expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[-1])")); }, {"-1", "seconds"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[0.001,0])")); }, {"cost 0", "positive"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[1e999])")); }, {"invalid JSON", "1e999"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":["1"])")); }, {"\"1\"", "positive"});
+  expect_error([&] { record_from_line(with(R"("timestamp":1700000001)", R"("timestamp":-5)")); }, {"timestamp -5"});
+  expect_error([&] { record_from_line(with(R"("timestamp":1700000001)", R"("timestamp":1.5)")); }, {"timestamp"});
   expect_error([&] { record_from_line(with(R"("error":"none")", R"("error":"oops")")); }, {"oops"});
   expect_error([&] { record_from_line(with(R"("config_index":1)", R"("config_index":-1)")); }, {"config_index"});
   expect_error([&] { record_from_line(with(R"("target":"llvm -mcpu=skylake",)", "")); }, {"\"target\""});
@@ -201,6 +207,44 @@ TEST(Records, WriterEndsATruncatedLineBeforeAppending) {
   EXPECT_EQ(records[1].config_index, 1u);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find(":2: skipped a corrupt record"), std::string::npos) << warnings[0];
+}
+
+// A zero cost is an infinite speed, which made a resumed XGBoost run fail ("Label contains NaN"):
+// the line is skipped as corrupt, with the file and line, like any other corrupt record.
+TEST(Records, AZeroCostIsACorruptRecord) {
+  std::string path = temp_path("zero_cost");
+  std::string good = record_to_line(make_record(1, {1e-3}));
+  std::string zero = good;
+  zero.replace(zero.find(R"("costs":[0.001])"), 15, R"("costs":[0])");
+  write_file(path, good + "\n" + zero + "\n");
+  std::vector<std::string> warnings;
+  ASSERT_EQ(load_records(path, &warnings).size(), 1u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], path + ":2: skipped a corrupt record: cost 0 is not a positive number of seconds");
+}
+
+// A line past 1 MiB is not a record Tessel wrote: skipped without holding it, and reading goes on.
+TEST(Records, AnOverlongLineIsSkipped) {
+  std::string path = temp_path("overlong");
+  std::string good = record_to_line(make_record(1, {1e-3}));
+  write_file(path, std::string(size_t{3} << 20, '[') + "\n" + good + "\n");
+  std::vector<std::string> warnings;
+  std::vector<TuningRecord> records = load_records(path, &warnings);
+  ASSERT_EQ(records.size(), 1u);
+  expect_same(records[0], make_record(1, {1e-3}));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], path + ":1: skipped a line of more than 1048576 bytes (not a tuning record)");
+}
+
+// /dev/zero would be read forever, a FIFO would block the open: only regular files are records.
+TEST(Records, OnlyRegularFilesAreRead) {
+  expect_error([] { load_records("/dev/zero", nullptr); }, {"'/dev/zero' is not a regular file"});
+  expect_error([] { load_records(::testing::TempDir(), nullptr); }, {"is not a regular file"});
+  std::string fifo = temp_path("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_error([&] { load_records(fifo, nullptr); }, {fifo, "not a regular file"});
+  expect_error([&] { RecordWriter w(fifo); }, {fifo, "not a regular file"});
+  std::remove(fifo.c_str());
 }
 
 TEST(Records, MissingFileIsAnError) {

@@ -11,7 +11,10 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -72,7 +75,15 @@ MeasureResult success(double cost) {
   return r;
 }
 
-Task synthetic_task() { return Task{.op = "Conv", .workload = "Conv|synthetic", .weight = 1, .flops = 1e6, .group = 0}; }
+Task synthetic_task() {
+  Task t;
+  t.op = "Conv";
+  t.workload = "Conv|synthetic";
+  t.weight = 1;
+  t.flops = 1e6;
+  t.group = 0;
+  return t;
+}
 
 TuneOptions options(const std::string& records, const std::string& tuner, int trials) {
   TuneOptions opt;
@@ -155,6 +166,94 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
   std::set<uint64_t> distinct;
   for (const TuningRecord& rec : saved) distinct.insert(rec.config_index);
   EXPECT_EQ(distinct.size(), 40u) << "a config was measured twice";
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A resumed run whose trials are done measures nothing: before, it re-measured the best configs
+// and the fallback again, appending their records on every resume.
+TEST(TuneTask, AResumedFinishedRunAppendsNothing) {
+  TempFile records("finished.json");
+  topi::ConfigSpace space = synthetic_space();
+  int calls = 0;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    ++calls;
+    return success(synthetic_cost(c));
+  };
+  TuneOptions opt = options(records.path(), "xgb", 24);
+  opt.remeasure_rounds = 2;  // the defaults: re-measurements and controls
+  opt.control_every = 16;
+  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
+  std::string finished = file_text(records.path());
+  for (int resume = 0; resume < 2; ++resume) {
+    calls = 0;
+    opt.resume = load_records(records.path(), nullptr);
+    TaskResult again = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
+    EXPECT_EQ(calls, 0);
+    EXPECT_EQ(again.trials, 0);
+    EXPECT_EQ(again.best_config, first.best_config);
+    EXPECT_DOUBLE_EQ(again.best_cost_s, first.best_cost_s);
+    EXPECT_EQ(file_text(records.path()), finished) << "resume " << resume;
+  }
+}
+
+// A records file with a zero cost made a resumed XGBoost run fail inside XGBoost ("Label contains
+// NaN"): the line is skipped when the file is read, and the run goes on.
+TEST(TuneTask, AResumedRunSurvivesAZeroCostRecord) {
+  TempFile records("zero_cost.json");
+  topi::ConfigSpace space = synthetic_space();
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 16), 0);
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  TuningRecord zero = saved.back();
+  zero.config = space.get(100).to_json();
+  zero.config_index = 100;
+  std::string line = record_to_line(zero);
+  std::string costs = line.substr(line.find("\"costs\":"));
+  line.replace(line.find("\"costs\":"), costs.find(']') + 1, "\"costs\":[0]");
+  { std::ofstream(records.path(), std::ios::app) << line << "\n"; }
+  TuneOptions again = options(records.path(), "xgb", 32);
+  std::vector<std::string> warnings;
+  again.resume = load_records(records.path(), &warnings);
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":17: skipped a corrupt record: cost 0"), std::string::npos) << warnings[0];
+  EXPECT_EQ(r.resumed, 16);
+  EXPECT_EQ(r.trials, 16);
+  EXPECT_TRUE(std::isfinite(r.best_cost_s));
+}
+
+// A record whose config_index is not its config's index in the space (out of range here) is not
+// a record of this space: its config is not counted as measured, and its verdict vetoes nothing.
+TEST(TuneTask, ARecordWhoseIndexIsNotItsConfigsIsOfAnotherSpace) {
+  TempFile records("bad_index.json");
+  topi::ConfigSpace space = synthetic_space();
+  std::vector<uint64_t> measured;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    measured.push_back(c.index());
+    return success(synthetic_cost(c));
+  };
+  tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 8), 0);
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  ASSERT_EQ(saved.size(), 8u);
+  auto bad = std::find_if(saved.begin(), saved.end(), [](const TuningRecord& r) { return !r.fallback; });
+  ASSERT_NE(bad, saved.end());
+  uint64_t config = bad->config_index;
+  bad->config_index = space.size() + 5;
+  TempFile edited("bad_index_edited.json");
+  {
+    RecordWriter w(edited.path());
+    for (const TuningRecord& r : saved) w.write(r);
+  }
+  TuneOptions again = options(edited.path(), "grid", 8);
+  again.resume = load_records(edited.path(), nullptr);
+  measured.clear();
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
+  EXPECT_EQ(r.resumed, 7);
+  EXPECT_EQ(measured, std::vector<uint64_t>{config});
 }
 
 // Tunes the synthetic task over 24 grid trials into `records`, appends a verdict of the model
@@ -343,6 +442,11 @@ TEST(TuneTask, RejectsBadOptions) {
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"records"});
   opt = options("/tmp/unused.json", "random", 0);
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"trials"});
+  opt = options("/tmp/unused.json", "random", 10);
+  opt.time_budget_s = std::numeric_limits<double>::quiet_NaN();
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"time budget"});
+  opt.time_budget_s = std::numeric_limits<double>::infinity();
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"time budget"});
   opt = options("/nonexistent-dir/records.json", "random", 5);
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"/nonexistent-dir/records.json"});
 }
