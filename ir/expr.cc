@@ -129,6 +129,16 @@ PrimExpr SelectNode::make(PrimExpr cond, PrimExpr t, PrimExpr f) {
   return PrimExpr(new SelectNode(dt, std::move(cond), std::move(t), std::move(f)));
 }
 
+PrimExpr IfThenElseExprNode::make(PrimExpr cond, PrimExpr t, PrimExpr f) {
+  TESSEL_ICHECK(cond.dtype().is_bool()) << "if_then_else condition of " << cond.dtype().str();
+  TESSEL_ICHECK(t.dtype() == f.dtype()) << "if_then_else values of " << t.dtype().str()
+                                        << " and " << f.dtype().str();
+  TESSEL_ICHECK(cond.dtype().is_scalar() || cond.dtype().lanes() == t.dtype().lanes())
+      << "if_then_else condition of " << cond.dtype().str() << " for " << t.dtype().str();
+  DataType dt = t.dtype();
+  return PrimExpr(new IfThenElseExprNode(dt, std::move(cond), std::move(t), std::move(f)));
+}
+
 PrimExpr RampNode::make(PrimExpr base, PrimExpr stride, int lanes) {
   TESSEL_ICHECK(base.dtype().is_scalar() && base.dtype() == stride.dtype() && lanes > 1)
       << "bad ramp";
@@ -489,6 +499,19 @@ PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f) {
     cond = BroadcastNode::make(cond, t.dtype().lanes());
   }
   return SelectNode::make(cond, t, f);
+}
+
+PrimExpr if_then_else(PrimExpr cond, PrimExpr t, PrimExpr f) {
+  require_bool(cond, "if_then_else");
+  promote(t, f, "if_then_else");
+  // A decided condition leaves nothing to guard.
+  if (const int64_t* c = int_imm(cond)) return *c ? t : f;
+  // A scalar condition stays scalar (a branch); values follow a vector condition's lanes.
+  if (t.dtype().is_scalar() && cond.dtype().is_vector()) {
+    t = BroadcastNode::make(t, cond.dtype().lanes());
+    f = BroadcastNode::make(f, cond.dtype().lanes());
+  }
+  return IfThenElseExprNode::make(cond, t, f);
 }
 
 PrimExpr cast(DataType t, PrimExpr value) {

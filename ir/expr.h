@@ -117,6 +117,7 @@ class NotNode : public ExprNode {
   static PrimExpr make(PrimExpr a);
 };
 
+// Evaluates both values, then picks one per lane: for values, never to guard a load.
 class SelectNode : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::Select;
@@ -124,6 +125,20 @@ class SelectNode : public ExprNode {
       : ExprNode(kKind, t), condition(std::move(c)), true_value(std::move(tv)),
         false_value(std::move(fv)) {}
   PrimExpr condition, true_value, false_value;
+  static PrimExpr make(PrimExpr cond, PrimExpr t, PrimExpr f);
+};
+
+// Evaluates only the value its condition picks (per lane for a vector condition): a load in
+// the untaken value is never performed. Codegen branches on a scalar condition and masks the
+// loads of each value with a vector one. No pass may turn it into a Select.
+class IfThenElseExprNode : public ExprNode {
+ public:
+  static constexpr NodeKind kKind = NodeKind::IfThenElseExpr;
+  IfThenElseExprNode(DataType t, PrimExpr c, PrimExpr tv, PrimExpr fv)
+      : ExprNode(kKind, t), condition(std::move(c)), true_value(std::move(tv)),
+        false_value(std::move(fv)) {}
+  PrimExpr condition, true_value, false_value;
+  // The condition is scalar or has the values' lanes.
   static PrimExpr make(PrimExpr cond, PrimExpr t, PrimExpr f);
 };
 
@@ -336,7 +351,10 @@ PrimExpr floormod(PrimExpr a, PrimExpr b);
 PrimExpr ceildiv(PrimExpr a, PrimExpr b);
 PrimExpr min(PrimExpr a, PrimExpr b);
 PrimExpr max(PrimExpr a, PrimExpr b);
+// select evaluates both `t` and `f` (padding with it must clamp the load's indices);
+// if_then_else evaluates only the one `cond` picks (the way to guard a load, e.g. padding).
 PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);
+PrimExpr if_then_else(PrimExpr cond, PrimExpr t, PrimExpr f);
 PrimExpr cast(DataType t, PrimExpr value);
 PrimExpr likely(PrimExpr cond);
 #define TESSEL_DECLARE_UNARY_INTRIN(Name) PrimExpr Name(PrimExpr x);

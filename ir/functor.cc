@@ -62,6 +62,11 @@ void IRVisitor::visit_Select(const SelectNode* op, const PrimExpr&) {
   visit_expr(op->true_value);
   visit_expr(op->false_value);
 }
+void IRVisitor::visit_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr&) {
+  visit_expr(op->condition);
+  visit_expr(op->true_value);
+  visit_expr(op->false_value);
+}
 void IRVisitor::visit_Ramp(const RampNode* op, const PrimExpr&) {
   visit_expr(op->base);
   visit_expr(op->stride);
@@ -197,6 +202,12 @@ PrimExpr IRMutator::mutate_Select(const SelectNode* op, const PrimExpr& self) {
            f = mutate_expr(op->false_value);
   if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
   return SelectNode::make(c, t, f);
+}
+PrimExpr IRMutator::mutate_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr& self) {
+  PrimExpr c = mutate_expr(op->condition), t = mutate_expr(op->true_value),
+           f = mutate_expr(op->false_value);
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+  return IfThenElseExprNode::make(c, t, f);
 }
 PrimExpr IRMutator::mutate_Ramp(const RampNode* op, const PrimExpr& self) {
   PrimExpr b = mutate_expr(op->base), s = mutate_expr(op->stride);

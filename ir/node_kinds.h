@@ -24,6 +24,7 @@
   X(Or)                      \
   X(Not)                     \
   X(Select)                  \
+  X(IfThenElseExpr)          \
   X(Ramp)                    \
   X(Broadcast)               \
   X(Let)                     \

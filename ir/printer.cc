@@ -101,6 +101,9 @@ class Printer : public ExprFunctor<void, int> {
   void visit_Select(const SelectNode* op, const PrimExpr&, int) override {
     call("select", {op->condition, op->true_value, op->false_value});
   }
+  void visit_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr&, int) override {
+    call("if_then_else", {op->condition, op->true_value, op->false_value});
+  }
   void visit_Ramp(const RampNode* op, const PrimExpr&, int) override {
     call("ramp", {op->base, op->stride, op->lanes});
   }

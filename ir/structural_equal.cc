@@ -67,11 +67,9 @@ class Equal {
       TESSEL_EQ_BINARY(Or)
 #undef TESSEL_EQ_BINARY
       case NodeKind::Not: return expr(a.as<NotNode>()->a, b.as<NotNode>()->a);
-      case NodeKind::Select: {
-        const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-        return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) &&
-               expr(x->false_value, y->false_value);
-      }
+      case NodeKind::Select: return conditional(a.as<SelectNode>(), b.as<SelectNode>());
+      case NodeKind::IfThenElseExpr:
+        return conditional(a.as<IfThenElseExprNode>(), b.as<IfThenElseExprNode>());
       case NodeKind::Ramp: {
         const auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
         return x->lanes == y->lanes && expr(x->base, y->base) && expr(x->stride, y->stride);
@@ -117,6 +115,13 @@ class Equal {
       }
       default: return false;
     }
+  }
+
+  // Select and IfThenElseExpr: condition, true value, false value.
+  template <class T>
+  bool conditional(const T* x, const T* y) {
+    return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) &&
+           expr(x->false_value, y->false_value);
   }
 
   bool stmt(const Stmt& a, const Stmt& b) {

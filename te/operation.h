@@ -146,5 +146,9 @@ inline PrimExpr min(PrimExpr source, std::initializer_list<IterVar> axis, PrimEx
 }
 using tessel::max;
 using tessel::min;
+// select(c, a, b) evaluates a and b (for values); if_then_else(c, a, b) evaluates only the one c
+// picks, so it guards loads: padding is if_then_else(in_bounds, A(i - 1), 0).
+using tessel::if_then_else;
+using tessel::select;
 
 }  // namespace tessel::te

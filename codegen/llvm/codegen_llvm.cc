@@ -32,6 +32,33 @@ class VarCollector : public IRVisitor {
   }
 };
 
+// An integer division by this may fault (by zero, or INT_MIN by -1): it is not a constant.
+bool is_faulting_divisor(const PrimExpr& b) {
+  return b.dtype().is_integer() && as_const_int(b) == nullptr;
+}
+
+// Whether evaluating `e` where its guard fails could fault: it loads memory or divides integers.
+bool may_fault(const PrimExpr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_BufferLoad(const BufferLoadNode*, const PrimExpr&) override { found = true; }
+    void visit_Div(const DivNode* op, const PrimExpr& self) override {
+      found = found || is_faulting_divisor(op->b);
+      IRVisitor::visit_Div(op, self);
+    }
+    void visit_FloorDiv(const FloorDivNode* op, const PrimExpr& self) override {
+      found = found || is_faulting_divisor(op->b);
+      IRVisitor::visit_FloorDiv(op, self);
+    }
+    void visit_FloorMod(const FloorModNode* op, const PrimExpr& self) override {
+      found = found || is_faulting_divisor(op->b);
+      IRVisitor::visit_FloorMod(op, self);
+    }
+  } finder;
+  finder.visit_expr(e);
+  return finder.found;
+}
+
 // Number of trailing zero bits `e` is known to have (capped), for alignment of accesses.
 int known_trailing_zeros(const PrimExpr& e) {
   constexpr int kCap = 16;
@@ -168,6 +195,10 @@ bool CodeGenLLVM::is_non_negative(const PrimExpr& e) const {
       const auto* op = e.as<SelectNode>();
       return is_non_negative(op->true_value) && is_non_negative(op->false_value);
     }
+    case NodeKind::IfThenElseExpr: {
+      const auto* op = e.as<IfThenElseExprNode>();
+      return is_non_negative(op->true_value) && is_non_negative(op->false_value);
+    }
     case NodeKind::Cast: {
       const auto* op = e.as<CastNode>();
       return op->value.dtype().is_integer() && op->value.dtype().bits() <= t.bits() &&
@@ -289,6 +320,7 @@ llvm::Value* CodeGenLLVM::visit_Mul(const MulNode* op, const PrimExpr&) {
 llvm::Value* CodeGenLLVM::visit_Div(const DivNode* op, const PrimExpr&) {
   llvm::Value *a = emit_expr(op->a), *b = emit_expr(op->b);
   if (op->dtype.is_float()) return builder_.CreateFDiv(a, b);
+  b = guard_divisor(op->b, b);
   return op->dtype.is_int() ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
 }
 
@@ -309,6 +341,7 @@ llvm::Value* CodeGenLLVM::emit_floor_div_mod(const PrimExpr& a, const PrimExpr& 
         builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(x, y));
     return is_div ? q : builder_.CreateFSub(x, builder_.CreateFMul(q, y));
   }
+  y = guard_divisor(b, y);
   if (t.is_uint() || t.is_bool())
     return is_div ? builder_.CreateUDiv(x, y) : builder_.CreateURem(x, y);
   const int64_t* c = as_const_int(b);
@@ -394,6 +427,64 @@ llvm::Value* CodeGenLLVM::visit_Select(const SelectNode* op, const PrimExpr&) {
   return builder_.CreateSelect(cond, emit_expr(op->true_value), emit_expr(op->false_value));
 }
 
+llvm::Value* CodeGenLLVM::visit_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr&) {
+  bool guard_true = may_fault(op->true_value), guard_false = may_fault(op->false_value);
+  llvm::Value* cond = emit_expr(op->condition);
+  if (!guard_true && !guard_false) {  // computing a value that is not taken is harmless
+    return builder_.CreateSelect(cond, emit_expr(op->true_value), emit_expr(op->false_value));
+  }
+  if (op->condition.dtype().is_scalar()) {
+    return emit_branches(op->condition, cond, op->true_value, op->false_value);
+  }
+  llvm::Value* t = guard_true ? emit_masked(op->true_value, cond) : emit_expr(op->true_value);
+  llvm::Value* f = guard_false ? emit_masked(op->false_value, builder_.CreateNot(cond))
+                               : emit_expr(op->false_value);
+  return builder_.CreateSelect(cond, t, f);
+}
+
+llvm::Value* CodeGenLLVM::emit_branches(const PrimExpr& cond_expr, llvm::Value* cond,
+                                        const PrimExpr& t, const PrimExpr& f) {
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite.then", function_);
+  auto* else_bb = llvm::BasicBlock::Create(ctx_, "ite.else", function_);
+  auto* end_bb = llvm::BasicBlock::Create(ctx_, "ite.end", function_);
+  builder_.CreateCondBr(cond, then_bb, else_bb, branch_weights(cond_expr));
+  builder_.SetInsertPoint(then_bb);
+  llvm::Value* tv = emit_expr(t);
+  llvm::BasicBlock* then_end = builder_.GetInsertBlock();  // the value may have branched too
+  builder_.CreateBr(end_bb);
+  builder_.SetInsertPoint(else_bb);
+  llvm::Value* fv = emit_expr(f);
+  llvm::BasicBlock* else_end = builder_.GetInsertBlock();
+  builder_.CreateBr(end_bb);
+  builder_.SetInsertPoint(end_bb);
+  llvm::PHINode* phi = builder_.CreatePHI(tv->getType(), 2);
+  phi->addIncoming(tv, then_end);
+  phi->addIncoming(fv, else_end);
+  return phi;
+}
+
+llvm::Value* CodeGenLLVM::emit_masked(const PrimExpr& e, llvm::Value* lanes) {
+  llvm::Value* outer = mask_;
+  mask_ = outer != nullptr ? builder_.CreateAnd(outer, lanes) : lanes;
+  llvm::Value* v = emit_expr(e);
+  mask_ = outer;
+  return v;
+}
+
+llvm::Value* CodeGenLLVM::lane_mask(int lanes) {
+  auto* type = llvm::cast<llvm::FixedVectorType>(mask_->getType());
+  if (static_cast<int>(type->getNumElements()) == lanes) return mask_;
+  TESSEL_ICHECK(lanes == 1) << "a " << lanes << "-lane value under a " << type->getNumElements()
+                            << "-lane if_then_else";
+  return builder_.CreateOrReduce(mask_);
+}
+
+llvm::Value* CodeGenLLVM::guard_divisor(const PrimExpr& b, llvm::Value* y) {
+  if (mask_ == nullptr || !is_faulting_divisor(b)) return y;
+  return builder_.CreateSelect(lane_mask(b.dtype().lanes()), y,
+                               llvm::ConstantInt::get(y->getType(), 1));
+}
+
 llvm::Value* CodeGenLLVM::visit_Ramp(const RampNode* op, const PrimExpr&) {
   DataType elem = op->dtype.element_of();
   std::vector<llvm::Constant*> offsets;
@@ -438,38 +529,56 @@ llvm::Align CodeGenLLVM::known_alignment(const PrimExpr& index, int elem_bytes) 
 }
 
 CodeGenLLVM::Address CodeGenLLVM::address_of(const Buffer& buffer,
-                                             const std::vector<PrimExpr>& indices, int lanes) {
+                                             const std::vector<PrimExpr>& indices, int lanes,
+                                             bool in_bounds) {
   TESSEL_ICHECK(indices.size() == 1) << "buffer " << buffer->name << " is accessed with "
                                      << indices.size() << " indices; codegen needs 1-d accesses";
   llvm::Value* base = visit_Var(buffer->data.get(), buffer->data);
   llvm::Type* elem = memory_type(buffer->dtype.element_of());
   int elem_bytes = buffer->dtype.bytes();
   const PrimExpr& index = indices[0];
-  if (lanes == 1) {
-    return {builder_.CreateInBoundsGEP(elem, base, emit_expr(index)), false,
-            known_alignment(index, elem_bytes)};
-  }
+  auto gep = [&](const PrimExpr& offset) {
+    llvm::Value* i = emit_expr(offset);
+    return in_bounds ? builder_.CreateInBoundsGEP(elem, base, i) : builder_.CreateGEP(elem, base, i);
+  };
+  if (lanes == 1) return {gep(index), false, known_alignment(index, elem_bytes)};
   if (const auto* ramp = index.as<RampNode>(); ramp != nullptr && is_one(ramp->stride)) {
-    return {builder_.CreateInBoundsGEP(elem, base, emit_expr(ramp->base)), false,
-            known_alignment(ramp->base, elem_bytes)};
+    return {gep(ramp->base), false, known_alignment(ramp->base, elem_bytes)};
   }
   // Any other vector index: a vector of lane addresses for gather/scatter.
-  return {builder_.CreateInBoundsGEP(elem, base, emit_expr(index)), true, llvm::Align(elem_bytes)};
+  return {gep(index), true, llvm::Align(elem_bytes)};
 }
 
 llvm::Value* CodeGenLLVM::visit_BufferLoad(const BufferLoadNode* op, const PrimExpr&) {
-  Address addr = address_of(op->buffer, op->indices, op->dtype.lanes());
+  int lanes = op->dtype.lanes();
+  Address addr = address_of(op->buffer, op->indices, lanes, mask_ == nullptr);
   llvm::Type* type = memory_type(op->dtype);
-  llvm::Value* v =
-      addr.gather
-          ? static_cast<llvm::Value*>(builder_.CreateMaskedGather(type, addr.ptr, addr.align))
-          : builder_.CreateAlignedLoad(type, addr.ptr, addr.align);
+  llvm::Value* v;
+  if (mask_ != nullptr) {
+    v = masked_load(type, addr, lane_mask(lanes));
+  } else if (addr.gather) {
+    v = builder_.CreateMaskedGather(type, addr.ptr, addr.align);
+  } else {
+    v = builder_.CreateAlignedLoad(type, addr.ptr, addr.align);
+  }
   return op->dtype.is_bool() ? builder_.CreateTrunc(v, llvm_type(op->dtype)) : v;
+}
+
+// Inactive lanes read nothing and give zero; a scalar is read when any lane is active.
+llvm::Value* CodeGenLLVM::masked_load(llvm::Type* type, const Address& addr, llvm::Value* mask) {
+  if (!type->isVectorTy()) {
+    auto* one_lane = llvm::FixedVectorType::get(type, 1);
+    llvm::Value* v = masked_load(one_lane, addr, builder_.CreateVectorSplat(1, mask));
+    return builder_.CreateExtractElement(v, uint64_t{0});
+  }
+  llvm::Value* zero = llvm::Constant::getNullValue(type);
+  if (addr.gather) return builder_.CreateMaskedGather(type, addr.ptr, addr.align, mask, zero);
+  return builder_.CreateMaskedLoad(type, addr.ptr, addr.align, mask, zero);
 }
 
 void CodeGenLLVM::emit_store(const BufferStoreNode* op) {
   DataType t = op->value.dtype();
-  Address addr = address_of(op->buffer, op->indices, t.lanes());
+  Address addr = address_of(op->buffer, op->indices, t.lanes(), true);
   llvm::Value* v = emit_expr(op->value);
   if (t.is_bool()) v = builder_.CreateZExt(v, memory_type(t));
   if (addr.gather) {
@@ -514,11 +623,7 @@ void CodeGenLLVM::emit_if(const IfThenElseNode* op) {
   auto* else_bb =
       op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if.else", function_) : nullptr;
   auto* end_bb = llvm::BasicBlock::Create(ctx_, "if.end", function_);
-  llvm::MDNode* weights = nullptr;
-  if (const auto* call = op->condition.as<CallNode>(); call && call->op == Intrinsic::likely) {
-    weights = llvm::MDBuilder(ctx_).createLikelyBranchWeights();
-  }
-  builder_.CreateCondBr(cond, then_bb, else_bb ? else_bb : end_bb, weights);
+  builder_.CreateCondBr(cond, then_bb, else_bb ? else_bb : end_bb, branch_weights(op->condition));
   builder_.SetInsertPoint(then_bb);
   emit_stmt(op->then_case);
   builder_.CreateBr(end_bb);
@@ -528,6 +633,12 @@ void CodeGenLLVM::emit_if(const IfThenElseNode* op) {
     builder_.CreateBr(end_bb);
   }
   builder_.SetInsertPoint(end_bb);
+}
+
+llvm::MDNode* CodeGenLLVM::branch_weights(const PrimExpr& cond) {
+  const auto* call = cond.as<CallNode>();
+  if (call == nullptr || call->op != Intrinsic::likely) return nullptr;
+  return llvm::MDBuilder(ctx_).createLikelyBranchWeights();
 }
 
 void CodeGenLLVM::emit_for(const ForNode* op) {

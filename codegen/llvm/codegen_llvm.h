@@ -94,19 +94,38 @@ class CodeGenLLVM : public ExprFunctor<llvm::Value*> {
   llvm::Value* emit_libm_call(const std::string& name, DataType t, std::vector<llvm::Value*> args);
 
   // Buffer access: a scalar or contiguous vector pointer, or a vector of pointers to gather from.
+  // `in_bounds` marks the address computation inbounds (not for a masked access, whose masked-off
+  // lanes may point outside the buffer).
   struct Address {
     llvm::Value* ptr;
     bool gather;
     llvm::Align align;
   };
-  Address address_of(const Buffer& buffer, const std::vector<PrimExpr>& indices, int lanes);
+  Address address_of(const Buffer& buffer, const std::vector<PrimExpr>& indices, int lanes,
+                     bool in_bounds);
+  llvm::Value* masked_load(llvm::Type* type, const Address& addr, llvm::Value* mask);
   llvm::Align known_alignment(const PrimExpr& index, int elem_bytes) const;
   void emit_store(const BufferStoreNode* op);
   void emit_if(const IfThenElseNode* op);
+  // Branch weights for a `likely` condition, else nullptr.
+  llvm::MDNode* branch_weights(const PrimExpr& cond);
+
+  // Lazy if_then_else (see IfThenElseExprNode): a branch and a phi for a scalar condition; for a
+  // vector one, each value is emitted with `mask_` narrowed to the lanes that take it.
+  llvm::Value* emit_branches(const PrimExpr& cond_expr, llvm::Value* cond, const PrimExpr& t,
+                             const PrimExpr& f);
+  llvm::Value* emit_masked(const PrimExpr& e, llvm::Value* lanes);
+  // The active mask for a value of `lanes` lanes (a scalar: whether any lane is active).
+  llvm::Value* lane_mask(int lanes);
+  // Under a mask, inactive lanes divide by one: their divisor may come from a load not made.
+  llvm::Value* guard_divisor(const PrimExpr& b, llvm::Value* y);
   void emit_for(const ForNode* op);
 
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_set<const VarNode*> non_negative_;
+  // While emitting a value of a vector if_then_else: the lanes that take it (i1 vector), else null.
+  // Loads are masked with it, so lanes whose condition fails read no memory.
+  llvm::Value* mask_ = nullptr;
 };
 
 }  // namespace tessel::codegen

@@ -141,9 +141,9 @@ class BoundEvaluator : public ExprFunctor<B> {
     B a = eval(op->a), b = eval(op->b);
     return {std::max(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
   }
-  B visit_Select(const SelectNode* op, const PrimExpr&) override {
-    B t = eval(op->true_value), f = eval(op->false_value);
-    return {std::min(t.min_value, f.min_value), std::max(t.max_value, f.max_value)};
+  B visit_Select(const SelectNode* op, const PrimExpr&) override { return either(op); }
+  B visit_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr&) override {
+    return either(op);
   }
   B visit_Ramp(const RampNode* op, const PrimExpr&) override {
     B last = mul(eval(op->stride), {op->lanes - 1, op->lanes - 1});
@@ -159,6 +159,13 @@ class BoundEvaluator : public ExprFunctor<B> {
   }
 
  private:
+  // The hull of the two values of a Select or IfThenElseExpr.
+  template <class T>
+  B either(const T* op) {
+    B t = eval(op->true_value), f = eval(op->false_value);
+    return {std::min(t.min_value, f.min_value), std::max(t.max_value, f.max_value)};
+  }
+
   Analyzer::Impl& a_;
 };
 

@@ -84,14 +84,8 @@ class IntervalEvaluator {
         return binary<MaxNode>(e, [](Ends a, Ends b) {
           return Ends{max_of_lower(a.min, b.min), max_of_upper(a.max, b.max)};
         });
-      case NodeKind::Select: {
-        const auto* op = e.as<SelectNode>();
-        Ends t = eval(op->true_value), f = eval(op->false_value);
-        if (is_point(t) && is_point(f) && !uses_var(op->condition, dom_vars_)) {
-          return Ends::point(select(op->condition, t.min, f.min));
-        }
-        return hull(t, f);
-      }
+      case NodeKind::Select: return conditional(e.as<SelectNode>());
+      case NodeKind::IfThenElseExpr: return conditional(e.as<IfThenElseExprNode>());
       case NodeKind::Cast: {
         const auto* op = e.as<CastNode>();
         Ends v = eval(op->value);
@@ -118,6 +112,16 @@ class IntervalEvaluator {
   }
 
  private:
+  // Select or IfThenElseExpr: a point keeps its kind, so a lazy one stays lazy.
+  template <class T>
+  Ends conditional(const T* op) {
+    Ends t = eval(op->true_value), f = eval(op->false_value);
+    if (is_point(t) && is_point(f) && !uses_var(op->condition, dom_vars_)) {
+      return Ends::point(T::make(op->condition, t.min, f.min));
+    }
+    return hull(t, f);
+  }
+
   template <class T, class F>
   Ends binary(const PrimExpr& e, F rule) {
     const auto* op = e.as<T>();

@@ -18,6 +18,13 @@ int compare_lists(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b
   return 0;
 }
 
+// Select and IfThenElseExpr: condition, true value, false value.
+template <class T>
+int compare_conditionals(const T* x, const T* y) {
+  return compare_lists({x->condition, x->true_value, x->false_value},
+                       {y->condition, y->true_value, y->false_value});
+}
+
 template <class T>
 const T* as_node(const PrimExpr& e) {
   return static_cast<const T*>(static_cast<const Node*>(e.get()));
@@ -78,11 +85,9 @@ int expr_compare(const PrimExpr& a, const PrimExpr& b) {
       TESSEL_CMP_BINARY(Or)
 #undef TESSEL_CMP_BINARY
     case NodeKind::Not: return expr_compare(a.as<NotNode>()->a, b.as<NotNode>()->a);
-    case NodeKind::Select: {
-      const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-      return compare_lists({x->condition, x->true_value, x->false_value},
-                           {y->condition, y->true_value, y->false_value});
-    }
+    case NodeKind::Select: return compare_conditionals(a.as<SelectNode>(), b.as<SelectNode>());
+    case NodeKind::IfThenElseExpr:
+      return compare_conditionals(a.as<IfThenElseExprNode>(), b.as<IfThenElseExprNode>());
     case NodeKind::Ramp: {
       const auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
       return compare_lists({x->base, x->stride}, {y->base, y->stride});

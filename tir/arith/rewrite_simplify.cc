@@ -156,7 +156,8 @@ PrimExpr Simplifier::visit(const PrimExpr& e) {
     case NodeKind::And:
     case NodeKind::Or: return visit_logic(e);
     case NodeKind::Not: return visit_not(e.as<NotNode>());
-    case NodeKind::Select: return visit_select(e.as<SelectNode>(), e);
+    case NodeKind::Select: return visit_conditional(e.as<SelectNode>(), e);
+    case NodeKind::IfThenElseExpr: return visit_conditional(e.as<IfThenElseExprNode>(), e);
     case NodeKind::Cast: return visit_cast(e.as<CastNode>());
     case NodeKind::Ramp: {
       const auto* op = e.as<RampNode>();
@@ -362,7 +363,9 @@ PrimExpr Simplifier::visit_not(const NotNode* op) {
   return NotNode::make(a);
 }
 
-PrimExpr Simplifier::visit_select(const SelectNode* op, const PrimExpr& self) {
+// Safe for the lazy IfThenElseExpr too: equal values mean one is evaluated whatever the condition.
+template <class T>
+PrimExpr Simplifier::visit_conditional(const T* op, const PrimExpr& self) {
   PrimExpr c = visit(op->condition);
   if (const int64_t* v = as_const_int(c)) return visit(*v ? op->true_value : op->false_value);
   PrimExpr t = visit(op->true_value), f = visit(op->false_value);
@@ -370,7 +373,7 @@ PrimExpr Simplifier::visit_select(const SelectNode* op, const PrimExpr& self) {
   if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
     return self;
   }
-  return SelectNode::make(c, t, f);
+  return T::make(c, t, f);
 }
 
 PrimExpr Simplifier::visit_cast(const CastNode* op) {

@@ -45,7 +45,9 @@ class Simplifier {
   PrimExpr compare_index(NodeKind k, const PrimExpr& a, const PrimExpr& b);
   PrimExpr visit_logic(const PrimExpr& e);
   PrimExpr visit_not(const NotNode* op);
-  PrimExpr visit_select(const SelectNode* op, const PrimExpr& self);
+  // Select and IfThenElseExpr (which stays lazy: never rewritten into a Select).
+  template <class T>
+  PrimExpr visit_conditional(const T* op, const PrimExpr& self);
   PrimExpr visit_cast(const CastNode* op);
   PrimExpr visit_let(const LetNode* op);
   PrimExpr visit_call(const CallNode* op);

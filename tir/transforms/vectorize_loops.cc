@@ -177,6 +177,18 @@ class Vectorizer : public IRMutator {
     int lanes = std::max({lanes_of(c), lanes_of(t), lanes_of(f)});
     return SelectNode::make(widen(c, lanes), widen(t, lanes), widen(f, lanes));
   }
+  // A condition that stays scalar stays a branch; a vector one guards each lane (codegen masks
+  // the loads of each value with the lanes that take it).
+  PrimExpr mutate_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr& self) override {
+    PrimExpr c = mutate_expr(op->condition), t = mutate_expr(op->true_value),
+             f = mutate_expr(op->false_value);
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
+      return self;
+    }
+    int lanes = std::max({lanes_of(c), lanes_of(t), lanes_of(f)});
+    return IfThenElseExprNode::make(lanes_of(c) == 1 ? c : widen(c, lanes), widen(t, lanes),
+                                    widen(f, lanes));
+  }
   PrimExpr mutate_Call(const CallNode* op, const PrimExpr& self) override {
     std::vector<PrimExpr> args;
     if (!mutate_exprs(op->args, &args)) return self;

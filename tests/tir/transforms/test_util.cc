@@ -120,6 +120,13 @@ Lanes Interpreter::eval(const PrimExpr& e) {
       for (size_t i = 0; i < n; ++i) a[i] = c[i] ? a[i] : b[i];
       return a;
     }
+    case NodeKind::IfThenElseExpr: {
+      const auto* op = e.as<IfThenElseExprNode>();
+      Lanes c = broadcast_to(eval(op->condition), t.lanes());
+      Lanes a = eval_taken(op->true_value, c, true), b = eval_taken(op->false_value, c, false);
+      for (int i = 0; i < t.lanes(); ++i) a[i] = c[i] ? a[i] : b[i];
+      return a;
+    }
     case NodeKind::Ramp: {
       const auto* op = e.as<RampNode>();
       double base = eval(op->base)[0], stride = eval(op->stride)[0];
@@ -152,12 +159,34 @@ Lanes Interpreter::eval(const PrimExpr& e) {
       const auto* op = e.as<BufferLoadNode>();
       Lanes out(t.lanes());
       for (int i = 0; i < t.lanes(); ++i) {
+        if (!lane_active(t.is_scalar() ? -1 : i)) continue;
         out[i] = (*memory_.at(op->buffer->data.get()))[position(op->buffer, op->indices, i)];
       }
       return out;
     }
     default: ADD_FAILURE() << "cannot interpret " << to_string(e); return {0};
   }
+}
+
+Lanes Interpreter::eval_taken(const PrimExpr& e, const Lanes& cond, bool taken) {
+  std::vector<bool> inner(cond.size());
+  for (size_t i = 0; i < cond.size(); ++i) {
+    int lane = cond.size() == 1 ? -1 : static_cast<int>(i);
+    inner[i] = lane_active(lane) && (cond[i] != 0) == taken;
+  }
+  std::swap(active_, inner);
+  Lanes v = broadcast_to(eval(e), cond.size());
+  std::swap(active_, inner);
+  return v;
+}
+
+// Lane -1: a scalar, active when any lane is.
+bool Interpreter::lane_active(int lane) const {
+  if (active_.empty()) return true;
+  if (lane < 0 || active_.size() == 1) {
+    return std::find(active_.begin(), active_.end(), true) != active_.end();
+  }
+  return active_[static_cast<size_t>(lane)];
 }
 
 void Interpreter::exec(const Stmt& s) {

@@ -1,6 +1,7 @@
 // Test helpers for tir passes: structural comparison that prints both sides on failure, and a
 // small reference interpreter that runs a PrimFunc (before or after lowering) on host vectors,
-// rounding float32 results after every operation like the machine would.
+// rounding float32 results after every operation like the machine would. Every memory access it
+// performs must be in bounds (a test failure otherwise); if_then_else is evaluated lazily per lane.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -47,6 +48,11 @@ class Interpreter {
 
  private:
   size_t position(const Buffer& b, const std::vector<PrimExpr>& idx, int lane);
+  // Evaluates one value of an if_then_else with only the lanes whose condition is `taken`
+  // active: loads in the other lanes read nothing (and give 0), as the generated code does.
+  Lanes eval_taken(const PrimExpr& e, const Lanes& cond, bool taken);
+  bool lane_active(int lane) const;
+  std::vector<bool> active_;  // empty: every lane
   std::unordered_map<const VarNode*, std::vector<double>*> memory_;
   std::deque<std::vector<double>> allocations_;  // stable addresses
 };
