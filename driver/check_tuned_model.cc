@@ -123,8 +123,10 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
     if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config)) continue;
     auto [at, fresh] = position.emplace(tk[i].workload, out.workloads.size());
     if (fresh) {
-      out.workloads.push_back(
-          {{}, {}, tk[i].workload, uk[i].workload, tk[i].config, uk[i].config, uk[i].config_index});
+      WorkloadCheck& w = out.workloads.emplace_back();
+      w.workload = tk[i].workload, w.untuned_workload = uk[i].workload;
+      w.config = tk[i].config, w.untuned_config = uk[i].config;
+      w.untuned_config_index = uk[i].config_index;
       untuned_sum.emplace_back(check.rounds, 0.0);
       tuned_sum.emplace_back(check.rounds, 0.0);
     }

@@ -290,7 +290,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
     auto it = slot.find(v);
     if (it != slot.end()) return it->second;
     const graph::Value& val = g.value(v);
-    runtime::StorageEntry entry{val.type.shape, val.type.dtype};
+    runtime::StorageEntry entry{val.type.shape, val.type.dtype, -1, ""};
     if (val.constant) {
       entry.param = params.count(val.name) ? fmt::format("{}#{}", val.name, v) : val.name;
       params[entry.param] = to_ndarray(*val.constant);

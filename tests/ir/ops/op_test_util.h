@@ -20,7 +20,9 @@ struct OpInput {
   std::optional<TensorData> constant;
   bool omitted = false;
 };
-inline OpInput value_of(DataType dtype, std::vector<int64_t> shape) { return {TensorType{dtype, std::move(shape), {}}}; }
+inline OpInput value_of(DataType dtype, std::vector<int64_t> shape) {
+  return {TensorType{dtype, std::move(shape), {}}, std::nullopt};
+}
 inline OpInput constant_of(TensorData t) { return {TensorType{t.dtype(), t.shape(), {}}, t}; }
 inline OpInput omitted() { return {TensorType{}, std::nullopt, true}; }
 
