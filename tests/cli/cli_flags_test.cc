@@ -80,6 +80,13 @@ TEST_F(CliFlagsTest, InputShapesPast32BitsNameTheFlagInputAndDim) {
   }
 }
 
+// A 100,000-step LSTM overflowed the stack in FuseOps; now it is refused before unrolling.
+TEST_F(CliFlagsTest, AnLstmOverTheUnrollLimitIsRefused) {
+  std::string lstm = std::string(TESSEL_MODELS_DIR) + "/lstm_classifier.onnx";
+  expect_one_line_error("compile " + lstm + " -o " + path("x.tar") + " --input-shapes 'seq:[100000,1,16]'",
+                        {"(LSTM)", "100000 time steps", "at most 1024"});
+}
+
 // NaN passed CLI11's checks (every comparison with it is false), and inf, and so did huge counts.
 TEST_F(CliFlagsTest, NumbersMustBeFiniteAndInRange) {
   std::string tune = "tune " + kModel + " -o " + path("x.json") + " ";
