@@ -3,16 +3,17 @@
 #include <fmt/format.h>
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "frontend/onnx_proto_convert.h"
+#include "frontend/onnx_shape_inference.h"
+#include "frontend/proto_file.h"
+#include "frontend/validate_model.h"
 #include "ir/op_table.h"
 
 namespace tessel::frontend {
@@ -28,10 +29,7 @@ using onnx::ValueInfoProto;
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-// The same name in the unsupported-op report and in the imported graph.
-std::string node_name(const NodeProto& node, int index) {
-  return node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name();
-}
+using detail::node_name;
 
 std::vector<const GraphProto*> node_subgraphs(const NodeProto& node) {
   std::vector<const GraphProto*> out;
@@ -42,12 +40,17 @@ std::vector<const GraphProto*> node_subgraphs(const NodeProto& node) {
   return out;
 }
 
-std::string read_model_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot open ONNX model '{}'", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string read_model_file(const std::string& path) { return detail::read_protobuf_file(path, "ONNX model"); }
+
+// The checker's message on one line: its lines joined with "; ", each trimmed.
+std::string one_line(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    size_t begin = line.find_first_not_of(" \t\r"), end = line.find_last_not_of(" \t\r");
+    if (begin != std::string::npos) lines.push_back(line.substr(begin, end - begin + 1));
+  }
+  return fmt::format("{}", fmt::join(lines, "; "));
 }
 
 struct LoadedModel {
@@ -58,7 +61,7 @@ struct LoadedModel {
 };
 
 // Parse, then the opset range (before the checker, whose message for a too-new opset is obscure),
-// then the checker.
+// then validate_model (libonnx, the checker included, trusts tensor sizes), then the checker.
 LoadedModel load_model(const std::string& bytes, const std::string& source) {
   LoadedModel m;
   m.source = source;
@@ -76,10 +79,11 @@ LoadedModel load_model(const std::string& bytes, const std::string& source) {
           fmt::format("'{}' uses ai.onnx opset {}; Tessel supports opsets {} to {}", source, m.opset, kMinOpset, kMaxOpset));
     }
   }
+  detail::validate_model(m.model, source);
   try {
     onnx::checker::check_model(m.model);
   } catch (const std::exception& e) {
-    throw Error(fmt::format("'{}' failed the ONNX checker: {}", source, e.what()));
+    throw Error(fmt::format("'{}' failed the ONNX checker: {}", source, one_line(e.what())));
   }
   return m;
 }
@@ -349,11 +353,7 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& op
   std::vector<UnsupportedOp> unsupported = collect_unsupported(m, opt);
   if (!unsupported.empty()) throw UnsupportedOpsError(std::move(unsupported), source);
   apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
-  try {
-    onnx::shape_inference::InferShapes(m.model);
-  } catch (const std::exception&) {
-    // Types ONNX cannot infer stay unknown; the graph's own type inference fills them in later.
-  }
+  detail::infer_shapes(m.model);
   return convert_graph(m.model.graph(), {}, ConvertContext{m.opset, source}, true);
 }
 

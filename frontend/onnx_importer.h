@@ -1,10 +1,13 @@
-// ONNX model → graph IR. The importer parses the model, checks the ai.onnx opset (1..17, else
-// UnsupportedFeatureError), runs the ONNX checker, rejects every unsupported op at once
+// ONNX model → graph IR. Models are untrusted: a malformed one is a tessel::Error, never a crash
+// (docs/graph.md, "Importer"). The importer reads only regular files of at most 2 GiB, parses the
+// model, checks the ai.onnx opset (1..17, else UnsupportedFeatureError), validates what libonnx
+// trusts (frontend/validate_model.h), runs the ONNX checker, rejects every unsupported op at once
 // (UnsupportedOpsError), and converts initializers to constants and value types from ONNX shape
-// inference. A value whose type ONNX could not infer has dtype void (DataType::void_type()) and an
-// empty shape; a later pass infers it with the op table. Graph attributes (If/Loop bodies) become
-// self-contained graphs: the outer values they read become their trailing inputs (after a body's
-// own inputs), and the node passes them as trailing inputs, in the same order (see graph.h).
+// inference (guarded: frontend/onnx_shape_inference.h). A value whose type ONNX could not infer
+// has dtype void (DataType::void_type()) and an empty shape; a later pass infers it with the op
+// table. Graph attributes (If/Loop bodies) become self-contained graphs: the outer values they
+// read become their trailing inputs (after a body's own inputs), and the node passes them as
+// trailing inputs, in the same order (see graph.h).
 #pragma once
 
 #include <functional>

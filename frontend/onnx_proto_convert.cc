@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <optional>
 
 #include "frontend/frontend_error.h"
 
@@ -66,57 +69,146 @@ namespace {
 
 // Typed fields hold wider types than the tensor (int8 in int32_data, float16 and bfloat16 bits
 // in int32_data, uint32 in uint64_data), so each element is narrowed.
+// The sizes were checked by checked_numel.
 template <class Dst, class Field>
-void copy_typed_field(const Field& field, graph::TensorData& t, const char* field_name, const std::string& what) {
-  if (field.size() != t.numel()) {
-    throw Error(fmt::format("{}: {} has {} elements but the shape needs {}", what, field_name, field.size(), t.numel()));
-  }
+void copy_typed_field(const Field& field, graph::TensorData& t) {
   Dst* out = t.data<Dst>();
   for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
 }
 
-void read_typed_fields(const TensorProto& p, graph::TensorData& t, const std::string& what) {
+void read_typed_fields(const TensorProto& p, graph::TensorData& t) {
   switch (p.data_type()) {
-    case TensorProto::FLOAT: return copy_typed_field<float>(p.float_data(), t, "float_data", what);
-    case TensorProto::DOUBLE: return copy_typed_field<double>(p.double_data(), t, "double_data", what);
-    case TensorProto::INT64: return copy_typed_field<int64_t>(p.int64_data(), t, "int64_data", what);
-    case TensorProto::UINT64: return copy_typed_field<uint64_t>(p.uint64_data(), t, "uint64_data", what);
-    case TensorProto::UINT32: return copy_typed_field<uint32_t>(p.uint64_data(), t, "uint64_data", what);
-    case TensorProto::INT32: return copy_typed_field<int32_t>(p.int32_data(), t, "int32_data", what);
-    case TensorProto::INT16: return copy_typed_field<int16_t>(p.int32_data(), t, "int32_data", what);
-    case TensorProto::INT8: return copy_typed_field<int8_t>(p.int32_data(), t, "int32_data", what);
+    case TensorProto::FLOAT: return copy_typed_field<float>(p.float_data(), t);
+    case TensorProto::DOUBLE: return copy_typed_field<double>(p.double_data(), t);
+    case TensorProto::INT64: return copy_typed_field<int64_t>(p.int64_data(), t);
+    case TensorProto::UINT64: return copy_typed_field<uint64_t>(p.uint64_data(), t);
+    case TensorProto::UINT32: return copy_typed_field<uint32_t>(p.uint64_data(), t);
+    case TensorProto::INT32: return copy_typed_field<int32_t>(p.int32_data(), t);
+    case TensorProto::INT16: return copy_typed_field<int16_t>(p.int32_data(), t);
+    case TensorProto::INT8: return copy_typed_field<int8_t>(p.int32_data(), t);
     case TensorProto::UINT16:
     case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16: return copy_typed_field<uint16_t>(p.int32_data(), t, "int32_data", what);
+    case TensorProto::BFLOAT16: return copy_typed_field<uint16_t>(p.int32_data(), t);
     case TensorProto::UINT8:
-    case TensorProto::BOOL: return copy_typed_field<uint8_t>(p.int32_data(), t, "int32_data", what);
+    case TensorProto::BOOL: return copy_typed_field<uint8_t>(p.int32_data(), t);
   }
   TESSEL_UNREACHABLE("dtype_from_onnx accepted an element type without a typed field");
 }
 
+// Where a tensor without raw_data keeps its elements: the field, its entry count, and entries per
+// element (complex numbers take two). Narrow types are widened into int32_data, uint32 into uint64_data.
+struct TypedField {
+  const char* name;
+  int64_t entries;
+  int64_t per_element;
+};
+
+std::optional<TypedField> typed_field(const TensorProto& p) {
+  switch (p.data_type()) {
+    case TensorProto::FLOAT: return TypedField{"float_data", p.float_data_size(), 1};
+    case TensorProto::COMPLEX64: return TypedField{"float_data", p.float_data_size(), 2};
+    case TensorProto::DOUBLE: return TypedField{"double_data", p.double_data_size(), 1};
+    case TensorProto::COMPLEX128: return TypedField{"double_data", p.double_data_size(), 2};
+    case TensorProto::INT64: return TypedField{"int64_data", p.int64_data_size(), 1};
+    case TensorProto::UINT32:
+    case TensorProto::UINT64: return TypedField{"uint64_data", p.uint64_data_size(), 1};
+    case TensorProto::STRING: return TypedField{"string_data", p.string_data_size(), 1};
+    case TensorProto::INT32:
+    case TensorProto::INT16:
+    case TensorProto::INT8:
+    case TensorProto::UINT16:
+    case TensorProto::UINT8:
+    case TensorProto::BOOL:
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16: return TypedField{"int32_data", p.int32_data_size(), 1};
+  }
+  return std::nullopt;
+}
+
+// Bytes per element in raw_data; 0 for strings, which raw_data cannot hold.
+int64_t raw_element_bytes(int32_t data_type) {
+  switch (data_type) {
+    case TensorProto::UINT8:
+    case TensorProto::INT8:
+    case TensorProto::BOOL: return 1;
+    case TensorProto::UINT16:
+    case TensorProto::INT16:
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16: return 2;
+    case TensorProto::FLOAT:
+    case TensorProto::INT32:
+    case TensorProto::UINT32: return 4;
+    case TensorProto::DOUBLE:
+    case TensorProto::INT64:
+    case TensorProto::UINT64:
+    case TensorProto::COMPLEX64: return 8;
+    case TensorProto::COMPLEX128: return 16;
+  }
+  return 0;
+}
+
+// numel * factor for a message, which may be past int64.
+std::string product_text(int64_t numel, int64_t factor) {
+  return numel <= INT64_MAX / factor ? std::to_string(numel * factor) : "more than 2^63";
+}
+
+std::string type_name(int32_t data_type) {
+  std::string name = TensorProto::DataType_IsValid(data_type) ? TensorProto::DataType_Name(data_type) : "?";
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
 }  // namespace
 
-graph::TensorData tensor_from_proto(const TensorProto& p, const std::string& what) {
+int64_t checked_numel(const TensorProto& p, const std::string& what) {
   if (p.data_location() == TensorProto::EXTERNAL) {
     throw Error(fmt::format("{} stores its data in an external file, which Tessel does not support", what));
   }
   if (p.has_segment()) throw Error(fmt::format("{} is a segmented tensor, which Tessel does not support", what));
-  DataType dtype = dtype_from_onnx(p.data_type(), what);
-  std::vector<int64_t> shape(p.dims().begin(), p.dims().end());
-  for (int64_t d : shape) {
+  std::optional<TypedField> field = typed_field(p);
+  if (!field) throw Error(fmt::format("{} has an undefined or unknown element type ({})", what, p.data_type()));
+  std::string shape = fmt::format("{} [{}]", type_name(p.data_type()), fmt::join(p.dims(), ", "));
+  // A zero dim anywhere makes the tensor empty, however large the others are.
+  bool empty = false;
+  for (int64_t d : p.dims()) {
     if (d < 0) throw Error(fmt::format("{} has a negative dim {}", what, d));
+    empty |= d == 0;
   }
-  graph::TensorData t(dtype, shape);
-  if (p.has_raw_data()) {
-    if (p.raw_data().size() != t.nbytes()) {
-      throw Error(fmt::format("{}: raw_data has {} bytes but {} of shape [{}] needs {}", what, p.raw_data().size(),
-                              dtype.str(), fmt::join(shape, ", "), t.nbytes()));
+  int64_t numel = empty ? 0 : 1;
+  for (int64_t d : p.dims()) {
+    if (!empty && __builtin_mul_overflow(numel, d, &numel)) {
+      throw Error(fmt::format("{}: {} has more elements than fit in 64 bits", what, shape));
     }
+  }
+  if (p.has_raw_data()) {
+    int64_t bytes = raw_element_bytes(p.data_type());
+    if (bytes == 0) throw Error(fmt::format("{}: {} cannot be stored in raw_data", what, shape));
+    auto have = static_cast<int64_t>(p.raw_data().size());
+    if (have % bytes != 0 || have / bytes != numel) {
+      throw Error(
+          fmt::format("{}: raw_data has {} bytes but {} needs {}", what, have, shape, product_text(numel, bytes)));
+    }
+  } else if (field->entries % field->per_element != 0 || field->entries / field->per_element != numel) {
+    throw Error(fmt::format("{}: {} has {} entries but {} needs {}", what, field->name, field->entries, shape,
+                            product_text(numel, field->per_element)));
+  }
+  return numel;
+}
+
+graph::TensorData tensor_from_proto(const TensorProto& p, const std::string& what) {
+  checked_numel(p, what);
+  DataType dtype = dtype_from_onnx(p.data_type(), what);
+  graph::TensorData t(dtype, std::vector<int64_t>(p.dims().begin(), p.dims().end()));
+  if (p.has_raw_data()) {
     if (t.nbytes() != 0) std::memcpy(t.raw(), p.raw_data().data(), t.nbytes());
   } else {
-    read_typed_fields(p, t, what);
+    read_typed_fields(p, t);
   }
   return t;
+}
+
+std::string node_name(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name();
 }
 
 TensorProto tensor_to_proto(const graph::TensorData& t, const std::string& name) {

@@ -3,18 +3,18 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "frontend/onnx_proto_convert.h"
+#include "frontend/proto_file.h"
 #include "ir/error.h"
 
 namespace tessel::frontend {
 
 graph::TensorData read_tensor_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot open tensor file '{}'", path));
   onnx::TensorProto proto;
-  if (!proto.ParseFromIstream(&in)) throw Error(fmt::format("'{}' is not a serialized ONNX TensorProto", path));
+  if (!proto.ParseFromString(detail::read_protobuf_file(path, "tensor file"))) {
+    throw Error(fmt::format("'{}' is not a serialized ONNX TensorProto", path));
+  }
   std::string what = proto.name().empty() ? fmt::format("tensor in '{}'", path)
                                           : fmt::format("tensor '{}' in '{}'", proto.name(), path);
   return detail::tensor_from_proto(proto, what);

@@ -54,17 +54,16 @@ InferTypeFn broadcast(Operand kind, size_t same_dtype_inputs, std::optional<Data
   return [=](const Graph& g, const Node& node) {
     if (node.inputs.size() <= first) throw node_error(node, "needs at least one input");
     TensorType out = input_type(g, node, first);
-    DataType dtype = out.dtype;
+    std::vector<size_t> same_dtype;
     for (size_t i = first; i < node.inputs.size(); ++i) {
       const TensorType& t = input_type(g, node, i);
       check_operand(node, i, t.dtype, kind);
-      if (i < first + same_dtype_inputs && t.dtype != dtype) {
-        throw node_error(node, fmt::format("input dtypes {} and {} differ", dtype.str(), t.dtype.str()));
-      }
+      if (i < first + same_dtype_inputs) same_dtype.push_back(i);
       out.shape = broadcast_shapes(out.shape, t.shape, node);
     }
+    require_same_dtype(g, node, same_dtype);
     out.dim_params.clear();
-    out.dtype = out_dtype.value_or(dtype);
+    if (out_dtype) out.dtype = *out_dtype;
     return std::vector<TensorType>{out};
   };
 }

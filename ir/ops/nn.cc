@@ -35,9 +35,11 @@ std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) { return {sha
 
 bool dims_conflict(int64_t a, int64_t b) { return a != kUnknownDim && b != kUnknownDim && a != b; }
 
-// Checks shared by Conv and ConvTranspose; returns the group count.
-int64_t checked_group(const TensorType& x, const TensorType& w, const Node& node) {
+// Checks shared by Conv and ConvTranspose (X, W and the bias B share X's float type); returns the
+// group count.
+int64_t checked_group(const Graph& g, const Node& node, const TensorType& x, const TensorType& w) {
   require_float(x, node, "X");
+  require_same_dtype(g, node, {0, 1, 2});
   if (w.shape.size() != x.shape.size()) {
     throw Error(fmt::format("{}: weight {} must have the rank of X {}", node.describe(), w.str(), x.str()));
   }
@@ -50,7 +52,7 @@ int64_t checked_group(const TensorType& x, const TensorType& w, const Node& node
 Types infer_conv(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   const TensorType& w = input_type(g, node, 1);
-  int64_t group = checked_group(x, w, node);
+  int64_t group = checked_group(g, node, x, w);
   if (x.shape[1] != kUnknownDim && w.shape[1] != kUnknownDim && x.shape[1] != w.shape[1] * group) {
     throw Error(fmt::format("{}: X has {} channels but W expects {} x group {}", node.describe(), x.shape[1],
                             w.shape[1], group));
@@ -70,6 +72,7 @@ Types infer_conv(const Graph& g, const Node& node) {
 Types infer_conv_nchwc(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   require_float(x, node, "X");
+  require_same_dtype(g, node, {0, 1, 2});
   const TensorType& w = input_type(g, node, 1);
   if (w.shape.size() != x.shape.size() + 1) {
     throw Error(fmt::format("{}: packed W must have rank {} ([M / b, C, k..., b]), got {}", node.describe(),
@@ -90,7 +93,7 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
 Types infer_conv_transpose(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   const TensorType& w = input_type(g, node, 1);
-  int64_t group = checked_group(x, w, node);
+  int64_t group = checked_group(g, node, x, w);
   if (dims_conflict(x.shape[1], w.shape[0])) {
     throw Error(fmt::format("{}: X has {} channels but W has {}", node.describe(), x.shape[1], w.shape[0]));
   }
@@ -136,6 +139,7 @@ Types infer_gemm(const Graph& g, const Node& node) {
   if (a.shape.size() != 2 || b.shape.size() != 2) {
     throw Error(fmt::format("{}: A {} and B {} must be matrices", node.describe(), a.str(), b.str()));
   }
+  require_same_dtype(g, node, {0, 1, 2});
   bool ta = node.attr_int("transA", 0) != 0, tb = node.attr_int("transB", 0) != 0;
   int64_t m = a.shape[ta ? 1 : 0], ka = a.shape[ta ? 0 : 1];
   int64_t kb = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
@@ -156,6 +160,7 @@ Types infer_gemm(const Graph& g, const Node& node) {
 Types infer_matmul(const Graph& g, const Node& node) {
   std::vector<int64_t> a = input_type(g, node, 0).shape, b = input_type(g, node, 1).shape;
   if (a.empty() || b.empty()) throw Error(fmt::format("{}: operands must have rank >= 1", node.describe()));
+  require_same_dtype(g, node, {0, 1});
   bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), 1);
   if (b_vec) b.push_back(1);
@@ -169,8 +174,11 @@ Types infer_matmul(const Graph& g, const Node& node) {
   return {like(input_type(g, node, 0), out)};
 }
 
-// Per-channel parameter inputs (scale, bias, mean, var) must be [C].
+// Per-channel parameter inputs (scale, bias, mean, var) must be [C] of X's dtype.
 void check_channel_params(const Graph& g, const Node& node, const TensorType& x, size_t first, size_t last) {
+  std::vector<size_t> same_dtype{0};
+  for (size_t i = first; i <= last; ++i) same_dtype.push_back(i);
+  require_same_dtype(g, node, same_dtype);
   for (size_t i = first; i <= last && i < node.inputs.size(); ++i) {
     const TensorType& p = input_type(g, node, i);
     if (p.shape.size() != 1 || dims_conflict(p.shape[0], x.shape[1])) {
@@ -200,6 +208,7 @@ Types infer_instance_norm(const Graph& g, const Node& node) {
 Types infer_layer_norm(const Graph& g, const Node& node) {
   const TensorType& x = input_type(g, node, 0);
   require_float(x, node, "X");
+  require_same_dtype(g, node, {0, 1, 2});
   int64_t rank = static_cast<int64_t>(x.shape.size());
   int64_t axis = normalize_axis(node.attr_int("axis", -1), rank, node);
   std::vector<int64_t> norm_shape(x.shape.begin() + axis, x.shape.end());

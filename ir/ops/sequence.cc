@@ -1,6 +1,8 @@
 // Type inference for the recurrent ops (LSTM, GRU, RNN), Resize / Upsample, Einsum and If.
 #include <fmt/format.h>
 
+#include <numeric>
+
 #include "ir/error.h"
 #include "ir/ops/op_defs.h"
 #include "ir/ops/sequence_shapes.h"
@@ -21,6 +23,7 @@ Types infer_recurrent(const Graph& g, const Node& node, int64_t gates) {
   if (x.shape.size() != 3 || w.shape.size() != 3 || r.shape.size() != 3) {
     throw Error(fmt::format("{}: X {}, W {} and R {} must have rank 3", node.describe(), x.str(), w.str(), r.str()));
   }
+  require_same_dtype(g, node, {0, 1, 2, 3, 5, 6, 7});  // all but the int32 sequence_lens
   std::string direction = node.attr_string("direction", "forward");
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
     throw Error(fmt::format("{}: unknown direction '{}'", node.describe(), direction));
@@ -70,6 +73,9 @@ Types infer_einsum(const Graph& g, const Node& node) {
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < node.inputs.size(); ++i) shapes.push_back(input_type(g, node, i).shape);
   if (shapes.empty()) throw Error(fmt::format("{}: Einsum needs at least one operand", node.describe()));
+  std::vector<size_t> operands(node.inputs.size());
+  std::iota(operands.begin(), operands.end(), 0);
+  require_same_dtype(g, node, operands);
   EinsumSpec spec = parse_einsum(node, shapes);
   std::vector<int64_t> out;
   for (int l : spec.output_labels) out.push_back(spec.label_dims[l]);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <optional>
+
 #include "ir/error.h"
 
 namespace tessel::graph::ops {
@@ -40,6 +42,24 @@ bool has_input(const Node& node, size_t i) { return i < node.inputs.size() && no
 const TensorType& input_type(const Graph& g, const Node& node, size_t i) {
   if (!has_input(node, i)) throw Error(fmt::format("{}: input {} is required", node.describe(), i));
   return g.value(node.inputs[i]).type;
+}
+
+void require_same_dtype(const Graph& g, const Node& node, const std::vector<size_t>& inputs) {
+  std::optional<size_t> first;
+  for (size_t i : inputs) {
+    if (!has_input(node, i)) continue;
+    if (!first) {
+      first = i;
+      continue;
+    }
+    const Value& a = g.value(node.inputs[*first]);
+    const Value& b = g.value(node.inputs[i]);
+    if (a.type.dtype != b.type.dtype) {
+      throw Error(fmt::format("{}: input {} ('{}') is {} but input {} ('{}') is {}; they must have the same "
+                              "element type",
+                              node.describe(), i, b.name, b.type.dtype.str(), *first, a.name, a.type.dtype.str()));
+    }
+  }
 }
 
 const TensorData* constant_input(const Graph& g, const Node& node, size_t i) {

@@ -17,6 +17,10 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node);
 const TensorType& input_type(const Graph& g, const Node& node, size_t i);
 // True when input i is present (not omitted).
 bool has_input(const Node& node, size_t i);
+// Error naming the node, both inputs and both types unless the present inputs among `inputs` all
+// have the element type of the first present one. Lowering combines such inputs in one expression,
+// which needs a single element type.
+void require_same_dtype(const Graph& g, const Node& node, const std::vector<size_t>& inputs);
 // The constant value of input i, or nullptr when it is not a constant.
 const TensorData* constant_input(const Graph& g, const Node& node, size_t i);
 // The constant value of input i (which must be present); ConstantRequiredError naming the node,

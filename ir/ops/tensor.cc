@@ -130,6 +130,7 @@ Types infer_gather_nd(const Graph& g, const Node& node) {
 Types infer_scatter(const Graph& g, const Node& node) {
   input_type(g, node, 1);
   input_type(g, node, 2);
+  require_same_dtype(g, node, {0, 2});  // data and updates
   return {input_type(g, node, 0)};
 }
 
@@ -159,6 +160,7 @@ Types infer_tile(const Graph& g, const Node& node) {
 
 Types infer_pad(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
+  require_same_dtype(g, node, {0, 2});  // data and constant_value
   PadSpec spec = pad_spec(node, g.opset, rank_of(in), constant_params(g, node));
   std::vector<int64_t> shape = in.shape;
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -187,6 +189,7 @@ Types infer_range(const Graph& g, const Node& node) {
   for (size_t i = 0; i < 3; ++i) {
     if (!params(i)) throw node_error(node, fmt::format("input {} is required", i));
   }
+  require_same_dtype(g, node, {0, 1, 2});
   int64_t n = range_count(node, *params(0), *params(1), *params(2));
   return {TensorType{input_type(g, node, 0).dtype, {n}, {}}};
 }

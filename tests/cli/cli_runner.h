@@ -17,12 +17,15 @@ namespace tessel::testing {
 struct Result {
   bool exited;         // false: killed by a signal
   int code;            // the exit code; -1 for a signal
-  std::string output;  // stdout and stderr
+  std::string output;  // stdout and stderr, or stderr alone
 };
 
-inline Result run(const std::string& command) {
+enum class Capture { kStdoutAndStderr, kStderr };
+
+inline Result run(const std::string& command, Capture capture = Capture::kStdoutAndStderr) {
   std::string out;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  std::string redirect = capture == Capture::kStderr ? " 2>&1 >/dev/null" : " 2>&1";
+  FILE* p = popen((command + redirect).c_str(), "r");
   char buf[4096];
   for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   int status = pclose(p);

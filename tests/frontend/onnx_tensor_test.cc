@@ -6,7 +6,10 @@
 #include <cstring>
 #include <fstream>
 
+#include <onnx/onnx_pb.h>
+
 #include "ir/error.h"
+#include "tests/expect_error.h"
 
 namespace tessel::frontend {
 namespace {
@@ -80,6 +83,23 @@ TEST(OnnxTensorTest, ErrorsNameTheFile) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(corrupt), std::string::npos) << e.what();
   }
+}
+
+// Issue 22: 2^40 declared elements with 32 bytes of data was a std::bad_alloc (an internal error),
+// as the tensor was allocated before its size was checked.
+TEST(OnnxTensorTest, SizesAreCheckedBeforeAllocating) {
+  onnx::TensorProto huge;
+  huge.set_data_type(onnx::TensorProto::FLOAT);
+  huge.add_dims(int64_t{1} << 40);
+  huge.set_raw_data(std::string(32, '\0'));
+  std::string path = ::testing::TempDir() + "/huge_tensor.pb";
+  {
+    std::ofstream out(path, std::ios::binary);
+    ASSERT_TRUE(huge.SerializeToOstream(&out));
+  }
+  tessel::testing::expect_error(
+      [&] { read_tensor_file(path); },
+      {"tensor in '" + path + "': raw_data has 32 bytes but float [1099511627776] needs 4398046511104"});
 }
 
 }  // namespace
