@@ -62,7 +62,10 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
                                const std::vector<int64_t>& kernel, bool ceil_mode) {
-  TESSEL_ICHECK(in_spatial.size() == kernel.size()) << node.describe();
+  if (in_spatial.size() != kernel.size()) {
+    throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims", node.describe(),
+                            kernel.size(), in_spatial.size()));
+  }
   WindowGeometry g = common_geometry(node, kernel);
   std::string auto_pad = auto_pad_of(node);
   for (size_t i = 0; i < kernel.size(); ++i) {
@@ -93,7 +96,10 @@ WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_
 
 WindowGeometry conv_transpose_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
                                        const std::vector<int64_t>& kernel) {
-  TESSEL_ICHECK(in_spatial.size() == kernel.size()) << node.describe();
+  if (in_spatial.size() != kernel.size()) {
+    throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims", node.describe(),
+                            kernel.size(), in_spatial.size()));
+  }
   size_t rank = kernel.size();
   WindowGeometry g = common_geometry(node, kernel);
   std::string auto_pad = auto_pad_of(node);

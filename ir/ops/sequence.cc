@@ -94,6 +94,10 @@ Types infer_if(const Graph& g, const Node& node) {
     throw Error(fmt::format("{}: then_branch has {} outputs, else_branch {}", node.describe(), then_g->outputs.size(),
                             else_g->outputs.size()));
   }
+  if (then_g->outputs.size() != node.outputs.size()) {
+    throw Error(fmt::format("{}: the branches have {} outputs but the node has {}", node.describe(),
+                            then_g->outputs.size(), node.outputs.size()));
+  }
   Types out;
   for (size_t i = 0; i < then_g->outputs.size(); ++i) {
     TensorType t = then_g->value(then_g->outputs[i]).type;

@@ -79,6 +79,23 @@ TEST(OnnxShapeInferenceTest, ShapeInputsLongerThanAnyRankAreNotExpanded) {
   }
 }
 
+// Found by the ONNX fuzzer: both were internal errors in Tessel's own type inference.
+TEST(OnnxShapeInferenceTest, CountsTheOpTableCheckedOnlyInternally) {
+  graph::Graph conv = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (float[1, 2, 5, 5] x, float[4, 2, 3, 3] w) => (float[1, 4, 3, 3] y) {
+      y = Conv <kernel_shape = [3]> (x, w)
+    })");
+  expect_error([&] { infer_node(conv, 0); }, {"(Conv)", "kernel_shape has 1 dims but the input has 2 spatial dims"});
+  graph::Graph branch = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    g (bool c, float[2] x) => (float[2] y) {
+      y = If (c) <then_branch = t () => () { z = Identity (x) },
+                  else_branch = e () => () { z = Identity (x) }>
+    })");
+  expect_error([&] { infer_node(branch, 0); }, {"(If)", "the branches have 0 outputs but the node has 1"});
+}
+
 TEST(OnnxShapeInferenceTest, SequenceAndSubgraphOpsWithBadCounts) {
   // libonnx divided by the scalar split.
   onnx::ModelProto split = tessel::testing::one_node_model("SplitToSequence", {"x", "zero"}, {{"y", {1, 2}}}, 13);
