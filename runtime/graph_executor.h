@@ -1,7 +1,11 @@
 // Runs a compiled model: fused kernels in order over preallocated storage (one array per
 // value; weights preloaded), with inputs and outputs by name or index. Needs no LLVM.
+// One executor serves one thread at a time: set_input and run from a second thread while a first
+// is in one of them is refused with an Error (their arrays would race). It cannot be copied (a
+// copy would share those arrays); runtime::Model's copy gives a thread its own (docs/runtime.md).
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,10 @@ class GraphExecutor {
   GraphExecutor() = default;
   GraphExecutor(std::vector<NDArray> storage, std::vector<ExecutorOp> ops, std::vector<ExecutorIO> inputs,
                 std::vector<ExecutorIO> outputs);
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+  GraphExecutor(GraphExecutor&&) noexcept = default;
+  GraphExecutor& operator=(GraphExecutor&&) noexcept = default;
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
@@ -38,8 +46,8 @@ class GraphExecutor {
   void set_input(int i, const NDArray& value);
   void set_input(const std::string& name, const NDArray& value) { set_input(input_index(name), value); }
   void run();
-  // Runs kernel i alone (for per-kernel profiles); run_op over every i in order equals run().
-  void run_op(size_t i);
+  // run() timing each kernel: the wall time of op i in milliseconds, in op order.
+  std::vector<double> run_timed();
   // The output array itself: valid until the next run(); copy() it to keep it.
   NDArray get_output(int i) const { return storage_.at(outputs_.at(i).storage); }
   NDArray get_output(const std::string& name) const { return get_output(output_index(name)); }
@@ -50,6 +58,19 @@ class GraphExecutor {
   size_t storage_bytes() const;
 
  private:
+  // Set while a thread is in set_input or run (held by an ExclusiveUse); a moved-to executor
+  // starts clear.
+  struct BusyFlag {
+    BusyFlag() = default;
+    BusyFlag(BusyFlag&&) noexcept {}
+    BusyFlag& operator=(BusyFlag&&) noexcept { return *this; }
+    std::atomic<bool> held{false};
+  };
+  class ExclusiveUse;
+
+  void run_op(size_t i);
+
+  BusyFlag busy_;
   std::vector<NDArray> storage_;
   std::vector<ExecutorOp> ops_;
   std::vector<ExecutorIO> inputs_, outputs_;

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/TaskDispatch.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -121,10 +123,21 @@ JitSession::JitSession() : impl_(std::make_unique<Impl>()) {
   });
   auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "JIT: detecting the host");
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // ORC runs each materialization task in the thread that dispatches it, so that when add_module
+  // returns no ORC work on the module (or on the process symbols its linking pulled into the
+  // runtime JITDylib) is left. LLJIT's default with concurrent compilation is a thread per task,
+  // whose tail can still run after the lookup that waited for it: removing the module's
+  // JITDylib or ending the session then raced with it ("JIT session error: Resource tracker ...
+  // became defunct", about once in 1,500 sessions). Builds from several threads still compile
+  // at once, each in its own thread.
+  auto process = take(llvm::orc::SelfExecutorProcessControl::Create(
+                          nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>()),
+                      "JIT: creating the process control");
   // No platform: generated code has no static constructors, and without one a JITDylib keeps no
   // state outside itself, so removing it frees everything. Concurrent compilation: tuners build
   // from several threads, and each compile then gets its own TargetMachine.
   impl_->jit = take(llvm::orc::LLJITBuilder()
+                        .setExecutorProcessControl(std::move(process))
                         .setJITTargetMachineBuilder(std::move(jtmb))
                         .setSupportConcurrentCompilation(true)
                         .setLinkProcessSymbolsByDefault(false)

@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <chrono>
+#include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -22,9 +23,36 @@ json io_json(const std::vector<ExecutorIO>& ios) {
   return out;
 }
 
-std::vector<ExecutorIO> io_from(const json& j) {
+// An integer field as T. nlohmann's get<T>() converts any number: a float out of T's range is
+// undefined behaviour (found by the package fuzzer: a shape of [7.7e128]), and 2^32 + 1 would read
+// as the storage index 1.
+template <class T>
+T integer(const json& v, const char* key, const std::string& what) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+    return static_cast<T>(v.get<uint64_t>());
+  }
+  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+      v.get<int64_t>() <= std::numeric_limits<T>::max()) {
+    return static_cast<T>(v.get<int64_t>());
+  }
+  throw Error(fmt::format("{} is corrupt: '{}' holds {}, not an integer from {} to {}", what, key,
+                          v.is_number() ? v.dump() : std::string("a ") + v.type_name(), std::numeric_limits<T>::min(),
+                          std::numeric_limits<T>::max()));
+}
+
+template <class T>
+std::vector<T> integers(const json& v, const char* key, const std::string& what) {
+  if (!v.is_array()) throw Error(fmt::format("{} is corrupt: '{}' is a {}, not an array", what, key, v.type_name()));
+  std::vector<T> out;
+  for (const json& item : v) out.push_back(integer<T>(item, key, what));
+  return out;
+}
+
+std::vector<ExecutorIO> io_from(const json& j, const std::string& what) {
   std::vector<ExecutorIO> out;
-  for (const auto& io : j) out.push_back({io.at("name").get<std::string>(), io.at("storage").get<int>()});
+  for (const auto& io : j) {
+    out.push_back({io.at("name").get<std::string>(), integer<int>(io.at("storage"), "storage", what)});
+  }
   return out;
 }
 
@@ -78,7 +106,7 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
   try {
     json j = json::parse(text);
     if (j.value("format", "") != "tessel-package") throw Error(fmt::format("{} is not a Tessel executor plan", what));
-    int version = j.at("version").get<int>();
+    int version = integer<int>(j.at("version"), "version", what);
     if (version != kFormatVersion) {
       throw Error(fmt::format("{} has package format version {}; this Tessel reads version {} (recompile the model)",
                               what, version, kFormatVersion));
@@ -87,10 +115,10 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
     p.target = j.at("target").get<std::string>();
     p.arch = j.at("arch").get<std::string>();
     p.cpu_features = j.at("cpu_features").get<std::vector<std::string>>();
-    p.buffer_bytes = j.at("buffers").get<std::vector<int64_t>>();
+    p.buffer_bytes = integers<int64_t>(j.at("buffers"), "buffers", what);
     for (const auto& s : j.at("storage")) {
-      StorageEntry e{s.at("shape").get<std::vector<int64_t>>(), DataType::parse(s.at("dtype").get<std::string>()),
-                     s.value("buffer", -1), s.value("param", "")};
+      StorageEntry e{integers<int64_t>(s.at("shape"), "shape", what), DataType::parse(s.at("dtype").get<std::string>()),
+                     s.contains("buffer") ? integer<int>(s.at("buffer"), "buffer", what) : -1, s.value("param", "")};
       // An empty 'param' or a negative 'buffer' would read as an absent one: a plain array.
       if (s.contains("param") && e.param.empty()) {
         throw Error(fmt::format("{}: storage entry {} has an empty 'param'", what, p.storage.size()));
@@ -101,11 +129,11 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
       p.storage.push_back(std::move(e));
     }
     for (const auto& k : j.at("kernels")) {
-      p.kernels.push_back({k.at("name").get<std::string>(), k.at("args").get<std::vector<int>>(),
+      p.kernels.push_back({k.at("name").get<std::string>(), integers<int>(k.at("args"), "args", what),
                            k.value("ops", ""), k.value("flops", 0.0)});
     }
-    p.inputs = io_from(j.at("inputs"));
-    p.outputs = io_from(j.at("outputs"));
+    p.inputs = io_from(j.at("inputs"), what);
+    p.outputs = io_from(j.at("outputs"), what);
     p.check_consistent(what);
     return p;
   } catch (const json::exception& e) {
@@ -168,38 +196,70 @@ void ExecutorPlan::check_host(const std::string& what) const {
   }
 }
 
-Model::Model(Module module, ExecutorPlan plan, const std::map<std::string, NDArray>& params)
-    : module_(std::move(module)), plan_(std::move(plan)) {
+namespace {
+
+// The executor's arrays for `plan`: each weight from weight(storage index, entry), the views of
+// freshly allocated buffers, and fresh arrays for the rest.
+std::vector<NDArray> allocate_storage(const ExecutorPlan& plan,
+                                      const std::function<NDArray(size_t, const StorageEntry&)>& weight) {
   std::vector<NDArray> buffers;
-  for (int64_t bytes : plan_.buffer_bytes) buffers.push_back(NDArray::empty({bytes}, DataType::u8()));
+  for (int64_t bytes : plan.buffer_bytes) buffers.push_back(NDArray::empty({bytes}, DataType::u8()));
   std::vector<NDArray> storage;
-  for (const auto& s : plan_.storage) {
+  for (size_t i = 0; i < plan.storage.size(); ++i) {
+    const StorageEntry& s = plan.storage[i];
     if (!s.param.empty()) {
-      auto it = params.find(s.param);
-      if (it == params.end()) throw Error(fmt::format("the weights have no array '{}'", s.param));
-      if (it->second.shape() != s.shape || it->second.dtype() != s.dtype) {
-        throw Error(fmt::format("weight '{}' is {}[{}], the plan expects {}[{}]", s.param, it->second.dtype().str(),
-                                fmt::join(it->second.shape(), ", "), s.dtype.str(), fmt::join(s.shape, ", ")));
-      }
-      storage.push_back(it->second);
+      storage.push_back(weight(i, s));
     } else if (s.buffer >= 0) {
       storage.push_back(buffers[s.buffer].view(s.shape, s.dtype));
     } else {
       storage.push_back(NDArray::empty(s.shape, s.dtype));
     }
   }
+  return storage;
+}
+
+}  // namespace
+
+Model::Model(Module module, ExecutorPlan plan, const std::map<std::string, NDArray>& params)
+    : module_(std::move(module)), plan_(std::move(plan)) {
+  bind(allocate_storage(plan_, [&](size_t, const StorageEntry& s) {
+    auto it = params.find(s.param);
+    if (it == params.end()) throw Error(fmt::format("the weights have no array '{}'", s.param));
+    if (it->second.shape() != s.shape || it->second.dtype() != s.dtype) {
+      throw Error(fmt::format("weight '{}' is {}[{}], the plan expects {}[{}]", s.param, it->second.dtype().str(),
+                              fmt::join(it->second.shape(), ", "), s.dtype.str(), fmt::join(s.shape, ", ")));
+    }
+    return it->second;
+  }));
+}
+
+Model::Model(const Model& other) : module_(other.module_), plan_(other.plan_) {
+  const GraphExecutor& from = other.executor_;
+  std::vector<NDArray> storage =
+      allocate_storage(plan_, [&](size_t i, const StorageEntry&) { return from.storage(static_cast<int>(i)); });
+  // Views of one buffer all start at its beginning, so copying each view leaves the buffer as in `other`.
+  for (size_t i = 0; i < storage.size(); ++i) {
+    if (!plan_.storage[i].param.empty()) continue;
+    storage[i].copy_from(from.storage(static_cast<int>(i)).raw_data(), storage[i].nbytes());
+  }
+  bind(std::move(storage));
+}
+
+Model& Model::operator=(const Model& other) {
+  if (this != &other) *this = Model(other);
+  return *this;
+}
+
+void Model::bind(std::vector<NDArray> storage) {
   std::vector<ExecutorOp> ops;
   for (const auto& k : plan_.kernels) ops.push_back({k.name, module_.get_function(k.name), k.args});
   executor_ = GraphExecutor(std::move(storage), std::move(ops), plan_.inputs, plan_.outputs);
 }
 
 std::vector<KernelTime> Model::run_profiled() {
+  std::vector<double> ms = executor_.run_timed();
   std::vector<KernelTime> times;
-  for (size_t i = 0; i < plan_.kernels.size(); ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    executor_.run_op(i);
-    times.push_back({&plan_.kernels[i], std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
-  }
+  for (size_t i = 0; i < ms.size(); ++i) times.push_back({&plan_.kernels[i], ms[i]});
   return times;
 }
 

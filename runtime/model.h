@@ -55,11 +55,21 @@ struct KernelTime {
   double ms;
 };
 
+// A Model holds the state of one run (its inputs, intermediate buffers and outputs) and shares
+// its code (the Module) and its weights. Threads: use one Model per thread. Copying a Model is
+// how to get another: the copy shares the module and the weights (kernels only read them) and
+// has its own inputs, buffers and outputs, holding the original's current values; copy while no
+// thread runs the original. One Model used by two threads at once is an error: set_input or run
+// while another thread is in one of them throws tessel::Error, and get_output meanwhile races.
 class Model {
  public:
   Model() = default;
   // Allocates the storage (weights from `params`, by StorageEntry::param) and binds the kernels.
   Model(Module module, ExecutorPlan plan, const std::map<std::string, NDArray>& params);
+  Model(const Model& other);
+  Model& operator=(const Model& other);
+  Model(Model&&) noexcept = default;
+  Model& operator=(Model&&) noexcept = default;
 
   int num_inputs() const { return executor_.num_inputs(); }
   int num_outputs() const { return executor_.num_outputs(); }
@@ -80,6 +90,9 @@ class Model {
   std::map<std::string, NDArray> params() const;
 
  private:
+  // Binds the plan's kernels over `storage` (one array per StorageEntry).
+  void bind(std::vector<NDArray> storage);
+
   Module module_;
   ExecutorPlan plan_;
   GraphExecutor executor_;

@@ -114,25 +114,40 @@ struct NDArray::Container {
 };
 
 namespace {
-// A container of a checked shape and dtype, with no data yet.
-std::shared_ptr<NDArray::Container> new_container(const char* what, std::vector<int64_t> shape, DataType dtype) {
+// The bytes of an array of `shape` and `dtype`; Error (prefixed with `what`) for a negative dim, a
+// dtype without storage, or a size that overflows, so that numel() and nbytes() cannot (shapes come
+// from files too).
+size_t checked_nbytes(const char* what, const std::vector<int64_t>& shape, DataType dtype) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) throw Error(fmt::format("{}: dim {} of shape [{}] is negative", what, i, fmt::join(shape, ", ")));
   }
   if (dtype.bits() == 0) throw Error(fmt::format("{}: dtype {} has no storage", what, dtype.str()));
-  // numel() and nbytes() must not overflow (shapes come from files too).
-  int64_t bytes = dtype.bytes() * dtype.lanes();
+  // The strides multiply the dims too, and a zero dim does not keep them small: [0, 2^40, 2^40]
+  // holds no bytes but its first stride overflows. So the product skips zero dims.
+  int64_t span = dtype.bytes() * dtype.lanes();
+  bool empty = false;
   for (int64_t d : shape) {
-    if (__builtin_mul_overflow(bytes, d, &bytes)) {
+    empty |= d == 0;
+    if (d != 0 && __builtin_mul_overflow(span, d, &span)) {
       throw Error(fmt::format("{}: a {} array of shape [{}] is too large", what, dtype.str(), fmt::join(shape, ", ")));
     }
   }
+  return empty ? 0 : static_cast<size_t>(span);
+}
+
+// A container of a checked shape and dtype, with no data yet.
+std::shared_ptr<NDArray::Container> new_container(const char* what, std::vector<int64_t> shape, DataType dtype) {
+  checked_nbytes(what, shape, dtype);
   auto c = std::make_shared<NDArray::Container>();
   c->shape = std::move(shape);
   c->dtype = dtype;
   return c;
 }
 }  // namespace
+
+size_t NDArray::nbytes_of(const std::vector<int64_t>& shape, DataType dtype) {
+  return checked_nbytes("NDArray::nbytes_of", shape, dtype);
+}
 
 NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   NDArray result;

@@ -22,6 +22,9 @@ class NDArray {
   NDArray() = default;
   // Uninitialized CPU array.
   static NDArray empty(std::vector<int64_t> shape, DataType dtype);
+  // What empty(shape, dtype).nbytes() would be, without allocating: for checking a size read from
+  // a file first. Error for a negative dim, a dtype without storage or a size that overflows.
+  static size_t nbytes_of(const std::vector<int64_t>& shape, DataType dtype);
   // Takes ownership of a compact row-major CPU DLPack tensor: its deleter runs when the last NDArray
   // dies, or at once if the tensor is rejected (tessel::Error). Imported data keeps its own
   // alignment; byte_offset is folded into dltensor()->data.

@@ -2,6 +2,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -155,10 +156,18 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
     for (uint32_t d = 0; d < ndim; ++d) shape.push_back(r.get<int64_t>());
     uint64_t nbytes = r.get<uint64_t>();
     const char* data = r.take(nbytes);  // before allocating: the file must hold what it claims
-    NDArray a = NDArray::empty(shape, dtype);
-    if (nbytes != a.nbytes()) {
-      throw Error(fmt::format("{} is corrupt: array '{}' has {} bytes for {}[{}]", what, name, nbytes, dtype.str(), ndim));
+    // And the shape must agree before allocating: a corrupt dim would otherwise ask for terabytes.
+    size_t expected = 0;
+    try {
+      expected = NDArray::nbytes_of(shape, dtype);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} is corrupt: array '{}': {}", what, name, e.what()));
     }
+    if (nbytes != expected) {
+      throw Error(fmt::format("{} is corrupt: array '{}' has {} bytes for {}[{}]", what, name, nbytes, dtype.str(),
+                              fmt::join(shape, ", ")));
+    }
+    NDArray a = NDArray::empty(shape, dtype);
     if (nbytes) std::memcpy(a.raw_data(), data, nbytes);
     out.emplace(std::move(name), std::move(a));
   }

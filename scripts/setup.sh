@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Installs every Debian package that Tessel's build, tests and benchmarks need. Idempotent.
+#   scripts/setup.sh          the build, tests and benchmarks (GCC)
+#   scripts/setup.sh --fuzz   also clang-19 and its libFuzzer/sanitizer runtimes (scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(cmake ninja-build ccache g++ llvm-19-dev libfmt-dev libeigen3-dev libgtest-dev libgmock-dev
       libbenchmark-dev libdlpack-dev libopenblas-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
       libffi-dev python3 libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
       nlohmann-json3-dev libarchive-dev libcli11-dev libzip-dev libxgboost-dev)
+fuzz_pkgs=(clang-19 libclang-rt-19-dev)
+case "${1:-}" in
+  "") ;;
+  --fuzz) pkgs+=("${fuzz_pkgs[@]}") ;;
+  *) echo "usage: scripts/setup.sh [--fuzz]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,23 +3,44 @@
 #   scripts/test.sh              RelWithDebInfo build in build/
 #   scripts/test.sh --sanitize   AddressSanitizer + UBSan build in build-asan/ (unit tests; not the
 #                                ONNX conformance sweeps)
+#   scripts/test.sh --tsan       ThreadSanitizer build in build-tsan/ of the suites that run threads:
+#                                the runtime (thread pool, models), codegen (the JIT) and driver
+#                                (models compiled, copied and loaded from several threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 build=build
 args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-exclude=()
-if [[ "${1:-}" == "--sanitize" ]]; then
-  # The unit tests; the ONNX conformance sweeps (thousands of compiles) run in the normal build.
-  exclude=(-E onnx_conformance)
-  build=build-asan
-  args=(-DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON -DTESSEL_BUILD_BENCH=OFF)
-  # Any ASan report (including a leak at exit) or UBSan report fails the test.
-  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
-  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-fi
+targets=()
+filter=()
+case "${1:-}" in
+  "") ;;
+  --sanitize)
+    # The unit tests; the ONNX conformance sweeps (thousands of compiles) run in the normal build.
+    filter=(-E onnx_conformance)
+    build=build-asan
+    args=(-DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON -DTESSEL_BUILD_BENCH=OFF)
+    # Any ASan report (including a leak at exit) or UBSan report fails the test.
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    ;;
+  --tsan)
+    build=build-tsan
+    args=(-DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE_THREAD=ON -DTESSEL_BUILD_BENCH=OFF)
+    targets=(--target test_runtime test_codegen test_driver)
+    # Only those suites: ctest lists every target not built as <target>_NOT_BUILT.
+    filter=(-E '_NOT_BUILT$|^onnx_conformance')
+    # Any report fails the test; no suppressions are needed. The pool's fork test starts threads in
+    # the child, which TSan refuses by default (the child runs only the pool there).
+    export TSAN_OPTIONS="halt_on_error=1 die_after_fork=0 second_deadlock_stack=1"
+    ;;
+  *)
+    echo "usage: scripts/test.sh [--sanitize | --tsan]" >&2
+    exit 2
+    ;;
+esac
 
 cmake -S . -B "$build" -G Ninja "${args[@]}"
-cmake --build "$build" -j"$(nproc)"
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)" "${exclude[@]}"
+cmake --build "$build" -j"$(nproc)" "${targets[@]}"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" "${filter[@]}"

@@ -64,6 +64,16 @@ TEST(NDArrayTest, ShapeWhoseSizeOverflowsIsAnError) {
   expect_error([] { NDArray::empty({int64_t{1} << 62}, DataType::f64()); }, {"float64", "too large"});
 }
 
+// Found by the package fuzzer (tests/fuzz): a zero dim made the size 0, so the check passed, and
+// the strides (the product of the other dims) overflowed int64, undefined behaviour (UBSan aborts).
+TEST(NDArrayTest, AZeroDimDoesNotExcuseOverflowingStrides) {
+  expect_error([] { NDArray::empty({0, int64_t{1} << 40, int64_t{1} << 40}, DataType::f32()); },
+               {"[0, 1099511627776, 1099511627776]", "too large"});
+  expect_error([] { NDArray::nbytes_of({int64_t{1} << 40, 0, int64_t{1} << 40}, DataType::u8()); }, {"too large"});
+  EXPECT_EQ(NDArray::nbytes_of({3, 0, int64_t{1} << 40}, DataType::f32()), 0u);
+  EXPECT_EQ(NDArray::nbytes_of({2, 3}, DataType::f64()), 48u);
+}
+
 TEST(NDArrayTest, DataTypeConversionRoundTrips) {
   for (DataType t : {DataType::i8(), DataType::i32(), DataType::i64(), DataType::u8(),
                      DataType::u64(), DataType::f16(), DataType::f32(), DataType::f64(),

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -128,10 +129,84 @@ TEST_F(ThreadPoolTest, DefaultComesFromTesselNumThreads) {
   EXPECT_EQ(num_threads(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
+// Every invalid TESSEL_NUM_THREADS is an error naming the value, from num_threads and from a launch
+// through the C ABI alike; an empty one means unset.
+TEST_F(ThreadPoolTest, InvalidTesselNumThreadsIsAnErrorNamingIt) {
+  for (const char* bad : {"0", "-1", "-16", "abc", "16abc", " 8", "+8", "1e9", "2147483648"}) {
+    ASSERT_EQ(setenv("TESSEL_NUM_THREADS", bad, 1), 0);
+    set_num_threads(0);
+    std::string quoted = std::string("TESSEL_NUM_THREADS='") + bad + "'";
+    try {
+      num_threads();
+      ADD_FAILURE() << "expected tessel::Error for " << quoted;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(quoted), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(parallel_for(4, [](int32_t, int32_t) { return 0; }), Error) << quoted;
+  }
+  ASSERT_EQ(setenv("TESSEL_NUM_THREADS", "", 1), 0);
+  set_num_threads(0);
+  EXPECT_EQ(num_threads(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  ASSERT_EQ(unsetenv("TESSEL_NUM_THREADS"), 0);
+}
+
+// Far more pool threads than cores (this suite runs on two): every task still runs exactly once,
+// results are right and launches finish, also from several user threads at once.
+TEST_F(ThreadPoolTest, MoreThreadsThanCoresFromTesselNumThreads) {
+  ASSERT_EQ(setenv("TESSEL_NUM_THREADS", "16", 1), 0);
+  set_num_threads(0);
+  EXPECT_EQ(num_threads(), 16);
+  ASSERT_EQ(unsetenv("TESSEL_NUM_THREADS"), 0);
+  std::vector<std::atomic<int>> runs(16);
+  parallel_for(0, [&](int32_t task_id, int32_t n) { return n == 16 ? (++runs[task_id], 0) : -1; });
+  for (auto& r : runs) EXPECT_EQ(r, 1);
+  std::vector<int32_t> values(100000);
+  std::iota(values.begin(), values.end(), -50000);
+  const int64_t expected = -50000;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> users;
+  for (int u = 0; u < 3; ++u) {
+    users.emplace_back([&, u] {
+      for (int i = 0; i < 100; ++i) {
+        if (parallel_sum(values, (u + i) % 3 == 0 ? 0 : 5 + (u + i) % 40) != expected) ++wrong;
+      }
+    });
+  }
+  for (auto& t : users) t.join();
+  EXPECT_EQ(wrong, 0);
+}
+
+// One user thread resizes the pool while others launch on it.
+TEST_F(ThreadPoolTest, ResizingWhileOtherThreadsLaunch) {
+  std::vector<int32_t> values(20000, 2);
+  std::atomic<bool> done{false};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> users;
+  for (int u = 0; u < 2; ++u) {
+    users.emplace_back([&, u] {
+      for (int i = 0; i < 150; ++i) {
+        // Explicit task counts: with 0, parallel_sum would size its partial sums before a resize.
+        if (parallel_sum(values, 1 + (u + i) % 24) != 40000) ++wrong;
+      }
+    });
+  }
+  std::thread resizer([&] {
+    for (int i = 0; !done.load(); ++i) {
+      set_num_threads(1 + i % 16);
+      std::this_thread::yield();
+    }
+  });
+  for (auto& t : users) t.join();
+  done = true;
+  resizer.join();
+  EXPECT_EQ(wrong, 0);
+}
+
 TEST(ParseNumThreadsTest, AcceptsOnlyPositiveIntegersInRange) {
   EXPECT_EQ(detail::parse_num_threads("4"), 4);
   EXPECT_EQ(detail::parse_num_threads("1024"), 1024);
-  for (const char* bad : {"", "0", "-2", "4x", " 4", "1025", "99999999999"}) {
+  for (const char* bad : {"", "0", "-0", "-2", "4x", " 4", "4 ", "+4", "0x10", "1e3", "4.0", "1025", "2147483648",
+                          "99999999999"}) {
     EXPECT_EQ(detail::parse_num_threads(bad), std::nullopt) << "'" << bad << "'";
   }
 }
