@@ -45,7 +45,7 @@ struct KernelSpec {
   Kind kind;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t cin = 0, cout = 0, size = 0, kernel = 0, stride = 1, pad = 0, group = 1;
-  std::vector<std::string> disabled_passes;  // e.g. pack_conv_weights: the direct conv template
+  std::vector<std::string> disabled_passes = {};  // e.g. pack_conv_weights: the direct conv template
 };
 
 const std::vector<KernelSpec> kKernels = {
