@@ -41,6 +41,10 @@ bool try_fold_node(Graph& g, graph::NodeId n, int64_t max_elements) {
       args.emplace_back(g.value(in).type.dtype, g.value(in).type.shape);
     }
   }
+  // The reference evaluators trust their operands; the op's type relation checks them first, so a
+  // malformed constant node is a user error naming it (the ONNX fuzzer crashed a Conv of rank-1
+  // constants here).
+  if (const graph::OpDef* op = graph::find_op(node.op_type)) op->infer_type(g, node);
   std::vector<TensorData> out = reference::eval_node(g, node, args);
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (max_elements >= 0 && out[i].numel() > max_elements) return false;

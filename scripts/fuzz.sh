@@ -4,6 +4,8 @@
 # exception other than tessel::Error, a sanitizer report, a leak, a timeout, a huge allocation)
 # fails the script; the input that caused it is left in build-fuzz/findings/.
 #   scripts/fuzz.sh [--seconds N] [target...]   N seconds per target (default 60)
+#   scripts/fuzz.sh --runs N [target...]        N inputs per target from a fixed seed: the same
+#                                               inputs on every run of the same code (CI)
 #   scripts/fuzz.sh --seconds 3600              the long mode: an hour per target
 # Targets: onnx npz package records input_shapes target (default: all, one after another).
 set -euo pipefail
@@ -13,14 +15,20 @@ all=(onnx npz package records input_shapes target)
 # Longest input per target: a few times its largest seed.
 declare -A max_len=([onnx]=16384 [npz]=4096 [package]=131072 [records]=16384 [input_shapes]=256 [target]=512)
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit "$1"; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit "$1"; }
 seconds=60
+runs=0
 targets=()
 while (($#)); do
   case "$1" in
     --seconds)
       [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: --seconds needs a positive integer" >&2; exit 2; }
       seconds=$2
+      shift 2
+      ;;
+    --runs)
+      [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: --runs needs a positive integer" >&2; exit 2; }
+      runs=$2
       shift 2
       ;;
     -h | --help) usage 0 ;;
@@ -71,11 +79,16 @@ failed=()
 for t in "${targets[@]}"; do
   # New inputs go to build-fuzz/corpus/<t> (kept between runs), not to the committed seeds.
   corpus=$build/corpus/$t
+  ((runs)) && corpus=$build/corpus-fixed/$t && rm -rf "$corpus"  # from the seeds alone, every time
   mkdir -p "$corpus"
-  args=(-max_total_time="$seconds" -max_len="${max_len[$t]}" -timeout=20 -rss_limit_mb=2048
+  # A fixed seed and count explore the same inputs every time, so CI fails only on what the code
+  # under test changes; a time limit explores further on each run.
+  if ((runs)); then budget=(-runs="$runs" -seed=1); else budget=(-max_total_time="$seconds"); fi
+  args=("${budget[@]}" -max_len="${max_len[$t]}" -timeout=20 -rss_limit_mb=2048
         -artifact_prefix="$build/findings/$t-" -print_final_stats=1)
   [[ -f tests/fuzz/dicts/$t.dict ]] && args+=(-dict="tests/fuzz/dicts/$t.dict")
-  echo "fuzz: $t: running for $seconds s (log: $build/logs/$t.log)"
+  if ((runs)); then what="$runs inputs from seed 1"; else what="$seconds s"; fi
+  echo "fuzz: $t: running $what (log: $build/logs/$t.log)"
   rc=0
   start=$SECONDS
   nice -n 19 "$build/tests/fuzz/fuzz_$t" "${args[@]}" "$corpus" "tests/fuzz/corpus/$t" >"$build/logs/$t.log" 2>&1 || rc=$?
