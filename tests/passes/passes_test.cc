@@ -13,6 +13,7 @@
 #include "passes/pipeline.h"
 #include "passes/simplify_inference.h"
 #include "reference/reference.h"
+#include "tests/expect_error.h"
 
 namespace tessel::passes {
 namespace {
@@ -81,6 +82,16 @@ TEST(FoldConstantTest, ConstantSubgraphsBecomeOneConstant) {
   fold_constant(g);
   ASSERT_EQ(g.nodes.size(), 1u) << g.str();
   expect_same_outputs(before, g, random_tensor({4}, 3));
+}
+
+// The reference evaluators trust their operands: folding a malformed all-constant Conv read past a
+// rank-1 weight's shape (found by the ONNX fuzzer). Its type relation now rejects it first.
+TEST(FoldConstantTest, AMalformedConstantNodeIsAUserError) {
+  Builder b;
+  auto x = b.constant("x", random_tensor({2, 1, 3, 3}, 1));
+  auto w = b.constant("w", random_tensor({2}, 2));
+  graph::Graph g = b.finish({b.op("Conv", {x, w}, {}, "conv")});
+  tessel::testing::expect_error([&] { infer_type(g); }, {"node 'conv' (Conv)", "must have the rank of X"});
 }
 
 TEST(SimplifyInferenceTest, BatchNormFoldsIntoConvWeights) {
