@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/expect_error.h"
+#include "tests/runtime/temp_dir_fixture.h"
 #include "ir/error.h"
 
 namespace tessel::runtime {
@@ -68,18 +69,9 @@ std::string unhex(std::string_view hex) {
   return bytes;
 }
 
-// A fresh empty directory per test.
-class NpzTest : public ::testing::Test {
+class NpzTest : public tessel::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("tessel_npz_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string write_file(const std::string& name, const std::string& bytes) const {
     std::ofstream(path(name), std::ios::binary) << bytes;
     return path(name);
@@ -92,7 +84,6 @@ class NpzTest : public ::testing::Test {
     return names;
   }
 
-  fs::path dir_;
 };
 
 // An array whose bytes are a deterministic pattern (0/1 for bool).

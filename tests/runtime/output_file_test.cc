@@ -14,6 +14,7 @@
 #include "runtime/model.h"
 #include "runtime/npz.h"
 #include "tests/expect_error.h"
+#include "tests/runtime/temp_dir_fixture.h"
 
 namespace tessel::runtime {
 namespace {
@@ -21,23 +22,14 @@ namespace {
 namespace fs = std::filesystem;
 using tessel::testing::expect_error;
 
-class OutputFileTest : public ::testing::Test {
+class OutputFileTest : public tessel::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("tessel_output_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string fifo(const std::string& name) const {
     EXPECT_EQ(mkfifo(path(name).c_str(), 0600), 0);
     return path(name);
   }
   size_t entries() const { return std::distance(fs::directory_iterator(dir_), fs::directory_iterator()); }
 
-  fs::path dir_;
 };
 
 std::string contents(const std::string& file) {

@@ -11,6 +11,7 @@
 
 #include "runtime/model.h"
 #include "tests/expect_error.h"
+#include "tests/runtime/temp_dir_fixture.h"
 
 namespace tessel::runtime {
 namespace {
@@ -40,16 +41,8 @@ const char* host_arch() {
 #endif
 }
 
-class PackageLoaderTest : public ::testing::Test {
+class PackageLoaderTest : public tessel::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("tessel_package_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   // kAddOne and `table` (C code after it) built into a shared library with cc.
   std::string library(const std::string& name, const std::string& table) const {
@@ -66,7 +59,6 @@ const TesselKernelTable __tessel_kernel_table = {TESSEL_KERNEL_TABLE_VERSION, 1,
 )");
   }
 
-  fs::path dir_;
 };
 
 // x -> add_one -> y, and a weight w that no kernel reads.
