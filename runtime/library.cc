@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "ir/error.h"
 
@@ -86,9 +87,13 @@ Module load_library(const std::string& path, const std::vector<std::string>& ent
   for (const std::string& name : entries) {
     if (!kernels.count(name)) throw Error(fmt::format("{} has no kernel '{}' in its kernel table", what, name));
   }
+  // dlopen hands every thread loading the same file the same image, whose kernels may already be running and
+  // reading these slots: fill a slot once, under a lock, and never rewrite one that already holds the address.
+  static std::mutex slots_mutex;
+  std::lock_guard<std::mutex> lock(slots_mutex);
   for (const auto& [name, fn] : runtime_api()) {
-    void* slot = dlsym(raw, (TESSEL_RUNTIME_POINTER_PREFIX + name).c_str());
-    if (slot != nullptr) *static_cast<void**>(slot) = fn;
+    auto* slot = static_cast<void**>(dlsym(raw, (TESSEL_RUNTIME_POINTER_PREFIX + name).c_str()));
+    if (slot != nullptr && *slot != fn) *slot = fn;
   }
   return Module(std::make_shared<LibraryModule>(std::move(handle), std::move(kernels)));
 }
