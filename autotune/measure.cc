@@ -1,13 +1,12 @@
 #include "autotune/measure.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -26,7 +25,8 @@
 namespace tessel::autotune {
 
 double MeasureResult::mean_cost_s() const {
-  if (error != MeasureError::kNone || costs_s.empty()) return std::numeric_limits<double>::infinity();
+  if (error != MeasureError::kNone || costs_s.empty())
+    return std::numeric_limits<double>::infinity();
   return std::accumulate(costs_s.begin(), costs_s.end(), 0.0) / static_cast<double>(costs_s.size());
 }
 
@@ -34,7 +34,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Outputs are compared through graph::TensorData's element readers, which cover these dtypes.
 bool comparable(DataType d) {
@@ -43,21 +45,26 @@ bool comparable(DataType d) {
 
 void validate(const std::vector<runtime::NDArray>& refs, const MeasureOptions& opt) {
   if (opt.number < 1 || opt.repeat < 1) {
-    throw Error(fmt::format("measure: number ({}) and repeat ({}) must be at least 1", opt.number, opt.repeat));
+    throw Error(fmt::format("measure: number ({}) and repeat ({}) must be at least 1", opt.number,
+                            opt.repeat));
   }
   // The deadline is a nanosecond clock's time point: a timeout past ~292 years would overflow it.
   if (!(opt.timeout_s > 0 && opt.timeout_s <= kMaxTimeoutS)) {
-    throw Error(
-        fmt::format("measure: timeout_s must be positive and at most {} s, got {}", kMaxTimeoutS, opt.timeout_s));
+    throw Error(fmt::format("measure: timeout_s must be positive and at most {} s, got {}",
+                            kMaxTimeoutS, opt.timeout_s));
   }
-  if (!(opt.min_repeat_ms >= 0) || !(opt.rtol >= 0) || !std::isfinite(opt.min_repeat_ms) || !std::isfinite(opt.rtol)) {
-    throw Error(fmt::format("measure: min_repeat_ms ({}) and rtol ({}) must be finite and not negative",
-                            opt.min_repeat_ms, opt.rtol));
+  if (!(opt.min_repeat_ms >= 0) || !(opt.rtol >= 0) || !std::isfinite(opt.min_repeat_ms) ||
+      !std::isfinite(opt.rtol)) {
+    throw Error(
+        fmt::format("measure: min_repeat_ms ({}) and rtol ({}) must be finite and not negative",
+                    opt.min_repeat_ms, opt.rtol));
   }
   for (size_t o = 0; o < refs.size(); ++o) {
-    if (!refs[o].defined()) throw Error(fmt::format("measure: reference output {} is undefined", o));
+    if (!refs[o].defined())
+      throw Error(fmt::format("measure: reference output {} is undefined", o));
     if (!comparable(refs[o].dtype())) {
-      throw Error(fmt::format("measure: cannot compare output {} of type {}", o, refs[o].dtype().str()));
+      throw Error(
+          fmt::format("measure: cannot compare output {} of type {}", o, refs[o].dtype().str()));
     }
   }
 }
@@ -73,7 +80,8 @@ std::string index_str(int64_t flat, const std::vector<int64_t>& shape) {
 }
 
 std::string element_str(const graph::TensorData& t, int64_t i) {
-  return t.dtype().is_float() ? fmt::format("{}", t.get_double(i)) : fmt::format("{}", t.get_int(i));
+  return t.dtype().is_float() ? fmt::format("{}", t.get_double(i))
+                              : fmt::format("{}", t.get_int(i));
 }
 
 // ---------------- child: timing ----------------
@@ -119,7 +127,8 @@ struct Timing {
 // A warm-up call, then `repeat` measurements of `number` calls each. A measurement shorter than
 // min_repeat_ms is redone with more calls, as TVM's time_evaluator does: the count the last
 // measurement suggests, but at least 1.618 times the previous one.
-Timing time_function(const runtime::Function& f, const std::vector<runtime::Arg>& args, const MeasureOptions& opt) {
+Timing time_function(const runtime::Function& f, const std::vector<runtime::Arg>& args,
+                     const MeasureOptions& opt) {
   constexpr int kMaxNumber = 1 << 30;
   std::optional<CacheFlusher> flusher;
   if (opt.flush_cache) flusher.emplace();
@@ -131,7 +140,8 @@ Timing time_function(const runtime::Function& f, const std::vector<runtime::Arg>
     // could take thousands of flushes: number stays as given.
     while (!flusher && t * 1e3 < opt.min_repeat_ms && timing.number < kMaxNumber) {
       double per_call_s = std::max(t / timing.number, 1e-9);
-      double wanted = std::max(std::ceil(opt.min_repeat_ms * 1e-3 / per_call_s), std::ceil(timing.number * 1.618));
+      double wanted = std::max(std::ceil(opt.min_repeat_ms * 1e-3 / per_call_s),
+                               std::ceil(timing.number * 1.618));
       timing.number = static_cast<int>(std::min<double>(wanted, kMaxNumber));
       t = time_calls(f, args, timing.number, flusher ? &*flusher : nullptr);
     }
@@ -237,8 +247,8 @@ std::string exception_message(std::exception_ptr e) {
 // ---------------- child ----------------
 // Everything the child does; returns the result frame. Never throws.
 std::string run_child(int fd, const CandidateBuilder& build, const std::string& function_name,
-                      const std::vector<runtime::NDArray>& inputs, const std::vector<runtime::NDArray>& refs,
-                      const MeasureOptions& opt) {
+                      const std::vector<runtime::NDArray>& inputs,
+                      const std::vector<runtime::NDArray>& refs, const MeasureOptions& opt) {
   runtime::Module module;
   runtime::Function f;
   try {
@@ -246,7 +256,8 @@ std::string run_child(int fd, const CandidateBuilder& build, const std::string& 
     if (!module.defined()) throw Error("the candidate builder returned no module");
     f = module.get_function(function_name);
   } catch (...) {
-    return encode_result(MeasureError::kBuildError, exception_message(std::current_exception()), {});
+    return encode_result(MeasureError::kBuildError, exception_message(std::current_exception()),
+                         {});
   }
   write_all(fd, std::string(1, kBuiltMark));
   try {
@@ -259,12 +270,14 @@ std::string run_child(int fd, const CandidateBuilder& build, const std::string& 
     }
     f.call(args);
     for (size_t o = 0; o < refs.size(); ++o) {
-      std::string mismatch = compare_output(fmt::format("output {}", o), outputs[o], refs[o], opt.rtol);
+      std::string mismatch =
+          compare_output(fmt::format("output {}", o), outputs[o], refs[o], opt.rtol);
       if (!mismatch.empty()) return encode_result(MeasureError::kWrongAnswer, mismatch, {});
     }
     return encode_result(MeasureError::kNone, "", time_function(f, args, opt));
   } catch (...) {
-    return encode_result(MeasureError::kRuntimeError, exception_message(std::current_exception()), {});
+    return encode_result(MeasureError::kRuntimeError, exception_message(std::current_exception()),
+                         {});
   }
 }
 
@@ -275,10 +288,12 @@ bool receive(int fd, Clock::time_point deadline, std::string& data) {
   char buf[4096];
   for (;;) {
     if (decode(data).result) return true;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return false;
     pollfd pfd{fd, POLLIN, 0};
-    int ready = poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left + 1, std::numeric_limits<int>::max())));
+    int ready = poll(
+        &pfd, 1, static_cast<int>(std::min<int64_t>(left + 1, std::numeric_limits<int>::max())));
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return true;  // reported as a child without a result
     if (ready == 0) continue;    // the deadline check above decides
@@ -307,13 +322,15 @@ MeasureResult error_result(MeasureError error, std::string message) {
 
 std::string compare_output(const std::string& what, const runtime::NDArray& got_array,
                            const runtime::NDArray& want_array, double rtol, double* max_diff) {
-  graph::TensorData got = runtime::to_tensor_data(got_array), want = runtime::to_tensor_data(want_array);
+  graph::TensorData got = runtime::to_tensor_data(got_array),
+                    want = runtime::to_tensor_data(want_array);
   int64_t bad = 0, first_bad = -1;
   for (int64_t i = 0; i < got.numel(); ++i) {
     bool ok;
     if (got.dtype().is_float()) {
       double x = got.get_double(i), y = want.get_double(i);
-      ok = x == y || (std::isnan(x) && std::isnan(y)) || std::abs(x - y) <= rtol * std::max(1.0, std::abs(y));
+      ok = x == y || (std::isnan(x) && std::isnan(y)) ||
+           std::abs(x - y) <= rtol * std::max(1.0, std::abs(y));
       if (ok && x != y && max_diff) *max_diff = std::max(*max_diff, std::abs(x - y));
     } else {
       ok = got.get_int(i) == want.get_int(i);
@@ -322,26 +339,30 @@ std::string compare_output(const std::string& what, const runtime::NDArray& got_
     if (bad++ == 0) first_bad = i;
   }
   if (bad == 0) return "";
-  return fmt::format("{} ({} [{}]): {} of {} elements differ (rtol {}); the first at {}: got {}, expected {}", what,
-                     got.dtype().str(), fmt::join(got.shape(), ", "), bad, got.numel(), rtol,
-                     index_str(first_bad, got.shape()), element_str(got, first_bad), element_str(want, first_bad));
+  return fmt::format(
+      "{} ({} [{}]): {} of {} elements differ (rtol {}); the first at {}: got {}, expected {}",
+      what, got.dtype().str(), fmt::join(got.shape(), ", "), bad, got.numel(), rtol,
+      index_str(first_bad, got.shape()), element_str(got, first_bad), element_str(want, first_bad));
 }
 
 MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,
-                      const std::vector<runtime::NDArray>& reference_outputs, const MeasureOptions& opt) {
+                      const std::vector<runtime::NDArray>& reference_outputs,
+                      const MeasureOptions& opt) {
   validate(reference_outputs, opt);
   auto start = Clock::now();
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    return error_result(MeasureError::kRuntimeError, fmt::format("pipe() failed: {}", std::strerror(errno)));
+    return error_result(MeasureError::kRuntimeError,
+                        fmt::format("pipe() failed: {}", std::strerror(errno)));
   }
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
     close(fds[0]);
     close(fds[1]);
-    return error_result(MeasureError::kRuntimeError, fmt::format("fork() failed: {}", std::strerror(err)));
+    return error_result(MeasureError::kRuntimeError,
+                        fmt::format("fork() failed: {}", std::strerror(err)));
   }
   if (pid == 0) {
     close(fds[0]);
@@ -350,7 +371,8 @@ MeasureResult measure(const CandidateBuilder& build, const std::string& function
   }
   close(fds[1]);
   std::string data;
-  auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.timeout_s));
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(opt.timeout_s));
   bool finished = receive(fds[0], deadline, data);
   close(fds[0]);
   if (!finished) kill(pid, SIGKILL);
@@ -360,18 +382,21 @@ MeasureResult measure(const CandidateBuilder& build, const std::string& function
 
   MeasureResult result;
   if (!finished) {
-    result = error_result(MeasureError::kTimeout, fmt::format("timed out after {} s {} (the candidate process was killed)",
-                                                              opt.timeout_s, phase));
+    result = error_result(MeasureError::kTimeout,
+                          fmt::format("timed out after {} s {} (the candidate process was killed)",
+                                      opt.timeout_s, phase));
   } else if (got.result) {
     result = std::move(*got.result);
   } else if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
-    result = error_result(MeasureError::kRuntimeError,
-                          fmt::format("the candidate process died of signal {} ({}) {}", sig, strsignal(sig), phase));
+    result = error_result(
+        MeasureError::kRuntimeError,
+        fmt::format("the candidate process died of signal {} ({}) {}", sig, strsignal(sig), phase));
   } else {
-    result = error_result(MeasureError::kRuntimeError,
-                          fmt::format("the candidate process exited with status {} without a result {}",
-                                      WIFEXITED(status) ? WEXITSTATUS(status) : -1, phase));
+    result =
+        error_result(MeasureError::kRuntimeError,
+                     fmt::format("the candidate process exited with status {} without a result {}",
+                                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, phase));
   }
   result.elapsed_s = seconds_since(start);
   return result;

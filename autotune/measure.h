@@ -37,7 +37,7 @@ struct MeasureResult {
   std::string message;          // empty for kNone
   std::vector<double> costs_s;  // kNone: `repeat` mean seconds per run; empty on error
   int number = 0;               // runs per measurement actually used (kNone only)
-  double elapsed_s = 0;         // wall time of the whole measurement, build included (AutoTVM's all_cost)
+  double elapsed_s = 0;  // wall time of the whole measurement, build included (AutoTVM's all_cost)
   // The mean of costs_s; +infinity on error, so that errors sort last.
   double mean_cost_s() const;
 };
@@ -61,17 +61,18 @@ using CandidateBuilder = std::function<runtime::Module()>;
 // differ), kTimeout (the child was killed with SIGKILL after opt.timeout_s), kNone with the costs.
 // Throws tessel::Error before forking for invalid options (number, repeat < 1; timeout_s not in
 // (0, kMaxTimeoutS]; negative or non-finite min_repeat_ms or rtol) or a reference of a dtype it
-// cannot compare; when fork() or pipe() fail, returns kRuntimeError. Call it from one thread at a time, outside parallel tasks:
-// other threads holding locks at fork() time (e.g. inside the JIT) could hang the child, which
-// then times out.
+// cannot compare; when fork() or pipe() fail, returns kRuntimeError. Call it from one thread at a
+// time, outside parallel tasks: other threads holding locks at fork() time (e.g. inside the JIT)
+// could hang the child, which then times out.
 // "" when `got` matches `want`: each element within rtol * max(1, |want|) (NaN matches NaN;
 // integers exactly); else what differs, naming `what` ("output 0"), how many elements differ, the
 // first one's index and both values. `max_diff`, when given, gets the largest |got - want|.
-std::string compare_output(const std::string& what, const runtime::NDArray& got, const runtime::NDArray& want,
-                           double rtol, double* max_diff = nullptr);
+std::string compare_output(const std::string& what, const runtime::NDArray& got,
+                           const runtime::NDArray& want, double rtol, double* max_diff = nullptr);
 
 MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,
-                      const std::vector<runtime::NDArray>& reference_outputs, const MeasureOptions& opt);
+                      const std::vector<runtime::NDArray>& reference_outputs,
+                      const MeasureOptions& opt);
 
 }  // namespace tessel::autotune

@@ -18,9 +18,10 @@ namespace {
 // ordered_json keeps the writer's field and knob order, so records stay readable by eye.
 using Json = nlohmann::ordered_json;
 
-constexpr MeasureError kMeasureErrors[] = {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
-                                         MeasureError::kTimeout, MeasureError::kWrongAnswer,
-                                         MeasureError::kSlowerInModel, MeasureError::kFallbackInModel};
+constexpr MeasureError kMeasureErrors[] = {
+    MeasureError::kNone,           MeasureError::kBuildError,  MeasureError::kRuntimeError,
+    MeasureError::kTimeout,        MeasureError::kWrongAnswer, MeasureError::kSlowerInModel,
+    MeasureError::kFallbackInModel};
 
 // A line written by something else, or by another version of Tessel: skipped, not corrupt.
 class ForeignRecord : public Error {
@@ -36,13 +37,15 @@ const Json& field(const Json& j, const char* name) {
 
 std::string string_field(const Json& j, const char* name) {
   const Json& f = field(j, name);
-  if (!f.is_string()) throw Error(fmt::format("field \"{}\" must be a string, got {}", name, f.dump()));
+  if (!f.is_string())
+    throw Error(fmt::format("field \"{}\" must be a string, got {}", name, f.dump()));
   return f.get<std::string>();
 }
 
 const Json& integer_field(const Json& j, const char* name) {
   const Json& f = field(j, name);
-  if (!f.is_number_integer()) throw Error(fmt::format("field \"{}\" must be an integer, got {}", name, f.dump()));
+  if (!f.is_number_integer())
+    throw Error(fmt::format("field \"{}\" must be an integer, got {}", name, f.dump()));
   return f;
 }
 
@@ -84,13 +87,20 @@ MeasureError parse_measure_error(const std::string& s) {
 
 const char* measure_error_name(MeasureError e) {
   switch (e) {
-    case MeasureError::kNone: return "none";
-    case MeasureError::kBuildError: return "build_error";
-    case MeasureError::kRuntimeError: return "runtime_error";
-    case MeasureError::kTimeout: return "timeout";
-    case MeasureError::kWrongAnswer: return "wrong_answer";
-    case MeasureError::kSlowerInModel: return "slower_in_model";
-    case MeasureError::kFallbackInModel: return "fallback_in_model";
+    case MeasureError::kNone:
+      return "none";
+    case MeasureError::kBuildError:
+      return "build_error";
+    case MeasureError::kRuntimeError:
+      return "runtime_error";
+    case MeasureError::kTimeout:
+      return "timeout";
+    case MeasureError::kWrongAnswer:
+      return "wrong_answer";
+    case MeasureError::kSlowerInModel:
+      return "slower_in_model";
+    case MeasureError::kFallbackInModel:
+      return "fallback_in_model";
   }
   TESSEL_UNREACHABLE("record error kind");
 }
@@ -101,12 +111,16 @@ double median_cost(std::vector<double> costs) {
   std::nth_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(mid), costs.end());
   double upper = costs[mid];
   if (costs.size() % 2 == 1) return upper;
-  return (*std::max_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
+  return (*std::max_element(costs.begin(), costs.begin() + static_cast<std::ptrdiff_t>(mid)) +
+          upper) /
+         2;
 }
 
 double TuningRecord::cost() const { return median_cost(costs); }
 
-bool beats_default(double cost, double default_cost) { return cost < default_cost * (1 - kMinGainOverDefault); }
+bool beats_default(double cost, double default_cost) {
+  return cost < default_cost * (1 - kMinGainOverDefault);
+}
 
 std::optional<size_t> choose_config(const std::vector<ConfigStanding>& configs) {
   std::optional<size_t> best, fallback;
@@ -116,17 +130,20 @@ std::optional<size_t> choose_config(const std::vector<ConfigStanding>& configs) 
     if (!best || c.cost < configs[*best].cost) best = i;
     if (c.fallback) fallback = i;
   }
-  if (best && fallback && !beats_default(configs[*best].cost, configs[*fallback].cost)) return fallback;
+  if (best && fallback && !beats_default(configs[*best].cost, configs[*fallback].cost))
+    return fallback;
   return best;
 }
 
 int64_t unix_time_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
 std::string record_to_line(const TuningRecord& r) {
-  Json config = Json::parse(r.config.empty() ? "{}" : r.config, nullptr, /*allow_exceptions=*/false);
+  Json config =
+      Json::parse(r.config.empty() ? "{}" : r.config, nullptr, /*allow_exceptions=*/false);
   TESSEL_ICHECK(config.is_object()) << "record config is not a JSON object: " << r.config;
   Json j = {{"v", kRecordVersion},
             {"target", r.target},
@@ -146,26 +163,31 @@ TuningRecord record_from_line(const std::string& line) {
   Json j;
   try {
     j = Json::parse(line);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
+  } catch (const nlohmann::json::exception&
+               e) {  // parse_error, and out_of_range for a number like 1e999
     throw Error(fmt::format("invalid JSON ({})", e.what()));
   }
   if (!j.is_object()) throw Error("not a JSON object");
   auto v = j.find("v");
   if (v == j.end()) throw ForeignRecord("no \"v\" field (not a Tessel tuning record)");
   if (*v != kRecordVersion) {
-    throw ForeignRecord(fmt::format("format version {} (this Tessel reads version {})", v->dump(), kRecordVersion));
+    throw ForeignRecord(
+        fmt::format("format version {} (this Tessel reads version {})", v->dump(), kRecordVersion));
   }
   TuningRecord r;
   r.target = string_field(j, "target");
   r.workload = string_field(j, "workload");
   const Json& config = field(j, "config");
-  if (!config.is_object()) throw Error(fmt::format("field \"config\" must be an object, got {}", config.dump()));
+  if (!config.is_object())
+    throw Error(fmt::format("field \"config\" must be an object, got {}", config.dump()));
   r.config = config.dump();
   const Json& index = integer_field(j, "config_index");
-  if (!index.is_number_unsigned()) throw Error(fmt::format("negative config_index {}", index.dump()));
+  if (!index.is_number_unsigned())
+    throw Error(fmt::format("negative config_index {}", index.dump()));
   r.config_index = index.get<uint64_t>();
   const Json& costs = field(j, "costs");
-  if (!costs.is_array()) throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
+  if (!costs.is_array())
+    throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
   for (const Json& c : costs) {
     // A zero cost would be an infinite speed: XGBoost's labels (best cost / cost) turn NaN.
     if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() <= 0) {
@@ -174,7 +196,8 @@ TuningRecord record_from_line(const std::string& line) {
     r.costs.push_back(c.get<double>());
   }
   r.error = parse_measure_error(string_field(j, "error"));
-  if (r.error == MeasureError::kNone && r.costs.empty()) throw Error("a successful record without costs");
+  if (r.error == MeasureError::kNone && r.costs.empty())
+    throw Error("a successful record without costs");
   r.error_msg = string_field(j, "error_msg");
   const Json& timestamp = integer_field(j, "timestamp");
   if (!timestamp.is_number_unsigned() ||
@@ -183,7 +206,8 @@ TuningRecord record_from_line(const std::string& line) {
   }
   r.timestamp = timestamp.get<int64_t>();
   if (auto f = j.find("fallback"); f != j.end()) {
-    if (!f->is_boolean()) throw Error(fmt::format("field \"fallback\" must be true or false, got {}", f->dump()));
+    if (!f->is_boolean())
+      throw Error(fmt::format("field \"fallback\" must be true or false, got {}", f->dump()));
     r.fallback = f->get<bool>();
   }
   return r;
@@ -213,15 +237,17 @@ void RecordWriter::write(const TuningRecord& r) {
   if (!out_) throw Error(fmt::format("writing tuning records to '{}' failed", path_));
 }
 
-std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings) {
+std::vector<TuningRecord> load_records(const std::string& path,
+                                       std::vector<std::string>* warnings) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(fmt::format("cannot open tuning records '{}'", path));
+  if (!std::filesystem::exists(path, ec))
+    throw Error(fmt::format("cannot open tuning records '{}'", path));
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw Error(fmt::format("tuning records '{}' is not a regular file", path));
   }
   if (uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxRecordsFileBytes) {
-    throw Error(fmt::format("tuning records '{}' is {} bytes, more than the {} bytes Tessel reads", path, size,
-                            kMaxRecordsFileBytes));
+    throw Error(fmt::format("tuning records '{}' is {} bytes, more than the {} bytes Tessel reads",
+                            path, size, kMaxRecordsFileBytes));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open tuning records '{}'", path));
@@ -233,7 +259,8 @@ std::vector<TuningRecord> load_records(const std::string& path, std::vector<std:
   bool complete = false, too_long = false;
   for (size_t line_no = 1; read_line(*in.rdbuf(), line, complete, too_long); ++line_no) {
     if (too_long) {
-      warn(line_no, fmt::format("a line of more than {} bytes (not a tuning record)", kMaxRecordLineBytes));
+      warn(line_no,
+           fmt::format("a line of more than {} bytes (not a tuning record)", kMaxRecordLineBytes));
       continue;
     }
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -250,7 +277,9 @@ std::vector<TuningRecord> load_records(const std::string& path, std::vector<std:
   return records;
 }
 
-bool is_verdict(MeasureError e) { return e == MeasureError::kSlowerInModel || e == MeasureError::kFallbackInModel; }
+bool is_verdict(MeasureError e) {
+  return e == MeasureError::kSlowerInModel || e == MeasureError::kFallbackInModel;
+}
 
 std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records) {
   std::set<uint64_t> fallbacks;
@@ -276,7 +305,8 @@ Database::Database(const std::vector<TuningRecord>& records) {
 
 void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].push_back(r); }
 
-std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload) const {
+std::optional<TuningRecord> Database::best(const std::string& target,
+                                           const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return std::nullopt;
   // By index, as tuning's own bookkeeping (tune.cc) knows them.
@@ -300,8 +330,8 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
   }
   std::vector<ConfigStanding> standings;
   for (size_t i = 0; i < pooled.size(); ++i) {
-    standings.push_back({failed[i] ? std::numeric_limits<double>::infinity() : pooled[i].cost(), pooled[i].fallback,
-                         vetoed.count(pooled[i].config_index) != 0});
+    standings.push_back({failed[i] ? std::numeric_limits<double>::infinity() : pooled[i].cost(),
+                         pooled[i].fallback, vetoed.count(pooled[i].config_index) != 0});
   }
   std::optional<size_t> chosen = choose_config(standings);
   if (!chosen) return std::nullopt;
@@ -311,8 +341,9 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
 bool Database::pinned(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return false;
-  bool pin = std::any_of(it->second.begin(), it->second.end(),
-                         [](const TuningRecord& r) { return r.error == MeasureError::kFallbackInModel; });
+  bool pin = std::any_of(it->second.begin(), it->second.end(), [](const TuningRecord& r) {
+    return r.error == MeasureError::kFallbackInModel;
+  });
   std::optional<TuningRecord> chosen = best(target, workload);
   return pin && (!chosen || chosen->fallback);
 }
@@ -322,7 +353,8 @@ size_t Database::count(const std::string& target, const std::string& workload) c
   return it == records_.end() ? 0 : it->second.size();
 }
 
-std::set<uint64_t> Database::configs_measured(const std::string& target, const std::string& workload) const {
+std::set<uint64_t> Database::configs_measured(const std::string& target,
+                                              const std::string& workload) const {
   std::set<uint64_t> out;
   auto it = records_.find({target, workload});
   if (it == records_.end()) return out;

@@ -3,7 +3,8 @@
 //   {"v": 1, "target": "llvm -mcpu=skylake", "workload": "dense|float32[128,256]|float32[512,256]",
 //    "config": {"tile_y": [16, 8], "tile_x": [64, 8]}, "config_index": 37, "costs": [1.2e-4, ...],
 //    "error": "none", "error_msg": "", "timestamp": 1700000000}
-// and "fallback": true on the measurements of the template's fallback config (the untuned schedule).
+// and "fallback": true on the measurements of the template's fallback config (the untuned
+// schedule).
 #pragma once
 
 #include <cstdint>
@@ -20,15 +21,22 @@ namespace tessel::autotune {
 constexpr int kRecordVersion = 1;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
-// The last two are not a measurement's end but the model check's verdicts (driver/check_tuned_model.h):
-// kSlowerInModel: the config, applied at compile time, was not clearly faster inside the model
-// than the untuned kernel (kMinGainInModel, driver/check_tuned_model.h); its cost is the in-model time of the workload's kernels per model run, summed.
-// It marks the config by index. kFallbackInModel (a pin), on a record of the fallback config
-// where there is one: no config measured before this record is to be applied, but the fallback
-// (the model check gave the workload its untuned kernel back); configs first measured after it
-// still compete.
+// The last two are not a measurement's end but the model check's verdicts
+// (driver/check_tuned_model.h): kSlowerInModel: the config, applied at compile time, was not
+// clearly faster inside the model than the untuned kernel (kMinGainInModel,
+// driver/check_tuned_model.h); its cost is the in-model time of the workload's kernels per model
+// run, summed. It marks the config by index. kFallbackInModel (a pin), on a record of the fallback
+// config where there is one: no config measured before this record is to be applied, but the
+// fallback (the model check gave the workload its untuned kernel back); configs first measured
+// after it still compete.
 enum class MeasureError {
-  kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kSlowerInModel, kFallbackInModel
+  kNone,
+  kBuildError,
+  kRuntimeError,
+  kTimeout,
+  kWrongAnswer,
+  kSlowerInModel,
+  kFallbackInModel
 };
 // "none", "build_error", "runtime_error", "timeout", "wrong_answer", "slower_in_model" or
 // "fallback_in_model".
@@ -62,7 +70,8 @@ bool beats_default(double cost, double default_cost);
 struct ConfigStanding {
   double cost;
   bool fallback = false;
-  bool vetoed = false;  // it has a kSlowerInModel record, or a kFallbackInModel record follows its first
+  bool vetoed =
+      false;  // it has a kSlowerInModel record, or a kFallbackInModel record follows its first
 };
 // The position in `configs` of the config to apply: the lowest finite cost of those not vetoed,
 // the first of equals; the fallback instead when that one does not beat it (beats_default) and the

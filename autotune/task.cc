@@ -19,9 +19,12 @@ std::string attr_text(const graph::Attr& a) {
   if (const auto* i = std::get_if<int64_t>(&a)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&a)) return fmt::format("{}", *d);
   if (const auto* s = std::get_if<std::string>(&a)) return *s;
-  if (const auto* is = std::get_if<std::vector<int64_t>>(&a)) return fmt::format("[{}]", fmt::join(*is, ", "));
-  if (const auto* ds = std::get_if<std::vector<double>>(&a)) return fmt::format("[{}]", fmt::join(*ds, ", "));
-  if (const auto* ss = std::get_if<std::vector<std::string>>(&a)) return fmt::format("[{}]", fmt::join(*ss, ", "));
+  if (const auto* is = std::get_if<std::vector<int64_t>>(&a))
+    return fmt::format("[{}]", fmt::join(*is, ", "));
+  if (const auto* ds = std::get_if<std::vector<double>>(&a))
+    return fmt::format("[{}]", fmt::join(*ds, ", "));
+  if (const auto* ss = std::get_if<std::vector<std::string>>(&a))
+    return fmt::format("[{}]", fmt::join(*ss, ", "));
   return "?";
 }
 
@@ -38,13 +41,15 @@ std::string workload_key(const std::string& op, const std::vector<std::string>& 
   std::string key = op;
   for (const std::string& t : input_types) key += "|" + t;
   std::vector<std::string> parts;
-  for (const auto& [name, value] : attrs) parts.push_back(name + "=" + attr_text(value));  // map: sorted
+  for (const auto& [name, value] : attrs)
+    parts.push_back(name + "=" + attr_text(value));  // map: sorted
   return parts.empty() ? key : key + "|" + fmt::format("{}", fmt::join(parts, ";"));
 }
 
 std::vector<std::string> input_types(const graph::Graph& g, const graph::Node& node) {
   std::vector<std::string> types;
-  for (graph::ValueId v : node.inputs) types.push_back(v == graph::kNoValue ? std::string("-") : g.value(v).type.str());
+  for (graph::ValueId v : node.inputs)
+    types.push_back(v == graph::kNoValue ? std::string("-") : g.value(v).type.str());
   return types;
 }
 
@@ -63,7 +68,8 @@ std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) 
   return workload_key("ConvNCHWc", types, attrs);
 }
 
-std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups, int graph) {
+std::vector<Task> extract_tasks(const graph::Graph& g,
+                                const std::vector<passes::FusedGroup>& groups, int graph) {
   std::vector<Task> tasks;
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -72,13 +78,16 @@ std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes:
     if (!is_tunable(anchor.op_type)) continue;
     std::string key = workload_key(g, anchor);
     auto [it, fresh] = index.emplace(key, tasks.size());
-    if (fresh) tasks.push_back({anchor.op_type, key, 0, passes::node_flops(g, anchor), static_cast<int>(i), graph, ""});
+    if (fresh)
+      tasks.push_back(
+          {anchor.op_type, key, 0, passes::node_flops(g, anchor), static_cast<int>(i), graph, ""});
     ++tasks[it->second].weight;
   }
   return tasks;
 }
 
-std::vector<Task> extract_tasks_both_layouts(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+std::vector<Task> extract_tasks_both_layouts(const graph::Graph& g,
+                                             const std::vector<passes::FusedGroup>& groups,
                                              const graph::Graph& other,
                                              const std::vector<passes::FusedGroup>& other_groups) {
   std::vector<Task> tasks = extract_tasks(g, groups, 0);

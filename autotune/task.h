@@ -1,7 +1,7 @@
 // Tunable tasks of a model: one per distinct workload of a tunable anchor op (Conv, MatMul, Gemm)
 // among the fused groups, with how often it occurs. A workload key names the op, its input types
-// and its attributes, e.g. "Conv|float32[1, 64, 56, 56]|float32[64, 64, 3, 3]|group=1;pads=[1, 1, 1, 1]";
-// equal workloads give equal keys in every model and run (records are looked up by it).
+// and its attributes, e.g. "Conv|float32[1, 64, 56, 56]|float32[64, 64, 3, 3]|group=1;pads=[1, 1,
+// 1, 1]"; equal workloads give equal keys in every model and run (records are looked up by it).
 #pragma once
 
 #include <string>
@@ -30,10 +30,12 @@ std::string workload_key(const graph::Graph& g, const graph::Node& node);
 // The workload key a packable Conv (passes::is_packable) has once it is ConvNCHWc.
 std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv);
 // Tasks in order of first occurrence, in plan `graph`; requires a typed graph and its fused groups.
-std::vector<Task> extract_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups, int graph = 0);
+std::vector<Task> extract_tasks(const graph::Graph& g,
+                                const std::vector<passes::FusedGroup>& groups, int graph = 0);
 // The tasks of `g` (plan 0), then those of `other` (plan 1: the same model with every packable
 // Conv in the other layout) that `g` lacks, each with its layout_of.
-std::vector<Task> extract_tasks_both_layouts(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+std::vector<Task> extract_tasks_both_layouts(const graph::Graph& g,
+                                             const std::vector<passes::FusedGroup>& groups,
                                              const graph::Graph& other,
                                              const std::vector<passes::FusedGroup>& other_groups);
 

@@ -26,22 +26,31 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 void validate(const TuneOptions& opt) {
-  if (opt.trials < 1) throw Error(fmt::format("tune: trials must be at least 1, got {}", opt.trials));
-  if (opt.batch_size < 1) throw Error(fmt::format("tune: batch_size must be at least 1, got {}", opt.batch_size));
-  if (opt.early_stopping < 0) throw Error(fmt::format("tune: early_stopping must not be negative, got {}", opt.early_stopping));
-  if (!(opt.time_budget_s >= 0) || !std::isfinite(opt.time_budget_s)) {
+  if (opt.trials < 1)
+    throw Error(fmt::format("tune: trials must be at least 1, got {}", opt.trials));
+  if (opt.batch_size < 1)
+    throw Error(fmt::format("tune: batch_size must be at least 1, got {}", opt.batch_size));
+  if (opt.early_stopping < 0)
     throw Error(
-        fmt::format("tune: the time budget must be a finite number of seconds >= 0, got {}", opt.time_budget_s));
+        fmt::format("tune: early_stopping must not be negative, got {}", opt.early_stopping));
+  if (!(opt.time_budget_s >= 0) || !std::isfinite(opt.time_budget_s)) {
+    throw Error(fmt::format("tune: the time budget must be a finite number of seconds >= 0, got {}",
+                            opt.time_budget_s));
   }
-  if (opt.control_every < 0) throw Error(fmt::format("tune: control_every must not be negative, got {}", opt.control_every));
+  if (opt.control_every < 0)
+    throw Error(fmt::format("tune: control_every must not be negative, got {}", opt.control_every));
   if (opt.remeasure_top < 0 || opt.remeasure_rounds < 0) {
-    throw Error(fmt::format("tune: remeasure_top ({}) and remeasure_rounds ({}) must not be negative",
-                            opt.remeasure_top, opt.remeasure_rounds));
+    throw Error(
+        fmt::format("tune: remeasure_top ({}) and remeasure_rounds ({}) must not be negative",
+                    opt.remeasure_top, opt.remeasure_rounds));
   }
-  if (opt.records_path.empty()) throw Error("tune: a records file is needed (records_path, --output)");
+  if (opt.records_path.empty())
+    throw Error("tune: a records file is needed (records_path, --output)");
   const std::vector<std::string>& names = tuner_names();
   if (std::find(names.begin(), names.end(), opt.tuner) == names.end()) {
     make_tuner(opt.tuner, topi::ConfigSpace(), 0);  // throws the error that lists the tuners
@@ -68,12 +77,17 @@ graph::TensorData input_value(const graph::Value& v, std::mt19937_64& rng) {
 // One task's kernel, ready to measure under any config of its space.
 class TaskBench {
  public:
-  TaskBench(const graph::Graph& g, const passes::FusedGroup& group, int group_index, const Target& target,
-            uint64_t seed)
-      : g_(g), group_(group), index_(group_index), target_(target), lanes_(std::max(1, target.vector_bits() / 32)) {
+  TaskBench(const graph::Graph& g, const passes::FusedGroup& group, int group_index,
+            const Target& target, uint64_t seed)
+      : g_(g),
+        group_(group),
+        index_(group_index),
+        target_(target),
+        lanes_(std::max(1, target.vector_bits() / 32)) {
     passes::LoweredGroup fallback = passes::lower_to_te(g, group, index_, lanes_);
     if (!fallback.space) {
-      throw InternalError(fmt::format("{}: a tunable kernel without a schedule template", g.nodes[group.master].describe()));
+      throw InternalError(fmt::format("{}: a tunable kernel without a schedule template",
+                                      g.nodes[group.master].describe()));
     }
     space_ = *fallback.space;
     name_ = fallback.name;
@@ -85,7 +99,8 @@ class TaskBench {
     for (graph::NodeId n : group.nodes) {
       const graph::Node& node = g.nodes[n];
       std::vector<graph::TensorData> in;
-      for (graph::ValueId v : node.inputs) in.push_back(v == graph::kNoValue ? graph::TensorData() : values.at(v));
+      for (graph::ValueId v : node.inputs)
+        in.push_back(v == graph::kNoValue ? graph::TensorData() : values.at(v));
       std::vector<graph::TensorData> out = reference::eval_node(g, node, in);
       for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i) {
         if (node.outputs[i] != graph::kNoValue) values[node.outputs[i]] = std::move(out[i]);
@@ -102,8 +117,8 @@ class TaskBench {
 
   MeasureResult measure(const topi::ConfigEntity& config, const MeasureOptions& opt) const {
     CandidateBuilder build = [this, &config] {
-      passes::LoweredGroup lg = passes::lower_to_te(g_, group_, index_, lanes_,
-                                                    [&](const topi::ConfigSpace&) { return config; });
+      passes::LoweredGroup lg = passes::lower_to_te(
+          g_, group_, index_, lanes_, [&](const topi::ConfigSpace&) { return config; });
       return tessel::build(te::lower(lg.schedule, lg.args, lg.name), target_);
     };
     return autotune::measure(build, name_, inputs_, references_, opt);
@@ -127,10 +142,13 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
   std::map<std::string, double> best;
   std::vector<std::pair<const TuningRecord*, topi::ConfigEntity>> usable;
   for (const TuningRecord& r : prior) {
-    if (r.target != target || r.workload == task.workload || r.workload.rfind(task.op + "|", 0) != 0) continue;
+    if (r.target != target || r.workload == task.workload ||
+        r.workload.rfind(task.op + "|", 0) != 0)
+      continue;
     if (r.error != MeasureError::kNone) continue;
     try {
-      usable.emplace_back(&r, topi::ConfigEntity::from_json(space, r.config, /*match_split_inners=*/true));
+      usable.emplace_back(
+          &r, topi::ConfigEntity::from_json(space, r.config, /*match_split_inners=*/true));
       auto [it, fresh] = best.emplace(r.workload, r.cost());
       if (!fresh) it->second = std::min(it->second, r.cost());
     } catch (const Error&) {  // another template shape (values outside this space): not comparable
@@ -146,8 +164,8 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
   tuner.add_transfer(features, scores);
 }
 
-TuningRecord record_of(const std::string& target, const Task& task, const topi::ConfigEntity& config,
-                       const MeasureResult& m, bool fallback) {
+TuningRecord record_of(const std::string& target, const Task& task,
+                       const topi::ConfigEntity& config, const MeasureResult& m, bool fallback) {
   TuningRecord r;
   r.fallback = fallback;
   r.target = target;
@@ -164,9 +182,9 @@ TuningRecord record_of(const std::string& target, const Task& task, const topi::
 // The records of `task`'s workload for `target` whose config is a point of `space`, each with it.
 // The others are of another space: the template changed since, or (a corrupt record) the
 // config_index is not its config's index, which would veto or skip the wrong config.
-std::vector<std::pair<TuningRecord, topi::ConfigEntity>> records_in_space(const std::vector<TuningRecord>& records,
-                                                                          const std::string& target, const Task& task,
-                                                                          const topi::ConfigSpace& space) {
+std::vector<std::pair<TuningRecord, topi::ConfigEntity>> records_in_space(
+    const std::vector<TuningRecord>& records, const std::string& target, const Task& task,
+    const topi::ConfigSpace& space) {
   std::vector<std::pair<TuningRecord, topi::ConfigEntity>> out;
   for (const TuningRecord& r : records) {
     if (r.target != target || r.workload != task.workload) continue;
@@ -179,7 +197,9 @@ std::vector<std::pair<TuningRecord, topi::ConfigEntity>> records_in_space(const 
   return out;
 }
 
-double gflops(double flops, double cost_s) { return std::isfinite(cost_s) && cost_s > 0 ? flops / cost_s / 1e9 : 0; }
+double gflops(double flops, double cost_s) {
+  return std::isfinite(cost_s) && cost_s > 0 ? flops / cost_s / 1e9 : 0;
+}
 
 // Every measurement of a task's configs so far, pooled per config (resumed records, trials and
 // re-measurements); a config that failed once counts as failed.
@@ -222,9 +242,10 @@ class Measured {
     for (const topi::ConfigEntity& c : configs()) {
       if (std::isfinite(cost(c.index())) && !vetoed(c.index())) ok.push_back(c);
     }
-    std::stable_sort(ok.begin(), ok.end(), [&](const topi::ConfigEntity& x, const topi::ConfigEntity& y) {
-      return cost(x.index()) < cost(y.index());
-    });
+    std::stable_sort(ok.begin(), ok.end(),
+                     [&](const topi::ConfigEntity& x, const topi::ConfigEntity& y) {
+                       return cost(x.index()) < cost(y.index());
+                     });
     if (ok.size() > k) ok.resize(k);
     return ok;
   }
@@ -252,8 +273,9 @@ class Measured {
 
 }  // namespace
 
-TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const ConfigMeasurer& measure,
-                     const std::string& target, const TuneOptions& opt, double time_budget_s,
+TaskResult tune_task(const Task& task, const topi::ConfigSpace& space,
+                     const ConfigMeasurer& measure, const std::string& target,
+                     const TuneOptions& opt, double time_budget_s,
                      const std::function<void(const TuneProgress&)>& on_progress) {
   validate(opt);
   auto start = Clock::now();
@@ -297,7 +319,8 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   };
   TuneProgress p;
   p.info = &task;
-  p.trials_total = std::max(opt.trials, res.resumed);  // a resumed run can hold more than this run asks for
+  p.trials_total =
+      std::max(opt.trials, res.resumed);  // a resumed run can hold more than this run asks for
   p.trials_done = res.resumed;
   p.best_gflops = gflops(task.flops, best_cost());
   int since_best = 0, since_control = 0;
@@ -359,9 +382,9 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   // re-measurements on every resume.
   std::vector<topi::ConfigEntity> finalists;
   if (res.trials > 0) finalists = measured.best(static_cast<size_t>(opt.remeasure_top));
-  if (!finalists.empty() && std::none_of(finalists.begin(), finalists.end(), [&](const topi::ConfigEntity& c) {
-        return c.index() == fallback.index();
-      })) {
+  if (!finalists.empty() &&
+      std::none_of(finalists.begin(), finalists.end(),
+                   [&](const topi::ConfigEntity& c) { return c.index() == fallback.index(); })) {
     finalists.push_back(fallback);
   }
   for (int round = 0; round < opt.remeasure_rounds && finalists.size() > 1; ++round) {
@@ -373,8 +396,9 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   res.best_cost_s = chosen ? measured.cost(chosen->index()) : kInf;
   if (chosen) res.best_config = chosen->to_json();
   res.pinned = chosen && chosen->index() == fallback.index() &&
-               std::any_of(resumed.begin(), resumed.end(),
-                           [](const TuningRecord& r) { return r.error == MeasureError::kFallbackInModel; });
+               std::any_of(resumed.begin(), resumed.end(), [](const TuningRecord& r) {
+                 return r.error == MeasureError::kFallbackInModel;
+               });
   p.finished = true;
   p.best_gflops = gflops(task.flops, res.best_cost_s);
   p.elapsed_s = seconds_since(start);
@@ -382,8 +406,9 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const Con
   return res;
 }
 
-std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs, const std::vector<Task>& tasks,
-                                   const Target& target, const TuneOptions& opt,
+std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs,
+                                   const std::vector<Task>& tasks, const Target& target,
+                                   const TuneOptions& opt,
                                    const std::function<void(const TuneProgress&)>& on_progress) {
   validate(opt);
   auto start = Clock::now();
@@ -393,11 +418,13 @@ std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs, const s
     // goes to the ones after it.
     double share_s = 0;
     if (opt.time_budget_s > 0) {
-      share_s = std::max(1e-3, opt.time_budget_s - seconds_since(start)) / static_cast<double>(tasks.size() - t);
+      share_s = std::max(1e-3, opt.time_budget_s - seconds_since(start)) /
+                static_cast<double>(tasks.size() - t);
     }
     const Task& task = tasks[t];
     const TaskGraph& plan = graphs.at(static_cast<size_t>(task.graph));
-    TaskBench bench(*plan.graph, plan.groups->at(static_cast<size_t>(task.group)), task.group, target, opt.seed + t);
+    TaskBench bench(*plan.graph, plan.groups->at(static_cast<size_t>(task.group)), task.group,
+                    target, opt.seed + t);
     TuneOptions task_opt = opt;
     task_opt.seed = opt.seed + t;
     auto progress = [&](TuneProgress p) {
@@ -406,8 +433,9 @@ std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs, const s
       if (on_progress) on_progress(p);
     };
     results.push_back(tune_task(
-        task, bench.space(), [&](const topi::ConfigEntity& c) { return bench.measure(c, opt.measure); },
-        target.str(), task_opt, share_s, progress));
+        task, bench.space(),
+        [&](const topi::ConfigEntity& c) { return bench.measure(c, opt.measure); }, target.str(),
+        task_opt, share_s, progress));
   }
   return results;
 }

@@ -40,7 +40,7 @@ struct TuneOptions {
   int control_every = 16;
   uint64_t seed = 0;
   MeasureOptions measure;
-  std::string records_path;         // every measured config is appended here
+  std::string records_path;  // every measured config is appended here
   // Records of earlier runs: what records_path held before (a resumed run) and other files. The
   // configs they hold for a task's workload are not measured again; those of similar workloads
   // guide the XGBoost tuner (transfer).
@@ -55,13 +55,14 @@ struct TuneProgress {
   int trials_done = 0, trials_total = 0;
   double current_gflops = 0;  // the config just measured; 0 when it failed
   double best_gflops = 0;
-  double elapsed_s = 0;       // since the task started
-  bool finished = false;      // the task's last call
+  double elapsed_s = 0;   // since the task started
+  bool finished = false;  // the task's last call
 };
 
 struct TaskResult {
   Task task;
-  // Median costs over every measurement of the config, re-measurements and resumed records included.
+  // Median costs over every measurement of the config, re-measurements and resumed records
+  // included.
   double fallback_cost_s = 0;  // the untuned kernel; +infinity if it failed
   double best_cost_s = 0;      // the best config
   std::string best_config;     // its JSON
@@ -80,8 +81,9 @@ using ConfigMeasurer = std::function<MeasureResult(const topi::ConfigEntity&)>;
 // opt.trials configs are measured (resumed ones included), the space runs out, opt.early_stopping
 // trials bring nothing better, or `time_budget_s` (> 0) is spent. Every result is appended to
 // opt.records_path as it comes; progress.task and num_tasks are left 0.
-TaskResult tune_task(const Task& task, const topi::ConfigSpace& space, const ConfigMeasurer& measure,
-                     const std::string& target, const TuneOptions& opt, double time_budget_s,
+TaskResult tune_task(const Task& task, const topi::ConfigSpace& space,
+                     const ConfigMeasurer& measure, const std::string& target,
+                     const TuneOptions& opt, double time_budget_s,
                      const std::function<void(const TuneProgress&)>& on_progress = {});
 
 // A plan of the model that tasks were extracted from (Task::graph indexes a list of them).
@@ -94,14 +96,14 @@ struct TaskGraph {
 // options, an unknown tuner or an unwritable records file; a candidate's failure is a record,
 // never an exception. The fallback config is always measured (or resumed), even when the trial
 // budget is smaller, so that every task has its untuned baseline.
-std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs, const std::vector<Task>& tasks,
-                                   const Target& target, const TuneOptions& opt,
-                                   const std::function<void(const TuneProgress&)>& on_progress = {});
+std::vector<TaskResult> tune_tasks(
+    const std::vector<TaskGraph>& graphs, const std::vector<Task>& tasks, const Target& target,
+    const TuneOptions& opt, const std::function<void(const TuneProgress&)>& on_progress = {});
 // The same for tasks of one plan.
-inline std::vector<TaskResult> tune_tasks(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
-                                          const std::vector<Task>& tasks, const Target& target,
-                                          const TuneOptions& opt,
-                                          const std::function<void(const TuneProgress&)>& on_progress = {}) {
+inline std::vector<TaskResult> tune_tasks(
+    const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+    const std::vector<Task>& tasks, const Target& target, const TuneOptions& opt,
+    const std::function<void(const TuneProgress&)>& on_progress = {}) {
   return tune_tasks({{&g, &groups}}, tasks, target, opt, on_progress);
 }
 

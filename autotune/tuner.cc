@@ -33,7 +33,8 @@ void Tuner::update(const std::vector<ConfigEntity>& configs, const std::vector<d
   }
 }
 
-void Tuner::add_transfer(const std::vector<std::vector<double>>& features, const std::vector<double>& scores) {}
+void Tuner::add_transfer(const std::vector<std::vector<double>>& features,
+                         const std::vector<double>& scores) {}
 
 uint64_t Tuner::random_unvisited() {
   const uint64_t size = space_.size();
@@ -91,7 +92,8 @@ class GridTuner : public Tuner {
 // choice with a small probability.
 class GATuner : public Tuner {
  public:
-  GATuner(const ConfigSpace& space, uint64_t seed) : Tuner(space, seed), knob_sizes_(space.knob_sizes()) {}
+  GATuner(const ConfigSpace& space, uint64_t seed)
+      : Tuner(space, seed), knob_sizes_(space.knob_sizes()) {}
 
   std::vector<ConfigEntity> next_batch(int n) override {
     std::vector<ConfigEntity> out;
@@ -139,7 +141,8 @@ class GATuner : public Tuner {
     // Relative speed, sharpened: the population's costs are often within 2x of each other, and
     // plain proportional selection then barely prefers the best.
     std::vector<double> fitness;
-    for (const Member* m : population) fitness.push_back(std::pow(population.front()->cost / m->cost, 4));
+    for (const Member* m : population)
+      fitness.push_back(std::pow(population.front()->cost / m->cost, 4));
     std::discrete_distribution<size_t> by_fitness(fitness.begin(), fitness.end());
     std::uniform_int_distribution<size_t> elite(0, std::min(kElite, population.size()) - 1);
     std::uniform_real_distribution<double> unit(0, 1);
@@ -149,7 +152,8 @@ class GATuner : public Tuner {
       std::vector<uint64_t> child(knob_sizes_.size());
       for (size_t k = 0; k < child.size(); ++k) {
         child[k] = unit(rng_) < 0.5 ? a.choices[k] : b.choices[k];
-        if (unit(rng_) < kMutationProb) child[k] = std::uniform_int_distribution<uint64_t>(0, knob_sizes_[k] - 1)(rng_);
+        if (unit(rng_) < kMutationProb)
+          child[k] = std::uniform_int_distribution<uint64_t>(0, knob_sizes_[k] - 1)(rng_);
       }
       uint64_t i = space_.index_of(child);
       if (!visited(i)) return i;
@@ -172,12 +176,14 @@ const std::vector<std::string>& tuner_names() {
   return names;
 }
 
-std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space, uint64_t seed) {
+std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space,
+                                  uint64_t seed) {
   if (name == "random") return std::make_unique<RandomTuner>(space, seed);
   if (name == "grid") return std::make_unique<GridTuner>(space, seed);
   if (name == "ga") return std::make_unique<GATuner>(space, seed);
   if (name == "xgb") return std::make_unique<XGBTuner>(space, seed);
-  throw Error(fmt::format("unknown tuner '{}' (valid tuners: {})", name, fmt::join(tuner_names(), ", ")));
+  throw Error(
+      fmt::format("unknown tuner '{}' (valid tuners: {})", name, fmt::join(tuner_names(), ", ")));
 }
 
 std::vector<double> config_features(const ConfigEntity& config) {

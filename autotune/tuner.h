@@ -1,6 +1,7 @@
 // Search strategies over a template's ConfigSpace (AutoTVM's tuners): random, grid, genetic (GA)
-// and XGBoost-guided (autotune/xgb_tuner.h). A tuner proposes batches of configs it has not proposed
-// before and learns from their measured costs; the tuning loop (autotune/tune.h) measures them.
+// and XGBoost-guided (autotune/xgb_tuner.h). A tuner proposes batches of configs it has not
+// proposed before and learns from their measured costs; the tuning loop (autotune/tune.h) measures
+// them.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +28,13 @@ class Tuner {
   virtual std::vector<topi::ConfigEntity> next_batch(int n) = 0;
   // Measured results: mean seconds per config, +infinity for a config whose measurement failed.
   // Also used to replay the records of an interrupted run (resume): those configs count as visited.
-  virtual void update(const std::vector<topi::ConfigEntity>& configs, const std::vector<double>& costs);
+  virtual void update(const std::vector<topi::ConfigEntity>& configs,
+                      const std::vector<double>& costs);
   // Results for configs of a similar workload with the same space layout (same knobs, so features
   // line up), as `score` = best cost of that workload / cost (1 is its best, 0 an error). Only
   // model-based tuners use them, to guide their first batches; the default ignores them.
-  virtual void add_transfer(const std::vector<std::vector<double>>& features, const std::vector<double>& scores);
+  virtual void add_transfer(const std::vector<std::vector<double>>& features,
+                            const std::vector<double>& scores);
 
   // True while some config of the space has not been visited.
   bool has_next() const { return visited_.size() < space_.size(); }
@@ -55,7 +58,8 @@ class Tuner {
 };
 
 // "random", "grid", "ga" or "xgb"; any other name is a tessel::Error that lists these.
-std::unique_ptr<Tuner> make_tuner(const std::string& name, const topi::ConfigSpace& space, uint64_t seed);
+std::unique_ptr<Tuner> make_tuner(const std::string& name, const topi::ConfigSpace& space,
+                                  uint64_t seed);
 // The names make_tuner accepts.
 const std::vector<std::string>& tuner_names();
 

@@ -54,9 +54,11 @@ class XGBTuner::Model {
         const std::vector<unsigned>& groups, const Options& opt, uint64_t seed)
       : num_features_(num_features) {
     DMatrix train = make_dmatrix(x, num_features);
-    xgb_check(XGDMatrixSetFloatInfo(train.get(), "label", labels.data(), labels.size()), "XGDMatrixSetFloatInfo");
+    xgb_check(XGDMatrixSetFloatInfo(train.get(), "label", labels.data(), labels.size()),
+              "XGDMatrixSetFloatInfo");
     if (opt.objective.starts_with("rank:")) {
-      xgb_check(XGDMatrixSetUIntInfo(train.get(), "group", groups.data(), groups.size()), "XGDMatrixSetUIntInfo");
+      xgb_check(XGDMatrixSetUIntInfo(train.get(), "group", groups.data(), groups.size()),
+                "XGDMatrixSetUIntInfo");
     }
     DMatrixHandle dmats[] = {train.get()};
     BoosterHandle h = nullptr;
@@ -119,9 +121,11 @@ void XGBTuner::update(const std::vector<ConfigEntity>& configs, const std::vecto
   if (num_success_ >= opt_.min_train || !transfer_y_.empty()) train();
 }
 
-void XGBTuner::add_transfer(const std::vector<std::vector<double>>& features, const std::vector<double>& scores) {
+void XGBTuner::add_transfer(const std::vector<std::vector<double>>& features,
+                            const std::vector<double>& scores) {
   if (features.size() != scores.size()) {
-    throw Error(fmt::format("transfer data: {} feature rows but {} scores", features.size(), scores.size()));
+    throw Error(fmt::format("transfer data: {} feature rows but {} scores", features.size(),
+                            scores.size()));
   }
   for (size_t i = 0; i < features.size(); ++i) {
     if (features[i].size() != num_features_) {
@@ -140,7 +144,8 @@ void XGBTuner::train() {
   // Own rows only once there are enough successes to say something about this workload.
   if (num_success_ >= opt_.min_train) {
     x = x_;
-    for (double c : costs_) labels.push_back(std::isfinite(c) ? static_cast<float>(best_cost() / c) : 0.0f);
+    for (double c : costs_)
+      labels.push_back(std::isfinite(c) ? static_cast<float>(best_cost() / c) : 0.0f);
     groups.push_back(static_cast<unsigned>(costs_.size()));
   }
   if (!transfer_y_.empty()) {
@@ -195,7 +200,8 @@ std::vector<uint64_t> XGBTuner::anneal(size_t count) {
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return costs_[a] < costs_[b]; });
   std::vector<uint64_t> points;
-  for (size_t i = 0; i < order.size() && points.size() < chains / 4 && std::isfinite(costs_[order[i]]); ++i) {
+  for (size_t i = 0;
+       i < order.size() && points.size() < chains / 4 && std::isfinite(costs_[order[i]]); ++i) {
     points.push_back(indices_[order[i]]);
   }
   std::uniform_int_distribution<uint64_t> any(0, space_.size() - 1);
@@ -279,7 +285,8 @@ std::vector<uint64_t> XGBTuner::diversify(const std::vector<uint64_t>& candidate
 
 std::vector<ConfigEntity> XGBTuner::next_batch(int n) {
   std::vector<uint64_t> picks;
-  if (model_ && n > 0) picks = diversify(anneal(2 * static_cast<size_t>(n)), static_cast<size_t>(n));
+  if (model_ && n > 0)
+    picks = diversify(anneal(2 * static_cast<size_t>(n)), static_cast<size_t>(n));
   std::uniform_real_distribution<double> unit(0, 1);
   std::vector<ConfigEntity> out;
   size_t next_pick = 0;

@@ -40,9 +40,11 @@ class XGBTuner : public Tuner {
   ~XGBTuner() override;
 
   std::vector<topi::ConfigEntity> next_batch(int n) override;
-  void update(const std::vector<topi::ConfigEntity>& configs, const std::vector<double>& costs) override;
+  void update(const std::vector<topi::ConfigEntity>& configs,
+              const std::vector<double>& costs) override;
   // `features` must have the length of config_features for this space; an Error otherwise.
-  void add_transfer(const std::vector<std::vector<double>>& features, const std::vector<double>& scores) override;
+  void add_transfer(const std::vector<std::vector<double>>& features,
+                    const std::vector<double>& scores) override;
 
  private:
   class Model;  // an XGBoost booster; keeps xgboost's C API out of this header

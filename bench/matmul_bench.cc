@@ -31,7 +31,8 @@ void fill_random(float* p, int64_t n, uint32_t seed) {
 
 void report(benchmark::State& state, int64_t n, int threads) {
   double flops = 2.0 * n * n * n;
-  state.counters["GFLOPS"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = threads;
   state.counters["peak_GFLOPS"] = g_peak.gflops_per_core * threads;
 }
@@ -61,7 +62,8 @@ void BM_Tessel(benchmark::State& state, bool scheduled) {
   int64_t n = state.range(0);
   int threads = static_cast<int>(state.range(1));
   runtime::set_num_threads(threads);
-  auto a = runtime::NDArray::empty({n, n}, DataType::f32()), b = runtime::NDArray::empty({n, n}, DataType::f32()),
+  auto a = runtime::NDArray::empty({n, n}, DataType::f32()),
+       b = runtime::NDArray::empty({n, n}, DataType::f32()),
        c = runtime::NDArray::empty({n, n}, DataType::f32());
   fill_random(a.data<float>(), n * n, 1);
   fill_random(b.data<float>(), n * n, 2);
@@ -94,8 +96,8 @@ void BM_OpenBLAS(benchmark::State& state) {
   fill_random(a.data(), n * n, 1);
   fill_random(b.data(), n * n, 2);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
-                c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
   report(state, n, threads);

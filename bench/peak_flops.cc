@@ -12,22 +12,31 @@ constexpr long kIters = 50'000'000;
 
 // 12 independent FMA chains per iteration hide the FMA latency on current x86 cores. Each probe
 // is a whole function compiled for its ISA so the intrinsics inline into one loop.
-#define TESSEL_FMA_PROBE(NAME, ISA, VEC, FMA, SET, LANES)                                        \
-  __attribute__((target(ISA), noinline)) double NAME() {                                         \
-    VEC a0 = SET(0.1f), a1 = SET(0.2f), a2 = SET(0.3f), a3 = SET(0.4f), a4 = SET(0.5f),           \
-        a5 = SET(0.6f), a6 = SET(0.7f), a7 = SET(0.8f), a8 = SET(0.9f), a9 = SET(1.0f),           \
-        a10 = SET(1.1f), a11 = SET(1.2f), m = SET(0.999f), c = SET(0.0001f);                      \
-    auto t0 = std::chrono::steady_clock::now();                                                   \
-    for (long it = 0; it < kIters; ++it) {                                                        \
-      a0 = FMA(a0, m, c); a1 = FMA(a1, m, c); a2 = FMA(a2, m, c); a3 = FMA(a3, m, c);             \
-      a4 = FMA(a4, m, c); a5 = FMA(a5, m, c); a6 = FMA(a6, m, c); a7 = FMA(a7, m, c);             \
-      a8 = FMA(a8, m, c); a9 = FMA(a9, m, c); a10 = FMA(a10, m, c); a11 = FMA(a11, m, c);         \
-    }                                                                                             \
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();      \
-    VEC sum = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                        \
-    volatile float sink = sum[0];                                                                 \
-    (void)sink;                                                                                   \
-    return 2.0 * 12 * LANES * kIters / s * 1e-9;                                                  \
+#define TESSEL_FMA_PROBE(NAME, ISA, VEC, FMA, SET, LANES)                                    \
+  __attribute__((target(ISA), noinline)) double NAME() {                                     \
+    VEC a0 = SET(0.1f), a1 = SET(0.2f), a2 = SET(0.3f), a3 = SET(0.4f), a4 = SET(0.5f),      \
+        a5 = SET(0.6f), a6 = SET(0.7f), a7 = SET(0.8f), a8 = SET(0.9f), a9 = SET(1.0f),      \
+        a10 = SET(1.1f), a11 = SET(1.2f), m = SET(0.999f), c = SET(0.0001f);                 \
+    auto t0 = std::chrono::steady_clock::now();                                              \
+    for (long it = 0; it < kIters; ++it) {                                                   \
+      a0 = FMA(a0, m, c);                                                                    \
+      a1 = FMA(a1, m, c);                                                                    \
+      a2 = FMA(a2, m, c);                                                                    \
+      a3 = FMA(a3, m, c);                                                                    \
+      a4 = FMA(a4, m, c);                                                                    \
+      a5 = FMA(a5, m, c);                                                                    \
+      a6 = FMA(a6, m, c);                                                                    \
+      a7 = FMA(a7, m, c);                                                                    \
+      a8 = FMA(a8, m, c);                                                                    \
+      a9 = FMA(a9, m, c);                                                                    \
+      a10 = FMA(a10, m, c);                                                                  \
+      a11 = FMA(a11, m, c);                                                                  \
+    }                                                                                        \
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); \
+    VEC sum = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                   \
+    volatile float sink = sum[0];                                                            \
+    (void)sink;                                                                              \
+    return 2.0 * 12 * LANES * kIters / s * 1e-9;                                             \
   }
 
 TESSEL_FMA_PROBE(peak512, "avx512f", __m512, _mm512_fmadd_ps, _mm512_set1_ps, 16)

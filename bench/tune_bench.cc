@@ -2,13 +2,14 @@
 //   tune_bench kernels [--trials N] [--tuner xgb] [--records FILE] [--filter S] [--markdown]
 //     tunes single-op kernels (ResNet-50, MobileNetV2, BERT shapes) and reports the untuned
 //     (fallback) and tuned GFLOP/s next to an Eigen reference computed in this process;
-//   tune_bench tuners [--trials N] [--seeds K] [--tuners xgb,random] [--every N] [--filter S] [--markdown]
+//   tune_bench tuners [--trials N] [--seeds K] [--tuners xgb,random] [--every N] [--filter S]
+//   [--markdown]
 //     tunes one conv and one dense task with each tuner and prints the best-so-far GFLOP/s at
 //     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
@@ -45,7 +46,8 @@ struct KernelSpec {
   Kind kind;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t cin = 0, cout = 0, size = 0, kernel = 0, stride = 1, pad = 0, group = 1;
-  std::vector<std::string> disabled_passes = {};  // e.g. pack_conv_weights: the direct conv template
+  std::vector<std::string> disabled_passes =
+      {};  // e.g. pack_conv_weights: the direct conv template
 };
 
 const std::vector<KernelSpec> kKernels = {
@@ -54,37 +56,139 @@ const std::vector<KernelSpec> kKernels = {
     {.name = "dense/64", .kind = Kind::kDense, .m = 64, .n = 256, .k = 256},
     {.name = "bmm/8x64", .kind = Kind::kBatchMatMul, .batch = 8, .m = 64, .n = 64, .k = 64},
     {.name = "bmm/12x128", .kind = Kind::kBatchMatMul, .batch = 12, .m = 128, .n = 128, .k = 64},
-    {.name = "conv/cifar-3x3-32", .kind = Kind::kConv, .cin = 16, .cout = 16, .size = 32, .kernel = 3, .pad = 1},
-    {.name = "conv/cifar-3x3-16", .kind = Kind::kConv, .cin = 32, .cout = 32, .size = 16, .kernel = 3, .pad = 1},
-    {.name = "conv/cifar-3x3s2-32", .kind = Kind::kConv, .cin = 16, .cout = 32, .size = 32, .kernel = 3, .stride = 2,
+    {.name = "conv/cifar-3x3-32",
+     .kind = Kind::kConv,
+     .cin = 16,
+     .cout = 16,
+     .size = 32,
+     .kernel = 3,
      .pad = 1},
-    {.name = "conv/cifar-3x3s2-32-direct", .kind = Kind::kConv, .cin = 16, .cout = 32, .size = 32, .kernel = 3,
-     .stride = 2, .pad = 1, .disabled_passes = {"pack_conv_weights"}},
-    {.name = "conv/cifar-1x1s2-32", .kind = Kind::kConv, .cin = 16, .cout = 32, .size = 32, .kernel = 1, .stride = 2},
-    {.name = "conv/cifar-1x1s2-32-direct", .kind = Kind::kConv, .cin = 16, .cout = 32, .size = 32, .kernel = 1,
-     .stride = 2, .disabled_passes = {"pack_conv_weights"}},
-    {.name = "conv/r50-3x3-56", .kind = Kind::kConv, .cin = 64, .cout = 64, .size = 56, .kernel = 3, .pad = 1},
-    {.name = "conv/r50-3x3-28", .kind = Kind::kConv, .cin = 128, .cout = 128, .size = 28, .kernel = 3, .pad = 1},
-    {.name = "conv/r50-3x3-28-direct", .kind = Kind::kConv, .cin = 128, .cout = 128, .size = 28, .kernel = 3,
-     .pad = 1, .disabled_passes = {"pack_conv_weights"}},
-    {.name = "conv/r50-3x3-14", .kind = Kind::kConv, .cin = 256, .cout = 256, .size = 14, .kernel = 3, .pad = 1},
-    {.name = "conv/r50-3x3-7", .kind = Kind::kConv, .cin = 512, .cout = 512, .size = 7, .kernel = 3, .pad = 1},
-    {.name = "conv/r50-1x1-56", .kind = Kind::kConv, .cin = 64, .cout = 256, .size = 56, .kernel = 1},
-    {.name = "conv/r50-1x1s2-56", .kind = Kind::kConv, .cin = 256, .cout = 512, .size = 56, .kernel = 1, .stride = 2},
-    {.name = "conv/r50-7x7s2-224", .kind = Kind::kConv, .cin = 3, .cout = 64, .size = 224, .kernel = 7, .stride = 2,
+    {.name = "conv/cifar-3x3-16",
+     .kind = Kind::kConv,
+     .cin = 32,
+     .cout = 32,
+     .size = 16,
+     .kernel = 3,
+     .pad = 1},
+    {.name = "conv/cifar-3x3s2-32",
+     .kind = Kind::kConv,
+     .cin = 16,
+     .cout = 32,
+     .size = 32,
+     .kernel = 3,
+     .stride = 2,
+     .pad = 1},
+    {.name = "conv/cifar-3x3s2-32-direct",
+     .kind = Kind::kConv,
+     .cin = 16,
+     .cout = 32,
+     .size = 32,
+     .kernel = 3,
+     .stride = 2,
+     .pad = 1,
+     .disabled_passes = {"pack_conv_weights"}},
+    {.name = "conv/cifar-1x1s2-32",
+     .kind = Kind::kConv,
+     .cin = 16,
+     .cout = 32,
+     .size = 32,
+     .kernel = 1,
+     .stride = 2},
+    {.name = "conv/cifar-1x1s2-32-direct",
+     .kind = Kind::kConv,
+     .cin = 16,
+     .cout = 32,
+     .size = 32,
+     .kernel = 1,
+     .stride = 2,
+     .disabled_passes = {"pack_conv_weights"}},
+    {.name = "conv/r50-3x3-56",
+     .kind = Kind::kConv,
+     .cin = 64,
+     .cout = 64,
+     .size = 56,
+     .kernel = 3,
+     .pad = 1},
+    {.name = "conv/r50-3x3-28",
+     .kind = Kind::kConv,
+     .cin = 128,
+     .cout = 128,
+     .size = 28,
+     .kernel = 3,
+     .pad = 1},
+    {.name = "conv/r50-3x3-28-direct",
+     .kind = Kind::kConv,
+     .cin = 128,
+     .cout = 128,
+     .size = 28,
+     .kernel = 3,
+     .pad = 1,
+     .disabled_passes = {"pack_conv_weights"}},
+    {.name = "conv/r50-3x3-14",
+     .kind = Kind::kConv,
+     .cin = 256,
+     .cout = 256,
+     .size = 14,
+     .kernel = 3,
+     .pad = 1},
+    {.name = "conv/r50-3x3-7",
+     .kind = Kind::kConv,
+     .cin = 512,
+     .cout = 512,
+     .size = 7,
+     .kernel = 3,
+     .pad = 1},
+    {.name = "conv/r50-1x1-56",
+     .kind = Kind::kConv,
+     .cin = 64,
+     .cout = 256,
+     .size = 56,
+     .kernel = 1},
+    {.name = "conv/r50-1x1s2-56",
+     .kind = Kind::kConv,
+     .cin = 256,
+     .cout = 512,
+     .size = 56,
+     .kernel = 1,
+     .stride = 2},
+    {.name = "conv/r50-7x7s2-224",
+     .kind = Kind::kConv,
+     .cin = 3,
+     .cout = 64,
+     .size = 224,
+     .kernel = 7,
+     .stride = 2,
      .pad = 3},
-    {.name = "dw/mbv2-3x3-56", .kind = Kind::kConv, .cin = 144, .cout = 144, .size = 56, .kernel = 3, .pad = 1,
+    {.name = "dw/mbv2-3x3-56",
+     .kind = Kind::kConv,
+     .cin = 144,
+     .cout = 144,
+     .size = 56,
+     .kernel = 3,
+     .pad = 1,
      .group = 144},
-    {.name = "dw/mbv2-3x3s2-112", .kind = Kind::kConv, .cin = 96, .cout = 96, .size = 112, .kernel = 3, .stride = 2,
-     .pad = 1, .group = 96},
-    {.name = "conv/mbv2-1x1-28", .kind = Kind::kConv, .cin = 32, .cout = 192, .size = 28, .kernel = 1},
+    {.name = "dw/mbv2-3x3s2-112",
+     .kind = Kind::kConv,
+     .cin = 96,
+     .cout = 96,
+     .size = 112,
+     .kernel = 3,
+     .stride = 2,
+     .pad = 1,
+     .group = 96},
+    {.name = "conv/mbv2-1x1-28",
+     .kind = Kind::kConv,
+     .cin = 32,
+     .cout = 192,
+     .size = 28,
+     .kernel = 1},
 };
 
 // The tasks of the tuner comparison: convs of the direct template (ResNet for CIFAR, the shape of
 // resnet_mini's; ResNet-50 with packing disabled) and of the packed template (the same ResNet-50
 // conv), and a BERT dense layer.
-const std::vector<std::string> kTunerKernels = {"conv/cifar-3x3-32", "conv/r50-3x3-28-direct", "conv/r50-3x3-28",
-                                                 "dense/bert"};
+const std::vector<std::string> kTunerKernels = {"conv/cifar-3x3-32", "conv/r50-3x3-28-direct",
+                                                "conv/r50-3x3-28", "dense/bert"};
 
 std::string shape_text(const KernelSpec& k) {
   switch (k.kind) {
@@ -93,13 +197,15 @@ std::string shape_text(const KernelSpec& k) {
     case Kind::kBatchMatMul:
       return fmt::format("[{},{},{}] x [{},{},{}]", k.batch, k.m, k.k, k.batch, k.k, k.n);
     case Kind::kConv:
-      return fmt::format("{}{}->{} {}x{} s{} p{} {}x{}", k.group > 1 ? "dw " : "", k.cin, k.cout, k.kernel, k.kernel,
-                         k.stride, k.pad, k.size, k.size);
+      return fmt::format("{}{}->{} {}x{} s{} p{} {}x{}", k.group > 1 ? "dw " : "", k.cin, k.cout,
+                         k.kernel, k.kernel, k.stride, k.pad, k.size, k.size);
   }
   return "";
 }
 
-int64_t conv_out_size(const KernelSpec& k) { return (k.size + 2 * k.pad - k.kernel) / k.stride + 1; }
+int64_t conv_out_size(const KernelSpec& k) {
+  return (k.size + 2 * k.pad - k.kernel) / k.stride + 1;
+}
 
 graph::TensorData random_tensor(const std::vector<int64_t>& shape, uint32_t seed) {
   graph::TensorData t(DataType::f32(), shape);
@@ -131,8 +237,9 @@ graph::Graph build_graph(const KernelSpec& k) {
       break;
     case Kind::kConv:
       node.op_type = "Conv";
-      node.inputs = {input("x", {1, k.cin, k.size, k.size}),
-                     g.add_constant("w", random_tensor({k.cout, k.cin / k.group, k.kernel, k.kernel}, 1))};
+      node.inputs = {
+          input("x", {1, k.cin, k.size, k.size}),
+          g.add_constant("w", random_tensor({k.cout, k.cin / k.group, k.kernel, k.kernel}, 1))};
       node.attrs = {{"kernel_shape", std::vector<int64_t>{k.kernel, k.kernel}},
                     {"strides", std::vector<int64_t>{k.stride, k.stride}},
                     {"pads", std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad}},
@@ -175,13 +282,15 @@ KernelTask plan_kernel(const KernelSpec& k) {
   opt.disabled_passes = k.disabled_passes;
   t.groups = passes::run_graph_pipeline(t.graph, opt).groups;
   std::vector<autotune::Task> tasks = autotune::extract_tasks(t.graph, t.groups);
-  if (tasks.size() != 1) throw Error(fmt::format("{}: expected one tunable task, found {}", k.name, tasks.size()));
+  if (tasks.size() != 1)
+    throw Error(fmt::format("{}: expected one tunable task, found {}", k.name, tasks.size()));
   t.task = tasks[0];
   return t;
 }
 
 // The CLI's measurement settings (tessel tune's defaults), so the numbers match a real tuning run.
-autotune::TuneOptions tune_options(const std::string& tuner, int trials, uint64_t seed, const std::string& records) {
+autotune::TuneOptions tune_options(const std::string& tuner, int trials, uint64_t seed,
+                                   const std::string& records) {
   autotune::TuneOptions opt;
   opt.tuner = tuner;
   opt.trials = trials;
@@ -193,7 +302,9 @@ autotune::TuneOptions tune_options(const std::string& tuner, int trials, uint64_
 
 autotune::TaskResult tune(const KernelTask& kt, const autotune::TuneOptions& opt,
                           const std::function<void(const autotune::TuneProgress&)>& on_progress) {
-  return autotune::tune_tasks(kt.graph, kt.groups, {kt.task}, Target::parse(kTarget), opt, on_progress).at(0);
+  return autotune::tune_tasks(kt.graph, kt.groups, {kt.task}, Target::parse(kTarget), opt,
+                              on_progress)
+      .at(0);
 }
 
 double gflops(double flops, double seconds) {
@@ -214,7 +325,8 @@ std::vector<float> random_floats(int64_t n) {
   return v;
 }
 
-// Caffe's im2col: cols[(c * kernel + i) * kernel + j][oy * out + ox] = padded x[c][oy*s + i][ox*s + j].
+// Caffe's im2col: cols[(c * kernel + i) * kernel + j][oy * out + ox] = padded x[c][oy*s + i][ox*s +
+// j].
 void im2col(const KernelSpec& k, const float* x, float* cols, int threads) {
   int64_t out = conv_out_size(k), rows = k.cin * k.kernel * k.kernel;
 #pragma omp parallel for num_threads(threads)
@@ -237,39 +349,47 @@ void im2col(const KernelSpec& k, const float* x, float* cols, int threads) {
 // does). Grouped convs run their groups in parallel, as Eigen threads only large products.
 std::function<void()> eigen_reference(const KernelSpec& k, int threads) {
   struct Buffers {
-    std::vector<float> a, b, c, cols;  // a x b = c; a conv's input, weight, output and im2col matrix
+    std::vector<float> a, b, c,
+        cols;  // a x b = c; a conv's input, weight, output and im2col matrix
   };
   auto buf = std::make_shared<Buffers>();
   switch (k.kind) {
     case Kind::kDense:
-      *buf = {random_floats(k.m * k.k), random_floats(k.n * k.k), std::vector<float>(k.m * k.n), {}};
+      *buf = {
+          random_floats(k.m * k.k), random_floats(k.n * k.k), std::vector<float>(k.m * k.n), {}};
       return [buf, k] {
         MapMat(buf->c.data(), k.m, k.n).noalias() =
             ConstMap(buf->a.data(), k.m, k.k) * ConstMap(buf->b.data(), k.n, k.k).transpose();
       };
     case Kind::kBatchMatMul:
-      *buf = {random_floats(k.batch * k.m * k.k), random_floats(k.batch * k.k * k.n),
-              std::vector<float>(k.batch * k.m * k.n), {}};
+      *buf = {random_floats(k.batch * k.m * k.k),
+              random_floats(k.batch * k.k * k.n),
+              std::vector<float>(k.batch * k.m * k.n),
+              {}};
       return [buf, k] {
         for (int64_t i = 0; i < k.batch; ++i) {
           MapMat(buf->c.data() + i * k.m * k.n, k.m, k.n).noalias() =
-              ConstMap(buf->a.data() + i * k.m * k.k, k.m, k.k) * ConstMap(buf->b.data() + i * k.k * k.n, k.k, k.n);
+              ConstMap(buf->a.data() + i * k.m * k.k, k.m, k.k) *
+              ConstMap(buf->b.data() + i * k.k * k.n, k.k, k.n);
         }
       };
     case Kind::kConv:
       break;
   }
-  int64_t pixels = conv_out_size(k) * conv_out_size(k), rows = k.cin / k.group * k.kernel * k.kernel;
+  int64_t pixels = conv_out_size(k) * conv_out_size(k),
+          rows = k.cin / k.group * k.kernel * k.kernel;
   int64_t cout_g = k.cout / k.group;
   bool direct = k.kernel == 1 && k.stride == 1 && k.pad == 0;
-  *buf = {random_floats(k.cin * k.size * k.size), random_floats(k.cout * rows), std::vector<float>(k.cout * pixels),
+  *buf = {random_floats(k.cin * k.size * k.size), random_floats(k.cout * rows),
+          std::vector<float>(k.cout * pixels),
           std::vector<float>(direct ? 0 : k.group * rows * pixels)};
   return [buf, k, pixels, rows, cout_g, direct, threads] {
     if (!direct) im2col(k, buf->a.data(), buf->cols.data(), threads);
     const float* cols = direct ? buf->a.data() : buf->cols.data();
     auto gemm = [&](int64_t g) {
       MapMat(buf->c.data() + g * cout_g * pixels, cout_g, pixels).noalias() =
-          ConstMap(buf->b.data() + g * cout_g * rows, cout_g, rows) * ConstMap(cols + g * rows * pixels, rows, pixels);
+          ConstMap(buf->b.data() + g * cout_g * rows, cout_g, rows) *
+          ConstMap(cols + g * rows * pixels, rows, pixels);
     };
     if (k.group == 1) return gemm(0);  // Eigen threads it
 #pragma omp parallel for num_threads(threads)
@@ -318,7 +438,8 @@ struct Table {
         if (markdown) {
           s += fmt::format(" {} |", cells[c]);
         } else {  // names left, numbers right
-          s += c == 0 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("  {:>{}}", cells[c], width[c]);
+          s += c == 0 ? fmt::format("{:<{}}", cells[c], width[c])
+                      : fmt::format("  {:>{}}", cells[c], width[c]);
         }
       }
       std::cout << s << "\n";
@@ -338,7 +459,8 @@ std::string num(double x, int digits = 1) {
   return x > 0 && std::isfinite(x) ? fmt::format("{:.{}f}", x, digits) : "-";
 }
 
-std::vector<const KernelSpec*> select(const std::vector<std::string>& names, const std::string& filter) {
+std::vector<const KernelSpec*> select(const std::vector<std::string>& names,
+                                      const std::string& filter) {
   std::vector<const KernelSpec*> out;
   for (const KernelSpec& k : kKernels) {
     bool listed = names.empty() || std::find(names.begin(), names.end(), k.name) != names.end();
@@ -350,8 +472,8 @@ std::vector<const KernelSpec*> select(const std::vector<std::string>& names, con
 
 void print_setup(int threads, const char* who) {
   Target t = Target::parse(kTarget);
-  std::cout << fmt::format("Tessel target {} -mcpu={} ({}-bit vectors); {} threads for {}\n\n", t.triple, t.cpu,
-                           t.vector_bits(), threads, who);
+  std::cout << fmt::format("Tessel target {} -mcpu={} ({}-bit vectors); {} threads for {}\n\n",
+                           t.triple, t.cpu, t.vector_bits(), threads, who);
 }
 
 // ---- modes ----
@@ -373,24 +495,26 @@ void run_kernels(const Args& a) {
   std::vector<autotune::TaskResult> results;
   for (const KernelSpec* k : kernels) {
     KernelTask kt = plan_kernel(*k);
-    std::cerr << fmt::format("tuning {} ({}), {} trials with {}\n", k->name, kt.task.workload, a.trials, a.tuner);
+    std::cerr << fmt::format("tuning {} ({}), {} trials with {}\n", k->name, kt.task.workload,
+                             a.trials, a.tuner);
     results.push_back(tune(kt, tune_options(a.tuner, a.trials, 0, records), {}));
     const autotune::TaskResult& r = results.back();
-    std::cerr << fmt::format("  {} trials, {} errors, stopped by {}; best {}\n", r.trials, r.errors, r.stop_reason,
-                             r.best_config);
+    std::cerr << fmt::format("  {} trials, {} errors, stopped by {}; best {}\n", r.trials, r.errors,
+                             r.stop_reason, r.best_config);
   }
   Eigen::setNbThreads(threads);
-  Table table{{"kernel", "shape", "MFLOP", "fallback GFLOP/s", "tuned GFLOP/s", "tuned/fallback", "Eigen GFLOP/s",
-               "tuned/Eigen", "trials"},
+  Table table{{"kernel", "shape", "MFLOP", "fallback GFLOP/s", "tuned GFLOP/s", "tuned/fallback",
+               "Eigen GFLOP/s", "tuned/Eigen", "trials"},
               {}};
   for (size_t i = 0; i < kernels.size(); ++i) {
     const autotune::TaskResult& r = results[i];
     double flops = r.task.flops;
     double fallback = gflops(flops, r.fallback_cost_s), tuned = gflops(flops, r.best_cost_s);
     double eigen = gflops(flops, time_median_s(eigen_reference(*kernels[i], threads)));
-    table.rows.push_back({kernels[i]->name, shape_text(*kernels[i]), num(flops / 1e6), num(fallback), num(tuned),
-                          num(tuned / fallback, 2), num(eigen), num(tuned / eigen, 2),
-                          r.errors ? fmt::format("{} ({} failed)", r.trials, r.errors) : std::to_string(r.trials)});
+    table.rows.push_back(
+        {kernels[i]->name, shape_text(*kernels[i]), num(flops / 1e6), num(fallback), num(tuned),
+         num(tuned / fallback, 2), num(eigen), num(tuned / eigen, 2),
+         r.errors ? fmt::format("{} ({} failed)", r.trials, r.errors) : std::to_string(r.trials)});
   }
   print_setup(threads, "Tessel and Eigen");
   table.print(a.markdown);
@@ -398,7 +522,8 @@ void run_kernels(const Args& a) {
 }
 
 // Best-so-far GFLOP/s after each trial (index 0: none yet) of one tuning run.
-std::vector<double> best_curve(const KernelTask& kt, const std::string& tuner, int trials, uint64_t seed) {
+std::vector<double> best_curve(const KernelTask& kt, const std::string& tuner, int trials,
+                               uint64_t seed) {
   TempRecords records;
   std::vector<double> curve(static_cast<size_t>(trials) + 1, 0);
   auto record = [&](const autotune::TuneProgress& p) {
@@ -407,8 +532,9 @@ std::vector<double> best_curve(const KernelTask& kt, const std::string& tuner, i
   autotune::TaskResult r = tune(kt, tune_options(tuner, trials, seed, records.path()), record);
   // A space smaller than the trial budget ends early: the best stays what it was.
   for (size_t t = 1; t < curve.size(); ++t) curve[t] = std::max(curve[t], curve[t - 1]);
-  std::cerr << fmt::format("  {} seed {}: best {:.1f} GFLOP/s after {} trials ({} failed, stopped by {})\n", tuner,
-                           seed, curve.back(), r.trials, r.errors, r.stop_reason);
+  std::cerr << fmt::format(
+      "  {} seed {}: best {:.1f} GFLOP/s after {} trials ({} failed, stopped by {})\n", tuner, seed,
+      curve.back(), r.trials, r.errors, r.stop_reason);
   return curve;
 }
 
@@ -416,7 +542,8 @@ void run_tuners(const Args& a) {
   print_setup(runtime::num_threads(), "Tessel");
   for (const KernelSpec* k : select(kTunerKernels, a.filter)) {
     KernelTask kt = plan_kernel(*k);
-    std::cerr << fmt::format("{} ({}): {} trials x {} seeds per tuner\n", k->name, kt.task.workload, a.trials, a.seeds);
+    std::cerr << fmt::format("{} ({}): {} trials x {} seeds per tuner\n", k->name, kt.task.workload,
+                             a.trials, a.seeds);
     std::vector<std::vector<std::vector<double>>> curves;  // tuner -> seed -> curve
     double best_any = 0;
     for (const std::string& tuner : a.tuners) {
@@ -426,8 +553,8 @@ void run_tuners(const Args& a) {
         best_any = std::max(best_any, curves.back().back().back());
       }
     }
-    std::cout << fmt::format("{} {}: best-so-far GFLOP/s by trial, mean of {} seeds\n\n", k->name, shape_text(*k),
-                             a.seeds);
+    std::cout << fmt::format("{} {}: best-so-far GFLOP/s by trial, mean of {} seeds\n\n", k->name,
+                             shape_text(*k), a.seeds);
     Table curve{{"trials"}, {}};
     curve.header.insert(curve.header.end(), a.tuners.begin(), a.tuners.end());
     for (int t = 1; t <= a.trials; ++t) {
@@ -443,9 +570,10 @@ void run_tuners(const Args& a) {
     curve.print(a.markdown);
 
     // How soon each tuner gets within 5% of the best config any run found.
-    std::cout << fmt::format("\n{}: final best GFLOP/s over {} seeds, and trials to reach 95% of the best of all runs "
-                             "({:.1f} GFLOP/s)\n\n",
-                             k->name, a.seeds, best_any);
+    std::cout << fmt::format(
+        "\n{}: final best GFLOP/s over {} seeds, and trials to reach 95% of the best of all runs "
+        "({:.1f} GFLOP/s)\n\n",
+        k->name, a.seeds, best_any);
     Table final{{"tuner", "mean", "min", "max", "trials to 95%", "runs reaching 95%"}, {}};
     for (size_t i = 0; i < a.tuners.size(); ++i) {
       std::vector<double> finals;
@@ -456,10 +584,12 @@ void run_tuners(const Args& a) {
         if (it != c.end()) reach.push_back(static_cast<int>(it - c.begin()));
       }
       double mean = std::accumulate(finals.begin(), finals.end(), 0.0) / a.seeds;
-      double reach_mean = reach.empty() ? 0 : std::accumulate(reach.begin(), reach.end(), 0.0) / reach.size();
-      final.rows.push_back({a.tuners[i], num(mean), num(*std::min_element(finals.begin(), finals.end())),
-                            num(*std::max_element(finals.begin(), finals.end())), num(reach_mean, 0),
-                            fmt::format("{}/{}", reach.size(), a.seeds)});
+      double reach_mean =
+          reach.empty() ? 0 : std::accumulate(reach.begin(), reach.end(), 0.0) / reach.size();
+      final.rows.push_back({a.tuners[i], num(mean),
+                            num(*std::min_element(finals.begin(), finals.end())),
+                            num(*std::max_element(finals.begin(), finals.end())),
+                            num(reach_mean, 0), fmt::format("{}/{}", reach.size(), a.seeds)});
     }
     final.print(a.markdown);
     std::cout << "\n";
@@ -472,27 +602,37 @@ void run_tuners(const Args& a) {
 
 int main(int argc, char** argv) {
   using namespace tessel::bench;
-  CLI::App app{"Template tuning benchmarks: single-op kernels against Eigen, and tuners at equal trials"};
+  CLI::App app{
+      "Template tuning benchmarks: single-op kernels against Eigen, and tuners at equal trials"};
   app.require_subcommand(1);
   Args a;
   auto common = [&](CLI::App* cmd) {
     cmd->add_option("--trials", a.trials, "measured configs per task, the fallback included")
-        ->check(CLI::PositiveNumber)->capture_default_str();
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     cmd->add_option("--filter", a.filter, "only kernels whose name contains this");
     cmd->add_flag("--markdown", a.markdown, "print markdown tables");
   };
-  CLI::App* kernels = app.add_subcommand("kernels", "Tune single-op kernels; fallback and tuned GFLOP/s vs Eigen");
+  CLI::App* kernels =
+      app.add_subcommand("kernels", "Tune single-op kernels; fallback and tuned GFLOP/s vs Eigen");
   common(kernels);
   kernels->add_option("--tuner", a.tuner, "the search strategy")
-      ->check(CLI::IsMember(tessel::autotune::tuner_names()))->capture_default_str();
-  kernels->add_option("--records", a.records, "append the tuning records here (default: a temp file, removed)");
-  CLI::App* tuners = app.add_subcommand("tuners", "Best-so-far GFLOP/s by trial for each tuner, averaged over seeds");
+      ->check(CLI::IsMember(tessel::autotune::tuner_names()))
+      ->capture_default_str();
+  kernels->add_option("--records", a.records,
+                      "append the tuning records here (default: a temp file, removed)");
+  CLI::App* tuners = app.add_subcommand(
+      "tuners", "Best-so-far GFLOP/s by trial for each tuner, averaged over seeds");
   common(tuners);
-  tuners->add_option("--seeds", a.seeds, "tuning runs per tuner (seeds 0..K-1)")->check(CLI::PositiveNumber)
+  tuners->add_option("--seeds", a.seeds, "tuning runs per tuner (seeds 0..K-1)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   tuners->add_option("--tuners", a.tuners, "the tuners to compare")
-      ->delimiter(',')->check(CLI::IsMember(tessel::autotune::tuner_names()))->capture_default_str();
-  tuners->add_option("--every", a.every, "print a checkpoint every this many trials")->check(CLI::PositiveNumber)
+      ->delimiter(',')
+      ->check(CLI::IsMember(tessel::autotune::tuner_names()))
+      ->capture_default_str();
+  tuners->add_option("--every", a.every, "print a checkpoint every this many trials")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   try {
     app.parse(argc, argv);

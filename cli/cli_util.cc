@@ -36,7 +36,8 @@ std::string trim(const std::string& s) {
 
 // 1000000 rather than 1e+06 in a range.
 std::string format_bound(double v) {
-  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{}", static_cast<int64_t>(v)) : fmt::format("{}", v);
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{}", static_cast<int64_t>(v))
+                                                   : fmt::format("{}", v);
 }
 
 // The largest dim, and element count, of an input: kernels index tensors with 32-bit integers
@@ -54,17 +55,19 @@ CLI::Validator number_in(double lo, double hi) {
         if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
           return fmt::format("'{}' is not a finite decimal number", text);
         }
-        if (v < lo || v > hi) return fmt::format("{} is out of range: expected a number in {}", text, range);
+        if (v < lo || v > hi)
+          return fmt::format("{} is out of range: expected a number in {}", text, range);
         return "";
       },
       "in " + range);
 }
 
 void refuse_empty_values(CLI::App& cmd) {
-  CLI::Validator non_empty([](std::string& text) { return text.empty() ? std::string("the value is empty") : ""; },
-                           "");
+  CLI::Validator non_empty(
+      [](std::string& text) { return text.empty() ? std::string("the value is empty") : ""; }, "");
   for (CLI::Option* opt : cmd.get_options()) {
-    if (opt->get_type_size_max() > 0) opt->check(non_empty);  // flags (--resume, --help) take no value
+    if (opt->get_type_size_max() > 0)
+      opt->check(non_empty);  // flags (--resume, --help) take no value
   }
 }
 
@@ -94,7 +97,9 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
   std::map<std::string, std::vector<int64_t>> shapes;
   for (const std::string& e : entries) {
     auto bad = [&](const std::string& why) {
-      return Error(fmt::format("--input-shapes: '{}' {}; expected NAME:[D1,D2,...] as in \"data:[1,3,224,224]\"", e, why));
+      return Error(fmt::format(
+          "--input-shapes: '{}' {}; expected NAME:[D1,D2,...] as in \"data:[1,3,224,224]\"", e,
+          why));
     };
     size_t open = e.find('[');
     if (open == std::string::npos || e.back() != ']') throw bad("has no [dims]");
@@ -109,16 +114,21 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
       int64_t v = -1;
       auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), v);
       bool whole = end == dim.data() + dim.size() && !dim.empty();
-      if (whole && dim[0] != '-' && (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxElements))) {
-        throw Error(fmt::format("--input-shapes: input '{}' dim {} is {}, more than {} (kernels index tensors with "
-                                "32-bit integers)", name, dims.size(), dim, kMaxElements));
+      if (whole && dim[0] != '-' &&
+          (ec == std::errc::result_out_of_range || (ec == std::errc() && v > kMaxElements))) {
+        throw Error(fmt::format(
+            "--input-shapes: input '{}' dim {} is {}, more than {} (kernels index tensors with "
+            "32-bit integers)",
+            name, dims.size(), dim, kMaxElements));
       }
       if (ec != std::errc() || !whole || v < 0) throw bad(fmt::format("has a bad dim '{}'", dim));
       dims.push_back(v);
       elements *= v;  // both at most kMaxElements: no overflow
       if (elements > kMaxElements) {
-        throw Error(fmt::format("--input-shapes: input '{}' has more than {} elements at dim {} (kernels index "
-                                "tensors with 32-bit integers)", name, kMaxElements, dims.size() - 1));
+        throw Error(fmt::format(
+            "--input-shapes: input '{}' has more than {} elements at dim {} (kernels index "
+            "tensors with 32-bit integers)",
+            name, kMaxElements, dims.size() - 1));
       }
     }
     if (!shapes.emplace(name, dims).second) throw bad("repeats an input name");
@@ -132,7 +142,8 @@ std::vector<std::string> parse_dump_ir(const std::string& text) {
   std::vector<std::string> stages = split_list(text, "--dump-ir");
   for (const std::string& stage : stages) {
     if (std::find(dump_stages().begin(), dump_stages().end(), stage) == dump_stages().end()) {
-      throw Error(fmt::format("--dump-ir: unknown stage '{}' (known: {}, or all)", stage, fmt::join(dump_stages(), ", ")));
+      throw Error(fmt::format("--dump-ir: unknown stage '{}' (known: {}, or all)", stage,
+                              fmt::join(dump_stages(), ", ")));
     }
   }
   return stages;
@@ -150,9 +161,10 @@ std::string time_summary(std::vector<double> ms) {
   double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
   double var = 0;
   for (double x : ms) var += (x - mean) * (x - mean);
-  double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-  return fmt::format("{:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}", mean, median, ms.front(), ms.back(),
-                     std::sqrt(var / static_cast<double>(ms.size())));
+  double median =
+      ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  return fmt::format("{:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f}", mean, median, ms.front(),
+                     ms.back(), std::sqrt(var / static_cast<double>(ms.size())));
 }
 
 }  // namespace tessel::cli

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -27,8 +26,8 @@ void refuse_empty_values(CLI::App& cmd);
 // "a,b,c" → {a, b, c}; Error naming `flag` for an empty item ("a,,b", a trailing comma).
 std::vector<std::string> split_list(const std::string& text, const std::string& flag);
 
-// "data:[1,3,224,224] mask:[1,128]" → {data: [1,3,224,224], mask: [1,128]}. Entries are separated by
-// spaces or commas outside brackets; the name is everything before the last ':' ahead of '['.
+// "data:[1,3,224,224] mask:[1,128]" → {data: [1,3,224,224], mask: [1,128]}. Entries are separated
+// by spaces or commas outside brackets; the name is everything before the last ':' ahead of '['.
 // Error naming the flag and the entry when malformed, and the input and the dim for a dim or a
 // size past 2^31 - 1 (kernels index tensors with 32-bit integers).
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string& text);

@@ -1,9 +1,9 @@
 // tessel compile MODEL.onnx -o model.tar [--target T] [--input-shapes S] [-O N] [--disabled-pass P]
 //                [--tuning-records FILE]
 //                [--dump-ir STAGES --dump-dir DIR]
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -48,16 +48,19 @@ void run_compile(const CompileArgs& a) {
   m.export_package(a.output);
   double total = 0;
   for (const auto& t : m.timings()) total += t.ms;
-  std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.1f} s\n{}\n", a.output, m.plan().kernels.size(),
-                           m.target().triple, m.target().cpu, total / 1000, m.memory_plan().summary());
+  std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.1f} s\n{}\n", a.output,
+                           m.plan().kernels.size(), m.target().triple, m.target().cpu, total / 1000,
+                           m.memory_plan().summary());
   if (a.tuning_records.empty()) return;
   for (const std::string& w : m.tuning().warnings) std::cerr << "warning: " << w << "\n";
   const TuningSummary& t = m.tuning();
-  std::cout << fmt::format("tuning records: {} of {} tunable kernels tuned ({} of them keep the fallback config, which "
-                           "no measured config beat), {} without records use the fallback schedule",
-                           t.tuned, t.tuned + t.untuned, t.kept_fallback, t.untuned);
+  std::cout << fmt::format(
+      "tuning records: {} of {} tunable kernels tuned ({} of them keep the fallback config, which "
+      "no measured config beat), {} without records use the fallback schedule",
+      t.tuned, t.tuned + t.untuned, t.kept_fallback, t.untuned);
   if (t.layouts_from_records > 0) {
-    std::cout << fmt::format("; {} convs laid out (direct or packed) by records of both forms", t.layouts_from_records);
+    std::cout << fmt::format("; {} convs laid out (direct or packed) by records of both forms",
+                             t.layouts_from_records);
   }
   std::cout << "\n";
 }
@@ -66,8 +69,11 @@ void run_compile(const CompileArgs& a) {
 
 void add_compile_command(CLI::App& app) {
   auto args = std::make_shared<CompileArgs>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile an ONNX model into a package (mod.so, mod.json, mod.params)");
-  cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
+  CLI::App* cmd = app.add_subcommand(
+      "compile", "Compile an ONNX model into a package (mod.so, mod.json, mod.params)");
+  cmd->add_option("model", args->model, "the ONNX model file")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output, "the package to write (a .tar)")->required();
   add_model_flags(*cmd, args->flags);
   cmd->add_option("--tuning-records", args->tuning_records,

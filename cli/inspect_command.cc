@@ -1,8 +1,8 @@
 // tessel inspect MODEL.onnx [--input-shapes S]: inputs and outputs, op histogram, unsupported ops,
 // the fusion groups after the graph pipeline and the memory plan, without compiling kernels.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -22,9 +22,11 @@ struct InspectArgs {
   std::string model, input_shapes;
 };
 
-void print_values(const graph::Graph& g, const std::vector<graph::ValueId>& values, const char* what) {
+void print_values(const graph::Graph& g, const std::vector<graph::ValueId>& values,
+                  const char* what) {
   std::cout << what << ":\n";
-  for (graph::ValueId v : values) std::cout << fmt::format("  {:<24} {}\n", g.value(v).name, g.value(v).type.str());
+  for (graph::ValueId v : values)
+    std::cout << fmt::format("  {:<24} {}\n", g.value(v).name, g.value(v).type.str());
 }
 
 void run_inspect(const InspectArgs& a) {
@@ -35,7 +37,8 @@ void run_inspect(const InspectArgs& a) {
   everything.op_supported = [](const std::string&, int) { return true; };
   graph::Graph g = frontend::import_onnx(a.model, unsupported.empty() ? opt : everything);
 
-  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, g.opset, g.nodes.size());
+  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, g.opset,
+                           g.nodes.size());
   print_values(g, g.inputs, "inputs");
   print_values(g, g.outputs, "outputs");
   std::map<std::string, int> histogram;
@@ -49,7 +52,8 @@ void run_inspect(const InspectArgs& a) {
   std::cout << "unsupported ops: none\n";
   frontend::require_static_inputs(g);
   passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
-  std::cout << fmt::format("fusion groups ({}):\n{}", result.groups.size(), passes::to_string(g, result.groups));
+  std::cout << fmt::format("fusion groups ({}):\n{}", result.groups.size(),
+                           passes::to_string(g, result.groups));
   std::vector<passes::KernelIO> kernels;
   for (const auto& group : result.groups) {
     if (!passes::computes_nothing(g, group)) kernels.push_back({group.inputs, group.outputs});
@@ -61,9 +65,13 @@ void run_inspect(const InspectArgs& a) {
 
 void add_inspect_command(CLI::App& app) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Describe an ONNX model: I/O, ops, fusion groups, memory plan");
-  cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--input-shapes", args->input_shapes, "input shapes, e.g. \"data:[1,3,224,224]\"");
+  CLI::App* cmd =
+      app.add_subcommand("inspect", "Describe an ONNX model: I/O, ops, fusion groups, memory plan");
+  cmd->add_option("model", args->model, "the ONNX model file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--input-shapes", args->input_shapes,
+                  "input shapes, e.g. \"data:[1,3,224,224]\"");
   cmd->callback([args] { run_inspect(*args); });
 }
 

@@ -1,6 +1,6 @@
-// tessel: compile ONNX models into packages, run packages, inspect and tune models. `tessel --help`.
+// tessel: compile ONNX models into packages, run packages, inspect and tune models. `tessel
+// --help`.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   tessel::cli::add_run_command(app);
   tessel::cli::add_inspect_command(app);
   tessel::cli::add_tune_command(app);
-  for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; })) tessel::cli::refuse_empty_values(*cmd);
+  for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; }))
+    tessel::cli::refuse_empty_values(*cmd);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,11 +1,14 @@
-// tessel tune MODEL.onnx --output records.json [--target T] [--input-shapes S] [--trials N] [--timeout S]
-//             [--tuner xgb|ga|random|grid] [--early-stopping N] [--number N --repeat N --min-repeat-ms MS]
-//             [--tuning-records prior.json] [--resume] [--tasks all|list|0,2,5-7] [--time-budget MIN]
+// tessel tune MODEL.onnx --output records.json [--target T] [--input-shapes S] [--trials N]
+// [--timeout S]
+//             [--tuner xgb|ga|random|grid] [--early-stopping N] [--number N --repeat N
+//             --min-repeat-ms MS]
+//             [--tuning-records prior.json] [--resume] [--tasks all|list|0,2,5-7] [--time-budget
+//             MIN]
 //             [--conv-layouts both|rule] [--model-check-rounds N]
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -51,13 +54,17 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
       size_t used = 0;
       size_t lo = std::stoul(item, &used), hi = lo;
       if (dash != std::string::npos) hi = std::stoul(item.substr(dash + 1), &used);
-      if (used == 0 || (dash == std::string::npos && used != item.size())) throw std::invalid_argument(item);
+      if (used == 0 || (dash == std::string::npos && used != item.size()))
+        throw std::invalid_argument(item);
       if (lo > hi || hi >= num_tasks) {
-        throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item, num_tasks - 1));
+        throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item,
+                                num_tasks - 1));
       }
       for (size_t i = lo; i <= hi; ++i) chosen.insert(i);
     } catch (const std::logic_error&) {
-      throw Error(fmt::format("--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)", item));
+      throw Error(fmt::format(
+          "--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)",
+          item));
     }
   }
   if (chosen.empty()) throw Error("--tasks: no task given (expected all, list or e.g. 0,2,5-7)");
@@ -77,12 +84,13 @@ std::vector<int> layout_partners(const std::vector<autotune::Task>& tasks) {
 }
 
 void print_tasks(const std::vector<autotune::Task>& tasks) {
-  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight", "MFLOP", "layout of",
-                           "workload");
+  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight",
+                           "MFLOP", "layout of", "workload");
   std::vector<int> partner = layout_partners(tasks);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op, tasks[i].weight,
-                             tasks[i].flops / 1e6, partner[i] < 0 ? "" : fmt::format("task {}", partner[i]),
+    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op,
+                             tasks[i].weight, tasks[i].flops / 1e6,
+                             partner[i] < 0 ? "" : fmt::format("task {}", partner[i]),
                              tasks[i].workload);
   }
 }
@@ -95,15 +103,17 @@ std::vector<autotune::TuningRecord> load_with_warnings(const std::string& path) 
 }
 
 void print_summary(const std::vector<autotune::TaskResult>& results) {
-  std::cout << fmt::format("\n{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12} {:>12} {:>8} {:>9}  {}\n", "task", "op", "weight",
-                           "trials", "errors", "untuned (ms)", "tuned (ms)", "speed-up", "GFLOP/s", "stopped by");
+  std::cout << fmt::format("\n{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12} {:>12} {:>8} {:>9}  {}\n",
+                           "task", "op", "weight", "trials", "errors", "untuned (ms)", "tuned (ms)",
+                           "speed-up", "GFLOP/s", "stopped by");
   for (size_t i = 0; i < results.size(); ++i) {
     const autotune::TaskResult& r = results[i];
     double speedup = r.fallback_cost_s / r.best_cost_s;
-    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12.4f} {:>12.4f} {:>7.2f}x {:>9.1f}  {}\n", i, r.task.op,
-                             r.task.weight, r.trials + r.resumed, r.errors, r.fallback_cost_s * 1e3,
-                             r.best_cost_s * 1e3, std::isfinite(speedup) ? speedup : 0.0,
-                             r.task.flops / r.best_cost_s / 1e9, r.stop_reason);
+    std::cout << fmt::format(
+        "{:>4}  {:<9} {:>6} {:>7} {:>6}  {:>12.4f} {:>12.4f} {:>7.2f}x {:>9.1f}  {}\n", i,
+        r.task.op, r.task.weight, r.trials + r.resumed, r.errors, r.fallback_cost_s * 1e3,
+        r.best_cost_s * 1e3, std::isfinite(speedup) ? speedup : 0.0,
+        r.task.flops / r.best_cost_s / 1e9, r.stop_reason);
   }
   // A conv measured in both layouts counts once: untuned in the rule's layout, tuned in the one
   // compile takes (the other only when it clearly beats the rule's and the model check pinned
@@ -121,9 +131,11 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
     const autotune::TaskResult& p = results[static_cast<size_t>(partner[i])];
     bool other = !r.pinned && !p.pinned && autotune::beats_default(r.best_cost_s, p.best_cost_s);
     if (other) tuned[static_cast<size_t>(partner[i])] = r.best_cost_s;
-    std::cout << fmt::format("task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} (task {})\n",
-                             i, partner[i], r.best_cost_s * 1e3, p.best_cost_s * 1e3, other ? r.task.op : p.task.op,
-                             other ? static_cast<int>(i) : partner[i]);
+    std::cout << fmt::format(
+        "task {} is task {} in the other layout: {:.4f} ms against {:.4f} ms, compile takes {} "
+        "(task {})\n",
+        i, partner[i], r.best_cost_s * 1e3, p.best_cost_s * 1e3, other ? r.task.op : p.task.op,
+        other ? static_cast<int>(i) : partner[i]);
   }
   double untuned_total = 0, tuned_total = 0;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -131,13 +143,15 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
     untuned_total += results[i].task.weight * results[i].fallback_cost_s;
     tuned_total += results[i].task.weight * tuned[i];
   }
-  std::cout << fmt::format("tuned kernels alone, weighted by occurrence: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x; "
-                           "each kernel measured in isolation, where a slow phase of the machine can favour either "
-                           "side: the model check times them in the model)\n",
-                           untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
+  std::cout << fmt::format(
+      "tuned kernels alone, weighted by occurrence: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x; "
+      "each kernel measured in isolation, where a slow phase of the machine can favour either "
+      "side: the model check times them in the model)\n",
+      untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
 }
 
-// A workload's verdict, on its rounds of every pass so far; `pin`: a veto gives it the untuned kernel.
+// A workload's verdict, on its rounds of every pass so far; `pin`: a veto gives it the untuned
+// kernel.
 std::string verdict(const WorkloadCheck& w, bool pin) {
   if (w.tuned_faster()) return "kept";
   return pin ? "untuned" : "vetoed";
@@ -146,23 +160,27 @@ std::string verdict(const WorkloadCheck& w, bool pin) {
 // `pooled`: each workload's speed-up over the rounds of every pass so far, which the verdict uses.
 void print_model_check(const ModelCheck& c, int pass, const std::vector<WorkloadCheck>& pooled,
                        const std::set<std::string>& pin) {
-  std::cout << fmt::format("\nmodel check{}: the build with these records against the untuned one, {} alternating "
-                           "rounds of {} runs each; outputs agree (largest difference {:.3g})\n",
-                           pass > 1 ? fmt::format(" (pass {})", pass) : "", c.rounds, c.runs_per_round,
-                           c.max_output_diff);
+  std::cout << fmt::format(
+      "\nmodel check{}: the build with these records against the untuned one, {} alternating "
+      "rounds of {} runs each; outputs agree (largest difference {:.3g})\n",
+      pass > 1 ? fmt::format(" (pass {})", pass) : "", c.rounds, c.runs_per_round,
+      c.max_output_diff);
   if (!c.workloads.empty()) {
-    std::cout << fmt::format("{:>12} {:>12} {:>8} {:>8} {:>6}  {:<8}  {}\n", "untuned (ms)", "tuned (ms)", "speed-up",
-                             "pooled", "rounds", "verdict", "kernels (a workload's config applies to each)");
+    std::cout << fmt::format("{:>12} {:>12} {:>8} {:>8} {:>6}  {:<8}  {}\n", "untuned (ms)",
+                             "tuned (ms)", "speed-up", "pooled", "rounds", "verdict",
+                             "kernels (a workload's config applies to each)");
   }
   for (size_t i = 0; i < c.workloads.size(); ++i) {
     const WorkloadCheck& w = c.workloads[i];
-    std::cout << fmt::format("{:>12.4f} {:>12.4f} {:>7.2f}x {:>7.2f}x {:>6}  {:<8}  {}\n", w.untuned_ms, w.tuned_ms,
-                             w.speedup, pooled[i].speedup, pooled[i].round_speedups.size(),
-                             verdict(pooled[i], pin.count(w.untuned_workload) != 0), fmt::join(w.tuned_kernels, ", "));
+    std::cout << fmt::format(
+        "{:>12.4f} {:>12.4f} {:>7.2f}x {:>7.2f}x {:>6}  {:<8}  {}\n", w.untuned_ms, w.tuned_ms,
+        w.speedup, pooled[i].speedup, pooled[i].round_speedups.size(),
+        verdict(pooled[i], pin.count(w.untuned_workload) != 0), fmt::join(w.tuned_kernels, ", "));
   }
-  std::cout << fmt::format("end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
-                           "ratios)\n",
-                           c.untuned_ms, c.tuned_ms, c.speedup);
+  std::cout << fmt::format(
+      "end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
+      "ratios)\n",
+      c.untuned_ms, c.tuned_ms, c.speedup);
 }
 
 // Times the model built with the new records against the untuned build. A config is kept when
@@ -181,18 +199,20 @@ void check_model(const TuneArgs& a, CompileOptions copt) {
     std::set<std::string> pin = passes.judge(pooled);
     print_model_check(c, passes.pass(), pooled.workloads, pin);
     int judged = veto_slower_workloads(pooled, a.output, pin);
-    int pinned = static_cast<int>(std::count_if(pooled.workloads.begin(), pooled.workloads.end(),
-                                                [&](const WorkloadCheck& w) {
-                                                  return !w.tuned_faster() && pin.count(w.untuned_workload);
-                                                }));
+    int pinned = static_cast<int>(std::count_if(
+        pooled.workloads.begin(), pooled.workloads.end(), [&](const WorkloadCheck& w) {
+          return !w.tuned_faster() && pin.count(w.untuned_workload);
+        }));
     if (pinned > 0) {
-      std::cout << fmt::format("{} workload(s) get the untuned kernel back (fallback_in_model records appended to {})\n",
-                               pinned, a.output);
+      std::cout << fmt::format(
+          "{} workload(s) get the untuned kernel back (fallback_in_model records appended to {})\n",
+          pinned, a.output);
     }
     if (judged == pinned) return;
-    std::cout << fmt::format("vetoed {} config(s) not {:.0f}% faster in the model (appended to {}): compile takes "
-                             "each workload's next best; checking again\n",
-                             judged - pinned, kMinGainInModel * 100, a.output);
+    std::cout << fmt::format(
+        "vetoed {} config(s) not {:.0f}% faster in the model (appended to {}): compile takes "
+        "each workload's next best; checking again\n",
+        judged - pinned, kMinGainInModel * 100, a.output);
   }
 }
 
@@ -230,7 +250,8 @@ void run_tune(const TuneArgs& a) {
   opt.records_path = a.output;
   if (std::filesystem::exists(a.output)) {
     if (!a.resume) {
-      throw Error(fmt::format("-o {} exists: pass --resume to continue that run, or choose another file", a.output));
+      throw Error(fmt::format(
+          "-o {} exists: pass --resume to continue that run, or choose another file", a.output));
     }
     opt.resume = load_with_warnings(a.output);
     std::cerr << fmt::format("resuming: {} records in {}\n", opt.resume.size(), a.output);
@@ -240,24 +261,28 @@ void run_tune(const TuneArgs& a) {
   bool live = interactive();
   auto progress = [&](const autotune::TuneProgress& p) {
     if (!live && !p.finished) return;
-    std::cerr << fmt::format("{}[Task {:>2}/{:>2}] Current/Best: {:>7.2f}/{:>7.2f} GFLOPS | Progress: ({}/{}) | {:.1f} s",
-                             live ? "\r" : "", p.task + 1, p.num_tasks, p.current_gflops, p.best_gflops,
-                             p.trials_done, p.trials_total, p.elapsed_s)
+    std::cerr << fmt::format(
+                     "{}[Task {:>2}/{:>2}] Current/Best: {:>7.2f}/{:>7.2f} GFLOPS | Progress: "
+                     "({}/{}) | {:.1f} s",
+                     live ? "\r" : "", p.task + 1, p.num_tasks, p.current_gflops, p.best_gflops,
+                     p.trials_done, p.trials_total, p.elapsed_s)
               << (p.finished ? " Done.\n" : "") << std::flush;
   };
-  std::cerr << fmt::format("tuning {} tasks of {} for {} -mcpu={} with the {} tuner, {} trials each{}\n", tasks.size(),
-                           a.model, target.triple, target.cpu, a.tuner, a.trials,
-                           a.time_budget_min > 0 ? fmt::format(", {} min in all", a.time_budget_min) : "");
-  std::vector<autotune::TaskResult> results =
-      autotune::tune_tasks({{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
+  std::cerr << fmt::format(
+      "tuning {} tasks of {} for {} -mcpu={} with the {} tuner, {} trials each{}\n", tasks.size(),
+      a.model, target.triple, target.cpu, a.tuner, a.trials,
+      a.time_budget_min > 0 ? fmt::format(", {} min in all", a.time_budget_min) : "");
+  std::vector<autotune::TaskResult> results = autotune::tune_tasks(
+      {{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
   print_summary(results);
   std::cout << fmt::format("records: {}\n", a.output);  // before the check, which can fail
   if (a.model_check_rounds <= 0) return;
   try {
     check_model(a, copt);
   } catch (const Error& e) {
-    throw Error(fmt::format("model check: {} (the records are complete; --model-check-rounds 0 skips the check)",
-                            e.what()));
+    throw Error(fmt::format(
+        "model check: {} (the records are complete; --model-check-rounds 0 skips the check)",
+        e.what()));
   }
 }
 
@@ -265,45 +290,67 @@ void run_tune(const TuneArgs& a) {
 
 void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
-  CLI::App* cmd = app.add_subcommand("tune", "Tune the model's kernels and append tuning records to a file");
-  cmd->add_option("model", args->model, "the ONNX model file")->required()->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", args->output, "the records file to write (JSON lines, appended as tuning goes)")
+  CLI::App* cmd =
+      app.add_subcommand("tune", "Tune the model's kernels and append tuning records to a file");
+  cmd->add_option("model", args->model, "the ONNX model file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", args->output,
+                  "the records file to write (JSON lines, appended as tuning goes)")
       ->required();
   add_model_flags(*cmd, args->flags);
-  cmd->add_option("--trials", args->trials, "measured configs per task")->check(number_in(1, kMaxCount))
+  cmd->add_option("--trials", args->trials, "measured configs per task")
+      ->check(number_in(1, kMaxCount))
       ->capture_default_str();
   cmd->add_option("--tuner", args->tuner, "the search strategy")
-      ->check(CLI::IsMember(autotune::tuner_names()))->capture_default_str();
+      ->check(CLI::IsMember(autotune::tuner_names()))
+      ->capture_default_str();
   cmd->add_option("--early-stopping", args->early_stopping,
                   "end a task after this many trials without improvement (0: never)")
-      ->check(number_in(0, kMaxCount))->capture_default_str();
+      ->check(number_in(0, kMaxCount))
+      ->capture_default_str();
   cmd->add_option("--timeout", args->timeout_s, "seconds for building and running one candidate")
-      ->check(number_in(1e-3, autotune::kMaxTimeoutS))->capture_default_str();
-  cmd->add_option("--number", args->number, "runs per measurement")->check(number_in(1, kMaxCount))
+      ->check(number_in(1e-3, autotune::kMaxTimeoutS))
       ->capture_default_str();
-  cmd->add_option("--repeat", args->repeat, "measurements per candidate")->check(number_in(1, kMaxRepeat))
+  cmd->add_option("--number", args->number, "runs per measurement")
+      ->check(number_in(1, kMaxCount))
       ->capture_default_str();
-  cmd->add_option("--min-repeat-ms", args->min_repeat_ms, "raise --number until a measurement takes this long")
-      ->check(number_in(0, kMaxTime))->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "measurements per candidate")
+      ->check(number_in(1, kMaxRepeat))
+      ->capture_default_str();
+  cmd->add_option("--min-repeat-ms", args->min_repeat_ms,
+                  "raise --number until a measurement takes this long")
+      ->check(number_in(0, kMaxTime))
+      ->capture_default_str();
   cmd->add_option("--tuning-records", args->prior,
-                  "records of earlier runs: their configs are not measured again, similar workloads guide xgb")
+                  "records of earlier runs: their configs are not measured again, similar "
+                  "workloads guide xgb")
       ->check(CLI::ExistingFile);
-  cmd->add_flag("--cache-flush", args->cache_flush,
-                "flush the CPU caches before each timed run, as a kernel inside a model finds them");
-  cmd->add_flag("--resume", args->resume, "continue a run whose records file (-o) exists: measured configs are skipped");
-  cmd->add_option("--tasks", args->tasks, "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
+  cmd->add_flag(
+      "--cache-flush", args->cache_flush,
+      "flush the CPU caches before each timed run, as a kernel inside a model finds them");
+  cmd->add_flag("--resume", args->resume,
+                "continue a run whose records file (-o) exists: measured configs are skipped");
+  cmd->add_option("--tasks", args->tasks,
+                  "tasks to tune: all, list (print them and stop), or e.g. 0,2,5-7")
       ->capture_default_str();
   cmd->add_option("--time-budget", args->time_budget_min, "minutes for the whole run (0: no limit)")
-      ->check(number_in(0, kMaxTime))->capture_default_str();
-  cmd->add_option("--model-check-rounds", args->model_check_rounds,
-                  "after tuning, time the model built with the records against the untuned one in this many "
-                  "alternating rounds, and veto configs that are not at least 2% faster in the model (0: skip "
-                  "the check)")
-      ->check(number_in(0, kMaxCount))->capture_default_str();
-  cmd->add_option("--conv-layouts", args->conv_layouts,
-                  "both: tune each packable conv direct and packed (NCHW16c), compile takes the faster; "
-                  "rule: only the layout the compiler picks without records")
-      ->check(CLI::IsMember({"both", "rule"}))->capture_default_str();
+      ->check(number_in(0, kMaxTime))
+      ->capture_default_str();
+  cmd->add_option(
+         "--model-check-rounds", args->model_check_rounds,
+         "after tuning, time the model built with the records against the untuned one in this many "
+         "alternating rounds, and veto configs that are not at least 2% faster in the model (0: "
+         "skip "
+         "the check)")
+      ->check(number_in(0, kMaxCount))
+      ->capture_default_str();
+  cmd->add_option(
+         "--conv-layouts", args->conv_layouts,
+         "both: tune each packable conv direct and packed (NCHW16c), compile takes the faster; "
+         "rule: only the layout the compiler picks without records")
+      ->check(CLI::IsMember({"both", "rule"}))
+      ->capture_default_str();
   cmd->callback([args] { run_tune(*args); });
 }
 

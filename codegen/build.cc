@@ -44,14 +44,16 @@ void add_kernel_table(llvm::Module& module, const std::vector<PrimFunc>& funcs) 
   std::vector<llvm::Constant*> entries;
   for (const PrimFunc& f : funcs) {
     llvm::Constant* text = llvm::ConstantDataArray::getString(ctx, f->name);
-    auto* name = new llvm::GlobalVariable(module, text->getType(), true, llvm::GlobalValue::PrivateLinkage, text,
-                                          f->name + ".kernel_name");
+    auto* name =
+        new llvm::GlobalVariable(module, text->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                 text, f->name + ".kernel_name");
     name->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     entries.push_back(llvm::ConstantStruct::get(entry_type, {name, module.getFunction(f->name)}));
   }
   auto* array_type = llvm::ArrayType::get(entry_type, entries.size());
-  auto* kernels = new llvm::GlobalVariable(module, array_type, true, llvm::GlobalValue::PrivateLinkage,
-                                           llvm::ConstantArray::get(array_type, entries), "tessel.kernels");
+  auto* kernels =
+      new llvm::GlobalVariable(module, array_type, true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(array_type, entries), "tessel.kernels");
   auto* table_type = llvm::StructType::get(ctx, {i32, i32, ptr});
   llvm::Constant* table = llvm::ConstantStruct::get(
       table_type, {llvm::ConstantInt::get(i32, TESSEL_KERNEL_TABLE_VERSION),
@@ -126,7 +128,8 @@ int run_command(const std::vector<std::string>& argv, std::string* log) {
     throw Error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(err)));
   }
   char buf[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) log->append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;)
+    log->append(buf, static_cast<size_t>(n));
   close(pipe_fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -170,18 +173,22 @@ std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target
   return codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::ObjectFile);
 }
 
-void export_library(const std::vector<PrimFunc>& funcs, const Target& target, const std::string& path) {
+void export_library(const std::vector<PrimFunc>& funcs, const Target& target,
+                    const std::string& path) {
   llvm::Triple triple(target.triple), host(llvm::sys::getProcessTriple());
   if (triple.getArch() != host.getArch() || triple.getOS() != host.getOS()) {
-    throw Error(fmt::format("export_library: linking a shared library for {} needs a cross linker; "
-                            "use emit_object and link it with the target's toolchain", target.triple));
+    throw Error(
+        fmt::format("export_library: linking a shared library for {} needs a cross linker; "
+                    "use emit_object and link it with the target's toolchain",
+                    target.triple));
   }
   std::string object = path + ".o";
   write_file(object, emit_object(funcs, target));
   std::string log;
   int rc = run_command({"cc", "-shared", "-o", path, object, "-lm"}, &log);
   std::remove(object.c_str());
-  if (rc != 0) throw Error(fmt::format("export_library: linking {} failed (cc exit {}): {}", path, rc, log));
+  if (rc != 0)
+    throw Error(fmt::format("export_library: linking {} failed (cc exit {}): {}", path, rc, log));
 }
 
 }  // namespace tessel

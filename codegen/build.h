@@ -17,8 +17,9 @@ namespace tessel {
 
 // Lowers a te schedule (te::lower) and JIT-compiles it as function `name`. Thread bindings need a
 // GPU target: on a CPU target they are an Error naming the stage, axis and thread tag.
-runtime::Module build(const te::Schedule& sch, const std::vector<te::Tensor>& args, const Target& target,
-                      const std::string& name, const tir::PipelineOptions& opt = {});
+runtime::Module build(const te::Schedule& sch, const std::vector<te::Tensor>& args,
+                      const Target& target, const std::string& name,
+                      const tir::PipelineOptions& opt = {});
 
 // JIT-compiles into JitSession::shared(); the target's triple must be the host's.
 runtime::Module build(const std::vector<PrimFunc>& funcs, const Target& target);
@@ -32,6 +33,7 @@ std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& targ
 std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target);
 // A shared library at `path` with one entry per PrimFunc (emit_object linked by the system `cc`);
 // the target must be the host's OS and architecture. Load it with runtime::load_library.
-void export_library(const std::vector<PrimFunc>& funcs, const Target& target, const std::string& path);
+void export_library(const std::vector<PrimFunc>& funcs, const Target& target,
+                    const std::string& path);
 
 }  // namespace tessel

@@ -25,7 +25,8 @@ std::vector<std::string> split_features(const std::string& s, const std::string&
   while (true) {
     size_t comma = s.find(',', pos);
     out.push_back(s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
-    if (out.back().empty()) throw Error(fmt::format("empty CPU feature in -mattr={} of target '{}'", s, spec));
+    if (out.back().empty())
+      throw Error(fmt::format("empty CPU feature in -mattr={} of target '{}'", s, spec));
     if (comma == std::string::npos) return out;
     pos = comma + 1;
   }
@@ -61,8 +62,9 @@ int parse_num_cores(const std::string& value, const std::string& spec) {
   int n = -1;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (ec != std::errc() || end != value.data() + value.size() || n < 0 || n > kMaxNumCores) {
-    throw Error(fmt::format("invalid -num-cores '{}' in target '{}': expected an integer from 0 to {}",
-                            value, spec, kMaxNumCores));
+    throw Error(
+        fmt::format("invalid -num-cores '{}' in target '{}': expected an integer from 0 to {}",
+                    value, spec, kMaxNumCores));
   }
   return n;
 }
@@ -88,7 +90,8 @@ Target Target::parse(const std::string& s) {
     }
     // An empty value would silently mean the default (the host), a second one override the first.
     if (value.empty() || value.find('=') != std::string::npos) {
-      throw Error(fmt::format("target option '{}' in '{}' is malformed: expected {}=VALUE", tok, s, key));
+      throw Error(
+          fmt::format("target option '{}' in '{}' is malformed: expected {}=VALUE", tok, s, key));
     }
     if (!given.insert(key).second) throw Error(fmt::format("target '{}' gives {} twice", s, key));
     if (key == "-mtriple") {
@@ -124,7 +127,8 @@ Target Target::parse(const std::string& s) {
   } else if (!sti->isCPUStringValid(t.cpu)) {
     throw Error(fmt::format("unknown CPU '{}' for triple {} in target '{}'", t.cpu, t.triple, s));
   }
-  for (const std::string& f : user_features.empty() ? std::vector<std::string>{} : split_features(user_features, s)) {
+  for (const std::string& f :
+       user_features.empty() ? std::vector<std::string>{} : split_features(user_features, s)) {
     if ((f[0] != '+' && f[0] != '-') || !is_known_feature(*sti, f.substr(1))) {
       throw Error(fmt::format(
           "unknown CPU feature '{}' in target '{}' (write -mattr=+name or -name with LLVM names)",

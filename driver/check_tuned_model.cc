@@ -20,7 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 // Per-round means of one build: end to end, and per kernel (by plan position).
 struct RoundTimes {
@@ -42,7 +44,8 @@ void time_round(CompiledModel& m, int runs, RoundTimes& t) {
 }
 
 // Each round's untuned / tuned.
-std::vector<double> round_ratios(const std::vector<double>& untuned, const std::vector<double>& tuned) {
+std::vector<double> round_ratios(const std::vector<double>& untuned,
+                                 const std::vector<double>& tuned) {
   std::vector<double> ratios;
   for (size_t r = 0; r < untuned.size(); ++r) ratios.push_back(untuned[r] / tuned[r]);
   return ratios;
@@ -50,7 +53,8 @@ std::vector<double> round_ratios(const std::vector<double>& untuned, const std::
 
 size_t kernel_position(const CompiledModel& m, const std::string& name) {
   const auto& kernels = m.plan().kernels;
-  auto it = std::find_if(kernels.begin(), kernels.end(), [&](const runtime::KernelEntry& k) { return k.name == name; });
+  auto it = std::find_if(kernels.begin(), kernels.end(),
+                         [&](const runtime::KernelEntry& k) { return k.name == name; });
   TESSEL_ICHECK(it != kernels.end()) << "no kernel " << name << " in the executor plan";
   return static_cast<size_t>(it - kernels.begin());
 }
@@ -60,12 +64,14 @@ double compare_outputs(const CompiledModel& untuned, const CompiledModel& tuned)
   double worst = 0;
   for (int i = 0; i < untuned.num_outputs(); ++i) {
     const std::string& name = untuned.output_name(i);
-    std::string mismatch = autotune::compare_output(fmt::format("output '{}'", name), tuned.get_output(name),
-                                                    untuned.get_output(i), 1e-3, &worst);
+    std::string mismatch =
+        autotune::compare_output(fmt::format("output '{}'", name), tuned.get_output(name),
+                                 untuned.get_output(i), 1e-3, &worst);
     if (!mismatch.empty()) {
-      throw Error(fmt::format("the tuned build differs from the untuned build: {}; a record's config computes wrong "
-                              "results here",
-                              mismatch));
+      throw Error(fmt::format(
+          "the tuned build differs from the untuned build: {}; a record's config computes wrong "
+          "results here",
+          mismatch));
     }
   }
   return worst;
@@ -73,9 +79,12 @@ double compare_outputs(const CompiledModel& untuned, const CompiledModel& tuned)
 
 }  // namespace
 
-ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions& opt, const ModelCheckOptions& check) {
-  if (opt.tuning_records.empty()) throw Error("check_tuned_model: no tuning records to check (opt.tuning_records)");
-  if (check.rounds < 1) throw Error(fmt::format("check_tuned_model: rounds must be at least 1, got {}", check.rounds));
+ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions& opt,
+                             const ModelCheckOptions& check) {
+  if (opt.tuning_records.empty())
+    throw Error("check_tuned_model: no tuning records to check (opt.tuning_records)");
+  if (check.rounds < 1)
+    throw Error(fmt::format("check_tuned_model: rounds must be at least 1, got {}", check.rounds));
   CompileOptions untuned_opt = opt;
   untuned_opt.tuning_records.clear();
   CompiledModel untuned = compile(onnx_path, untuned_opt);
@@ -115,12 +124,13 @@ ModelCheck check_tuned_model(const std::string& onnx_path, const CompileOptions&
   // Both builds have the same fused groups; records change a kernel's config, and a conv's layout.
   const std::vector<TuningSummary::Kernel>& uk = untuned.tuning().kernels;
   const std::vector<TuningSummary::Kernel>& tk = tuned.tuning().kernels;
-  TESSEL_ICHECK(uk.size() == tk.size()) << "the tuned build has " << tk.size() << " templated kernels, the untuned "
-                                        << uk.size();
-  std::map<std::string, size_t> position;  // workload -> index into out.workloads
+  TESSEL_ICHECK(uk.size() == tk.size())
+      << "the tuned build has " << tk.size() << " templated kernels, the untuned " << uk.size();
+  std::map<std::string, size_t> position;                   // workload -> index into out.workloads
   std::vector<std::vector<double>> untuned_sum, tuned_sum;  // per workload, per round
   for (size_t i = 0; i < tk.size(); ++i) {
-    if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config)) continue;
+    if (!tk[i].tuned || (tk[i].workload == uk[i].workload && tk[i].config == uk[i].config))
+      continue;
     auto [at, fresh] = position.emplace(tk[i].workload, out.workloads.size());
     if (fresh) {
       WorkloadCheck& w = out.workloads.emplace_back();
@@ -165,7 +175,8 @@ std::set<std::string> ModelCheckPasses::judge(ModelCheck& check) {
   return pin;
 }
 
-int veto_slower_workloads(const ModelCheck& check, const std::string& records_path, const std::set<std::string>& pin) {
+int veto_slower_workloads(const ModelCheck& check, const std::string& records_path,
+                          const std::set<std::string>& pin) {
   std::vector<autotune::TuningRecord> records = autotune::load_records(records_path, nullptr);
   autotune::Database db(records);
   // Every verdict first, then the writes: an error leaves the file as it was.
@@ -177,17 +188,20 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
     // The record compile applied: the checked config, unless the file changed since.
     std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
     if (!applied || nlohmann::json::parse(applied->config) != nlohmann::json::parse(k.config)) {
-      throw Error(fmt::format("{} changed during the model check: the config checked for workload {} is no longer "
-                              "its best record",
-                              records_path, k.workload));
+      throw Error(fmt::format(
+          "{} changed during the model check: the config checked for workload {} is no longer "
+          "its best record",
+          records_path, k.workload));
     }
     auto verdict = [&](autotune::TuningRecord r, autotune::MeasureError kind) {
-      r.costs = {(kind == autotune::MeasureError::kSlowerInModel ? k.tuned_ms : k.untuned_ms) / 1e3};
+      r.costs = {(kind == autotune::MeasureError::kSlowerInModel ? k.tuned_ms : k.untuned_ms) /
+                 1e3};
       r.error = kind;
-      r.error_msg = fmt::format("{:.4f} ms in the model against {:.4f} ms untuned in the last check; {:.2f}x over {} "
-                                "rounds ({})",
-                                k.tuned_ms, k.untuned_ms, k.speedup, k.round_speedups.size(),
-                                fmt::join(k.tuned_kernels, ", "));
+      r.error_msg = fmt::format(
+          "{:.4f} ms in the model against {:.4f} ms untuned in the last check; {:.2f}x over {} "
+          "rounds ({})",
+          k.tuned_ms, k.untuned_ms, k.speedup, k.round_speedups.size(),
+          fmt::join(k.tuned_kernels, ", "));
       r.timestamp = autotune::unix_time_now();
       verdicts.push_back(std::move(r));
     };
@@ -198,9 +212,10 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
     // A pin rules out what was measured before it whatever config it names; it names the fallback
     // where it can: the fallback's measurement, or the untuned kernel's config (the rule's form).
     for (const std::string& workload : std::set<std::string>{k.workload, k.untuned_workload}) {
-      auto fallback = std::find_if(records.begin(), records.end(), [&](const autotune::TuningRecord& r) {
-        return r.target == check.target && r.workload == workload && r.fallback;
-      });
+      auto fallback =
+          std::find_if(records.begin(), records.end(), [&](const autotune::TuningRecord& r) {
+            return r.target == check.target && r.workload == workload && r.fallback;
+          });
       autotune::TuningRecord on = fallback != records.end() ? *fallback : *applied;
       if (fallback == records.end() && workload == k.untuned_workload) {
         on.workload = workload;

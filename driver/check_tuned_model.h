@@ -27,12 +27,12 @@ constexpr double kMinGainInModel = 0.02;
 // kernels (one config applies to each kernel of the workload, so it is judged on their sum).
 struct WorkloadCheck {
   std::vector<std::string> untuned_kernels, tuned_kernels;  // the kernel functions
-  std::string workload;                  // the tuned kernels' (the conv's other layout, when records chose it)
-  std::string untuned_workload;          // the untuned kernels' (the layout of the rule)
-  std::string config;                    // the tuned kernels' (JSON)
-  std::string untuned_config;            // the untuned kernels': the fallback (JSON)
+  std::string workload;  // the tuned kernels' (the conv's other layout, when records chose it)
+  std::string untuned_workload;  // the untuned kernels' (the layout of the rule)
+  std::string config;            // the tuned kernels' (JSON)
+  std::string untuned_config;    // the untuned kernels': the fallback (JSON)
   uint64_t untuned_config_index = 0;
-  double untuned_ms = 0, tuned_ms = 0;   // per run: the median over rounds of each round's mean
+  double untuned_ms = 0, tuned_ms = 0;  // per run: the median over rounds of each round's mean
   // Each round's untuned / tuned time: a slow phase of the machine that spans a round slows both
   // builds alike, and cancels out.
   std::vector<double> round_speedups;
@@ -45,7 +45,7 @@ struct ModelCheck {
   double untuned_ms = 0, tuned_ms = 0;  // end to end per run: the median over rounds
   double speedup = 0;                   // end to end, as WorkloadCheck::speedup
   int rounds = 0, runs_per_round = 0;
-  double max_output_diff = 0;           // between the builds' outputs on the same random inputs
+  double max_output_diff = 0;            // between the builds' outputs on the same random inputs
   std::vector<WorkloadCheck> workloads;  // in order of first kernel
 };
 
@@ -72,7 +72,7 @@ class ModelCheckPasses {
  private:
   int max_passes_, pass_ = 0;
   std::map<std::string, std::vector<double>> rounds_;  // workload + config -> its rounds' speed-ups
-  std::set<std::string> vetoed_;                       // untuned workloads vetoed in an earlier pass
+  std::set<std::string> vetoed_;  // untuned workloads vetoed in an earlier pass
 };
 
 // For each workload of `check` that was not faster tuned (tuned_faster), appends to `records_path`

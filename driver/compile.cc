@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "autotune/records.h"
@@ -27,8 +27,12 @@ namespace tessel {
 CompiledModel::CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, Target target,
                              std::vector<StageTiming> timings, std::string fusion_summary,
                              passes::MemoryPlan memory_plan)
-    : runtime::Model(std::move(model)), funcs_(std::move(funcs)), target_(std::move(target)),
-      timings_(std::move(timings)), fusion_summary_(std::move(fusion_summary)), memory_plan_(std::move(memory_plan)) {}
+    : runtime::Model(std::move(model)),
+      funcs_(std::move(funcs)),
+      target_(std::move(target)),
+      timings_(std::move(timings)),
+      fusion_summary_(std::move(fusion_summary)),
+      memory_plan_(std::move(memory_plan)) {}
 
 const std::vector<std::string>& dump_stages() {
   static const std::vector<std::string> stages = {"graph", "te", "tir", "llvm", "asm"};
@@ -46,7 +50,9 @@ class Timer {
   auto operator()(const std::string& stage, Fn fn) {
     auto t0 = std::chrono::steady_clock::now();
     auto done = [&] {
-      record({stage, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+      record(
+          {stage, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                      .count()});
     };
     if constexpr (std::is_void_v<decltype(fn())>) {
       fn();
@@ -71,7 +77,8 @@ class Timer {
 // whose type differs from the input's.
 void bind_params(graph::Graph& g, const std::map<std::string, graph::TensorData>& params) {
   for (const auto& [name, data] : params) {
-    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](graph::ValueId v) { return g.value(v).name == name; });
+    auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
+                           [&](graph::ValueId v) { return g.value(v).name == name; });
     if (it == g.inputs.end()) throw Error(fmt::format("params: the model has no input '{}'", name));
     graph::Value& in = g.value(*it);
     graph::TensorType given{data.dtype(), data.shape(), {}};
@@ -80,7 +87,8 @@ void bind_params(graph::Graph& g, const std::map<std::string, graph::TensorData>
       shape_ok = in.type.shape[d] < 0 || in.type.shape[d] == data.shape()[d];
     }
     if (in.type.dtype != data.dtype() || !shape_ok) {
-      throw Error(fmt::format("params: input '{}' is {}, the value given is {}", name, in.type.str(), given.str()));
+      throw Error(fmt::format("params: input '{}' is {}, the value given is {}", name,
+                              in.type.str(), given.str()));
     }
     in.type = given;
     in.constant = data;
@@ -94,14 +102,17 @@ class Dumper {
   explicit Dumper(const CompileOptions& opt) : opt_(opt) {
     for (const std::string& stage : opt.dump) {
       if (std::find(dump_stages().begin(), dump_stages().end(), stage) == dump_stages().end()) {
-        throw Error(fmt::format("unknown IR stage '{}' to dump (known: {})", stage, fmt::join(dump_stages(), ", ")));
+        throw Error(fmt::format("unknown IR stage '{}' to dump (known: {})", stage,
+                                fmt::join(dump_stages(), ", ")));
       }
     }
     if (opt.dump.empty()) return;
     if (opt.dump_dir.empty()) throw Error("dumping IR needs a directory (dump_dir, --dump-dir)");
     std::error_code ec;
     std::filesystem::create_directories(opt.dump_dir, ec);
-    if (ec) throw Error(fmt::format("cannot create the dump directory {}: {}", opt.dump_dir, ec.message()));
+    if (ec)
+      throw Error(
+          fmt::format("cannot create the dump directory {}: {}", opt.dump_dir, ec.message()));
   }
   template <class Fn>
   void operator()(const std::string& stage, const std::string& file, Fn text) const {
@@ -157,10 +168,12 @@ class RecordPicker {
   passes::ConvLayoutChoice conv_layout(int& decided) {
     return [this, &decided](const graph::Graph& g, const graph::Node& conv) {
       bool rule = passes::rule_prefers_packed(g, conv);
-      std::string direct_key = autotune::workload_key(g, conv), packed_key = autotune::packed_workload_key(g, conv);
+      std::string direct_key = autotune::workload_key(g, conv),
+                  packed_key = autotune::packed_workload_key(g, conv);
       std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key);
       std::optional<autotune::TuningRecord> packed = db_.best(target_, packed_key);
-      if (!direct || !packed || db_.pinned(target_, direct_key) || db_.pinned(target_, packed_key)) return rule;
+      if (!direct || !packed || db_.pinned(target_, direct_key) || db_.pinned(target_, packed_key))
+        return rule;
       ++decided;
       const autotune::TuningRecord& rule_form = rule ? *packed : *direct;
       const autotune::TuningRecord& other_form = rule ? *direct : *packed;
@@ -171,7 +184,8 @@ class RecordPicker {
   // No picker (the fallback) for kernels that tuning does not cover, such as pools.
   passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master) {
     if (!autotune::is_tunable(master.op_type)) return {};
-    return [this, &g, &master](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
+    return [this, &g,
+            &master](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
       std::string workload = autotune::workload_key(g, master);
       std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
       if (!best) return std::nullopt;
@@ -209,7 +223,8 @@ passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptio
   return passes::run_graph_pipeline(g, popt);
 }
 
-GraphPlan plan(const std::string& onnx_path, const CompileOptions& opt, const passes::ConvLayoutChoice& conv_layout) {
+GraphPlan plan(const std::string& onnx_path, const CompileOptions& opt,
+               const passes::ConvLayoutChoice& conv_layout) {
   GraphPlan p{import_model(onnx_path, opt), {}};
   p.groups = run_graph_passes(p.graph, opt, conv_layout).groups;
   return p;
@@ -217,7 +232,9 @@ GraphPlan plan(const std::string& onnx_path, const CompileOptions& opt, const pa
 
 }  // namespace
 
-GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) { return plan(onnx_path, opt, {}); }
+GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) {
+  return plan(onnx_path, opt, {});
+}
 
 GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt) {
   return plan(onnx_path, opt, [](const graph::Graph& g, const graph::Node& conv) {
@@ -232,7 +249,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   Dumper dump(opt);
   TuningSummary tuning;
   RecordPicker records(opt.tuning_records, target, tuning.warnings);
-  passes::GraphPipelineResult plan = run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
+  passes::GraphPipelineResult plan =
+      run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
   for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
   dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
 
@@ -245,13 +263,14 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
       if (passes::computes_nothing(g, plan.groups[i])) continue;
       kernel_groups.push_back(&plan.groups[i]);
       const graph::Node& master = g.nodes[plan.groups[i].master];
-      lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes, records.for_group(g, master)));
+      lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes,
+                                            records.for_group(g, master)));
       const passes::LoweredGroup& lg = lowered.back();
       if (lg.config && autotune::is_tunable(master.op_type)) {
         ++(lg.tuned ? tuning.tuned : tuning.untuned);
         if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
-        tuning.kernels.push_back(
-            {lg.name, autotune::workload_key(g, master), lg.config->to_json(), lg.tuned, lg.config->index()});
+        tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(),
+                                  lg.tuned, lg.config->index()});
       }
       out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));
     }
@@ -259,7 +278,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   });
   dump("te", "te.txt", [&] {
     std::string text;
-    for (const auto& lg : lowered) text += fmt::format("// {}\n{}\n", lg.name, lg.schedule.trace().str());
+    for (const auto& lg : lowered)
+      text += fmt::format("// {}\n{}\n", lg.name, lg.schedule.trace().str());
     return text;
   });
   dump("tir", "tir.txt", [&] {
@@ -276,7 +296,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
 
   passes::MemoryPlan memory = time("plan_memory", [&] {
     std::vector<passes::KernelIO> kernels;
-    for (const passes::FusedGroup* group : kernel_groups) kernels.push_back({group->inputs, group->outputs});
+    for (const passes::FusedGroup* group : kernel_groups)
+      kernels.push_back({group->inputs, group->outputs});
     return passes::plan_memory(g, kernels);
   });
 
@@ -302,7 +323,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   };
   for (graph::ValueId v : g.inputs) xplan.inputs.push_back({g.value(v).name, slot_of(v)});
   for (size_t k = 0; k < lowered.size(); ++k) {
-    runtime::KernelEntry kernel{lowered[k].name, {}, group_ops(g, *kernel_groups[k]), group_flops(g, *kernel_groups[k])};
+    runtime::KernelEntry kernel{
+        lowered[k].name, {}, group_ops(g, *kernel_groups[k]), group_flops(g, *kernel_groups[k])};
     for (graph::ValueId v : lowered[k].arg_values) kernel.args.push_back(slot_of(v));
     xplan.kernels.push_back(std::move(kernel));
   }
@@ -327,10 +349,13 @@ void CompiledModel::export_package(const std::string& path) const {
   if (funcs_.empty()) throw Error("export_package: the model has no kernels to package");
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (!dir.empty() && !std::filesystem::is_directory(dir)) {
-    throw Error(fmt::format("cannot write the package {}: directory {} does not exist", path, dir.string()));
+    throw Error(fmt::format("cannot write the package {}: directory {} does not exist", path,
+                            dir.string()));
   }
-  std::string library = (std::filesystem::temp_directory_path() /
-                         fmt::format("tessel-{}-{}.so", getpid(), reinterpret_cast<uintptr_t>(this))).string();
+  std::string library =
+      (std::filesystem::temp_directory_path() /
+       fmt::format("tessel-{}-{}.so", getpid(), reinterpret_cast<uintptr_t>(this)))
+          .string();
   try {
     export_library(funcs_, target_, library);
     runtime::write_package(path, library, plan(), params());

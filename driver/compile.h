@@ -53,13 +53,14 @@ const std::vector<std::string>& dump_stages();
 struct TuningSummary {
   struct Kernel {
     std::string name, workload;
-    std::string config;  // the config its schedule follows (JSON)
-    bool tuned;          // from a record; otherwise the fallback
+    std::string config;         // the config its schedule follows (JSON)
+    bool tuned;                 // from a record; otherwise the fallback
     uint64_t config_index = 0;  // the config's index in its template's space
   };
   std::vector<Kernel> kernels;  // the kernels that tuning covers, in order
-  int tuned = 0;    // kernels compiled with a record's config
-  int kept_fallback = 0;  // of those, kernels whose record is the fallback's: no measured config beat it
+  int tuned = 0;                // kernels compiled with a record's config
+  int kept_fallback =
+      0;            // of those, kernels whose record is the fallback's: no measured config beat it
   int untuned = 0;  // kernels with a template but no usable record: the fallback config
   int layouts_from_records = 0;  // convs whose layout (direct or packed) records of both chose
   // Skipped record lines, and records whose config does not fit the template any more.
@@ -69,8 +70,9 @@ struct TuningSummary {
 class CompiledModel : public runtime::Model {
  public:
   CompiledModel() = default;
-  CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, Target target, std::vector<StageTiming> timings,
-                std::string fusion_summary, passes::MemoryPlan memory_plan);
+  CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, Target target,
+                std::vector<StageTiming> timings, std::string fusion_summary,
+                passes::MemoryPlan memory_plan);
 
   // Wall time of each compilation stage (import, graph passes, lowering, codegen), in order.
   const std::vector<StageTiming>& timings() const { return timings_; }
@@ -107,7 +109,8 @@ struct GraphPlan {
 GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt = {});
 // The same with every packable Conv in the layout that passes::pack_conv_weights' rule does not
 // pick: where tuning measures the other form of each conv.
-GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt = {});
+GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path,
+                                        const CompileOptions& opt = {});
 // Compiles an imported graph (its input shapes must be static; opt.input_shapes is not used).
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt = {});
 

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
     m.run();
     for (int i = 0; i < m.num_outputs(); ++i) {
       tessel::runtime::NDArray y = m.get_output(i);
-      std::cout << "output '" << m.output_name(i) << "': " << y.numel() << " elements of " << y.dtype().str() << "\n";
+      std::cout << "output '" << m.output_name(i) << "': " << y.numel() << " elements of "
+                << y.dtype().str() << "\n";
     }
   } catch (const tessel::Error& e) {
     std::cerr << "load_package: " << e.what() << "\n";

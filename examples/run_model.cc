@@ -1,14 +1,14 @@
 // Compiles an ONNX model with Tessel's C++ API, runs it on random inputs, and prints the
 // outputs, the compile time of each stage and the inference latency.
 //   run_model MODEL.onnx [--input-shape name:1,3,224,224] [-O 0..3] [--repeat N]
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <random>
-#include <cstring>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "driver/compile.h"
 #include "ir/error.h"
@@ -38,7 +38,8 @@ void fill_random(runtime::NDArray& a, uint32_t seed) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: run_model MODEL.onnx [--input-shape name:d0,d1,...] [-O 0..3] [--repeat N]\n";
+    std::cerr
+        << "usage: run_model MODEL.onnx [--input-shape name:d0,d1,...] [-O 0..3] [--repeat N]\n";
     return 2;
   }
   std::string path = argv[1];
@@ -78,16 +79,20 @@ int main(int argc, char** argv) {
     for (int r = 0; r < repeat; ++r) {
       auto t0 = std::chrono::steady_clock::now();
       m.run();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(ms.begin(), ms.end());
     for (int o = 0; o < m.num_outputs(); ++o) {
       runtime::NDArray out = m.get_output(o);
-      std::cout << fmt::format("output '{}' {}[{}]:", m.output_name(o), out.dtype().str(), fmt::join(out.shape(), ", "));
-      for (int64_t k = 0; k < std::min<int64_t>(out.numel(), 10); ++k) std::cout << fmt::format(" {:.5f}", out.data<float>()[k]);
+      std::cout << fmt::format("output '{}' {}[{}]:", m.output_name(o), out.dtype().str(),
+                               fmt::join(out.shape(), ", "));
+      for (int64_t k = 0; k < std::min<int64_t>(out.numel(), 10); ++k)
+        std::cout << fmt::format(" {:.5f}", out.data<float>()[k]);
       std::cout << (out.numel() > 10 ? " ...\n" : "\n");
     }
-    std::cout << fmt::format("latency over {} runs: median {:.3f} ms, min {:.3f} ms\n", repeat, ms[ms.size() / 2], ms[0]);
+    std::cout << fmt::format("latency over {} runs: median {:.3f} ms, min {:.3f} ms\n", repeat,
+                             ms[ms.size() / 2], ms[0]);
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

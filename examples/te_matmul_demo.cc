@@ -2,6 +2,8 @@
 // default schedule and with the register-tiled CPU schedule from topi. Prints the lowered loop
 // IR of both, checks the results against each other, and reports GFLOP/s.
 //   te_matmul_demo [size] [--threads N]
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,8 +11,6 @@
 #include <iostream>
 #include <random>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "codegen/build.h"
 #include "ir/error.h"
@@ -40,7 +40,8 @@ double time_best(const runtime::Function& f, const runtime::NDArray& a, const ru
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     f(a, b, c);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }
@@ -88,13 +89,17 @@ int main(int argc, char** argv) {
 
     double max_err = 0;
     for (int64_t i = 0; i < n * n; ++i) {
-      max_err = std::max(max_err, double(std::fabs(c_plain.data<float>()[i] - c_tuned.data<float>()[i])));
+      max_err =
+          std::max(max_err, double(std::fabs(c_plain.data<float>()[i] - c_tuned.data<float>()[i])));
     }
-    std::cout << fmt::format("matmul {0}x{0}x{0} fp32, {1} threads, target {2}\n", n, runtime::num_threads(),
-                             "llvm -mcpu=" + target.cpu);
-    std::cout << fmt::format("  default schedule : {:8.2f} GFLOP/s ({:.1f} ms)\n", flops / t_plain * 1e-9, t_plain * 1e3);
-    std::cout << fmt::format("  hand schedule    : {:8.2f} GFLOP/s ({:.1f} ms)\n", flops / t_tuned * 1e-9, t_tuned * 1e3);
-    std::cout << fmt::format("  speed-up {:.1f}x, max |difference| {:.2e}\n", t_plain / t_tuned, max_err);
+    std::cout << fmt::format("matmul {0}x{0}x{0} fp32, {1} threads, target {2}\n", n,
+                             runtime::num_threads(), "llvm -mcpu=" + target.cpu);
+    std::cout << fmt::format("  default schedule : {:8.2f} GFLOP/s ({:.1f} ms)\n",
+                             flops / t_plain * 1e-9, t_plain * 1e3);
+    std::cout << fmt::format("  hand schedule    : {:8.2f} GFLOP/s ({:.1f} ms)\n",
+                             flops / t_tuned * 1e-9, t_tuned * 1e3);
+    std::cout << fmt::format("  speed-up {:.1f}x, max |difference| {:.2e}\n", t_plain / t_tuned,
+                             max_err);
     if (max_err > 1e-3 * n) {
       std::cerr << "error: the two schedules disagree\n";
       return 1;

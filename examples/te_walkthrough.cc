@@ -12,7 +12,8 @@ int main() {
   auto A = te::placeholder({M, K}, DataType::f32(), "A");
   auto B = te::placeholder({K, N}, DataType::f32(), "B");
   auto k = te::reduce_axis(0, K, "k");
-  auto C = te::compute({M, N}, [&](te::Expr i, te::Expr j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {M, N}, [&](te::Expr i, te::Expr j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   te::Schedule s = te::create_schedule({C});
   auto show = [&](const char* step) {
     std::cout << "### " << step << "\n```\n" << te::lower(s, {A, B, C}, "matmul") << "```\n\n";

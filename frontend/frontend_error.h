@@ -24,9 +24,9 @@ class UnsupportedFeatureError : public Error {
 // All nodes of one op type that the importer cannot keep.
 struct UnsupportedOp {
   std::string op_type;
-  std::string domain;   // "" for ai.onnx
-  int opset = 0;        // the model's opset for that domain
-  int count = 0;        // number of nodes, subgraphs included
+  std::string domain;                   // "" for ai.onnx
+  int opset = 0;                        // the model's opset for that domain
+  int count = 0;                        // number of nodes, subgraphs included
   std::vector<std::string> node_names;  // the first few (up to 5)
 };
 

@@ -40,7 +40,9 @@ std::vector<const GraphProto*> node_subgraphs(const NodeProto& node) {
   return out;
 }
 
-std::string read_model_file(const std::string& path) { return detail::read_protobuf_file(path, "ONNX model"); }
+std::string read_model_file(const std::string& path) {
+  return detail::read_protobuf_file(path, "ONNX model");
+}
 
 // The checker's message on one line: its lines joined with "; ", each trimmed.
 std::string one_line(const std::string& text) {
@@ -69,14 +71,16 @@ LoadedModel load_model(const std::string& bytes, const std::string& source) {
     throw Error(fmt::format("'{}' is not a valid ONNX model (protobuf parsing failed)", source));
   }
   for (const auto& imp : m.model.opset_import()) {
-    m.domain_opsets[is_default_domain(imp.domain()) ? "" : imp.domain()] = static_cast<int>(imp.version());
+    m.domain_opsets[is_default_domain(imp.domain()) ? "" : imp.domain()] =
+        static_cast<int>(imp.version());
   }
   if (auto it = m.domain_opsets.find(""); it != m.domain_opsets.end()) {
     m.opset = it->second;
     if (m.opset < kMinOpset || m.opset > kMaxOpset) {
       throw UnsupportedFeatureError(
           fmt::format("ai.onnx opset {}", m.opset),
-          fmt::format("'{}' uses ai.onnx opset {}; Tessel supports opsets {} to {}", source, m.opset, kMinOpset, kMaxOpset));
+          fmt::format("'{}' uses ai.onnx opset {}; Tessel supports opsets {} to {}", source,
+                      m.opset, kMinOpset, kMaxOpset));
     }
   }
   detail::validate_model(m.model, source);
@@ -90,7 +94,8 @@ LoadedModel load_model(const std::string& bytes, const std::string& source) {
 
 class UnsupportedOpCollector {
  public:
-  UnsupportedOpCollector(const LoadedModel& m, const OpSupportFn& supported) : model_(m), supported_(supported) {}
+  UnsupportedOpCollector(const LoadedModel& m, const OpSupportFn& supported)
+      : model_(m), supported_(supported) {}
 
   std::vector<UnsupportedOp> collect() {
     visit(model_.model.graph());
@@ -105,15 +110,19 @@ class UnsupportedOpCollector {
       std::string domain = default_domain ? "" : node.domain();
       auto opset_it = model_.domain_opsets.find(domain);
       int opset = opset_it == model_.domain_opsets.end() ? 0 : opset_it->second;
-      if (!default_domain || !supported_(node.op_type(), opset)) add(node.op_type(), domain, opset, node_name(node, i));
+      if (!default_domain || !supported_(node.op_type(), opset))
+        add(node.op_type(), domain, opset, node_name(node, i));
       for (const GraphProto* sub : node_subgraphs(node)) visit(*sub);
     }
   }
 
-  void add(const std::string& op_type, const std::string& domain, int opset, const std::string& name) {
-    auto it = std::find_if(ops_.begin(), ops_.end(),
-                           [&](const UnsupportedOp& op) { return op.op_type == op_type && op.domain == domain; });
-    if (it == ops_.end()) it = ops_.insert(ops_.end(), UnsupportedOp{op_type, domain, opset, 0, {}});
+  void add(const std::string& op_type, const std::string& domain, int opset,
+           const std::string& name) {
+    auto it = std::find_if(ops_.begin(), ops_.end(), [&](const UnsupportedOp& op) {
+      return op.op_type == op_type && op.domain == domain;
+    });
+    if (it == ops_.end())
+      it = ops_.insert(ops_.end(), UnsupportedOp{op_type, domain, opset, 0, {}});
     ++it->count;
     if (it->node_names.size() < 5) it->node_names.push_back(name);
   }
@@ -134,7 +143,8 @@ std::vector<UnsupportedOp> collect_unsupported(const LoadedModel& m, const Impor
                      : type.has_optional_type()      ? "optional"
                      : type.has_sparse_tensor_type() ? "sparse tensor"
                                                      : "undefined";
-  throw UnsupportedFeatureError(kind + " types", fmt::format("{} has a {} type; Tessel supports only tensors", what, kind));
+  throw UnsupportedFeatureError(
+      kind + " types", fmt::format("{} has a {} type; Tessel supports only tensors", what, kind));
 }
 
 // A value with no type at all (allowed in subgraphs) is not an error; one of another kind is.
@@ -144,7 +154,8 @@ bool has_non_tensor_type(const TypeProto& type) {
 
 // The type when ONNX knows its element type and rank; nullopt otherwise.
 std::optional<graph::TensorType> known_tensor_type(const TypeProto& type, const std::string& what) {
-  if (!type.has_tensor_type() || !type.tensor_type().has_shape() || type.tensor_type().elem_type() == 0) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape() ||
+      type.tensor_type().elem_type() == 0) {
     return std::nullopt;
   }
   graph::TensorType out{detail::dtype_from_onnx(type.tensor_type().elem_type(), what), {}, {}};
@@ -186,15 +197,17 @@ void apply_input_shapes(GraphProto& g, const std::map<std::string, std::vector<i
   for (const auto& [name, dims] : shapes) {
     ValueInfoProto* in = find_runtime_input(g, name);
     if (!in) {
-      throw Error(fmt::format("input_shapes names '{}', which is not an input of '{}' (its inputs: {})", name, source,
-                              runtime_input_names(g)));
+      throw Error(
+          fmt::format("input_shapes names '{}', which is not an input of '{}' (its inputs: {})",
+                      name, source, runtime_input_names(g)));
     }
     std::string what = fmt::format("graph input '{}'", name);
     if (!in->type().has_tensor_type()) throw_non_tensor(in->type(), what);
     auto* shape = in->mutable_type()->mutable_tensor_type()->mutable_shape();
-    if (in->type().tensor_type().has_shape() && shape->dim_size() != static_cast<int>(dims.size())) {
-      throw Error(fmt::format("input_shapes gives {} rank {} ([{}]) but '{}' declares rank {}", what, dims.size(),
-                              fmt::join(dims, ", "), source, shape->dim_size()));
+    if (in->type().tensor_type().has_shape() &&
+        shape->dim_size() != static_cast<int>(dims.size())) {
+      throw Error(fmt::format("input_shapes gives {} rank {} ([{}]) but '{}' declares rank {}",
+                              what, dims.size(), fmt::join(dims, ", "), source, shape->dim_size()));
     }
     shape->clear_dim();
     for (int64_t d : dims) {
@@ -211,7 +224,8 @@ std::vector<std::string> free_names(const GraphProto& g) {
   for (const auto& init : g.initializer()) defined.insert(init.name());
   std::vector<std::string> out;
   auto use = [&](const std::string& name) {
-    if (!name.empty() && !defined.count(name) && std::find(out.begin(), out.end(), name) == out.end()) {
+    if (!name.empty() && !defined.count(name) &&
+        std::find(out.begin(), out.end(), name) == out.end()) {
       out.push_back(name);
     }
   };
@@ -233,43 +247,58 @@ struct ConvertContext {
   std::string source;
 };
 
-graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const ConvertContext& ctx, bool top_level);
+graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
+                           const ConvertContext& ctx, bool top_level);
 
 graph::Attr convert_attr(const AttributeProto& a, const graph::Node& node, const Captures& captures,
                          const ConvertContext& ctx) {
   std::string what = fmt::format("attribute '{}' of {}", a.name(), node.describe());
   switch (a.type()) {
-    case AttributeProto::FLOAT: return static_cast<double>(a.f());
-    case AttributeProto::INT: return static_cast<int64_t>(a.i());
-    case AttributeProto::STRING: return a.s();
-    case AttributeProto::TENSOR: return detail::tensor_from_proto(a.t(), what);
-    case AttributeProto::GRAPH: return std::make_shared<graph::Graph>(convert_graph(a.g(), captures, ctx, false));
-    case AttributeProto::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    case AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case AttributeProto::FLOAT:
+      return static_cast<double>(a.f());
+    case AttributeProto::INT:
+      return static_cast<int64_t>(a.i());
+    case AttributeProto::STRING:
+      return a.s();
+    case AttributeProto::TENSOR:
+      return detail::tensor_from_proto(a.t(), what);
+    case AttributeProto::GRAPH:
+      return std::make_shared<graph::Graph>(convert_graph(a.g(), captures, ctx, false));
+    case AttributeProto::FLOATS:
+      return std::vector<double>(a.floats().begin(), a.floats().end());
+    case AttributeProto::INTS:
+      return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case AttributeProto::STRINGS:
+      return std::vector<std::string>(a.strings().begin(), a.strings().end());
     default: {
       std::string kind = AttributeProto::AttributeType_Name(a.type());
-      throw UnsupportedFeatureError(kind + " attributes",
-                                    fmt::format("{} has type {}, which Tessel does not support", what, kind));
+      throw UnsupportedFeatureError(
+          kind + " attributes",
+          fmt::format("{} has type {}, which Tessel does not support", what, kind));
     }
   }
 }
 
-graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const ConvertContext& ctx, bool top_level) {
+graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
+                           const ConvertContext& ctx, bool top_level) {
   graph::Graph g;
   g.opset = ctx.opset;
   if (gp.sparse_initializer_size() > 0) {
-    throw UnsupportedFeatureError("sparse tensors", fmt::format("'{}' has sparse initializers, which Tessel does not "
-                                                                "support", ctx.source));
+    throw UnsupportedFeatureError("sparse tensors",
+                                  fmt::format("'{}' has sparse initializers, which Tessel does not "
+                                              "support",
+                                              ctx.source));
   }
   std::unordered_map<std::string, const TypeProto*> declared;
   for (const auto* list : {&gp.value_info(), &gp.input(), &gp.output()}) {
     for (const auto& vi : *list) declared[vi.name()] = &vi.type();
   }
   for (const auto& out : gp.output()) {
-    if (has_non_tensor_type(out.type())) throw_non_tensor(out.type(), fmt::format("graph output '{}'", out.name()));
+    if (has_non_tensor_type(out.type()))
+      throw_non_tensor(out.type(), fmt::format("graph output '{}'", out.name()));
   }
-  // The graph IR holds tensors only, so a sequence anywhere (even between two nodes) is unsupported.
+  // The graph IR holds tensors only, so a sequence anywhere (even between two nodes) is
+  // unsupported.
   auto value_type = [&](const std::string& name) {
     auto it = declared.find(name);
     if (it == declared.end()) return unknown_type();
@@ -280,7 +309,8 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const
 
   std::unordered_map<std::string, graph::ValueId> ids;
   for (const auto& init : gp.initializer()) {
-    ids[init.name()] = g.add_constant(init.name(), detail::tensor_from_proto(init, fmt::format("initializer '{}'", init.name())));
+    ids[init.name()] = g.add_constant(
+        init.name(), detail::tensor_from_proto(init, fmt::format("initializer '{}'", init.name())));
   }
   for (const auto& in : gp.input()) {
     if (ids.count(in.name())) continue;  // an initializer with a default: a constant
@@ -288,8 +318,9 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const
     if (has_non_tensor_type(in.type())) throw_non_tensor(in.type(), what);
     graph::TensorType type = value_type(in.name());
     if (top_level && type.dtype.is_void()) {
-      throw Error(fmt::format("{} of '{}' has no element type or shape; give its shape with input_shapes", what,
-                              ctx.source));
+      throw Error(
+          fmt::format("{} of '{}' has no element type or shape; give its shape with input_shapes",
+                      what, ctx.source));
     }
     g.inputs.push_back(ids[in.name()] = g.add_value(in.name(), type));
   }
@@ -302,10 +333,13 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const
     node.name = node_name(np, i);
     auto lookup = [&](const std::string& name) {
       auto it = ids.find(name);
-      if (it == ids.end()) throw Error(fmt::format("{} reads '{}', which is not defined before it", node.describe(), name));
+      if (it == ids.end())
+        throw Error(
+            fmt::format("{} reads '{}', which is not defined before it", node.describe(), name));
       return it->second;
     };
-    for (const auto& in : np.input()) node.inputs.push_back(in.empty() ? graph::kNoValue : lookup(in));
+    for (const auto& in : np.input())
+      node.inputs.push_back(in.empty() ? graph::kNoValue : lookup(in));
     // All graph attributes of the node (If's two branches) share one capture list, so the node
     // passes each captured value once and every branch sees the same inputs.
     std::vector<std::string> captured_names;
@@ -331,7 +365,9 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures, const
   }
   for (const auto& out : gp.output()) {
     auto it = ids.find(out.name());
-    if (it == ids.end()) throw Error(fmt::format("graph output '{}' of '{}' is never defined", out.name(), ctx.source));
+    if (it == ids.end())
+      throw Error(
+          fmt::format("graph output '{}' of '{}' is never defined", out.name(), ctx.source));
     g.outputs.push_back(it->second);
   }
   return g;
@@ -348,7 +384,8 @@ graph::Graph import_onnx(const std::string& path, const ImportOptions& opt) {
   return import_onnx_bytes(read_model_file(path), opt, path);
 }
 
-graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt, const std::string& source) {
+graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt,
+                               const std::string& source) {
   LoadedModel m = load_model(bytes, source);
   std::vector<UnsupportedOp> unsupported = collect_unsupported(m, opt);
   if (!unsupported.empty()) throw UnsupportedOpsError(std::move(unsupported), source);
@@ -361,7 +398,8 @@ std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path, const I
   return list_unsupported_ops_bytes(read_model_file(path), opt, path);
 }
 
-std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes, const ImportOptions& opt,
+std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes,
+                                                      const ImportOptions& opt,
                                                       const std::string& source) {
   return collect_unsupported(load_model(bytes, source), opt);
 }
@@ -374,8 +412,10 @@ void require_static_inputs(const graph::Graph& g) {
       std::string param = d < in.type.dim_params.size() && !in.type.dim_params[d].empty()
                               ? fmt::format(" ('{}')", in.type.dim_params[d])
                               : "";
-      throw Error(fmt::format("graph input '{}' has an unknown dim {}{} in {}; give it a static shape with input_shapes",
-                              in.name, d, param, in.type.str()));
+      throw Error(
+          fmt::format("graph input '{}' has an unknown dim {}{} in {}; give it a static shape with "
+                      "input_shapes",
+                      in.name, d, param, in.type.str()));
     }
   }
 }

@@ -42,8 +42,10 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& op
 
 // The unsupported-op report (empty when everything is supported) without throwing it; still
 // throws for a missing/corrupt model or an opset out of range.
-std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path, const ImportOptions& opt = {});
-std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes, const ImportOptions& opt = {},
+std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path,
+                                                const ImportOptions& opt = {});
+std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes,
+                                                      const ImportOptions& opt = {},
                                                       const std::string& source = "<onnx bytes>");
 
 // Throws Error naming the first graph input with an unknown dim, and the dim.

@@ -15,24 +15,41 @@ using onnx::TensorProto;
 
 DataType dtype_from_onnx(int32_t elem_type, const std::string& what) {
   switch (elem_type) {
-    case TensorProto::FLOAT: return DataType::f32();
-    case TensorProto::DOUBLE: return DataType::f64();
-    case TensorProto::FLOAT16: return DataType::f16();
-    case TensorProto::BFLOAT16: return DataType::bf16();
-    case TensorProto::INT8: return DataType::i8();
-    case TensorProto::INT16: return DataType::i16();
-    case TensorProto::INT32: return DataType::i32();
-    case TensorProto::INT64: return DataType::i64();
-    case TensorProto::UINT8: return DataType::u8();
-    case TensorProto::UINT16: return DataType::u16();
-    case TensorProto::UINT32: return DataType::u32();
-    case TensorProto::UINT64: return DataType::u64();
-    case TensorProto::BOOL: return DataType::boolean();
+    case TensorProto::FLOAT:
+      return DataType::f32();
+    case TensorProto::DOUBLE:
+      return DataType::f64();
+    case TensorProto::FLOAT16:
+      return DataType::f16();
+    case TensorProto::BFLOAT16:
+      return DataType::bf16();
+    case TensorProto::INT8:
+      return DataType::i8();
+    case TensorProto::INT16:
+      return DataType::i16();
+    case TensorProto::INT32:
+      return DataType::i32();
+    case TensorProto::INT64:
+      return DataType::i64();
+    case TensorProto::UINT8:
+      return DataType::u8();
+    case TensorProto::UINT16:
+      return DataType::u16();
+    case TensorProto::UINT32:
+      return DataType::u32();
+    case TensorProto::UINT64:
+      return DataType::u64();
+    case TensorProto::BOOL:
+      return DataType::boolean();
     case TensorProto::STRING:
-      throw UnsupportedFeatureError("string tensors", fmt::format("{} is a string tensor, which Tessel does not support", what));
+      throw UnsupportedFeatureError(
+          "string tensors",
+          fmt::format("{} is a string tensor, which Tessel does not support", what));
     case TensorProto::COMPLEX64:
     case TensorProto::COMPLEX128:
-      throw UnsupportedFeatureError("complex tensors", fmt::format("{} is a complex tensor, which Tessel does not support", what));
+      throw UnsupportedFeatureError(
+          "complex tensors",
+          fmt::format("{} is a complex tensor, which Tessel does not support", what));
     default:
       throw Error(fmt::format("{} has an undefined or unknown element type ({})", what, elem_type));
   }
@@ -43,23 +60,34 @@ int32_t dtype_to_onnx(DataType d) {
   if (d == DataType::bf16()) return TensorProto::BFLOAT16;
   if (d.is_float()) {
     switch (d.bits()) {
-      case 16: return TensorProto::FLOAT16;
-      case 32: return TensorProto::FLOAT;
-      case 64: return TensorProto::DOUBLE;
+      case 16:
+        return TensorProto::FLOAT16;
+      case 32:
+        return TensorProto::FLOAT;
+      case 64:
+        return TensorProto::DOUBLE;
     }
   } else if (d.is_int()) {
     switch (d.bits()) {
-      case 8: return TensorProto::INT8;
-      case 16: return TensorProto::INT16;
-      case 32: return TensorProto::INT32;
-      case 64: return TensorProto::INT64;
+      case 8:
+        return TensorProto::INT8;
+      case 16:
+        return TensorProto::INT16;
+      case 32:
+        return TensorProto::INT32;
+      case 64:
+        return TensorProto::INT64;
     }
   } else if (d.is_uint()) {
     switch (d.bits()) {
-      case 8: return TensorProto::UINT8;
-      case 16: return TensorProto::UINT16;
-      case 32: return TensorProto::UINT32;
-      case 64: return TensorProto::UINT64;
+      case 8:
+        return TensorProto::UINT8;
+      case 16:
+        return TensorProto::UINT16;
+      case 32:
+        return TensorProto::UINT32;
+      case 64:
+        return TensorProto::UINT64;
     }
   }
   throw Error(fmt::format("type {} has no ONNX tensor equivalent", d.str()));
@@ -78,25 +106,36 @@ void copy_typed_field(const Field& field, graph::TensorData& t) {
 
 void read_typed_fields(const TensorProto& p, graph::TensorData& t) {
   switch (p.data_type()) {
-    case TensorProto::FLOAT: return copy_typed_field<float>(p.float_data(), t);
-    case TensorProto::DOUBLE: return copy_typed_field<double>(p.double_data(), t);
-    case TensorProto::INT64: return copy_typed_field<int64_t>(p.int64_data(), t);
-    case TensorProto::UINT64: return copy_typed_field<uint64_t>(p.uint64_data(), t);
-    case TensorProto::UINT32: return copy_typed_field<uint32_t>(p.uint64_data(), t);
-    case TensorProto::INT32: return copy_typed_field<int32_t>(p.int32_data(), t);
-    case TensorProto::INT16: return copy_typed_field<int16_t>(p.int32_data(), t);
-    case TensorProto::INT8: return copy_typed_field<int8_t>(p.int32_data(), t);
+    case TensorProto::FLOAT:
+      return copy_typed_field<float>(p.float_data(), t);
+    case TensorProto::DOUBLE:
+      return copy_typed_field<double>(p.double_data(), t);
+    case TensorProto::INT64:
+      return copy_typed_field<int64_t>(p.int64_data(), t);
+    case TensorProto::UINT64:
+      return copy_typed_field<uint64_t>(p.uint64_data(), t);
+    case TensorProto::UINT32:
+      return copy_typed_field<uint32_t>(p.uint64_data(), t);
+    case TensorProto::INT32:
+      return copy_typed_field<int32_t>(p.int32_data(), t);
+    case TensorProto::INT16:
+      return copy_typed_field<int16_t>(p.int32_data(), t);
+    case TensorProto::INT8:
+      return copy_typed_field<int8_t>(p.int32_data(), t);
     case TensorProto::UINT16:
     case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16: return copy_typed_field<uint16_t>(p.int32_data(), t);
+    case TensorProto::BFLOAT16:
+      return copy_typed_field<uint16_t>(p.int32_data(), t);
     case TensorProto::UINT8:
-    case TensorProto::BOOL: return copy_typed_field<uint8_t>(p.int32_data(), t);
+    case TensorProto::BOOL:
+      return copy_typed_field<uint8_t>(p.int32_data(), t);
   }
   TESSEL_UNREACHABLE("dtype_from_onnx accepted an element type without a typed field");
 }
 
 // Where a tensor without raw_data keeps its elements: the field, its entry count, and entries per
-// element (complex numbers take two). Narrow types are widened into int32_data, uint32 into uint64_data.
+// element (complex numbers take two). Narrow types are widened into int32_data, uint32 into
+// uint64_data.
 struct TypedField {
   const char* name;
   int64_t entries;
@@ -105,14 +144,21 @@ struct TypedField {
 
 std::optional<TypedField> typed_field(const TensorProto& p) {
   switch (p.data_type()) {
-    case TensorProto::FLOAT: return TypedField{"float_data", p.float_data_size(), 1};
-    case TensorProto::COMPLEX64: return TypedField{"float_data", p.float_data_size(), 2};
-    case TensorProto::DOUBLE: return TypedField{"double_data", p.double_data_size(), 1};
-    case TensorProto::COMPLEX128: return TypedField{"double_data", p.double_data_size(), 2};
-    case TensorProto::INT64: return TypedField{"int64_data", p.int64_data_size(), 1};
+    case TensorProto::FLOAT:
+      return TypedField{"float_data", p.float_data_size(), 1};
+    case TensorProto::COMPLEX64:
+      return TypedField{"float_data", p.float_data_size(), 2};
+    case TensorProto::DOUBLE:
+      return TypedField{"double_data", p.double_data_size(), 1};
+    case TensorProto::COMPLEX128:
+      return TypedField{"double_data", p.double_data_size(), 2};
+    case TensorProto::INT64:
+      return TypedField{"int64_data", p.int64_data_size(), 1};
     case TensorProto::UINT32:
-    case TensorProto::UINT64: return TypedField{"uint64_data", p.uint64_data_size(), 1};
-    case TensorProto::STRING: return TypedField{"string_data", p.string_data_size(), 1};
+    case TensorProto::UINT64:
+      return TypedField{"uint64_data", p.uint64_data_size(), 1};
+    case TensorProto::STRING:
+      return TypedField{"string_data", p.string_data_size(), 1};
     case TensorProto::INT32:
     case TensorProto::INT16:
     case TensorProto::INT8:
@@ -120,7 +166,8 @@ std::optional<TypedField> typed_field(const TensorProto& p) {
     case TensorProto::UINT8:
     case TensorProto::BOOL:
     case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16: return TypedField{"int32_data", p.int32_data_size(), 1};
+    case TensorProto::BFLOAT16:
+      return TypedField{"int32_data", p.int32_data_size(), 1};
   }
   return std::nullopt;
 }
@@ -130,19 +177,24 @@ int64_t raw_element_bytes(int32_t data_type) {
   switch (data_type) {
     case TensorProto::UINT8:
     case TensorProto::INT8:
-    case TensorProto::BOOL: return 1;
+    case TensorProto::BOOL:
+      return 1;
     case TensorProto::UINT16:
     case TensorProto::INT16:
     case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16: return 2;
+    case TensorProto::BFLOAT16:
+      return 2;
     case TensorProto::FLOAT:
     case TensorProto::INT32:
-    case TensorProto::UINT32: return 4;
+    case TensorProto::UINT32:
+      return 4;
     case TensorProto::DOUBLE:
     case TensorProto::INT64:
     case TensorProto::UINT64:
-    case TensorProto::COMPLEX64: return 8;
-    case TensorProto::COMPLEX128: return 16;
+    case TensorProto::COMPLEX64:
+      return 8;
+    case TensorProto::COMPLEX128:
+      return 16;
   }
   return 0;
 }
@@ -153,8 +205,10 @@ std::string product_text(int64_t numel, int64_t factor) {
 }
 
 std::string type_name(int32_t data_type) {
-  std::string name = TensorProto::DataType_IsValid(data_type) ? TensorProto::DataType_Name(data_type) : "?";
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string name =
+      TensorProto::DataType_IsValid(data_type) ? TensorProto::DataType_Name(data_type) : "?";
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return name;
 }
 
@@ -162,11 +216,15 @@ std::string type_name(int32_t data_type) {
 
 int64_t checked_numel(const TensorProto& p, const std::string& what) {
   if (p.data_location() == TensorProto::EXTERNAL) {
-    throw Error(fmt::format("{} stores its data in an external file, which Tessel does not support", what));
+    throw Error(
+        fmt::format("{} stores its data in an external file, which Tessel does not support", what));
   }
-  if (p.has_segment()) throw Error(fmt::format("{} is a segmented tensor, which Tessel does not support", what));
+  if (p.has_segment())
+    throw Error(fmt::format("{} is a segmented tensor, which Tessel does not support", what));
   std::optional<TypedField> field = typed_field(p);
-  if (!field) throw Error(fmt::format("{} has an undefined or unknown element type ({})", what, p.data_type()));
+  if (!field)
+    throw Error(
+        fmt::format("{} has an undefined or unknown element type ({})", what, p.data_type()));
   std::string shape = fmt::format("{} [{}]", type_name(p.data_type()), fmt::join(p.dims(), ", "));
   // A zero dim anywhere makes the tensor empty, however large the others are.
   bool empty = false;
@@ -185,12 +243,13 @@ int64_t checked_numel(const TensorProto& p, const std::string& what) {
     if (bytes == 0) throw Error(fmt::format("{}: {} cannot be stored in raw_data", what, shape));
     auto have = static_cast<int64_t>(p.raw_data().size());
     if (have % bytes != 0 || have / bytes != numel) {
-      throw Error(
-          fmt::format("{}: raw_data has {} bytes but {} needs {}", what, have, shape, product_text(numel, bytes)));
+      throw Error(fmt::format("{}: raw_data has {} bytes but {} needs {}", what, have, shape,
+                              product_text(numel, bytes)));
     }
-  } else if (field->entries % field->per_element != 0 || field->entries / field->per_element != numel) {
-    throw Error(fmt::format("{}: {} has {} entries but {} needs {}", what, field->name, field->entries, shape,
-                            product_text(numel, field->per_element)));
+  } else if (field->entries % field->per_element != 0 ||
+             field->entries / field->per_element != numel) {
+    throw Error(fmt::format("{}: {} has {} entries but {} needs {}", what, field->name,
+                            field->entries, shape, product_text(numel, field->per_element)));
   }
   return numel;
 }
@@ -216,7 +275,8 @@ TensorProto tensor_to_proto(const graph::TensorData& t, const std::string& name)
   p.set_name(name);
   p.set_data_type(dtype_to_onnx(t.dtype()));
   for (int64_t d : t.shape()) p.add_dims(d);
-  p.set_raw_data(t.nbytes() ? std::string(static_cast<const char*>(t.raw()), t.nbytes()) : std::string());
+  p.set_raw_data(t.nbytes() ? std::string(static_cast<const char*>(t.raw()), t.nbytes())
+                            : std::string());
   return p;
 }
 

@@ -38,10 +38,12 @@ int64_t int_attr(const InferenceContext& ctx, const std::string& name, int64_t d
   return a ? a->i() : def;
 }
 
-// What libonnx's inference function for an op assumes about the node: a message when it does not hold.
+// What libonnx's inference function for an op assumes about the node: a message when it does not
+// hold.
 using Precondition = std::function<std::string(const InferenceContext&)>;
 
-std::string exact_ranks(const InferenceContext& ctx, std::initializer_list<size_t> inputs, int64_t rank) {
+std::string exact_ranks(const InferenceContext& ctx, std::initializer_list<size_t> inputs,
+                        int64_t rank) {
   for (size_t i : inputs) {
     std::optional<int64_t> r = input_rank(ctx, i);
     if (r && *r != rank) return fmt::format("input {} has rank {}, not {}", i, *r, rank);
@@ -60,7 +62,8 @@ std::string stft(const InferenceContext& ctx) { return exact_ranks(ctx, {0}, 3);
 std::string layer_norm(const InferenceContext& ctx) {
   std::optional<int64_t> r = input_rank(ctx, 0);
   int64_t axis = int_attr(ctx, "axis", -1);
-  if (r && (*r == 0 || axis < -*r || axis > *r)) return fmt::format("axis {} is out of range for rank {}", axis, *r);
+  if (r && (*r == 0 || axis < -*r || axis > *r))
+    return fmt::format("axis {} is out of range for rank {}", axis, *r);
   return "";
 }
 
@@ -71,7 +74,8 @@ std::string gather_nd(const InferenceContext& ctx) {
   for (size_t i : {0, 1}) {
     std::optional<int64_t> r = input_rank(ctx, i);
     if (r && batch_dims >= *r) {
-      return fmt::format("batch_dims {} is out of range for input {} of rank {}", batch_dims, i, *r);
+      return fmt::format("batch_dims {} is out of range for input {} of rank {}", batch_dims, i,
+                         *r);
     }
   }
   return "";
@@ -81,7 +85,8 @@ std::string gather_nd(const InferenceContext& ctx) {
 template <size_t kWeight>
 std::string conv_weight(const InferenceContext& ctx) {
   std::optional<int64_t> x = input_rank(ctx, 0), w = input_rank(ctx, kWeight);
-  if (x && w && *x != *w) return fmt::format("weight (input {}) has rank {} but X has rank {}", kWeight, *w, *x);
+  if (x && w && *x != *w)
+    return fmt::format("weight (input {}) has rank {} but X has rank {}", kWeight, *w, *x);
   return "";
 }
 
@@ -92,8 +97,8 @@ std::string shape_length(const InferenceContext& ctx) {
   if (!t || !t->has_tensor_type() || t->tensor_type().shape().dim_size() != 1) return "";
   const auto& length = t->tensor_type().shape().dim(0);
   if (length.has_dim_value() && length.dim_value() > kMaxRank) {
-    return fmt::format("shape input {} has {} entries; inference expands at most {}", kShape, length.dim_value(),
-                       kMaxRank);
+    return fmt::format("shape input {} has {} entries; inference expands at most {}", kShape,
+                       length.dim_value(), kMaxRank);
   }
   return "";
 }
@@ -119,7 +124,8 @@ std::string scan(const InferenceContext& ctx, int64_t leading_inputs) {
     return fmt::format("num_scan_inputs {} is out of range for {} inputs", scan_inputs, inputs);
   }
   if (static_cast<int64_t>(ctx.getNumOutputs()) < inputs - scan_inputs) {
-    return fmt::format("{} outputs are fewer than the {} state variables", ctx.getNumOutputs(), inputs - scan_inputs);
+    return fmt::format("{} outputs are fewer than the {} state variables", ctx.getNumOutputs(),
+                       inputs - scan_inputs);
   }
   return "";
 }
@@ -129,13 +135,16 @@ std::string split_to_sequence(const InferenceContext& ctx) {
   const onnx::TensorProto* split = ctx.getNumInputs() > 1 ? ctx.getInputData(1) : nullptr;
   if (!split || split->dims_size() != 0) return "";
   graph::TensorData value = tensor_from_proto(*split, "split");
-  if (value.get_int(0) < 1) return fmt::format("scalar split {} must be positive", value.get_int(0));
+  if (value.get_int(0) < 1)
+    return fmt::format("scalar split {} must be positive", value.get_int(0));
   return "";
 }
 
 Precondition find_precondition(const std::string& op_type, int since_version) {
   if (op_type == "Scan") {
-    return [leading = since_version == 8 ? 1 : 0](const InferenceContext& ctx) { return scan(ctx, leading); };
+    return [leading = since_version == 8 ? 1 : 0](const InferenceContext& ctx) {
+      return scan(ctx, leading);
+    };
   }
   static const std::unordered_map<std::string, Precondition> table{
       {"Gemm", gemm},
@@ -162,10 +171,12 @@ Precondition find_precondition(const std::string& op_type, int since_version) {
 // records against the node and moves on from.
 onnx::InferenceFunction guarded(const OpSchema& schema) {
   return [op_type = schema.Name(), infer = schema.GetTypeAndShapeInferenceFunction(),
-          precondition = find_precondition(schema.Name(), schema.SinceVersion())](InferenceContext& ctx) {
+          precondition =
+              find_precondition(schema.Name(), schema.SinceVersion())](InferenceContext& ctx) {
     std::string problem;
     try {
-      problem = attribute_range_problem(op_type, [&](const std::string& name) { return ctx.getAttribute(name); });
+      problem = attribute_range_problem(
+          op_type, [&](const std::string& name) { return ctx.getAttribute(name); });
       if (problem.empty() && precondition) problem = precondition(ctx);
     } catch (const std::exception& e) {
       problem = e.what();
@@ -178,9 +189,11 @@ onnx::InferenceFunction guarded(const OpSchema& schema) {
 // ONNX's schemas, handed out as copies whose ai.onnx inference functions are guarded.
 class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
  public:
-  const OpSchema* GetSchema(const std::string& key, const int max_version, const std::string& domain) const override {
+  const OpSchema* GetSchema(const std::string& key, const int max_version,
+                            const std::string& domain) const override {
     const OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_version, domain);
-    if (!schema || !domain.empty() || !schema->has_type_and_shape_inference_function()) return schema;
+    if (!schema || !domain.empty() || !schema->has_type_and_shape_inference_function())
+      return schema;
     auto [it, added] = guarded_.try_emplace(schema);
     if (added) {
       it->second = std::make_unique<OpSchema>(*schema);

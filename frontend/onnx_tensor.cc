@@ -20,7 +20,8 @@ graph::TensorData read_tensor_file(const std::string& path) {
   return detail::tensor_from_proto(proto, what);
 }
 
-void write_tensor_file(const std::string& path, const graph::TensorData& tensor, const std::string& name) {
+void write_tensor_file(const std::string& path, const graph::TensorData& tensor,
+                       const std::string& name) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out || !detail::tensor_to_proto(tensor, name).SerializeToOstream(&out)) {
     throw Error(fmt::format("cannot write tensor file '{}'", path));

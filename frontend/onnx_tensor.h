@@ -11,6 +11,7 @@ namespace tessel::frontend {
 
 graph::TensorData read_tensor_file(const std::string& path);
 // `name` is stored in the proto's name field.
-void write_tensor_file(const std::string& path, const graph::TensorData& tensor, const std::string& name = "");
+void write_tensor_file(const std::string& path, const graph::TensorData& tensor,
+                       const std::string& name = "");
 
 }  // namespace tessel::frontend

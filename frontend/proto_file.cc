@@ -32,23 +32,27 @@ class FileDescriptor {
 }  // namespace
 
 std::string read_protobuf_file(const std::string& path, const std::string& what) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before fstat can refuse it.
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before fstat can
+  // refuse it.
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) throw Error(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
-  struct stat st {};
+  if (fd.get() < 0)
+    throw Error(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
+  struct stat st{};
   if (::fstat(fd.get(), &st) != 0) {
     throw Error(fmt::format("cannot stat {} '{}': {}", what, path, std::strerror(errno)));
   }
   if (!S_ISREG(st.st_mode)) throw Error(fmt::format("{} '{}' is not a regular file", what, path));
   if (st.st_size > kMaxProtobufBytes) {
-    throw Error(fmt::format("{} '{}' has {} bytes, over protobuf's 2 GiB message limit", what, path, st.st_size));
+    throw Error(fmt::format("{} '{}' has {} bytes, over protobuf's 2 GiB message limit", what, path,
+                            st.st_size));
   }
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
+    if (n < 0)
+      throw Error(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
     if (n == 0) break;  // the file shrank while we read it
     done += static_cast<size_t>(n);
   }

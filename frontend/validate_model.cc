@@ -31,14 +31,16 @@ constexpr int64_t kMaxWindowValue = INT32_MAX;
 // Ops whose strides, dilations, kernel_shape, pads and group libonnx's shape inference and
 // Tessel's window arithmetic divide by or add up unchecked.
 const std::unordered_set<std::string>& window_ops() {
-  static const std::unordered_set<std::string> ops{"Conv",    "ConvTranspose", "ConvInteger", "QLinearConv",
-                                                   "MaxPool", "AveragePool",   "LpPool",      "MaxUnpool"};
+  static const std::unordered_set<std::string> ops{"Conv",        "ConvTranspose", "ConvInteger",
+                                                   "QLinearConv", "MaxPool",       "AveragePool",
+                                                   "LpPool",      "MaxUnpool"};
   return ops;
 }
 
 constexpr AttrRange kWindowRanges[] = {
-    {"strides", 1, kMaxWindowValue}, {"dilations", 1, kMaxWindowValue}, {"kernel_shape", 1, kMaxWindowValue},
-    {"pads", 0, kMaxWindowValue},    {"group", 1, kMaxWindowValue},
+    {"strides", 1, kMaxWindowValue},      {"dilations", 1, kMaxWindowValue},
+    {"kernel_shape", 1, kMaxWindowValue}, {"pads", 0, kMaxWindowValue},
+    {"group", 1, kMaxWindowValue},
 };
 // libonnx divides by blocksize * blocksize.
 constexpr AttrRange kBlocksizeRange{"blocksize", 1, kMaxWindowValue};
@@ -51,7 +53,8 @@ class ModelValidator {
     for (const auto* values : {&g.input(), &g.output(), &g.value_info()}) {
       for (const auto& v : *values) type(v.type(), v.name());
     }
-    for (const auto& init : g.initializer()) tensor(init, fmt::format("initializer '{}'", init.name()));
+    for (const auto& init : g.initializer())
+      tensor(init, fmt::format("initializer '{}'", init.name()));
     for (const auto& sparse : g.sparse_initializer()) {
       sparse_tensor(sparse, fmt::format("sparse initializer '{}'", sparse.values().name()));
     }
@@ -69,13 +72,14 @@ class ModelValidator {
 
   // libonnx's inference loops up to declared dims and indexes with them.
   void type(const onnx::TypeProto& t, const std::string& value) {
-    const onnx::TensorShapeProto* shape = t.has_tensor_type()          ? &t.tensor_type().shape()
-                                          : t.has_sparse_tensor_type() ? &t.sparse_tensor_type().shape()
-                                                                       : nullptr;
+    const onnx::TensorShapeProto* shape = t.has_tensor_type() ? &t.tensor_type().shape()
+                                          : t.has_sparse_tensor_type()
+                                              ? &t.sparse_tensor_type().shape()
+                                              : nullptr;
     for (int d = 0; shape && d < shape->dim_size(); ++d) {
       if (shape->dim(d).has_dim_value() && shape->dim(d).dim_value() < 0) {
-        throw Error(fmt::format("'{}': value '{}' declares a negative dim {} (dim {})", source_, value,
-                                shape->dim(d).dim_value(), d));
+        throw Error(fmt::format("'{}': value '{}' declares a negative dim {} (dim {})", source_,
+                                value, shape->dim(d).dim_value(), d));
       }
     }
     if (t.has_sequence_type()) type(t.sequence_type().elem_type(), value);
@@ -93,7 +97,8 @@ class ModelValidator {
     for (const auto& a : n.attribute()) {
       std::string what = fmt::format("attribute '{}' of {}", a.name(), name);
       if (a.has_t()) tensor(a.t(), what);
-      for (int k = 0; k < a.tensors_size(); ++k) tensor(a.tensors(k), fmt::format("{} (tensor {})", what, k));
+      for (int k = 0; k < a.tensors_size(); ++k)
+        tensor(a.tensors(k), fmt::format("{} (tensor {})", what, k));
       if (a.has_sparse_tensor()) sparse_tensor(a.sparse_tensor(), what);
       for (const auto& s : a.sparse_tensors()) sparse_tensor(s, what);
       if (a.has_g()) graph(a.g());
@@ -132,7 +137,8 @@ std::string attribute_range_problem(const std::string& op_type, const FindAttrib
     if (a->type() == AttributeProto::INT) values.push_back(a->i());
     for (int64_t v : values) {
       if (v < range.min || v > range.max) {
-        return fmt::format("attribute '{}' has {}; it must be between {} and {}", range.attr, v, range.min, range.max);
+        return fmt::format("attribute '{}' has {}; it must be between {} and {}", range.attr, v,
+                           range.min, range.max);
       }
     }
   }

@@ -1,10 +1,10 @@
 // Internal to frontend/: the checks an untrusted ModelProto passes before libonnx reads it.
 //
 // libonnx's checker and shape inference assume well-formed input and crash on malformed models
-// (issue 22): ParseData copies raw_data by its byte count while callers index by the dims (SIGSEGV),
-// and the conv/pool inference divides by strides (SIGFPE). validate_model checks, without allocating,
-// everything of that kind that needs no shape information; what depends on input ranks or values
-// is checked node by node during inference (frontend/onnx_shape_inference.h).
+// (issue 22): ParseData copies raw_data by its byte count while callers index by the dims
+// (SIGSEGV), and the conv/pool inference divides by strides (SIGFPE). validate_model checks,
+// without allocating, everything of that kind that needs no shape information; what depends on
+// input ranks or values is checked node by node during inference (frontend/onnx_shape_inference.h).
 #pragma once
 
 #include <onnx/onnx_pb.h>

@@ -15,7 +15,10 @@ std::string DataType::str() const {
   } else if (is_handle()) {
     base = "handle";
   } else {
-    const char* prefix = code_ == kInt ? "int" : code_ == kUInt ? "uint" : code_ == kBFloat ? "bfloat" : "float";
+    const char* prefix = code_ == kInt      ? "int"
+                         : code_ == kUInt   ? "uint"
+                         : code_ == kBFloat ? "bfloat"
+                                            : "float";
     base = fmt::format("{}{}", prefix, bits_);
   }
   return lanes_ == 1 ? base : fmt::format("{}x{}", base, lanes_);
@@ -49,8 +52,10 @@ DataType DataType::parse(const std::string& s) {
       if (ok) return {code, bits, lanes};
     }
   }
-  throw Error(fmt::format(
-      "invalid data type '{}': expected int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16 or bool", s));
+  throw Error(
+      fmt::format("invalid data type '{}': expected int8/16/32/64, uint8/16/32/64, float16/32/64, "
+                  "bfloat16 or bool",
+                  s));
 }
 
 }  // namespace tessel

@@ -9,7 +9,8 @@ namespace tessel {
 class DataType {
  public:
   // kBFloat is DLPack's kDLBfloat. bfloat16 is not is_float(): it is a storage type that only Cast
-  // converts (elementwise math on it is unsupported), so float code paths must not take it for float16.
+  // converts (elementwise math on it is unsupported), so float code paths must not take it for
+  // float16.
   enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kHandle = 3, kBFloat = 4 };
 
   constexpr DataType() = default;

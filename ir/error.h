@@ -13,7 +13,8 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
 };
 
-// An invalid schedule primitive. `brief()` is a short reason for tuners; what() is the full message.
+// An invalid schedule primitive. `brief()` is a short reason for tuners; what() is the full
+// message.
 class ScheduleError : public Error {
  public:
   ScheduleError(std::string brief, const std::string& detail)
@@ -57,6 +58,6 @@ class ICheckFailure {
     ::tessel::detail::ICheckFailure(__FILE__, __LINE__, #cond)
 
 // Marks a path that only a Tessel bug can reach.
-#define TESSEL_UNREACHABLE(msg)                                                            \
-  throw ::tessel::InternalError(std::string("Internal error at ") + __FILE__ + ":" +       \
+#define TESSEL_UNREACHABLE(msg)                                                      \
+  throw ::tessel::InternalError(std::string("Internal error at ") + __FILE__ + ":" + \
                                 std::to_string(__LINE__) + ": unreachable: " + (msg))

@@ -37,17 +37,23 @@ const char* intrinsic_name(Intrinsic op) {
 
 int intrinsic_arity(Intrinsic op) {
   switch (op) {
-    case Intrinsic::pow: return 2;
-    case Intrinsic::fma: return 3;
-    default: return 1;
+    case Intrinsic::pow:
+      return 2;
+    case Intrinsic::fma:
+      return 3;
+    default:
+      return 1;
   }
 }
 
 const char* mem_scope_name(MemScope s) {
   switch (s) {
-    case MemScope::kGlobal: return "global";
-    case MemScope::kShared: return "shared";
-    case MemScope::kLocal: return "local";
+    case MemScope::kGlobal:
+      return "global";
+    case MemScope::kShared:
+      return "shared";
+    case MemScope::kLocal:
+      return "local";
   }
   return "?";
 }
@@ -123,16 +129,16 @@ PrimExpr NotNode::make(PrimExpr a) {
 
 PrimExpr SelectNode::make(PrimExpr cond, PrimExpr t, PrimExpr f) {
   TESSEL_ICHECK(cond.dtype().is_bool()) << "select condition of " << cond.dtype().str();
-  TESSEL_ICHECK(t.dtype() == f.dtype()) << "select branches of " << t.dtype().str() << " and "
-                                        << f.dtype().str();
+  TESSEL_ICHECK(t.dtype() == f.dtype())
+      << "select branches of " << t.dtype().str() << " and " << f.dtype().str();
   DataType dt = t.dtype();
   return PrimExpr(new SelectNode(dt, std::move(cond), std::move(t), std::move(f)));
 }
 
 PrimExpr IfThenElseExprNode::make(PrimExpr cond, PrimExpr t, PrimExpr f) {
   TESSEL_ICHECK(cond.dtype().is_bool()) << "if_then_else condition of " << cond.dtype().str();
-  TESSEL_ICHECK(t.dtype() == f.dtype()) << "if_then_else values of " << t.dtype().str()
-                                        << " and " << f.dtype().str();
+  TESSEL_ICHECK(t.dtype() == f.dtype())
+      << "if_then_else values of " << t.dtype().str() << " and " << f.dtype().str();
   TESSEL_ICHECK(cond.dtype().is_scalar() || cond.dtype().lanes() == t.dtype().lanes())
       << "if_then_else condition of " << cond.dtype().str() << " for " << t.dtype().str();
   DataType dt = t.dtype();
@@ -187,8 +193,8 @@ PrimExpr ProducerLoadNode::make(Operation op, int value_index, std::vector<PrimE
   }
   for (const auto& i : indices) {
     if (!i.dtype().is_int()) {
-      throw Error(fmt::format("tensor '{}' indexed with a value of type {}", op->name,
-                              i.dtype().str()));
+      throw Error(
+          fmt::format("tensor '{}' indexed with a value of type {}", op->name, i.dtype().str()));
     }
   }
   DataType t = op->output_dtype(value_index);
@@ -212,8 +218,8 @@ PrimExpr ReduceNode::make(CommReducer combiner, PrimExpr source, std::vector<Ite
                           PrimExpr condition) {
   TESSEL_ICHECK(combiner.defined() && source.defined());
   if (source.dtype() != combiner->identity.dtype()) {
-    throw Error(fmt::format("reduction of a {} value with a reducer over {}",
-                            source.dtype().str(), combiner->identity.dtype().str()));
+    throw Error(fmt::format("reduction of a {} value with a reducer over {}", source.dtype().str(),
+                            combiner->identity.dtype().str()));
   }
   for (const auto& iv : axis) {
     if (iv->iter_type != IterVarType::kCommReduce) {
@@ -255,8 +261,8 @@ PrimExpr max_value(DataType t) {
                                               : (int64_t{1} << (t.bits() - 1)) - 1);
   }
   if (t.is_uint()) {
-    return IntImmNode::make(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
-                                              : (int64_t{1} << t.bits()) - 1);
+    return IntImmNode::make(
+        t, t.bits() == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << t.bits()) - 1);
   }
   return FloatImmNode::make(t, t.bits() == 64 ? std::numeric_limits<double>::infinity()
                                               : std::numeric_limits<float>::infinity());
@@ -294,8 +300,8 @@ void promote(PrimExpr& a, PrimExpr& b, const char* op) {
     } else if (tb.is_scalar()) {
       b = BroadcastNode::make(b, ta.lanes());
     } else {
-      throw Error(fmt::format("'{}' of vectors with different lanes: {} and {}", op, ta.str(),
-                              tb.str()));
+      throw Error(
+          fmt::format("'{}' of vectors with different lanes: {} and {}", op, ta.str(), tb.str()));
     }
     promote(a, b, op);
     return;
@@ -306,9 +312,15 @@ void promote(PrimExpr& a, PrimExpr& b, const char* op) {
   } else if (ib && !ia && !(tb.is_float() && ta.is_integer())) {
     b = convert_imm(b, ta);
   } else if (ta.is_float() != tb.is_float()) {
-    if (ta.is_float()) b = cast(ta, b); else a = cast(tb, a);
+    if (ta.is_float())
+      b = cast(ta, b);
+    else
+      a = cast(tb, a);
   } else if (ta.code() == tb.code() || (ta.is_integer() && tb.is_integer())) {
-    if (ta.bits() >= tb.bits()) b = cast(ta, b); else a = cast(tb, a);
+    if (ta.bits() >= tb.bits())
+      b = cast(ta, b);
+    else
+      a = cast(tb, a);
   } else {
     throw Error(fmt::format("'{}' of incompatible types {} and {}", op, ta.str(), tb.str()));
   }
@@ -363,8 +375,9 @@ std::optional<int64_t> some(T v) {
 
 PrimExpr operator+(PrimExpr a, PrimExpr b) {
   promote(a, b, "+");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(x + y); },
-                       [](double x, double y) { return x + y; }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(x + y); },
+          [](double x, double y) { return x + y; }))
     return r;
   if (is_zero(b) && a.dtype().is_integer()) return a;
   if (is_zero(a) && a.dtype().is_integer()) return b;
@@ -373,8 +386,9 @@ PrimExpr operator+(PrimExpr a, PrimExpr b) {
 
 PrimExpr operator-(PrimExpr a, PrimExpr b) {
   promote(a, b, "-");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(x - y); },
-                       [](double x, double y) { return x - y; }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(x - y); },
+          [](double x, double y) { return x - y; }))
     return r;
   if (is_zero(b) && a.dtype().is_integer()) return a;
   return SubNode::make(a, b);
@@ -388,8 +402,9 @@ PrimExpr operator-(PrimExpr a) {
 
 PrimExpr operator*(PrimExpr a, PrimExpr b) {
   promote(a, b, "*");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(x * y); },
-                       [](double x, double y) { return x * y; }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(x * y); },
+          [](double x, double y) { return x * y; }))
     return r;
   if (a.dtype().is_integer()) {
     if (is_one(b)) return a;
@@ -402,8 +417,9 @@ PrimExpr operator*(PrimExpr a, PrimExpr b) {
 PrimExpr operator/(PrimExpr a, PrimExpr b) {
   promote(a, b, "/");
   if (a.dtype().is_integer()) return floordiv(a, b);
-  if (auto r = fold_or(a, b, [](int64_t, int64_t) { return std::optional<int64_t>(); },
-                       [](double x, double y) { return x / y; }))
+  if (auto r = fold_or(
+          a, b, [](int64_t, int64_t) { return std::optional<int64_t>(); },
+          [](double x, double y) { return x / y; }))
     return r;
   return DivNode::make(a, b);
 }
@@ -414,8 +430,9 @@ PrimExpr floordiv(PrimExpr a, PrimExpr b) {
   promote(a, b, "floordiv");
   require_int(a, "floordiv");
   if (is_zero(b)) throw Error("integer division by constant zero");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(floordiv_i(x, y)); },
-                       [](double x, double y) { return std::floor(x / y); }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(floordiv_i(x, y)); },
+          [](double x, double y) { return std::floor(x / y); }))
     return r;
   if (is_one(b)) return a;
   return FloorDivNode::make(a, b);
@@ -425,8 +442,9 @@ PrimExpr floormod(PrimExpr a, PrimExpr b) {
   promote(a, b, "floormod");
   require_int(a, "floormod");
   if (is_zero(b)) throw Error("integer modulo by constant zero");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(floormod_i(x, y)); },
-                       [](double x, double y) { return x - std::floor(x / y) * y; }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(floormod_i(x, y)); },
+          [](double x, double y) { return x - std::floor(x / y) * y; }))
     return r;
   if (is_one(b)) return make_zero(a.dtype());
   return FloorModNode::make(a, b);
@@ -439,28 +457,30 @@ PrimExpr ceildiv(PrimExpr a, PrimExpr b) {
 
 PrimExpr min(PrimExpr a, PrimExpr b) {
   promote(a, b, "min");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(std::min(x, y)); },
-                       [](double x, double y) { return std::fmin(x, y); }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(std::min(x, y)); },
+          [](double x, double y) { return std::fmin(x, y); }))
     return r;
   return MinNode::make(a, b);
 }
 
 PrimExpr max(PrimExpr a, PrimExpr b) {
   promote(a, b, "max");
-  if (auto r = fold_or(a, b, [](int64_t x, int64_t y) { return some(std::max(x, y)); },
-                       [](double x, double y) { return std::fmax(x, y); }))
+  if (auto r = fold_or(
+          a, b, [](int64_t x, int64_t y) { return some(std::max(x, y)); },
+          [](double x, double y) { return std::fmax(x, y); }))
     return r;
   return MaxNode::make(a, b);
 }
 
-#define TESSEL_DEFINE_COMPARE(Op, Node, Fn)                                                 \
-  PrimExpr operator Op(PrimExpr a, PrimExpr b) {                                          \
-    promote(a, b, #Op);                                                                   \
-    if (const int64_t* x = int_imm(a))                                                    \
-      if (const int64_t* y = int_imm(b)) return make_const(DataType::boolean(), *x Op * y); \
-    if (const double* x = float_imm(a))                                                   \
+#define TESSEL_DEFINE_COMPARE(Op, Node, Fn)                                                  \
+  PrimExpr operator Op(PrimExpr a, PrimExpr b) {                                             \
+    promote(a, b, #Op);                                                                      \
+    if (const int64_t* x = int_imm(a))                                                       \
+      if (const int64_t* y = int_imm(b)) return make_const(DataType::boolean(), *x Op * y);  \
+    if (const double* x = float_imm(a))                                                      \
       if (const double* y = float_imm(b)) return make_const(DataType::boolean(), *x Op * y); \
-    return Node::make(a, b);                                                              \
+    return Node::make(a, b);                                                                 \
   }
 TESSEL_DEFINE_COMPARE(==, EQNode, eq)
 TESSEL_DEFINE_COMPARE(!=, NENode, ne)

@@ -21,22 +21,12 @@ class PrimExpr : public Ref<ExprNode> {
   using Ref<ExprNode>::Ref;
   PrimExpr() = default;
   PrimExpr(const Ref<ExprNode>& r) : Ref<ExprNode>(r) {}  // NOLINT
-  PrimExpr(int value);     // NOLINT: an int32 constant
-  PrimExpr(int64_t value); // NOLINT: an int64 constant
-  PrimExpr(float value);   // NOLINT: a float32 constant
+  PrimExpr(int value);                                    // NOLINT: an int32 constant
+  PrimExpr(int64_t value);                                // NOLINT: an int64 constant
+  PrimExpr(float value);                                  // NOLINT: a float32 constant
   PrimExpr(double value);  // NOLINT: a float32 constant; cast for float64
   DataType dtype() const { return get()->dtype; }
 };
-
-// Declares `Name` as a handle to `Name##Node`, deriving from handle `Base`.
-#define TESSEL_HANDLE(Name, Base)                                                     \
-  class Name : public Base {                                                          \
-   public:                                                                            \
-    Name() = default;                                                                 \
-    explicit Name(const Ref<Name##Node>& r) : Base(r) {}                              \
-    const Name##Node* get() const { return static_cast<const Name##Node*>(Base::get()); } \
-    const Name##Node* operator->() const { return get(); }                            \
-  }
 
 // ---- constants and variables ----
 class IntImmNode : public ExprNode {
@@ -122,7 +112,9 @@ class SelectNode : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::Select;
   SelectNode(DataType t, PrimExpr c, PrimExpr tv, PrimExpr fv)
-      : ExprNode(kKind, t), condition(std::move(c)), true_value(std::move(tv)),
+      : ExprNode(kKind, t),
+        condition(std::move(c)),
+        true_value(std::move(tv)),
         false_value(std::move(fv)) {}
   PrimExpr condition, true_value, false_value;
   static PrimExpr make(PrimExpr cond, PrimExpr t, PrimExpr f);
@@ -135,7 +127,9 @@ class IfThenElseExprNode : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::IfThenElseExpr;
   IfThenElseExprNode(DataType t, PrimExpr c, PrimExpr tv, PrimExpr fv)
-      : ExprNode(kKind, t), condition(std::move(c)), true_value(std::move(tv)),
+      : ExprNode(kKind, t),
+        condition(std::move(c)),
+        true_value(std::move(tv)),
         false_value(std::move(fv)) {}
   PrimExpr condition, true_value, false_value;
   // The condition is scalar or has the values' lanes.
@@ -156,7 +150,8 @@ class RampNode : public ExprNode {
 class BroadcastNode : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::Broadcast;
-  BroadcastNode(DataType t, PrimExpr v, int l) : ExprNode(kKind, t), value(std::move(v)), lanes(l) {}
+  BroadcastNode(DataType t, PrimExpr v, int l)
+      : ExprNode(kKind, t), value(std::move(v)), lanes(l) {}
   PrimExpr value;
   int lanes;
   static PrimExpr make(PrimExpr value, int lanes);
@@ -173,9 +168,27 @@ class LetNode : public ExprNode {
 };
 
 // ---- calls to intrinsics (an enum, not a string registry) ----
-#define TESSEL_INTRINSICS(X)                                                         \
-  X(exp) X(exp2) X(log) X(log2) X(sqrt) X(rsqrt) X(tanh) X(sigmoid) X(erf) X(pow)   \
-  X(fabs) X(floor) X(ceil) X(round) X(trunc) X(sin) X(cos) X(fma) X(isnan) X(likely)
+#define TESSEL_INTRINSICS(X) \
+  X(exp)                     \
+  X(exp2)                    \
+  X(log)                     \
+  X(log2)                    \
+  X(sqrt)                    \
+  X(rsqrt)                   \
+  X(tanh)                    \
+  X(sigmoid)                 \
+  X(erf)                     \
+  X(pow)                     \
+  X(fabs)                    \
+  X(floor)                   \
+  X(ceil)                    \
+  X(round)                   \
+  X(trunc)                   \
+  X(sin)                     \
+  X(cos)                     \
+  X(fma)                     \
+  X(isnan)                   \
+  X(likely)
 
 enum class Intrinsic : uint8_t {
 #define TESSEL_INTRIN_ENUM(Name) Name,
@@ -205,8 +218,13 @@ class BufferNode : public Node {
   static constexpr NodeKind kKind = NodeKind::Buffer;
   BufferNode(Var d, DataType t, std::vector<PrimExpr> sh, std::vector<PrimExpr> st, std::string n,
              MemScope sc)
-      : Node(kKind), data(std::move(d)), dtype(t), shape(std::move(sh)), strides(std::move(st)),
-        name(std::move(n)), scope(sc) {}
+      : Node(kKind),
+        data(std::move(d)),
+        dtype(t),
+        shape(std::move(sh)),
+        strides(std::move(st)),
+        name(std::move(n)),
+        scope(sc) {}
   Var data;  // handle var holding the base pointer
   DataType dtype;
   std::vector<PrimExpr> shape;
@@ -272,7 +290,11 @@ class IterVarNode : public Node {
  public:
   static constexpr NodeKind kKind = NodeKind::IterVar;
   IterVarNode(Var v, Range d, IterVarType t, std::string tag)
-      : Node(kKind), var(std::move(v)), dom(std::move(d)), iter_type(t), thread_tag(std::move(tag)) {}
+      : Node(kKind),
+        var(std::move(v)),
+        dom(std::move(d)),
+        iter_type(t),
+        thread_tag(std::move(tag)) {}
   Var var;
   Range dom;  // undefined for iter vars created by split/fuse until bound inference
   IterVarType iter_type;
@@ -294,8 +316,12 @@ class CommReducerNode : public Node {
  public:
   static constexpr NodeKind kKind = NodeKind::CommReducer;
   CommReducerNode(std::string n, Var l, Var r, PrimExpr res, PrimExpr id)
-      : Node(kKind), name(std::move(n)), lhs(std::move(l)), rhs(std::move(r)),
-        result(std::move(res)), identity(std::move(id)) {}
+      : Node(kKind),
+        name(std::move(n)),
+        lhs(std::move(l)),
+        rhs(std::move(r)),
+        result(std::move(res)),
+        identity(std::move(id)) {}
   std::string name;  // "sum", "max", "min" or the user's name
   Var lhs, rhs;
   PrimExpr result;
@@ -308,7 +334,10 @@ class ReduceNode : public ExprNode {
  public:
   static constexpr NodeKind kKind = NodeKind::Reduce;
   ReduceNode(DataType t, CommReducer c, PrimExpr s, std::vector<IterVar> ax, PrimExpr cond)
-      : ExprNode(kKind, t), combiner(std::move(c)), source(std::move(s)), axis(std::move(ax)),
+      : ExprNode(kKind, t),
+        combiner(std::move(c)),
+        source(std::move(s)),
+        axis(std::move(ax)),
         condition(std::move(cond)) {}
   CommReducer combiner;
   PrimExpr source;

@@ -34,10 +34,10 @@ void IRVisitor::visit_IntImm(const IntImmNode*, const PrimExpr&) {}
 void IRVisitor::visit_FloatImm(const FloatImmNode*, const PrimExpr&) {}
 void IRVisitor::visit_Var(const VarNode*, const PrimExpr&) {}
 void IRVisitor::visit_Cast(const CastNode* op, const PrimExpr&) { visit_expr(op->value); }
-#define TESSEL_VISIT_BINARY(N)                                   \
+#define TESSEL_VISIT_BINARY(N)                                    \
   void IRVisitor::visit_##N(const N##Node* op, const PrimExpr&) { \
-    visit_expr(op->a);                                           \
-    visit_expr(op->b);                                           \
+    visit_expr(op->a);                                            \
+    visit_expr(op->b);                                            \
   }
 TESSEL_VISIT_BINARY(Add)
 TESSEL_VISIT_BINARY(Sub)
@@ -200,13 +200,15 @@ PrimExpr IRMutator::mutate_Not(const NotNode* op, const PrimExpr& self) {
 PrimExpr IRMutator::mutate_Select(const SelectNode* op, const PrimExpr& self) {
   PrimExpr c = mutate_expr(op->condition), t = mutate_expr(op->true_value),
            f = mutate_expr(op->false_value);
-  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+    return self;
   return SelectNode::make(c, t, f);
 }
 PrimExpr IRMutator::mutate_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr& self) {
   PrimExpr c = mutate_expr(op->condition), t = mutate_expr(op->true_value),
            f = mutate_expr(op->false_value);
-  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+    return self;
   return IfThenElseExprNode::make(c, t, f);
 }
 PrimExpr IRMutator::mutate_Ramp(const RampNode* op, const PrimExpr& self) {

@@ -31,8 +31,10 @@ class ExprFunctor {
   virtual R visit_default(const PrimExpr& e, Args...) {
     TESSEL_UNREACHABLE(std::string("unhandled expression kind ") + node_kind_name(e->kind()));
   }
-#define TESSEL_DEFAULT(N) \
-  virtual R visit_##N(const N##Node*, const PrimExpr& e, Args... args) { return visit_default(e, args...); }
+#define TESSEL_DEFAULT(N)                                                \
+  virtual R visit_##N(const N##Node*, const PrimExpr& e, Args... args) { \
+    return visit_default(e, args...);                                    \
+  }
   TESSEL_EXPR_KINDS(TESSEL_DEFAULT)
 #undef TESSEL_DEFAULT
 };
@@ -71,10 +73,8 @@ class IRMutator {
 #undef TESSEL_MUTATE_STMT
 };
 
-
 // Replaces vars by expressions (keyed by VarNode*).
-PrimExpr substitute(const PrimExpr& e,
-                    const std::vector<std::pair<Var, PrimExpr>>& map);
+PrimExpr substitute(const PrimExpr& e, const std::vector<std::pair<Var, PrimExpr>>& map);
 Stmt substitute(const Stmt& s, const std::vector<std::pair<Var, PrimExpr>>& map);
 
 // True when `e` mentions any of `vars`.

@@ -10,7 +10,8 @@
 namespace tessel::graph {
 
 // ---------------- TensorData ----------------
-TensorData::TensorData(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+TensorData::TensorData(DataType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)) {
   int64_t n = numel();
   if (n < 0) throw Error(fmt::format("tensor of {} with a negative dim", dtype.str()));
   bytes_ = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(n) * dtype.bytes());
@@ -34,7 +35,8 @@ TensorData TensorData::reshaped(std::vector<int64_t> shape) const {
   TensorData t = *this;
   t.shape_ = std::move(shape);
   if (t.numel() != numel()) {
-    throw Error(fmt::format("cannot reshape a tensor of {} elements to {} elements", numel(), t.numel()));
+    throw Error(
+        fmt::format("cannot reshape a tensor of {} elements to {} elements", numel(), t.numel()));
   }
   return t;
 }
@@ -50,16 +52,23 @@ auto visit_element(const TensorData& t, int64_t i, Fn fn) {
     return fn(t.data<uint8_t>()[i]);
   } else if (d.is_int()) {
     switch (d.bits()) {
-      case 8: return fn(t.data<int8_t>()[i]);
-      case 16: return fn(t.data<int16_t>()[i]);
-      case 32: return fn(t.data<int32_t>()[i]);
-      case 64: return fn(t.data<int64_t>()[i]);
+      case 8:
+        return fn(t.data<int8_t>()[i]);
+      case 16:
+        return fn(t.data<int16_t>()[i]);
+      case 32:
+        return fn(t.data<int32_t>()[i]);
+      case 64:
+        return fn(t.data<int64_t>()[i]);
     }
   } else if (d.is_uint()) {
     switch (d.bits()) {
-      case 16: return fn(t.data<uint16_t>()[i]);
-      case 32: return fn(t.data<uint32_t>()[i]);
-      case 64: return fn(t.data<uint64_t>()[i]);
+      case 16:
+        return fn(t.data<uint16_t>()[i]);
+      case 32:
+        return fn(t.data<uint32_t>()[i]);
+      case 64:
+        return fn(t.data<uint64_t>()[i]);
     }
   }
   throw Error(fmt::format("cannot read elements of type {}", d.str()));
@@ -131,11 +140,13 @@ std::string Node::attr_string(const std::string& key, const std::string& def) co
   const auto* v = typed_attr<std::string>(*this, key, "a string");
   return v ? *v : def;
 }
-std::vector<int64_t> Node::attr_ints(const std::string& key, const std::vector<int64_t>& def) const {
+std::vector<int64_t> Node::attr_ints(const std::string& key,
+                                     const std::vector<int64_t>& def) const {
   const auto* v = typed_attr<std::vector<int64_t>>(*this, key, "a list of ints");
   return v ? *v : def;
 }
-std::vector<double> Node::attr_floats(const std::string& key, const std::vector<double>& def) const {
+std::vector<double> Node::attr_floats(const std::string& key,
+                                      const std::vector<double>& def) const {
   const auto* v = typed_attr<std::vector<double>>(*this, key, "a list of floats");
   return v ? *v : def;
 }
@@ -190,7 +201,8 @@ std::vector<ValueId> Graph::input_ancestors(ValueId v) const {
   // Nodes are in topological order: one backward sweep reaches every ancestor.
   for (auto n = nodes.rbegin(); n != nodes.rend(); ++n) {
     bool needed = false;
-    for (ValueId out : n->outputs) needed = needed || (out != kNoValue && reached[static_cast<size_t>(out)]);
+    for (ValueId out : n->outputs)
+      needed = needed || (out != kNoValue && reached[static_cast<size_t>(out)]);
     if (!needed) continue;
     for (ValueId in : n->inputs) {
       if (in != kNoValue) reached[static_cast<size_t>(in)] = true;
@@ -206,7 +218,8 @@ std::vector<ValueId> Graph::input_ancestors(ValueId v) const {
 void Graph::validate() const {
   std::vector<bool> defined(values.size(), false);
   auto check_id = [&](ValueId v, const std::string& where) {
-    TESSEL_ICHECK(v >= 0 && static_cast<size_t>(v) < values.size()) << where << ": value id " << v << " out of range";
+    TESSEL_ICHECK(v >= 0 && static_cast<size_t>(v) < values.size())
+        << where << ": value id " << v << " out of range";
   };
   for (ValueId v : inputs) {
     check_id(v, "graph input");
@@ -226,7 +239,8 @@ void Graph::validate() const {
     for (ValueId out : node.outputs) {
       check_id(out, node.describe());
       TESSEL_ICHECK(!defined[out]) << "value '" << values[out].name << "' is defined twice";
-      TESSEL_ICHECK(values[out].producer == static_cast<NodeId>(n)) << "producer of '" << values[out].name << "'";
+      TESSEL_ICHECK(values[out].producer == static_cast<NodeId>(n))
+          << "producer of '" << values[out].name << "'";
       defined[out] = true;
     }
   }

@@ -54,11 +54,12 @@ class TensorData {
 
 struct TensorType {
   DataType dtype;
-  std::vector<int64_t> shape;           // kUnknownDim where not known yet
-  std::vector<std::string> dim_params;  // symbolic names of unknown dims ("" when none); may be empty
+  std::vector<int64_t> shape;  // kUnknownDim where not known yet
+  std::vector<std::string>
+      dim_params;  // symbolic names of unknown dims ("" when none); may be empty
   bool is_static() const;
-  int64_t numel() const;                // -1 when not static
-  std::string str() const;              // "float32[1, 3, 224, 224]", "float32[batch, 3]"
+  int64_t numel() const;    // -1 when not static
+  std::string str() const;  // "float32[1, 3, 224, 224]", "float32[batch, 3]"
   bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
 };
 
@@ -73,8 +74,8 @@ constexpr ValueId kNoValue = -1;  // an omitted optional input
 struct Value {
   std::string name;
   TensorType type;
-  NodeId producer = -1;                 // -1: a graph input or a constant
-  std::optional<TensorData> constant;   // initializers and folded values
+  NodeId producer = -1;                // -1: a graph input or a constant
+  std::optional<TensorData> constant;  // initializers and folded values
 };
 
 struct Node {
@@ -92,8 +93,8 @@ struct Node {
   std::string attr_string(const std::string& key, const std::string& def) const;
   std::vector<int64_t> attr_ints(const std::string& key, const std::vector<int64_t>& def) const;
   std::vector<double> attr_floats(const std::string& key, const std::vector<double>& def) const;
-  const TensorData* attr_tensor(const std::string& key) const;               // nullptr if absent
-  std::shared_ptr<Graph> attr_graph(const std::string& key) const;           // nullptr if absent
+  const TensorData* attr_tensor(const std::string& key) const;      // nullptr if absent
+  std::shared_ptr<Graph> attr_graph(const std::string& key) const;  // nullptr if absent
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;
 };
@@ -114,10 +115,10 @@ class ConstantRequiredError : public Error {
 class Graph {
  public:
   std::vector<Value> values;
-  std::vector<Node> nodes;       // topological order
-  std::vector<ValueId> inputs;   // runtime inputs (constants are not inputs)
+  std::vector<Node> nodes;      // topological order
+  std::vector<ValueId> inputs;  // runtime inputs (constants are not inputs)
   std::vector<ValueId> outputs;
-  int opset = 17;                // the model's ai.onnx opset
+  int opset = 17;  // the model's ai.onnx opset
   // A subgraph (an If branch) is self-contained: the outer values it reads are its inputs, and
   // the If node passes them after its condition, in the same order and with the same names.
 

@@ -8,12 +8,18 @@ namespace tessel::graph {
 
 const char* op_pattern_name(OpPattern p) {
   switch (p) {
-    case OpPattern::kElemWise: return "ElemWise";
-    case OpPattern::kBroadcast: return "Broadcast";
-    case OpPattern::kInjective: return "Injective";
-    case OpPattern::kCommReduce: return "CommReduce";
-    case OpPattern::kOutEWiseFusable: return "OutEWiseFusable";
-    case OpPattern::kOpaque: return "Opaque";
+    case OpPattern::kElemWise:
+      return "ElemWise";
+    case OpPattern::kBroadcast:
+      return "Broadcast";
+    case OpPattern::kInjective:
+      return "Injective";
+    case OpPattern::kCommReduce:
+      return "CommReduce";
+    case OpPattern::kOutEWiseFusable:
+      return "OutEWiseFusable";
+    case OpPattern::kOpaque:
+      return "Opaque";
   }
   return "?";
 }
@@ -21,8 +27,8 @@ const char* op_pattern_name(OpPattern p) {
 const std::vector<OpDef>& all_ops() {
   static const std::vector<OpDef> table = [] {
     std::vector<OpDef> all;
-    for (auto part : {ops::elementwise_defs, ops::reduce_defs, ops::tensor_defs, ops::nn_defs, ops::sequence_defs,
-                      ops::loss_defs}) {
+    for (auto part : {ops::elementwise_defs, ops::reduce_defs, ops::tensor_defs, ops::nn_defs,
+                      ops::sequence_defs, ops::loss_defs}) {
       auto defs = part();
       all.insert(all.end(), defs.begin(), defs.end());
     }

@@ -12,7 +12,14 @@
 namespace tessel::graph {
 
 // FuseOps patterns, in TVM's order: a lower pattern fuses more freely.
-enum class OpPattern { kElemWise = 0, kBroadcast = 1, kInjective = 2, kCommReduce = 3, kOutEWiseFusable = 4, kOpaque = 8 };
+enum class OpPattern {
+  kElemWise = 0,
+  kBroadcast = 1,
+  kInjective = 2,
+  kCommReduce = 3,
+  kOutEWiseFusable = 4,
+  kOpaque = 8
+};
 const char* op_pattern_name(OpPattern p);
 
 // Output types of `node` from its input types. Inputs whose values are constants (shape
@@ -24,8 +31,8 @@ using InferTypeFn = std::function<std::vector<TensorType>(const Graph& graph, co
 inline constexpr int kInternalOp = 1 << 30;
 
 struct OpDef {
-  std::string name;      // ONNX op_type
-  int since_opset;       // oldest opset whose semantics are implemented
+  std::string name;  // ONNX op_type
+  int since_opset;   // oldest opset whose semantics are implemented
   OpPattern pattern;
   InferTypeFn infer_type;
 };

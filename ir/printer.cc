@@ -53,7 +53,8 @@ class Printer : public ExprFunctor<void, int> {
     }
   }
   void visit_FloatImm(const FloatImmNode* op, const PrimExpr&, int) override {
-    os << fmt::format("{}", op->value) << (op->dtype == DataType::f32() ? "f" : "_" + op->dtype.str());
+    os << fmt::format("{}", op->value)
+       << (op->dtype == DataType::f32() ? "f" : "_" + op->dtype.str());
   }
   void visit_Var(const VarNode*, const PrimExpr& e, int) override {
     os << var_name(Var(Ref<VarNode>(static_cast<const VarNode*>(e.get()))));
@@ -78,22 +79,50 @@ class Printer : public ExprFunctor<void, int> {
     }
     os << ")";
   }
-  void visit_Add(const AddNode* op, const PrimExpr&, int c) override { infix(op->a, " + ", op->b, kAddSub, c); }
-  void visit_Sub(const SubNode* op, const PrimExpr&, int c) override { infix(op->a, " - ", op->b, kAddSub, c); }
-  void visit_Mul(const MulNode* op, const PrimExpr&, int c) override { infix(op->a, "*", op->b, kMulDiv, c); }
-  void visit_Div(const DivNode* op, const PrimExpr&, int c) override { infix(op->a, "/", op->b, kMulDiv, c); }
-  void visit_FloorDiv(const FloorDivNode* op, const PrimExpr&, int c) override { infix(op->a, " // ", op->b, kMulDiv, c); }
-  void visit_FloorMod(const FloorModNode* op, const PrimExpr&, int c) override { infix(op->a, " % ", op->b, kMulDiv, c); }
+  void visit_Add(const AddNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " + ", op->b, kAddSub, c);
+  }
+  void visit_Sub(const SubNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " - ", op->b, kAddSub, c);
+  }
+  void visit_Mul(const MulNode* op, const PrimExpr&, int c) override {
+    infix(op->a, "*", op->b, kMulDiv, c);
+  }
+  void visit_Div(const DivNode* op, const PrimExpr&, int c) override {
+    infix(op->a, "/", op->b, kMulDiv, c);
+  }
+  void visit_FloorDiv(const FloorDivNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " // ", op->b, kMulDiv, c);
+  }
+  void visit_FloorMod(const FloorModNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " % ", op->b, kMulDiv, c);
+  }
   void visit_Min(const MinNode* op, const PrimExpr&, int) override { call("min", {op->a, op->b}); }
   void visit_Max(const MaxNode* op, const PrimExpr&, int) override { call("max", {op->a, op->b}); }
-  void visit_EQ(const EQNode* op, const PrimExpr&, int c) override { infix(op->a, " == ", op->b, kCmp, c); }
-  void visit_NE(const NENode* op, const PrimExpr&, int c) override { infix(op->a, " != ", op->b, kCmp, c); }
-  void visit_LT(const LTNode* op, const PrimExpr&, int c) override { infix(op->a, " < ", op->b, kCmp, c); }
-  void visit_LE(const LENode* op, const PrimExpr&, int c) override { infix(op->a, " <= ", op->b, kCmp, c); }
-  void visit_GT(const GTNode* op, const PrimExpr&, int c) override { infix(op->a, " > ", op->b, kCmp, c); }
-  void visit_GE(const GENode* op, const PrimExpr&, int c) override { infix(op->a, " >= ", op->b, kCmp, c); }
-  void visit_And(const AndNode* op, const PrimExpr&, int c) override { infix(op->a, " && ", op->b, kAnd, c); }
-  void visit_Or(const OrNode* op, const PrimExpr&, int c) override { infix(op->a, " || ", op->b, kOr, c); }
+  void visit_EQ(const EQNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " == ", op->b, kCmp, c);
+  }
+  void visit_NE(const NENode* op, const PrimExpr&, int c) override {
+    infix(op->a, " != ", op->b, kCmp, c);
+  }
+  void visit_LT(const LTNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " < ", op->b, kCmp, c);
+  }
+  void visit_LE(const LENode* op, const PrimExpr&, int c) override {
+    infix(op->a, " <= ", op->b, kCmp, c);
+  }
+  void visit_GT(const GTNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " > ", op->b, kCmp, c);
+  }
+  void visit_GE(const GENode* op, const PrimExpr&, int c) override {
+    infix(op->a, " >= ", op->b, kCmp, c);
+  }
+  void visit_And(const AndNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " && ", op->b, kAnd, c);
+  }
+  void visit_Or(const OrNode* op, const PrimExpr&, int c) override {
+    infix(op->a, " || ", op->b, kOr, c);
+  }
   void visit_Not(const NotNode* op, const PrimExpr&, int) override {
     os << "!";
     print_expr(op->a, kUnary);

@@ -8,11 +8,16 @@ namespace tessel {
 
 const char* for_kind_name(ForKind kind) {
   switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unrolled";
-    case ForKind::kThreadBinding: return "thread_binding";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unrolled";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
   }
   return "?";
 }
@@ -75,8 +80,8 @@ Stmt AllocateNode::make(Buffer buffer, Stmt body) {
 PrimFunc PrimFunc::make(std::string name, std::vector<Var> params, std::vector<Buffer> buffers,
                         Stmt body) {
   TESSEL_ICHECK(params.size() == buffers.size());
-  return PrimFunc(new PrimFuncNode(std::move(name), std::move(params), std::move(buffers),
-                                   std::move(body)));
+  return PrimFunc(
+      new PrimFuncNode(std::move(name), std::move(params), std::move(buffers), std::move(body)));
 }
 
 PrimFunc PrimFunc::with_body(Stmt body) const {

@@ -58,7 +58,10 @@ class IfThenElseNode : public StmtNode {
  public:
   static constexpr NodeKind kKind = NodeKind::IfThenElse;
   IfThenElseNode(PrimExpr c, Stmt t, Stmt e)
-      : StmtNode(kKind), condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+      : StmtNode(kKind),
+        condition(std::move(c)),
+        then_case(std::move(t)),
+        else_case(std::move(e)) {}
   PrimExpr condition;
   Stmt then_case;
   Stmt else_case;  // may be undefined
@@ -72,8 +75,13 @@ class ForNode : public StmtNode {
  public:
   static constexpr NodeKind kKind = NodeKind::For;
   ForNode(Var v, PrimExpr mn, PrimExpr ext, ForKind k, Stmt b, std::string tag)
-      : StmtNode(kKind), loop_var(std::move(v)), min(std::move(mn)), extent(std::move(ext)),
-        kind(k), body(std::move(b)), thread_tag(std::move(tag)) {}
+      : StmtNode(kKind),
+        loop_var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        kind(k),
+        body(std::move(b)),
+        thread_tag(std::move(tag)) {}
   Var loop_var;
   PrimExpr min, extent;
   ForKind kind;
@@ -110,7 +118,10 @@ class PrimFuncNode : public Node {
  public:
   static constexpr NodeKind kKind = NodeKind::PrimFunc;
   PrimFuncNode(std::string n, std::vector<Var> p, std::vector<Buffer> b, Stmt bd)
-      : Node(kKind), name(std::move(n)), params(std::move(p)), buffers(std::move(b)),
+      : Node(kKind),
+        name(std::move(n)),
+        params(std::move(p)),
+        buffers(std::move(b)),
         body(std::move(bd)) {}
   std::string name;
   std::vector<Var> params;      // one handle var per tensor argument, in call order

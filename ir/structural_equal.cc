@@ -53,21 +53,39 @@ class Equal {
     }
     if (a->kind() != b->kind() || a.dtype() != b.dtype()) return false;
     switch (a->kind()) {
-      case NodeKind::IntImm: return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-      case NodeKind::FloatImm: return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
-      case NodeKind::Var: return var(Var(Ref<VarNode>(a.as<VarNode>())), Var(Ref<VarNode>(b.as<VarNode>())));
-      case NodeKind::Cast: return expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-#define TESSEL_EQ_BINARY(N) \
-  case NodeKind::N:         \
-    return expr(a.as<N##Node>()->a, b.as<N##Node>()->a) && expr(a.as<N##Node>()->b, b.as<N##Node>()->b);
-      TESSEL_EQ_BINARY(Add) TESSEL_EQ_BINARY(Sub) TESSEL_EQ_BINARY(Mul) TESSEL_EQ_BINARY(Div)
-      TESSEL_EQ_BINARY(FloorDiv) TESSEL_EQ_BINARY(FloorMod) TESSEL_EQ_BINARY(Min)
-      TESSEL_EQ_BINARY(Max) TESSEL_EQ_BINARY(EQ) TESSEL_EQ_BINARY(NE) TESSEL_EQ_BINARY(LT)
-      TESSEL_EQ_BINARY(LE) TESSEL_EQ_BINARY(GT) TESSEL_EQ_BINARY(GE) TESSEL_EQ_BINARY(And)
-      TESSEL_EQ_BINARY(Or)
+      case NodeKind::IntImm:
+        return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
+      case NodeKind::FloatImm:
+        return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
+      case NodeKind::Var:
+        return var(Var(Ref<VarNode>(a.as<VarNode>())), Var(Ref<VarNode>(b.as<VarNode>())));
+      case NodeKind::Cast:
+        return expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
+#define TESSEL_EQ_BINARY(N)                                \
+  case NodeKind::N:                                        \
+    return expr(a.as<N##Node>()->a, b.as<N##Node>()->a) && \
+           expr(a.as<N##Node>()->b, b.as<N##Node>()->b);
+        TESSEL_EQ_BINARY(Add)
+        TESSEL_EQ_BINARY(Sub)
+        TESSEL_EQ_BINARY(Mul)
+        TESSEL_EQ_BINARY(Div)
+        TESSEL_EQ_BINARY(FloorDiv)
+        TESSEL_EQ_BINARY(FloorMod)
+        TESSEL_EQ_BINARY(Min)
+        TESSEL_EQ_BINARY(Max)
+        TESSEL_EQ_BINARY(EQ)
+        TESSEL_EQ_BINARY(NE)
+        TESSEL_EQ_BINARY(LT)
+        TESSEL_EQ_BINARY(LE)
+        TESSEL_EQ_BINARY(GT)
+        TESSEL_EQ_BINARY(GE)
+        TESSEL_EQ_BINARY(And)
+        TESSEL_EQ_BINARY(Or)
 #undef TESSEL_EQ_BINARY
-      case NodeKind::Not: return expr(a.as<NotNode>()->a, b.as<NotNode>()->a);
-      case NodeKind::Select: return conditional(a.as<SelectNode>(), b.as<SelectNode>());
+      case NodeKind::Not:
+        return expr(a.as<NotNode>()->a, b.as<NotNode>()->a);
+      case NodeKind::Select:
+        return conditional(a.as<SelectNode>(), b.as<SelectNode>());
       case NodeKind::IfThenElseExpr:
         return conditional(a.as<IfThenElseExprNode>(), b.as<IfThenElseExprNode>());
       case NodeKind::Ramp: {
@@ -113,7 +131,8 @@ class Equal {
         }
         return expr(x->source, y->source) && expr(x->condition, y->condition);
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -135,9 +154,11 @@ class Equal {
       }
       case NodeKind::AssertStmt: {
         const auto *x = a.as<AssertStmtNode>(), *y = b.as<AssertStmtNode>();
-        return x->message == y->message && expr(x->condition, y->condition) && stmt(x->body, y->body);
+        return x->message == y->message && expr(x->condition, y->condition) &&
+               stmt(x->body, y->body);
       }
-      case NodeKind::Evaluate: return expr(a.as<EvaluateNode>()->value, b.as<EvaluateNode>()->value);
+      case NodeKind::Evaluate:
+        return expr(a.as<EvaluateNode>()->value, b.as<EvaluateNode>()->value);
       case NodeKind::SeqStmt: {
         const auto *x = a.as<SeqStmtNode>(), *y = b.as<SeqStmtNode>();
         if (x->seq.size() != y->seq.size()) return false;
@@ -165,12 +186,14 @@ class Equal {
       case NodeKind::Allocate: {
         const auto *x = a.as<AllocateNode>(), *y = b.as<AllocateNode>();
         const Buffer &p = x->buffer, &q = y->buffer;
-        if (p->dtype != q->dtype || p->scope != q->scope || !exprs(p->shape, q->shape)) return false;
+        if (p->dtype != q->dtype || p->scope != q->scope || !exprs(p->shape, q->shape))
+          return false;
         bind(p.get(), q.get());
         bind(p->data.get(), q->data.get());
         return stmt(x->body, y->body);
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -212,7 +235,8 @@ bool structural_equal(const PrimFunc& a, const PrimFunc& b) {
   if (a->params.size() != b->params.size()) return false;
   Equal eq(true);
   for (size_t i = 0; i < a->params.size(); ++i) {
-    if (!eq.var(a->params[i], b->params[i]) || !eq.buffer(a->buffers[i], b->buffers[i])) return false;
+    if (!eq.var(a->params[i], b->params[i]) || !eq.buffer(a->buffers[i], b->buffers[i]))
+      return false;
   }
   return eq.stmt(a->body, b->body);
 }

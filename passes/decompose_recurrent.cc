@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "ir/error.h"
-#include "passes/graph_util.h"
 #include "ir/ops/op_params.h"
+#include "passes/graph_util.h"
 
 namespace tessel::passes {
 
@@ -34,16 +34,17 @@ struct Operand {
   bool present() const { return value != kNoValue; }
 };
 
-// What an unrollable node reads, parsed once. W is [D, G*H, I], R [D, G*H, H], B [D, 2*G*H], P [D, 3*H].
+// What an unrollable node reads, parsed once. W is [D, G*H, I], R [D, G*H, H], B [D, 2*G*H], P [D,
+// 3*H].
 struct Recurrence {
   Cell cell;
   int64_t gates, seq, batch, input, hidden, dirs;
   bool batch_first, reverse, input_forget, linear_before_reset;
   double clip;
   DataType dtype;
-  Operand w, r, b, p;                // b and p may be absent
-  ValueId x, h0, c0;                 // h0 / c0 may be kNoValue
-  std::vector<int64_t> lens;         // constant sequence_lens; empty: all T steps or runtime_lens
+  Operand w, r, b, p;         // b and p may be absent
+  ValueId x, h0, c0;          // h0 / c0 may be kNoValue
+  std::vector<int64_t> lens;  // constant sequence_lens; empty: all T steps or runtime_lens
   ValueId runtime_lens = kNoValue;
   std::vector<std::vector<Activation>> acts;  // per direction, in f, g, h order
 };
@@ -57,7 +58,8 @@ const TensorData* constant_input(const Graph& g, const Node& n, size_t i) {
 bool has_input(const Node& n, size_t i) { return i < n.inputs.size() && n.inputs[i] != kNoValue; }
 
 // The activations per direction; nullopt for one the pass cannot express (left unchanged then).
-std::optional<std::vector<std::vector<Activation>>> parse_activations(const Node& node, int64_t dirs) {
+std::optional<std::vector<std::vector<Activation>>> parse_activations(const Node& node,
+                                                                      int64_t dirs) {
   try {
     return graph::ops::rnn_activations(node, dirs);
   } catch (const Error&) {
@@ -80,7 +82,8 @@ std::optional<Recurrence> parse(const Graph& g, const Node& node) {
   if (node.inputs.size() < 3 || !has_input(node, 0)) return std::nullopt;
   const graph::TensorType& xt = g.value(node.inputs[0]).type;
   rc.dtype = xt.dtype;
-  if (!xt.is_static() || xt.shape.size() != 3 || (rc.dtype != DataType::f32() && rc.dtype != DataType::f64())) {
+  if (!xt.is_static() || xt.shape.size() != 3 ||
+      (rc.dtype != DataType::f32() && rc.dtype != DataType::f64())) {
     return std::nullopt;
   }
   auto operand = [&](size_t i) {
@@ -95,7 +98,8 @@ std::optional<Recurrence> parse(const Graph& g, const Node& node) {
   if (!rc.w.present() || !rc.r.present()) return std::nullopt;
   auto shape = [&](const Operand& o) { return g.value(o.value).type.shape; };
   for (const Operand* o : {&rc.w, &rc.r, &rc.b, &rc.p}) {
-    if (o->present() && (!g.value(o->value).type.is_static() || g.value(o->value).type.dtype != rc.dtype)) {
+    if (o->present() &&
+        (!g.value(o->value).type.is_static() || g.value(o->value).type.dtype != rc.dtype)) {
       return std::nullopt;
     }
   }
@@ -118,7 +122,8 @@ std::optional<Recurrence> parse(const Graph& g, const Node& node) {
   if (has_input(node, 4)) {
     const TensorData* lens = constant_input(g, node, 4);
     const graph::TensorType& lt = g.value(node.inputs[4]).type;
-    if (lt.shape != std::vector<int64_t>{rc.batch} || (lt.dtype != DataType::i32() && lt.dtype != DataType::i64())) {
+    if (lt.shape != std::vector<int64_t>{rc.batch} ||
+        (lt.dtype != DataType::i32() && lt.dtype != DataType::i64())) {
       return std::nullopt;
     }
     if (!lens) rc.runtime_lens = node.inputs[4];
@@ -144,10 +149,13 @@ std::optional<Recurrence> parse(const Graph& g, const Node& node) {
 
 TensorData make_tensor(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& v) {
   TensorData t(dtype, std::move(shape));
-  TESSEL_ICHECK(t.numel() == static_cast<int64_t>(v.size())) << "tensor of " << t.numel() << " from " << v.size();
+  TESSEL_ICHECK(t.numel() == static_cast<int64_t>(v.size()))
+      << "tensor of " << t.numel() << " from " << v.size();
   for (size_t i = 0; i < v.size(); ++i) {
-    if (dtype == DataType::f32()) t.data<float>()[i] = static_cast<float>(v[i]);
-    else t.data<double>()[i] = v[i];
+    if (dtype == DataType::f32())
+      t.data<float>()[i] = static_cast<float>(v[i]);
+    else
+      t.data<double>()[i] = v[i];
   }
   return t;
 }
@@ -156,7 +164,11 @@ TensorData make_tensor(DataType dtype, std::vector<int64_t> shape, const std::ve
 class Unroller {
  public:
   Unroller(Graph& g, std::vector<Node>& nodes, const Node& node, const Recurrence& rc)
-      : g_(g), nodes_(nodes), node_(node), rc_(rc), name_(node.name.empty() ? node.op_type : node.name) {}
+      : g_(g),
+        nodes_(nodes),
+        node_(node),
+        rc_(rc),
+        name_(node.name.empty() ? node.op_type : node.name) {}
 
   void run() {
     std::vector<std::vector<ValueId>> y(static_cast<size_t>(rc_.seq));  // [t][d]
@@ -175,7 +187,8 @@ class Unroller {
           for (int64_t b = 0; b < rc_.batch; ++b) active[b] = t < rc_.lens[b];
         }
         bool any = std::find(active.begin(), active.end(), true) != active.end();
-        bool all = rc_.runtime_lens == kNoValue && std::find(active.begin(), active.end(), false) == active.end();
+        bool all = rc_.runtime_lens == kNoValue &&
+                   std::find(active.begin(), active.end(), false) == active.end();
         std::string p = fmt::format("{}_t{}", prefix, t);
         if (!any) {
           y[t].push_back(zeros());
@@ -187,9 +200,11 @@ class Unroller {
           y[t].push_back(h_new);
           continue;
         }
-        ValueId mask = rc_.runtime_lens != kNoValue ? runtime_mask(t) : mask_constant(active, p + "_mask");
+        ValueId mask =
+            rc_.runtime_lens != kNoValue ? runtime_mask(t) : mask_constant(active, p + "_mask");
         h = op("Where", {mask, h_new, h}, state_shape(), p + "_h_kept");
-        if (rc_.cell == Cell::kLstm) c = op("Where", {mask, c_new, c}, state_shape(), p + "_c_kept");
+        if (rc_.cell == Cell::kLstm)
+          c = op("Where", {mask, c_new, c}, state_shape(), p + "_c_kept");
         y[t].push_back(op("Where", {mask, h_new, zeros()}, state_shape(), p + "_y"));
       }
       last_h.push_back(h);
@@ -210,8 +225,11 @@ class Unroller {
   std::vector<int64_t> state_shape() const { return {rc_.batch, rc_.hidden}; }
   std::vector<int64_t> shape_of(ValueId v) const { return g_.value(v).type.shape; }
 
-  ValueId constant(const std::string& name, TensorData data) { return g_.add_constant(name, std::move(data)); }
-  ValueId constant(const std::string& name, std::vector<int64_t> shape, const std::vector<double>& v) {
+  ValueId constant(const std::string& name, TensorData data) {
+    return g_.add_constant(name, std::move(data));
+  }
+  ValueId constant(const std::string& name, std::vector<int64_t> shape,
+                   const std::vector<double>& v) {
     return constant(name, make_tensor(rc_.dtype, std::move(shape), v));
   }
   ValueId scalar(const std::string& name, double v) { return constant(name, {}, {v}); }
@@ -221,14 +239,16 @@ class Unroller {
     if (it != int_constants_.end()) return it->second;
     TensorData t(DataType::i64(), {static_cast<int64_t>(v.size())});
     std::copy(v.begin(), v.end(), t.data<int64_t>());
-    return int_constants_[v] = constant(fmt::format("{}_ints{}", name_, int_constants_.size()), std::move(t));
+    return int_constants_[v] =
+               constant(fmt::format("{}_ints{}", name_, int_constants_.size()), std::move(t));
   }
 
   // Adds a node named like its first output; `out` reuses an existing value (the node's outputs).
   ValueId op(const std::string& op_type, std::vector<ValueId> inputs, std::vector<int64_t> shape,
-             const std::string& name, std::map<std::string, Attr> attrs = {}, ValueId out = kNoValue,
-             std::optional<DataType> dtype = std::nullopt) {
-    if (out == kNoValue) out = g_.add_value(name, {dtype.value_or(rc_.dtype), std::move(shape), {}});
+             const std::string& name, std::map<std::string, Attr> attrs = {},
+             ValueId out = kNoValue, std::optional<DataType> dtype = std::nullopt) {
+    if (out == kNoValue)
+      out = g_.add_value(name, {dtype.value_or(rc_.dtype), std::move(shape), {}});
     nodes_.push_back(Node{op_type, name, std::move(inputs), {out}, std::move(attrs)});
     return out;
   }
@@ -243,24 +263,30 @@ class Unroller {
       outs.push_back(g_.add_value(names[i], {rc_.dtype, shape, {}}));
     }
     Node n{"Split", names[0], {x}, outs, {{"axis", axis}}};
-    if (g_.opset >= 13) n.inputs.push_back(int_constant(sizes));
-    else n.attrs["split"] = sizes;
+    if (g_.opset >= 13)
+      n.inputs.push_back(int_constant(sizes));
+    else
+      n.attrs["split"] = sizes;
     nodes_.push_back(std::move(n));
     return outs;
   }
 
-  ValueId reshape(ValueId x, std::vector<int64_t> shape, const std::string& name, ValueId out = kNoValue) {
+  ValueId reshape(ValueId x, std::vector<int64_t> shape, const std::string& name,
+                  ValueId out = kNoValue) {
     ValueId target = int_constant(shape);
     return op("Reshape", {x, target}, std::move(shape), name, {}, out, g_.value(x).type.dtype);
   }
 
   // x[index, begin:end] of a rank-2 or rank-3 value, reshaped to drop the leading dim.
   ValueId slice_row(ValueId x, int64_t index, int64_t begin, int64_t end, const std::string& name) {
-    std::vector<int64_t> starts{index, begin}, ends{index + 1, end}, axes{0, 1}, shape = shape_of(x);
+    std::vector<int64_t> starts{index, begin}, ends{index + 1, end}, axes{0, 1},
+        shape = shape_of(x);
     shape[0] = 1, shape[1] = end - begin;
-    Node n{"Slice", name + "_slice", {x}, {g_.add_value(name + "_slice", {rc_.dtype, shape, {}})}, {}};
+    Node n{
+        "Slice", name + "_slice", {x}, {g_.add_value(name + "_slice", {rc_.dtype, shape, {}})}, {}};
     if (g_.opset >= 10) {
-      n.inputs.insert(n.inputs.end(), {int_constant(starts), int_constant(ends), int_constant(axes)});
+      n.inputs.insert(n.inputs.end(),
+                      {int_constant(starts), int_constant(ends), int_constant(axes)});
     } else {
       n.attrs = {{"starts", starts}, {"ends", ends}, {"axes", axes}};
     }
@@ -272,7 +298,8 @@ class Unroller {
 
   ValueId zeros() {
     if (zeros_ == kNoValue) {
-      zeros_ = constant(name_ + "_zeros", state_shape(), std::vector<double>(rc_.batch * rc_.hidden, 0.0));
+      zeros_ = constant(name_ + "_zeros", state_shape(),
+                        std::vector<double>(rc_.batch * rc_.hidden, 0.0));
     }
     return zeros_;
   }
@@ -283,11 +310,13 @@ class Unroller {
     if (it != runtime_masks_.end()) return it->second;
     const graph::TensorType& lt = g_.value(rc_.runtime_lens).type;
     TensorData step(lt.dtype, {});
-    if (lt.dtype == DataType::i32()) step.data<int32_t>()[0] = static_cast<int32_t>(t);
-    else step.data<int64_t>()[0] = t;
+    if (lt.dtype == DataType::i32())
+      step.data<int32_t>()[0] = static_cast<int32_t>(t);
+    else
+      step.data<int64_t>()[0] = t;
     std::string p = fmt::format("{}_t{}", name_, t);
-    ValueId less = op("Less", {constant(p + "_index", std::move(step)), rc_.runtime_lens}, {rc_.batch}, p + "_active",
-                      {}, kNoValue, DataType::boolean());
+    ValueId less = op("Less", {constant(p + "_index", std::move(step)), rc_.runtime_lens},
+                      {rc_.batch}, p + "_active", {}, kNoValue, DataType::boolean());
     return runtime_masks_[t] = reshape(less, {rc_.batch, 1}, p + "_mask");
   }
 
@@ -298,7 +327,8 @@ class Unroller {
   }
 
   // Rows [row_begin, row_end) of matrix d of a [D, rows, cols] weight, transposed: [cols, rows].
-  ValueId transposed_rows(const Operand& w, int64_t d, int64_t row_begin, int64_t row_end, const std::string& name) {
+  ValueId transposed_rows(const Operand& w, int64_t d, int64_t row_begin, int64_t row_end,
+                          const std::string& name) {
     std::vector<int64_t> wshape = shape_of(w.value);
     int64_t rows = wshape[1], cols = wshape[2], n = row_end - row_begin;
     if (!w.data) {
@@ -307,13 +337,15 @@ class Unroller {
     }
     std::vector<double> v(static_cast<size_t>(cols * n));
     for (int64_t i = row_begin; i < row_end; ++i) {
-      for (int64_t k = 0; k < cols; ++k) v[k * n + (i - row_begin)] = w.data->get_double((d * rows + i) * cols + k);
+      for (int64_t k = 0; k < cols; ++k)
+        v[k * n + (i - row_begin)] = w.data->get_double((d * rows + i) * cols + k);
     }
     return constant(name, {cols, n}, v);
   }
 
   // Entries [begin, end) of row d of a [D, n] weight: [end - begin].
-  ValueId row_part(const Operand& w, int64_t d, int64_t begin, int64_t end, const std::string& name) {
+  ValueId row_part(const Operand& w, int64_t d, int64_t begin, int64_t end,
+                   const std::string& name) {
     if (!w.data) return slice_row(w.value, d, begin, end, name);
     std::vector<double> v;
     int64_t n = shape_of(w.value)[1];
@@ -342,17 +374,20 @@ class Unroller {
     return bias == kNoValue ? x : op("Add", {x, bias}, shape_of(x), name);
   }
 
-  // Per direction [B, H] initial states: computed here when constant, else Split + Reshape at run time.
+  // Per direction [B, H] initial states: computed here when constant, else Split + Reshape at run
+  // time.
   std::vector<ValueId> initial_state(ValueId v, const std::string& what) {
     std::vector<ValueId> out;
     int64_t axis = rc_.batch_first ? 1 : 0;
     if (v == kNoValue) return std::vector<ValueId>(static_cast<size_t>(rc_.dirs), zeros());
-    if (std::optional<TensorData> c = g_.value(v).constant) {  // a copy: constant() below adds values
+    if (std::optional<TensorData> c =
+            g_.value(v).constant) {  // a copy: constant() below adds values
       for (int64_t d = 0; d < rc_.dirs; ++d) {
         std::vector<double> s;
         for (int64_t b = 0; b < rc_.batch; ++b) {
           for (int64_t k = 0; k < rc_.hidden; ++k) {
-            int64_t at = rc_.batch_first ? (b * rc_.dirs + d) * rc_.hidden + k : (d * rc_.batch + b) * rc_.hidden + k;
+            int64_t at = rc_.batch_first ? (b * rc_.dirs + d) * rc_.hidden + k
+                                         : (d * rc_.batch + b) * rc_.hidden + k;
             s.push_back(c->get_double(at));
           }
         }
@@ -361,7 +396,9 @@ class Unroller {
       return out;
     }
     std::vector<ValueId> parts{v};
-    if (rc_.dirs == 2) parts = split(v, axis, {1, 1}, {name_ + "_" + what + "_fw_in", name_ + "_" + what + "_bw_in"});
+    if (rc_.dirs == 2)
+      parts =
+          split(v, axis, {1, 1}, {name_ + "_" + what + "_fw_in", name_ + "_" + what + "_bw_in"});
     for (int64_t d = 0; d < rc_.dirs; ++d) {
       out.push_back(reshape(parts[d], state_shape(), fmt::format("{}_{}_{}", name_, what, d)));
     }
@@ -394,7 +431,8 @@ class Unroller {
   ValueId clipped(ValueId x, const std::string& name) {
     if (rc_.clip <= 0) return x;
     if (g_.opset >= 11) {
-      return op("Clip", {x, scalar(name + "_min", -rc_.clip), scalar(name + "_max", rc_.clip)}, shape_of(x), name);
+      return op("Clip", {x, scalar(name + "_min", -rc_.clip), scalar(name + "_max", rc_.clip)},
+                shape_of(x), name);
     }
     return op("Clip", {x}, shape_of(x), name, {{"min", -rc_.clip}, {"max", rc_.clip}});
   }
@@ -411,7 +449,8 @@ class Unroller {
       return op("Mul", {th, scalar(name + "_alpha", a.alpha)}, s, name);
     }
     std::map<std::string, Attr> attrs;
-    if (a.name == "LeakyRelu" || a.name == "ThresholdedRelu" || a.name == "Elu" || a.name == "HardSigmoid") {
+    if (a.name == "LeakyRelu" || a.name == "ThresholdedRelu" || a.name == "Elu" ||
+        a.name == "HardSigmoid") {
       attrs["alpha"] = a.alpha;
     }
     if (a.name == "HardSigmoid") attrs["beta"] = a.beta;
@@ -422,8 +461,12 @@ class Unroller {
     return activate(rc_.acts[d][act], clipped(pre, name + "_clip"), name);
   }
 
-  ValueId add(ValueId a, ValueId b, const std::string& name) { return op("Add", {a, b}, shape_of(a), name); }
-  ValueId mul(ValueId a, ValueId b, const std::string& name) { return op("Mul", {a, b}, shape_of(a), name); }
+  ValueId add(ValueId a, ValueId b, const std::string& name) {
+    return op("Add", {a, b}, shape_of(a), name);
+  }
+  ValueId mul(ValueId a, ValueId b, const std::string& name) {
+    return op("Mul", {a, b}, shape_of(a), name);
+  }
 
   ValueId recurrent_matmul(ValueId h, ValueId rt, const std::string& name) {
     return op("MatMul", {h, rt}, {rc_.batch, shape_of(rt)[1]}, name);
@@ -433,7 +476,8 @@ class Unroller {
   ValueId recurrent_weight(int64_t d, int64_t row_begin, int64_t row_end, const std::string& name) {
     auto key = std::make_tuple(d, row_begin, row_end);
     auto it = weights_.find(key);
-    if (it == weights_.end()) it = weights_.emplace(key, transposed_rows(rc_.r, d, row_begin, row_end, name)).first;
+    if (it == weights_.end())
+      it = weights_.emplace(key, transposed_rows(rc_.r, d, row_begin, row_end, name)).first;
     return it->second;
   }
 
@@ -447,20 +491,28 @@ class Unroller {
     return it->second;
   }
 
-  std::pair<ValueId, ValueId> step_cell(int64_t d, const std::string& p, ValueId xw, ValueId h, ValueId c) {
+  std::pair<ValueId, ValueId> step_cell(int64_t d, const std::string& p, ValueId xw, ValueId h,
+                                        ValueId c) {
     std::string wname = direction_prefix(d);
     const int64_t H = rc_.hidden;
     if (rc_.cell == Cell::kRnn) {
-      ValueId pre = add(xw, recurrent_matmul(h, recurrent_weight(d, 0, H, wname + "_R_t"), p + "_hr"), p + "_pre");
+      ValueId pre =
+          add(xw, recurrent_matmul(h, recurrent_weight(d, 0, H, wname + "_R_t"), p + "_hr"),
+              p + "_pre");
       return {gate(d, 0, pre, p + "_h"), kNoValue};
     }
     if (rc_.cell == Cell::kGru) return gru_step(d, p, wname, xw, h);
     // LSTM, gate order i o f c; peepholes P are ordered i o f.
-    ValueId pre = add(xw, recurrent_matmul(h, recurrent_weight(d, 0, 4 * H, wname + "_R_t"), p + "_hr"), p + "_pre");
-    auto parts = split(pre, 1, {H, H, H, H}, {p + "_i_pre", p + "_o_pre", p + "_f_pre", p + "_c_pre"});
-    auto with_peephole = [&](ValueId pre_gate, int64_t gate_index, ValueId cell, const std::string& name) {
+    ValueId pre =
+        add(xw, recurrent_matmul(h, recurrent_weight(d, 0, 4 * H, wname + "_R_t"), p + "_hr"),
+            p + "_pre");
+    auto parts =
+        split(pre, 1, {H, H, H, H}, {p + "_i_pre", p + "_o_pre", p + "_f_pre", p + "_c_pre"});
+    auto with_peephole = [&](ValueId pre_gate, int64_t gate_index, ValueId cell,
+                             const std::string& name) {
       if (!rc_.p.present()) return pre_gate;
-      ValueId pc = mul(cell, peephole(d, gate_index, wname + "_P" + std::to_string(gate_index)), name + "_pc");
+      ValueId pc = mul(cell, peephole(d, gate_index, wname + "_P" + std::to_string(gate_index)),
+                       name + "_pc");
       return add(pre_gate, pc, name + "_pre_p");
     };
     ValueId i = gate(d, 0, with_peephole(parts[0], 0, c, p + "_i"), p + "_i");
@@ -473,9 +525,10 @@ class Unroller {
     return {h_new, c_new};
   }
 
-  // GRU, gate order z r h. With linear_before_reset the reset gate scales (h R_h^T + Rb_h); without,
-  // it scales h before R_h multiplies it.
-  std::pair<ValueId, ValueId> gru_step(int64_t d, const std::string& p, const std::string& wname, ValueId xw, ValueId h) {
+  // GRU, gate order z r h. With linear_before_reset the reset gate scales (h R_h^T + Rb_h);
+  // without, it scales h before R_h multiplies it.
+  std::pair<ValueId, ValueId> gru_step(int64_t d, const std::string& p, const std::string& wname,
+                                       ValueId xw, ValueId h) {
     const int64_t H = rc_.hidden;
     auto x_parts = split(xw, 1, {2 * H, H}, {p + "_x_zr", p + "_x_h"});
     ValueId hh_pre, z;
@@ -489,11 +542,13 @@ class Unroller {
       hh_pre = add(x_parts[1], mul(gates[1], h_parts[1], p + "_r_hr"), p + "_hh_pre");
       z = gates[0];
     } else {
-      ValueId hr = recurrent_matmul(h, recurrent_weight(d, 0, 2 * H, wname + "_R_zr_t"), p + "_hr_zr");
+      ValueId hr =
+          recurrent_matmul(h, recurrent_weight(d, 0, 2 * H, wname + "_R_zr_t"), p + "_hr_zr");
       ValueId act = gate(d, 0, add(x_parts[0], hr, p + "_zr_pre"), p + "_zr");
       auto gates = split(act, 1, {H, H}, {p + "_z", p + "_r"});
       ValueId rh = mul(gates[1], h, p + "_rh");
-      ValueId rhr = recurrent_matmul(rh, recurrent_weight(d, 2 * H, 3 * H, wname + "_R_h_t"), p + "_rh_r");
+      ValueId rhr =
+          recurrent_matmul(rh, recurrent_weight(d, 2 * H, 3 * H, wname + "_R_h_t"), p + "_rh_r");
       hh_pre = add(x_parts[1], rhr, p + "_hh_pre");
       z = gates[0];
     }
@@ -509,8 +564,9 @@ class Unroller {
     ValueId out = node_.outputs[index];
     std::vector<int64_t> final_shape = shape_of(out);
     int64_t axis = rc_.batch_first ? 1 : 0;
-    std::vector<int64_t> piece_shape = rc_.batch_first ? std::vector<int64_t>{rc_.batch, 1, rc_.hidden}
-                                                       : std::vector<int64_t>{1, rc_.batch, rc_.hidden};
+    std::vector<int64_t> piece_shape = rc_.batch_first
+                                           ? std::vector<int64_t>{rc_.batch, 1, rc_.hidden}
+                                           : std::vector<int64_t>{1, rc_.batch, rc_.hidden};
     std::vector<int64_t> cat_shape = piece_shape;
     cat_shape[axis] = static_cast<int64_t>(pieces.size());
     if (pieces.size() == 1) {
@@ -522,8 +578,8 @@ class Unroller {
       parts.push_back(reshape(pieces[i], piece_shape, fmt::format("{}_{}_{}", name_, what, i)));
     }
     bool direct = cat_shape == final_shape;
-    ValueId cat = op("Concat", parts, cat_shape, name_ + "_" + what + (direct ? "" : "_cat"), {{"axis", axis}},
-                     direct ? out : kNoValue);
+    ValueId cat = op("Concat", parts, cat_shape, name_ + "_" + what + (direct ? "" : "_cat"),
+                     {{"axis", axis}}, direct ? out : kNoValue);
     if (!direct) reshape(cat, final_shape, name_ + "_" + what, out);
   }
 
@@ -554,9 +610,10 @@ void decompose_recurrent(Graph& g) {
     }
     steps += rc->seq * rc->dirs;
     if (steps > kMaxUnrolledSteps) {
-      throw Error(fmt::format("{} takes the model's recurrences to {} time steps; Tessel unrolls "
-                              "recurrences step by step and compiles at most {} per model",
-                              node.describe(), steps, kMaxUnrolledSteps));
+      throw Error(
+          fmt::format("{} takes the model's recurrences to {} time steps; Tessel unrolls "
+                      "recurrences step by step and compiles at most {} per model",
+                      node.describe(), steps, kMaxUnrolledSteps));
     }
     Unroller(g, nodes, node, *rc).run();
     changed = true;

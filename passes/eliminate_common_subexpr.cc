@@ -25,13 +25,15 @@ void eliminate_common_subexpr(graph::Graph& g) {
   bool changed = false;
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     const graph::Node& node = g.nodes[n];
-    std::string key = node.op_type + "#" + (node.inputs.empty() ? "" : std::to_string(node.inputs[0]));
+    std::string key =
+        node.op_type + "#" + (node.inputs.empty() ? "" : std::to_string(node.inputs[0]));
     auto [lo, hi] = seen.equal_range(key);
     bool replaced = false;
     for (auto it = lo; it != hi && !replaced; ++it) {
       const graph::Node& earlier = g.nodes[it->second];
       if (!same_node(earlier, node)) continue;
-      for (size_t i = 0; i < node.outputs.size(); ++i) replace_uses(g, node.outputs[i], earlier.outputs[i]);
+      for (size_t i = 0; i < node.outputs.size(); ++i)
+        replace_uses(g, node.outputs[i], earlier.outputs[i]);
       replaced = changed = true;
     }
     if (!replaced) seen.emplace(key, n);

@@ -12,7 +12,9 @@ using graph::TensorData;
 
 namespace {
 
-bool is_constant(const Graph& g, graph::ValueId v) { return v == kNoValue || g.value(v).constant.has_value(); }
+bool is_constant(const Graph& g, graph::ValueId v) {
+  return v == kNoValue || g.value(v).constant.has_value();
+}
 
 // Shape and Size only need the input's (static) type.
 bool folds_from_type(const Graph& g, const graph::Node& node) {

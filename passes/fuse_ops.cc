@@ -27,7 +27,8 @@ OpPattern pattern_of(const Graph& g, NodeId n) {
 
 class Partitioner {
  public:
-  Partitioner(const Graph& g, const FuseOptions& opt) : g_(g), opt_(opt), n_(static_cast<int>(g.nodes.size())) {
+  Partitioner(const Graph& g, const FuseOptions& opt)
+      : g_(g), opt_(opt), n_(static_cast<int>(g.nodes.size())) {
     consumers_.resize(n_);
     auto readers = g.consumers();
     std::vector<bool> is_output(g.values.size(), false);
@@ -137,7 +138,9 @@ class Partitioner {
   // Every node on a path from `src` (exclusive) to `sink` satisfies cond(pattern, is_sink).
   template <class Cond>
   bool check_path(NodeId src, NodeId sink, Cond cond) {
-    return walk_to(src, sink, [&](NodeId to) { return to != kSink && cond(group_pattern_[find(to)], to == sink); });
+    return walk_to(src, sink, [&](NodeId to) {
+      return to != kSink && cond(group_pattern_[find(to)], to == sink);
+    });
   }
 
   // Joins every node on the paths from src to sink into sink's group.
@@ -175,13 +178,16 @@ class Partitioner {
     if (sink == kSink || find(sink) == gi) return;
     if (joined_size(i, sink) > opt_.max_fused_ops) return;
     OpPattern p = group_pattern_[gi];
-    auto at_most = [](OpPattern limit) { return [limit](OpPattern k, bool) { return k <= limit; }; };
+    auto at_most = [](OpPattern limit) {
+      return [limit](OpPattern k, bool) { return k <= limit; };
+    };
     if (p == OpPattern::kOpaque) return;
     if (p == OpPattern::kOutEWiseFusable) {
       if (phase != 0 || dom_pattern_[i] != OpPattern::kElemWise) return;
       if (check_path(i, sink, at_most(OpPattern::kBroadcast))) commit(i, sink);
     } else if (p <= OpPattern::kBroadcast) {
-      if (pattern_[sink] > OpPattern::kCommReduce && pattern_[sink] != OpPattern::kOutEWiseFusable) return;
+      if (pattern_[sink] > OpPattern::kCommReduce && pattern_[sink] != OpPattern::kOutEWiseFusable)
+        return;
       auto cond = [](OpPattern k, bool is_sink) {
         return is_sink ? k <= OpPattern::kOutEWiseFusable : k <= OpPattern::kBroadcast;
       };
@@ -203,7 +209,8 @@ class Partitioner {
       }
       FusedGroup& grp = groups[index[r]];
       grp.nodes.push_back(i);
-      if (pattern_[i] > pattern_[grp.master] || (pattern_[i] == pattern_[grp.master] && pattern_[i] >= OpPattern::kCommReduce)) {
+      if (pattern_[i] > pattern_[grp.master] ||
+          (pattern_[i] == pattern_[grp.master] && pattern_[i] >= OpPattern::kCommReduce)) {
         grp.master = i;
       }
     }
@@ -219,13 +226,14 @@ class Partitioner {
           if (in == kNoValue) continue;
           NodeId p = g_.value(in).producer;
           bool outside = p < 0 || group_of[p] != static_cast<int>(gi);
-          if (outside && std::find(grp.inputs.begin(), grp.inputs.end(), in) == grp.inputs.end()) grp.inputs.push_back(in);
+          if (outside && std::find(grp.inputs.begin(), grp.inputs.end(), in) == grp.inputs.end())
+            grp.inputs.push_back(in);
         }
         for (ValueId out : g_.nodes[n].outputs) {
           if (out == kNoValue) continue;
-          bool escapes = is_output[out] || std::any_of(readers[out].begin(), readers[out].end(), [&](NodeId r) {
-                           return group_of[r] != static_cast<int>(gi);
-                         });
+          bool escapes = is_output[out] ||
+                         std::any_of(readers[out].begin(), readers[out].end(),
+                                     [&](NodeId r) { return group_of[r] != static_cast<int>(gi); });
           if (escapes) grp.outputs.push_back(out);
         }
       }
@@ -271,14 +279,17 @@ class Partitioner {
     if (opt_.max_function_args <= 0) return;
     std::vector<FusedGroup> out;
     for (auto& grp : groups) {
-      if (static_cast<int>(grp.inputs.size() + grp.outputs.size()) <= opt_.max_function_args || grp.nodes.size() == 1) {
+      if (static_cast<int>(grp.inputs.size() + grp.outputs.size()) <= opt_.max_function_args ||
+          grp.nodes.size() == 1) {
         out.push_back(std::move(grp));
         continue;
       }
       for (NodeId n : grp.nodes) {
         FusedGroup single{{n}, n, pattern_[n], {}, {}};
         for (ValueId in : g_.nodes[n].inputs) {
-          if (in != kNoValue && std::find(single.inputs.begin(), single.inputs.end(), in) == single.inputs.end()) single.inputs.push_back(in);
+          if (in != kNoValue &&
+              std::find(single.inputs.begin(), single.inputs.end(), in) == single.inputs.end())
+            single.inputs.push_back(in);
         }
         for (ValueId o : g_.nodes[n].outputs) {
           if (o != kNoValue) single.outputs.push_back(o);
@@ -300,7 +311,9 @@ class Partitioner {
 
 }  // namespace
 
-std::vector<FusedGroup> fuse_ops(const Graph& g, const FuseOptions& opt) { return Partitioner(g, opt).run(); }
+std::vector<FusedGroup> fuse_ops(const Graph& g, const FuseOptions& opt) {
+  return Partitioner(g, opt).run();
+}
 
 bool computes_nothing(const Graph& g, const FusedGroup& group) {
   return std::all_of(group.outputs.begin(), group.outputs.end(),
@@ -315,8 +328,8 @@ std::string to_string(const Graph& g, const std::vector<FusedGroup>& groups) {
       ops.push_back(g.nodes[n].op_type);
       names.push_back(g.nodes[n].name);
     }
-    s += fmt::format("group {} [{}] ({}): {}\n", i, fmt::join(ops, "+"), graph::op_pattern_name(groups[i].pattern),
-                     fmt::join(names, ", "));
+    s += fmt::format("group {} [{}] ({}): {}\n", i, fmt::join(ops, "+"),
+                     graph::op_pattern_name(groups[i].pattern), fmt::join(names, ", "));
   }
   return s;
 }

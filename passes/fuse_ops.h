@@ -16,16 +16,16 @@
 namespace tessel::passes {
 
 struct FuseOptions {
-  int max_fused_ops = 256;      // TVM's kMaxFusedOps
-  int max_function_args = 0;    // inputs + outputs of a group; 0 = no limit
+  int max_fused_ops = 256;    // TVM's kMaxFusedOps
+  int max_function_args = 0;  // inputs + outputs of a group; 0 = no limit
 };
 
 struct FusedGroup {
-  std::vector<graph::NodeId> nodes;    // topological order
-  graph::NodeId master;                // the node whose schedule the group uses (anchor op)
-  graph::OpPattern pattern;            // the strongest pattern in the group
-  std::vector<graph::ValueId> inputs;  // values read from outside the group (constants included)
-  std::vector<graph::ValueId> outputs; // values read outside the group or graph outputs
+  std::vector<graph::NodeId> nodes;     // topological order
+  graph::NodeId master;                 // the node whose schedule the group uses (anchor op)
+  graph::OpPattern pattern;             // the strongest pattern in the group
+  std::vector<graph::ValueId> inputs;   // values read from outside the group (constants included)
+  std::vector<graph::ValueId> outputs;  // values read outside the group or graph outputs
 };
 
 std::vector<FusedGroup> fuse_ops(const graph::Graph& g, const FuseOptions& opt = {});

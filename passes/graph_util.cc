@@ -37,7 +37,8 @@ void remove_dead_code(Graph& g) {
     const auto& node = g.nodes[n];
     // A folded node's outputs are constants: readers no longer need the node.
     for (ValueId out : node.outputs) {
-      live_node[n] = live_node[n] || (out != kNoValue && live_value[out] && !g.values[out].constant);
+      live_node[n] =
+          live_node[n] || (out != kNoValue && live_value[out] && !g.values[out].constant);
     }
     if (!live_node[n]) continue;
     for (ValueId in : node.inputs) {

@@ -12,7 +12,8 @@ void replace_uses(graph::Graph& g, graph::ValueId from, graph::ValueId to);
 void set_nodes(graph::Graph& g, std::vector<graph::Node> nodes);
 
 // Drops nodes none of whose outputs is used (transitively) by a graph output, nodes whose outputs
-// were all folded to constants, and values nothing refers to; renumbers the rest. Node order is kept.
+// were all folded to constants, and values nothing refers to; renumbers the rest. Node order is
+// kept.
 void remove_dead_code(graph::Graph& g);
 
 // 2 x multiply-adds of a Conv, MatMul or Gemm node (typed graph); 0 for any other op.

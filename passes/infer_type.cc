@@ -14,21 +14,23 @@ void infer_type(graph::Graph& g) {
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     const graph::Node& node = g.nodes[n];
     const graph::OpDef* op = graph::find_op(node.op_type);
-    if (!op) throw Error(fmt::format("{}: operator '{}' is not supported", node.describe(), node.op_type));
+    if (!op)
+      throw Error(fmt::format("{}: operator '{}' is not supported", node.describe(), node.op_type));
     if (try_fold_node(g, n, kShapeFoldLimit)) {
       folded = true;
       continue;
     }
     std::vector<graph::TensorType> types = op->infer_type(g, node);
     if (types.size() < node.outputs.size()) {
-      throw InternalError(fmt::format("{}: type inference gave {} types for {} outputs", node.describe(),
-                                      types.size(), node.outputs.size()));
+      throw InternalError(fmt::format("{}: type inference gave {} types for {} outputs",
+                                      node.describe(), types.size(), node.outputs.size()));
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] == graph::kNoValue) continue;
       if (!types[i].is_static()) {
-        throw Error(fmt::format("{}: output '{}' has a shape that is not static ({}); give all input shapes",
-                                node.describe(), g.value(node.outputs[i]).name, types[i].str()));
+        throw Error(fmt::format(
+            "{}: output '{}' has a shape that is not static ({}); give all input shapes",
+            node.describe(), g.value(node.outputs[i]).name, types[i].str()));
       }
       g.value(node.outputs[i]).type = types[i];
     }

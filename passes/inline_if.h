@@ -4,7 +4,8 @@
 // the same types, which type inference checks). Nested Ifs are inlined too. Branch values and nodes
 // are renamed "<if node>/then/<name>" and "<if node>/else/<name>". The If node's outputs keep their
 // value ids. Runs after type inference (which checks that the branches agree); new values carry the
-// branches' declared types, so type inference must run again when it returns true (something changed).
+// branches' declared types, so type inference must run again when it returns true (something
+// changed).
 #pragma once
 
 #include "ir/graph.h"

@@ -34,8 +34,9 @@ void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
   for (const auto* values : {&node.inputs, &node.outputs}) {
     for (graph::ValueId v : *values) {
       if (v != graph::kNoValue && g.value(v).type.dtype.is_bfloat()) {
-        throw Error(fmt::format("{}: bfloat16 tensors are supported only by Cast and CastLike in the compiled engine",
-                                node.describe()));
+        throw Error(fmt::format(
+            "{}: bfloat16 tensors are supported only by Cast and CastLike in the compiled engine",
+            node.describe()));
       }
     }
   }
@@ -51,13 +52,17 @@ void schedule_reduction(te::Schedule& s, const te::Tensor& out) {
 
 }  // namespace
 
-LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes,
-                         const ConfigPicker& pick) {
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
+                         int vector_lanes, const ConfigPicker& pick) {
   LoweredGroup out;
   std::vector<std::string> ops;
   for (graph::NodeId n : group.nodes) ops.push_back(g.nodes[n].op_type);
-  out.name = fmt::format("fused_{}_{}", fmt::join(ops.size() > 4 ? std::vector<std::string>(ops.begin(), ops.begin() + 4) : ops, "_"), index);
-  std::transform(out.name.begin(), out.name.end(), out.name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  out.name = fmt::format(
+      "fused_{}_{}",
+      fmt::join(ops.size() > 4 ? std::vector<std::string>(ops.begin(), ops.begin() + 4) : ops, "_"),
+      index);
+  std::transform(out.name.begin(), out.name.end(), out.name.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
 
   std::unordered_map<graph::ValueId, te::Tensor> tensors;
   for (graph::ValueId v : group.inputs) {
@@ -70,17 +75,22 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
   for (graph::NodeId n : group.nodes) {
     const graph::Node& node = g.nodes[n];
     const topi::ComputeFn* fn = topi::find_compute(node.op_type);
-    if (!fn) throw Error(fmt::format("{}: operator '{}' has no te lowering yet", node.describe(), node.op_type));
+    if (!fn)
+      throw Error(
+          fmt::format("{}: operator '{}' has no te lowering yet", node.describe(), node.op_type));
     check_bfloat_use(g, node);
     std::vector<te::Tensor> in;
-    for (graph::ValueId v : node.inputs) in.push_back(v == graph::kNoValue ? te::Tensor() : tensors.at(v));
+    for (graph::ValueId v : node.inputs)
+      in.push_back(v == graph::kNoValue ? te::Tensor() : tensors.at(v));
     std::vector<te::Tensor> results = (*fn)(g, node, in, identifier(node.name));
     for (size_t i = 0; i < node.outputs.size() && i < results.size(); ++i) {
       if (node.outputs[i] == graph::kNoValue) continue;
       const graph::TensorType& want = g.value(node.outputs[i]).type;
-      if (results[i].dtype() != want.dtype || results[i].ndim() != static_cast<int>(want.shape.size())) {
-        throw InternalError(fmt::format("{}: te lowering gives {} with rank {}, the graph says {}", node.describe(),
-                                        results[i].dtype().str(), results[i].ndim(), want.str()));
+      if (results[i].dtype() != want.dtype ||
+          results[i].ndim() != static_cast<int>(want.shape.size())) {
+        throw InternalError(fmt::format("{}: te lowering gives {} with rank {}, the graph says {}",
+                                        node.describe(), results[i].dtype().str(),
+                                        results[i].ndim(), want.str()));
       }
       tensors[node.outputs[i]] = results[i];
       computed.push_back(results[i]);
@@ -108,7 +118,8 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
     out.tuned = picked.has_value();
     out.config = picked ? *picked : out.space->fallback();
   }
-  if (topi::schedule_for_master(out.schedule, g, master, outputs, vector_lanes, out.config ? &*out.config : nullptr)) {
+  if (topi::schedule_for_master(out.schedule, g, master, outputs, vector_lanes,
+                                out.config ? &*out.config : nullptr)) {
     return out;
   }
   for (te::Stage st : out.schedule.stages()) {

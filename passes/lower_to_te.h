@@ -1,9 +1,9 @@
 // Lowers one fused group to a te function: a placeholder per group input, the topi compute of
 // each node in order, the group's outputs as the function's outputs, and a default CPU schedule
 // (intermediate injective stages inlined into their readers; injective outputs fused, vectorized
-// and parallel; reductions parallel over their outer data-parallel axis); groups anchored by an nn op
-// (conv, pool, matmul, softmax, norms) take their schedule from topi/schedule_nn.h.
-// Requires: a typed graph. Throws tessel::Error naming the node when an op has no te lowering.
+// and parallel; reductions parallel over their outer data-parallel axis); groups anchored by an nn
+// op (conv, pool, matmul, softmax, norms) take their schedule from topi/schedule_nn.h. Requires: a
+// typed graph. Throws tessel::Error naming the node when an op has no te lowering.
 #pragma once
 
 #include <functional>
@@ -18,7 +18,7 @@
 namespace tessel::passes {
 
 struct LoweredGroup {
-  std::string name;                        // function name, unique within the model
+  std::string name;  // function name, unique within the model
   te::Schedule schedule;
   std::vector<te::Tensor> args;            // group inputs, then group outputs
   std::vector<graph::ValueId> arg_values;  // the graph value behind each arg
@@ -33,7 +33,7 @@ struct LoweredGroup {
 // none means the fallback.
 using ConfigPicker = std::function<std::optional<topi::ConfigEntity>(const topi::ConfigSpace&)>;
 
-LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index, int vector_lanes,
-                         const ConfigPicker& pick = {});
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
+                         int vector_lanes, const ConfigPicker& pick = {});
 
 }  // namespace tessel::passes

@@ -11,27 +11,29 @@ namespace tessel::passes {
 // epilogue unpacks their blocks with one scalar move per output, which only a long enough
 // reduction amortizes. Measured (bench/tune_bench kernels, AVX-512, GFLOP/s fallback/tuned, direct
 // -> packed): ResNet-50 3x3 convs at width 7: 140/159 -> 209/213, 14: 199/200 -> 212/218, 28:
-// 180/192 -> 201/214, 56: 200/208 -> 186/211; 1x1 at width 28 with 256 channels: 162/163 -> 166/217.
-// A stride along the width makes the direct template gather every stride-th input column into
-// vectors (a phase split of the input); channel vectors broadcast one input element at a time and
-// need none: 1x1 stride 2, 16 -> 32 channels at 32x32: 35 -> 118; 3x3 stride 2 at 32x32 and
+// 180/192 -> 201/214, 56: 200/208 -> 186/211; 1x1 at width 28 with 256 channels: 162/163 ->
+// 166/217. A stride along the width makes the direct template gather every stride-th input column
+// into vectors (a phase split of the input); channel vectors broadcast one input element at a time
+// and need none: 1x1 stride 2, 16 -> 32 channels at 32x32: 35 -> 118; 3x3 stride 2 at 32x32 and
 // ResNet-50's 7x7 stride 2 stem: equal within noise (130 and 200).
 bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride) {
   return stride > 1 || (width % kConvChannelBlock != 0 && reduction >= 256);
 }
 
 bool is_packable(const graph::Graph& g, const graph::Node& node) {
-  if (node.op_type != "Conv" || node.attr_int("group", 1) != 1 || node.inputs.size() < 2) return false;
+  if (node.op_type != "Conv" || node.attr_int("group", 1) != 1 || node.inputs.size() < 2)
+    return false;
   const graph::Value& w = g.value(node.inputs[1]);
-  return w.constant && w.constant->shape().size() >= 3 && w.constant->shape()[0] % kConvChannelBlock == 0 &&
-         w.type.dtype.is_float() && g.value(node.outputs[0]).type.is_static();
+  return w.constant && w.constant->shape().size() >= 3 &&
+         w.constant->shape()[0] % kConvChannelBlock == 0 && w.type.dtype.is_float() &&
+         g.value(node.outputs[0]).type.is_static();
 }
 
 bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv) {
   const graph::TensorData& w = *g.value(conv.inputs[1]).constant;
   std::vector<int64_t> strides = conv.attr_ints("strides", {});
-  return prefers_channel_vectors(g.value(conv.outputs[0]).type.shape.back(), w.numel() / w.shape()[0],
-                                 strides.empty() ? 1 : strides.back());
+  return prefers_channel_vectors(g.value(conv.outputs[0]).type.shape.back(),
+                                 w.numel() / w.shape()[0], strides.empty() ? 1 : strides.back());
 }
 
 graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv) {
@@ -41,14 +43,17 @@ graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& c
 }
 
 void pack_conv_weights(graph::Graph& g, const ConvLayoutChoice& choose) {
-  std::map<graph::ValueId, graph::ValueId> packed_of;  // convs sharing weights share the packed copy
+  std::map<graph::ValueId, graph::ValueId>
+      packed_of;  // convs sharing weights share the packed copy
   for (graph::Node& node : g.nodes) {
-    if (!is_packable(g, node) || !(choose ? choose(g, node) : rule_prefers_packed(g, node))) continue;
+    if (!is_packable(g, node) || !(choose ? choose(g, node) : rule_prefers_packed(g, node)))
+      continue;
     auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
     if (fresh) {
       const graph::Value& w = g.value(node.inputs[1]);
       graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kConvChannelBlock);
-      it->second = g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
+      it->second =
+          g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
     }
     node.inputs[1] = it->second;
     node.op_type = "ConvNCHWc";

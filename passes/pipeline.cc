@@ -23,10 +23,17 @@
 namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
-  return {"infer_type", "inline_if",    "simplify_inference",       "decompose_recurrent", "remove_dead_code",
-          "fold_constant", "pretranspose_weights", "pack_conv_weights", "eliminate_common_subexpr", "fuse_ops"};
+  return {"infer_type",
+          "inline_if",
+          "simplify_inference",
+          "decompose_recurrent",
+          "remove_dead_code",
+          "fold_constant",
+          "pretranspose_weights",
+          "pack_conv_weights",
+          "eliminate_common_subexpr",
+          "fuse_ops"};
 }
-
 
 namespace {
 
@@ -37,14 +44,17 @@ const std::vector<std::string> kRequiredPasses = {"infer_type", "inline_if", "si
 void check_disabled(const std::vector<std::string>& disabled) {
   std::vector<std::string> optional;
   for (const std::string& p : graph_pass_names()) {
-    if (std::find(kRequiredPasses.begin(), kRequiredPasses.end(), p) == kRequiredPasses.end()) optional.push_back(p);
+    if (std::find(kRequiredPasses.begin(), kRequiredPasses.end(), p) == kRequiredPasses.end())
+      optional.push_back(p);
   }
   for (const std::string& name : disabled) {
     if (std::find(optional.begin(), optional.end(), name) != optional.end()) continue;
-    bool required = std::find(kRequiredPasses.begin(), kRequiredPasses.end(), name) != kRequiredPasses.end();
-    throw Error(fmt::format("disabled pass '{}' {}; the passes that can be disabled are: {}", name,
-                            required ? "is required to compile and cannot be disabled" : "is not a graph pass",
-                            fmt::join(optional, ", ")));
+    bool required =
+        std::find(kRequiredPasses.begin(), kRequiredPasses.end(), name) != kRequiredPasses.end();
+    throw Error(fmt::format(
+        "disabled pass '{}' {}; the passes that can be disabled are: {}", name,
+        required ? "is required to compile and cannot be disabled" : "is not a graph pass",
+        fmt::join(optional, ", ")));
   }
 }
 
@@ -53,19 +63,27 @@ void check_disabled(const std::vector<std::string>& disabled) {
 GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptions& opt) {
   check_disabled(opt.disabled_passes);
   auto enabled = [&](const std::string& name) {
-    return std::find(opt.disabled_passes.begin(), opt.disabled_passes.end(), name) == opt.disabled_passes.end();
+    return std::find(opt.disabled_passes.begin(), opt.disabled_passes.end(), name) ==
+           opt.disabled_passes.end();
   };
   const char* env = std::getenv("TESSEL_DUMP_GRAPH");
-  std::vector<std::string> dump = tir::parse_pass_list(opt.dump ? *opt.dump : env ? env : "", graph_pass_names(), "TESSEL_DUMP_GRAPH", "graph");
+  std::vector<std::string> dump =
+      tir::parse_pass_list(opt.dump ? *opt.dump
+                           : env    ? env
+                                    : "",
+                           graph_pass_names(), "TESSEL_DUMP_GRAPH", "graph");
   GraphPipelineResult result;
   auto run = [&](const std::string& name, int level, const std::function<void()>& pass) {
     // fuse_ops always runs: disabled, it makes every node its own group.
     if (opt.opt_level < level || (name != "fuse_ops" && !enabled(name))) return;
     auto t0 = std::chrono::steady_clock::now();
     pass();
-    result.timings.push_back({name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+    result.timings.push_back(
+        {name,
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
     if (opt.after_pass) opt.after_pass(name, g);
-    if (std::find(dump.begin(), dump.end(), name) != dump.end()) std::cerr << "// after " << name << "\n" << g.str();
+    if (std::find(dump.begin(), dump.end(), name) != dump.end())
+      std::cerr << "// after " << name << "\n" << g.str();
   };
   run("infer_type", 0, [&] { infer_type(g); });
   run("inline_if", 0, [&] {
@@ -81,7 +99,8 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   FuseOptions fuse = opt.fuse;
   if (opt.opt_level < 1 || !enabled("fuse_ops")) fuse.max_fused_ops = 1;
   run("fuse_ops", 0, [&] { result.groups = fuse_ops(g, fuse); });
-  if (std::find(dump.begin(), dump.end(), "fuse_ops") != dump.end()) std::cerr << to_string(g, result.groups);
+  if (std::find(dump.begin(), dump.end(), "fuse_ops") != dump.end())
+    std::cerr << to_string(g, result.groups);
   g.validate();
   return result;
 }

@@ -1,9 +1,8 @@
 // The graph pass pipeline, in order, by opt level (a pass runs when opt_level >= its level):
 //   infer_type (0, always: types and shape folding) -> simplify_inference (0) ->
 //   decompose_recurrent (0, always: LSTM / GRU / RNN unrolled, as te has no recurrence) ->
-//   remove_dead_code (1) -> fold_constant (2) -> pretranspose_weights (2) -> pack_conv_weights (2) ->
-//   eliminate_common_subexpr (3) -> fuse_ops (1;
-//   at level 0 every node is its own group).
+//   remove_dead_code (1) -> fold_constant (2) -> pretranspose_weights (2) -> pack_conv_weights (2)
+//   -> eliminate_common_subexpr (3) -> fuse_ops (1; at level 0 every node is its own group).
 // disabled_passes skips optimizations by name (tvmc's --disabled-pass); a disabled fuse_ops leaves
 // every node its own group. The level-0 passes that lowering relies on cannot be disabled.
 // TESSEL_DUMP_GRAPH=all (or pass names, comma-separated) prints the graph after those passes to

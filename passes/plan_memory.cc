@@ -14,14 +14,18 @@ int64_t value_bytes(const graph::Value& v) {
   return n * v.type.dtype.bytes() * v.type.dtype.lanes();
 }
 
-std::string mib(int64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
+std::string mib(int64_t bytes) {
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+}
 
 }  // namespace
 
 std::string MemoryPlan::summary() const {
-  return fmt::format("memory plan: {} intermediates in {} buffers, {} ({} unplanned); inputs, outputs and weights {}",
-                     buffer_of.size(), buffer_bytes.size(), mib(planned_bytes), mib(unplanned_bytes),
-                     mib(fixed_bytes));
+  return fmt::format(
+      "memory plan: {} intermediates in {} buffers, {} ({} unplanned); inputs, outputs and weights "
+      "{}",
+      buffer_of.size(), buffer_bytes.size(), mib(planned_bytes), mib(unplanned_bytes),
+      mib(fixed_bytes));
 }
 
 MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kernels) {
@@ -54,9 +58,10 @@ MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kerne
       auto fits = [&](int b) { return plan.buffer_bytes[b] >= bytes; };
       auto best = free.end();
       for (auto it = free.begin(); it != free.end(); ++it) {
-        bool better = best == free.end() ||
-                      (fits(*it) ? !fits(*best) || plan.buffer_bytes[*it] < plan.buffer_bytes[*best]
-                                 : !fits(*best) && plan.buffer_bytes[*it] > plan.buffer_bytes[*best]);
+        bool better =
+            best == free.end() ||
+            (fits(*it) ? !fits(*best) || plan.buffer_bytes[*it] < plan.buffer_bytes[*best]
+                       : !fits(*best) && plan.buffer_bytes[*it] > plan.buffer_bytes[*best]);
         if (better) best = it;
       }
       int buffer;

@@ -19,7 +19,7 @@ struct KernelIO {
 };
 
 struct MemoryPlan {
-  std::vector<int64_t> buffer_bytes;       // one entry per shared buffer
+  std::vector<int64_t> buffer_bytes;        // one entry per shared buffer
   std::map<graph::ValueId, int> buffer_of;  // planned value → its buffer
   int64_t planned_bytes = 0;                // sum of buffer_bytes: the intermediates' peak
   int64_t unplanned_bytes = 0;              // what the intermediates take with a buffer each

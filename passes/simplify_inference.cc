@@ -27,9 +27,10 @@ bool is_graph_output(const Graph& g, ValueId v) {
 }
 
 // Per-channel scale and shift of an inference BatchNormalization, or false.
-bool batch_norm_affine(const Graph& g, const Node& bn, std::vector<float>* scale, std::vector<float>* shift) {
-  const TensorData *gamma = const_f32(g, bn, 1), *beta = const_f32(g, bn, 2), *mean = const_f32(g, bn, 3),
-                   *var = const_f32(g, bn, 4);
+bool batch_norm_affine(const Graph& g, const Node& bn, std::vector<float>* scale,
+                       std::vector<float>* shift) {
+  const TensorData *gamma = const_f32(g, bn, 1), *beta = const_f32(g, bn, 2),
+                   *mean = const_f32(g, bn, 3), *var = const_f32(g, bn, 4);
   if (!gamma || !beta || !mean || !var) return false;
   if (bn.outputs.size() > 1) {
     for (size_t i = 1; i < bn.outputs.size(); ++i) {
@@ -49,7 +50,8 @@ bool batch_norm_affine(const Graph& g, const Node& bn, std::vector<float>* scale
 }
 
 // Folds y = conv(x) * scale[oc] + shift[oc] into the conv's weight and bias.
-bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale, const std::vector<float>& shift) {
+bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale,
+                    const std::vector<float>& shift) {
   const TensorData* w = const_f32(g, conv, 1);
   if (!w || w->shape().empty() || w->shape()[0] != static_cast<int64_t>(scale.size())) return false;
   const TensorData* b = conv.inputs.size() > 2 ? const_f32(g, conv, 2) : nullptr;
@@ -72,9 +74,11 @@ bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale, const
 }
 
 // Rewrites a BatchNormalization node into Mul + Add with per-channel constants.
-void to_scale_shift(Graph& g, graph::NodeId bn_id, const std::vector<float>& scale, const std::vector<float>& shift) {
+void to_scale_shift(Graph& g, graph::NodeId bn_id, const std::vector<float>& scale,
+                    const std::vector<float>& shift) {
   Node bn = g.nodes[bn_id];
-  const graph::TensorType xt = g.value(bn.inputs[0]).type;  // a copy: adding values below reallocates
+  const graph::TensorType xt =
+      g.value(bn.inputs[0]).type;  // a copy: adding values below reallocates
   std::vector<int64_t> shape(xt.shape.size(), 1);
   if (shape.size() >= 2) shape[1] = static_cast<int64_t>(scale.size());
   TensorData s(DataType::f32(), shape), t(DataType::f32(), shape);
@@ -103,12 +107,14 @@ void simplify_inference(Graph& g) {
   auto consumers = g.consumers();
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     Node& node = g.nodes[n];
-    if (node.op_type == "Identity" || (node.op_type == "Dropout" && !graph::ops::dropout_may_train(g, node))) {
+    if (node.op_type == "Identity" ||
+        (node.op_type == "Dropout" && !graph::ops::dropout_may_train(g, node))) {
       bool mask_used = node.outputs.size() > 1 && node.outputs[1] != kNoValue &&
                        (!consumers[node.outputs[1]].empty() || is_graph_output(g, node.outputs[1]));
-      bool passthrough = is_graph_output(g, node.outputs[0]) &&
-                         (is_graph_output(g, node.inputs[0]) ||
-                          std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) != g.inputs.end());
+      bool passthrough =
+          is_graph_output(g, node.outputs[0]) &&
+          (is_graph_output(g, node.inputs[0]) ||
+           std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) != g.inputs.end());
       if (mask_used || passthrough) continue;
       replace_uses(g, node.outputs[0], node.inputs[0]);
       changed = true;

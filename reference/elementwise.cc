@@ -39,9 +39,11 @@ TensorData map_unary(const TensorData& x, DataType out_dtype, Fn fn) {
 
 // out = fn(a, b) broadcast numpy-style, with a and b read as T.
 template <class T, class Fn>
-TensorData map_binary(const Node& node, const TensorData& a, const TensorData& b, DataType out_dtype, Fn fn) {
+TensorData map_binary(const Node& node, const TensorData& a, const TensorData& b,
+                      DataType out_dtype, Fn fn) {
   std::vector<int64_t> shape = graph::ops::broadcast_shapes(a.shape(), b.shape(), node);
-  std::vector<int64_t> ia = broadcast_offsets(a.shape(), shape), ib = broadcast_offsets(b.shape(), shape);
+  std::vector<int64_t> ia = broadcast_offsets(a.shape(), shape),
+                       ib = broadcast_offsets(b.shape(), shape);
   TensorData out(out_dtype, shape);
   for (int64_t i = 0; i < out.numel(); ++i) store(out, i, fn(get<T>(a, ia[i]), get<T>(b, ib[i])));
   return out;
@@ -50,23 +52,28 @@ TensorData map_binary(const Node& node, const TensorData& a, const TensorData& b
 // Computes in double for float inputs, in int64 otherwise; `fn` is generic over both.
 template <class Fn>
 TensorData unary_numeric(const TensorData& x, DataType out_dtype, Fn fn) {
-  return x.dtype().is_float() ? map_unary<double>(x, out_dtype, fn) : map_unary<int64_t>(x, out_dtype, fn);
+  return x.dtype().is_float() ? map_unary<double>(x, out_dtype, fn)
+                              : map_unary<int64_t>(x, out_dtype, fn);
 }
 template <class Fn>
-TensorData binary_numeric(const Node& node, const TensorData& a, const TensorData& b, DataType out_dtype, Fn fn) {
-  return a.dtype().is_float() || b.dtype().is_float() ? map_binary<double>(node, a, b, out_dtype, fn)
-                                                      : map_binary<int64_t>(node, a, b, out_dtype, fn);
+TensorData binary_numeric(const Node& node, const TensorData& a, const TensorData& b,
+                          DataType out_dtype, Fn fn) {
+  return a.dtype().is_float() || b.dtype().is_float()
+             ? map_binary<double>(node, a, b, out_dtype, fn)
+             : map_binary<int64_t>(node, a, b, out_dtype, fn);
 }
 
 // An op computing out = fn(x) in double; make(node) reads the attributes.
-RefOp float_unary(std::string name, std::function<std::function<double(double)>(const Node&)> make) {
+RefOp float_unary(std::string name,
+                  std::function<std::function<double(double)>(const Node&)> make) {
   return {std::move(name), [make](const Graph&, const Node& node, const Inputs& in) -> Outputs {
             const TensorData& x = required_input(in, 0, node);
             return {map_unary<double>(x, x.dtype(), make(node))};
           }};
 }
 RefOp float_unary(std::string name, double (*fn)(double)) {
-  return float_unary(std::move(name), [fn](const Node&) { return std::function<double(double)>(fn); });
+  return float_unary(std::move(name),
+                     [fn](const Node&) { return std::function<double(double)>(fn); });
 }
 
 // An op over one input, exact for integers.
@@ -81,7 +88,8 @@ RefOp numeric_unary(std::string name, Fn fn) {
 // A broadcasting op over two inputs; `make(node)` gives the generic element function.
 template <class Make>
 RefOp binary(std::string name, Make make, bool bool_output = false) {
-  return {std::move(name), [make, bool_output](const Graph&, const Node& node, const Inputs& in) -> Outputs {
+  return {std::move(name),
+          [make, bool_output](const Graph&, const Node& node, const Inputs& in) -> Outputs {
             const TensorData& a = required_input(in, 0, node);
             const TensorData& b = required_input(in, 1, node);
             DataType out = bool_output ? DataType::boolean() : a.dtype();
@@ -117,7 +125,8 @@ auto int_divisor_check(const Node& node) {
 Outputs eval_mod(const Graph&, const Node& node, const Inputs& in) {
   bool fmod = node.attr_int("fmod", 0) != 0;
   const TensorData& a = required_input(in, 0, node);
-  if (a.dtype().is_float() && !fmod) throw node_error(node, "fmod must be 1 for floating-point inputs");
+  if (a.dtype().is_float() && !fmod)
+    throw node_error(node, "fmod must be 1 for floating-point inputs");
   auto check = int_divisor_check(node);
   return {binary_numeric(node, a, required_input(in, 1, node), a.dtype(), [&](auto x, auto y) {
     using T = decltype(x);
@@ -163,31 +172,36 @@ Outputs eval_pow(const Graph&, const Node& node, const Inputs& in) {
 
 Outputs eval_bit_shift(const Graph&, const Node& node, const Inputs& in) {
   std::string direction = node.attr_string("direction", "");
-  if (direction != "LEFT" && direction != "RIGHT") throw node_error(node, "direction must be LEFT or RIGHT");
+  if (direction != "LEFT" && direction != "RIGHT")
+    throw node_error(node, "direction must be LEFT or RIGHT");
   bool left = direction == "LEFT";
   const TensorData& a = required_input(in, 0, node);
-  return {map_binary<int64_t>(node, a, required_input(in, 1, node), a.dtype(), [left](int64_t x, int64_t y) {
-    auto ux = static_cast<uint64_t>(x);  // unsigned: right shifts are logical
-    if (y < 0 || y >= 64) return int64_t{0};
-    return static_cast<int64_t>(left ? ux << y : ux >> y);
-  })};
+  return {map_binary<int64_t>(
+      node, a, required_input(in, 1, node), a.dtype(), [left](int64_t x, int64_t y) {
+        auto ux = static_cast<uint64_t>(x);  // unsigned: right shifts are logical
+        if (y < 0 || y >= 64) return int64_t{0};
+        return static_cast<int64_t>(left ? ux << y : ux >> y);
+      })};
 }
 
 Outputs eval_clip(const Graph& g, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   auto bound = [&](size_t index, const char* attr, double def) -> std::optional<double> {
-    if (g.opset < 11) return node.has_attr(attr) ? node.attr_float(attr, def) : std::optional<double>{};
+    if (g.opset < 11)
+      return node.has_attr(attr) ? node.attr_float(attr, def) : std::optional<double>{};
     const TensorData* t = optional_input(in, index);
     return t ? std::optional<double>(get_f(*t, 0)) : std::nullopt;
   };
   if (x.dtype().is_float()) {
     double lo = bound(1, "min", 0).value_or(-INFINITY), hi = bound(2, "max", 0).value_or(INFINITY);
-    return {map_unary<double>(x, x.dtype(), [=](double v) { return std::min(std::max(v, lo), hi); })};
+    return {
+        map_unary<double>(x, x.dtype(), [=](double v) { return std::min(std::max(v, lo), hi); })};
   }
   const TensorData *lo_t = optional_input(in, 1), *hi_t = optional_input(in, 2);
   int64_t lo = lo_t ? get_i(*lo_t, 0) : std::numeric_limits<int64_t>::min();
   int64_t hi = hi_t ? get_i(*hi_t, 0) : std::numeric_limits<int64_t>::max();
-  return {map_unary<int64_t>(x, x.dtype(), [=](int64_t v) { return std::min(std::max(v, lo), hi); })};
+  return {
+      map_unary<int64_t>(x, x.dtype(), [=](int64_t v) { return std::min(std::max(v, lo), hi); })};
 }
 
 Outputs eval_where(const Graph&, const Node& node, const Inputs& in) {
@@ -195,7 +209,8 @@ Outputs eval_where(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 1, node);
   const TensorData& y = required_input(in, 2, node);
   if (x.dtype() != y.dtype()) throw node_error(node, "X and Y must have the same dtype");
-  auto shape = graph::ops::broadcast_shapes(c.shape(), graph::ops::broadcast_shapes(x.shape(), y.shape(), node), node);
+  auto shape = graph::ops::broadcast_shapes(
+      c.shape(), graph::ops::broadcast_shapes(x.shape(), y.shape(), node), node);
   auto ic = broadcast_offsets(c.shape(), shape), ix = broadcast_offsets(x.shape(), shape),
        iy = broadcast_offsets(y.shape(), shape);
   TensorData out(x.dtype(), shape);
@@ -280,7 +295,9 @@ std::vector<RefOp> elementwise_ref_ops() {
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 1.67326319217681884765625);
                     double gamma = n.attr_float("gamma", 1.05070102214813232421875);
-                    return [a, gamma](double x) { return x > 0 ? gamma * x : gamma * a * (std::exp(x) - 1); };
+                    return [a, gamma](double x) {
+                      return x > 0 ? gamma * x : gamma * a * (std::exp(x) - 1);
+                    };
                   }),
       float_unary("HardSigmoid",
                   [](const Node& n) -> UnaryFn {
@@ -290,7 +307,9 @@ std::vector<RefOp> elementwise_ref_ops() {
       float_unary("Celu",
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 1.0);
-                    return [a](double x) { return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1)); };
+                    return [a](double x) {
+                      return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1));
+                    };
                   }),
       float_unary("ThresholdedRelu",
                   [](const Node& n) -> UnaryFn {
@@ -300,24 +319,32 @@ std::vector<RefOp> elementwise_ref_ops() {
       float_unary("Shrink",
                   [](const Node& n) -> UnaryFn {
                     double bias = n.attr_float("bias", 0.0), lambd = n.attr_float("lambd", 0.5);
-                    return [=](double x) { return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0; };
+                    return [=](double x) {
+                      return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0;
+                    };
                   }),
       numeric_unary("Relu", [](auto x) { return x > 0 ? x : decltype(x){0}; }),
       numeric_unary("Neg", [](auto x) { return -x; }),
       numeric_unary("Abs", [](auto x) { return x < 0 ? -x : x; }),
       numeric_unary("Sign", [](auto x) { return static_cast<decltype(x)>((x > 0) - (x < 0)); }),
-      {"Identity", [](const Graph&, const Node& n, const Inputs& in) -> Outputs { return {required_input(in, 0, n)}; }},
+      {"Identity",
+       [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
+         return {required_input(in, 0, n)};
+       }},
       {"Not",
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
-         return {map_unary<int64_t>(required_input(in, 0, n), DataType::boolean(), [](int64_t x) { return !x; })};
+         return {map_unary<int64_t>(required_input(in, 0, n), DataType::boolean(),
+                                    [](int64_t x) { return !x; })};
        }},
       {"IsNaN",
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
-         return {map_unary<double>(required_input(in, 0, n), DataType::boolean(), [](double x) { return std::isnan(x); })};
+         return {map_unary<double>(required_input(in, 0, n), DataType::boolean(),
+                                   [](double x) { return std::isnan(x); })};
        }},
       {"IsInf",
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
-         bool pos = n.attr_int("detect_positive", 1) != 0, neg = n.attr_int("detect_negative", 1) != 0;
+         bool pos = n.attr_int("detect_positive", 1) != 0,
+              neg = n.attr_int("detect_negative", 1) != 0;
          return {map_unary<double>(required_input(in, 0, n), DataType::boolean(),
                                    [=](double x) { return std::isinf(x) && (x > 0 ? pos : neg); })};
        }},
@@ -339,19 +366,31 @@ std::vector<RefOp> elementwise_ref_ops() {
       binary("Add", [](const Node&) { return [](auto x, auto y) { return x + y; }; }),
       binary("Sub", [](const Node&) { return [](auto x, auto y) { return x - y; }; }),
       binary("Mul", [](const Node&) { return [](auto x, auto y) { return x * y; }; }),
-      binary("PRelu", [](const Node&) { return [](auto x, auto slope) { return x < 0 ? slope * x : x; }; }),
-      binary("Equal", [](const Node&) { return [](auto x, auto y) { return x == y; }; }, true),
-      binary("Less", [](const Node&) { return [](auto x, auto y) { return x < y; }; }, true),
-      binary("Greater", [](const Node&) { return [](auto x, auto y) { return x > y; }; }, true),
-      binary("LessOrEqual", [](const Node&) { return [](auto x, auto y) { return x <= y; }; }, true),
-      binary("GreaterOrEqual", [](const Node&) { return [](auto x, auto y) { return x >= y; }; }, true),
-      binary("And", [](const Node&) { return [](auto x, auto y) { return x && y; }; }, true),
-      binary("Or", [](const Node&) { return [](auto x, auto y) { return x || y; }; }, true),
-      binary("Xor", [](const Node&) { return [](auto x, auto y) { return (x != 0) != (y != 0); }; }, true),
+      binary("PRelu",
+             [](const Node&) { return [](auto x, auto slope) { return x < 0 ? slope * x : x; }; }),
+      binary(
+          "Equal", [](const Node&) { return [](auto x, auto y) { return x == y; }; }, true),
+      binary(
+          "Less", [](const Node&) { return [](auto x, auto y) { return x < y; }; }, true),
+      binary(
+          "Greater", [](const Node&) { return [](auto x, auto y) { return x > y; }; }, true),
+      binary(
+          "LessOrEqual", [](const Node&) { return [](auto x, auto y) { return x <= y; }; }, true),
+      binary(
+          "GreaterOrEqual", [](const Node&) { return [](auto x, auto y) { return x >= y; }; },
+          true),
+      binary(
+          "And", [](const Node&) { return [](auto x, auto y) { return x && y; }; }, true),
+      binary(
+          "Or", [](const Node&) { return [](auto x, auto y) { return x || y; }; }, true),
+      binary(
+          "Xor", [](const Node&) { return [](auto x, auto y) { return (x != 0) != (y != 0); }; },
+          true),
       variadic("Min", [](auto x, auto y) { return std::min(x, y); }),
       variadic("Max", [](auto x, auto y) { return std::max(x, y); }),
       variadic("Sum", [](auto x, auto y) { return x + y; }),
-      variadic("Mean", [](auto x, auto y) { return x + y; }, true),
+      variadic(
+          "Mean", [](auto x, auto y) { return x + y; }, true),
   };
   return ops;
 }

@@ -19,18 +19,20 @@ using nn::product;
 using nn::to_doubles;
 
 // `x` is [N, C, D] flattened (D = the product of the trailing dims, 1 for 2-D scores).
-TensorData nll_loss(const Node& node, DataType dtype, const std::vector<int64_t>& x_shape, const std::vector<double>& x,
-                    const TensorData& target, const TensorData* weight) {
+TensorData nll_loss(const Node& node, DataType dtype, const std::vector<int64_t>& x_shape,
+                    const std::vector<double>& x, const TensorData& target,
+                    const TensorData* weight) {
   std::string reduction = node.attr_string("reduction", "mean");
   if (reduction != "none" && reduction != "sum" && reduction != "mean") {
-    throw Error(fmt::format("{}: reduction must be 'none', 'sum' or 'mean', got '{}'", node.describe(), reduction));
+    throw Error(fmt::format("{}: reduction must be 'none', 'sum' or 'mean', got '{}'",
+                            node.describe(), reduction));
   }
   std::optional<int64_t> ignore_index;
   if (node.has_attr("ignore_index")) ignore_index = node.attr_int("ignore_index", 0);
   int64_t n = x_shape.at(0), c = x_shape.at(1), d = product(x_shape, 2, x_shape.size());
   if (target.numel() != n * d) {
-    throw Error(
-        fmt::format("{}: target has {} elements, expected N * d1..dk = {}", node.describe(), target.numel(), n * d));
+    throw Error(fmt::format("{}: target has {} elements, expected N * d1..dk = {}", node.describe(),
+                            target.numel(), n * d));
   }
   std::vector<double> loss(static_cast<size_t>(n * d), 0.0);
   double loss_sum = 0, weight_sum = 0;
@@ -39,7 +41,8 @@ TensorData nll_loss(const Node& node, DataType dtype, const std::vector<int64_t>
       int64_t flat = i * d + j, t = get_i(target, flat);
       if (ignore_index && t == *ignore_index) continue;
       if (t < 0 || t >= c) {
-        throw Error(fmt::format("{}: target {} at element {} is outside the {} classes", node.describe(), t, flat, c));
+        throw Error(fmt::format("{}: target {} at element {} is outside the {} classes",
+                                node.describe(), t, flat, c));
       }
       double w = weight ? get_f(*weight, t) : 1.0;
       loss[flat] = -w * x[(i * c + t) * d + j];
@@ -51,9 +54,11 @@ TensorData nll_loss(const Node& node, DataType dtype, const std::vector<int64_t>
   return from_doubles(dtype, {}, {reduction == "sum" ? loss_sum : loss_sum / weight_sum});
 }
 
-std::vector<TensorData> eval_nll(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_nll(const graph::Graph&, const Node& node,
+                                 const std::vector<TensorData>& in) {
   const TensorData& x = required_input(in, 0, node);
-  return {nll_loss(node, x.dtype(), x.shape(), to_doubles(x), required_input(in, 1, node), optional_input(in, 2))};
+  return {nll_loss(node, x.dtype(), x.shape(), to_doubles(x), required_input(in, 1, node),
+                   optional_input(in, 2))};
 }
 
 // log_softmax over the class dim 1, then the NLL loss of it; output 1 is the log_softmax.
@@ -81,7 +86,8 @@ std::vector<TensorData> eval_softmax_cross_entropy(const graph::Graph&, const No
 }  // namespace
 
 std::vector<RefOp> loss_ref_ops() {
-  return {{"NegativeLogLikelihoodLoss", eval_nll}, {"SoftmaxCrossEntropyLoss", eval_softmax_cross_entropy}};
+  return {{"NegativeLogLikelihoodLoss", eval_nll},
+          {"SoftmaxCrossEntropyLoss", eval_softmax_cross_entropy}};
 }
 
 }  // namespace tessel::reference

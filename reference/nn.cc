@@ -16,12 +16,14 @@ using nn::from_doubles;
 using nn::product;
 using nn::to_doubles;
 
-std::vector<TensorData> eval_gemm(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_gemm(const graph::Graph&, const Node& node,
+                                  const std::vector<TensorData>& in) {
   const TensorData &a = in.at(0), &b = in.at(1);
   bool ta = node.attr_int("transA", 0) != 0, tb = node.attr_int("transB", 0) != 0;
   double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
   int64_t m = a.shape()[ta ? 1 : 0], k = a.shape()[ta ? 0 : 1], n = b.shape()[tb ? 0 : 1];
-  if (b.shape()[tb ? 1 : 0] != k) throw Error(fmt::format("{}: inner dims of A and B differ", node.describe()));
+  if (b.shape()[tb ? 1 : 0] != k)
+    throw Error(fmt::format("{}: inner dims of A and B differ", node.describe()));
   std::vector<double> av = to_doubles(a), bv = to_doubles(b), y(static_cast<size_t>(m * n), 0.0);
   bool has_c = in.size() > 2 && in[2].defined();
   std::vector<double> cv = has_c ? to_doubles(in[2]) : std::vector<double>{};
@@ -31,8 +33,10 @@ std::vector<TensorData> eval_gemm(const graph::Graph&, const Node& node, const s
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double acc = 0;
-      for (int64_t p = 0; p < k; ++p) acc += av[ta ? p * m + i : i * k + p] * bv[tb ? j * k + p : p * n + j];
-      double c = has_c ? cv[(c_shape[0] == 1 ? 0 : i) * c_shape[1] + (c_shape[1] == 1 ? 0 : j)] : 0.0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += av[ta ? p * m + i : i * k + p] * bv[tb ? j * k + p : p * n + j];
+      double c =
+          has_c ? cv[(c_shape[0] == 1 ? 0 : i) * c_shape[1] + (c_shape[1] == 1 ? 0 : j)] : 0.0;
       y[i * n + j] = alpha * acc + beta * c;
     }
   }
@@ -41,13 +45,16 @@ std::vector<TensorData> eval_gemm(const graph::Graph&, const Node& node, const s
 
 // Batched numpy matmul; the batch index of each operand is the broadcast index with size-1 dims
 // pinned to 0.
-std::vector<TensorData> eval_matmul(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_matmul(const graph::Graph&, const Node& node,
+                                    const std::vector<TensorData>& in) {
   std::vector<int64_t> as = in.at(0).shape(), bs = in.at(1).shape();
   bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   if (a_vec) as.insert(as.begin(), 1);
   if (b_vec) bs.push_back(1);
   int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
-  if (bs[bs.size() - 2] != k) throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k, bs[bs.size() - 2]));
+  if (bs[bs.size() - 2] != k)
+    throw Error(
+        fmt::format("{}: inner dims {} and {} differ", node.describe(), k, bs[bs.size() - 2]));
   std::vector<int64_t> a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
   std::vector<int64_t> batch = graph::ops::broadcast_shapes(a_batch, b_batch, node);
   a_batch.insert(a_batch.begin(), batch.size() - a_batch.size(), 1);

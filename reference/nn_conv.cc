@@ -30,7 +30,9 @@ std::vector<std::vector<int64_t>> all_indices(const std::vector<int64_t>& dims) 
   }
 }
 
-std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) {
+  return {shape.begin() + 2, shape.end()};
+}
 
 std::vector<int64_t> out_shape(int64_t n, int64_t c, const WindowGeometry& geo) {
   std::vector<int64_t> s{n, c};
@@ -40,8 +42,8 @@ std::vector<int64_t> out_shape(int64_t n, int64_t c, const WindowGeometry& geo) 
 
 // Flat offset within the spatial block of the input position reached from output position `o` by
 // kernel offset `k`, or -1 when it falls into padding.
-int64_t input_offset(const WindowGeometry& geo, const std::vector<int64_t>& in, const std::vector<int64_t>& o,
-                     const std::vector<int64_t>& k) {
+int64_t input_offset(const WindowGeometry& geo, const std::vector<int64_t>& in,
+                     const std::vector<int64_t>& o, const std::vector<int64_t>& k) {
   int64_t off = 0;
   for (size_t d = 0; d < in.size(); ++d) {
     int64_t i = o[d] * geo.strides[d] - geo.pads_begin[d] + k[d] * geo.dilations[d];
@@ -51,19 +53,23 @@ int64_t input_offset(const WindowGeometry& geo, const std::vector<int64_t>& in, 
   return off;
 }
 
-std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node,
+                                  const std::vector<TensorData>& in) {
   const TensorData& xt = required_input(in, 0, node);
   const TensorData& wt = required_input(in, 1, node);
   std::vector<int64_t> in_sp = spatial_of(xt.shape()), k_sp = spatial_of(wt.shape());
-  WindowGeometry geo = graph::ops::window_geometry(node, in_sp, node.attr_ints("kernel_shape", k_sp), false);
-  int64_t batch = xt.shape()[0], channels = xt.shape()[1], m_total = wt.shape()[0], c_per_group = wt.shape()[1];
+  WindowGeometry geo =
+      graph::ops::window_geometry(node, in_sp, node.attr_ints("kernel_shape", k_sp), false);
+  int64_t batch = xt.shape()[0], channels = xt.shape()[1], m_total = wt.shape()[0],
+          c_per_group = wt.shape()[1];
   int64_t groups = node.attr_int("group", 1), m_per_group = m_total / groups;
   if (c_per_group * groups != channels) {
-    throw Error(fmt::format("{}: X has {} channels, W expects {} x group {}", node.describe(), channels, c_per_group,
-                            groups));
+    throw Error(fmt::format("{}: X has {} channels, W expects {} x group {}", node.describe(),
+                            channels, c_per_group, groups));
   }
   std::vector<double> x = to_doubles(xt), w = to_doubles(wt);
-  std::vector<double> bias = in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(m_total, 0.0);
+  std::vector<double> bias =
+      in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(m_total, 0.0);
   int64_t in_size = product(in_sp, 0, in_sp.size()), k_size = product(k_sp, 0, k_sp.size());
   auto outs = all_indices(geo.out);
   auto kernel = all_indices(k_sp);
@@ -91,21 +97,26 @@ std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node, const s
 
 // Each input element scatters X * W into the output positions i * s + k * d - pad_begin.
 // ConvNCHWc is Conv with its weights packed by output channel (ir/ops/conv_packing.h).
-std::vector<TensorData> eval_conv_nchwc(const graph::Graph& g, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_conv_nchwc(const graph::Graph& g, const Node& node,
+                                        const std::vector<TensorData>& in) {
   std::vector<TensorData> plain = in;
   plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node));
   return eval_conv(g, node, plain);
 }
 
-std::vector<TensorData> eval_conv_transpose(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_conv_transpose(const graph::Graph&, const Node& node,
+                                            const std::vector<TensorData>& in) {
   const TensorData& xt = required_input(in, 0, node);
   const TensorData& wt = required_input(in, 1, node);
   std::vector<int64_t> in_sp = spatial_of(xt.shape()), k_sp = spatial_of(wt.shape());
-  WindowGeometry geo = graph::ops::conv_transpose_geometry(node, in_sp, node.attr_ints("kernel_shape", k_sp));
+  WindowGeometry geo =
+      graph::ops::conv_transpose_geometry(node, in_sp, node.attr_ints("kernel_shape", k_sp));
   int64_t batch = xt.shape()[0], channels = xt.shape()[1], groups = node.attr_int("group", 1);
-  int64_t c_per_group = channels / groups, m_per_group = wt.shape()[1], m_total = m_per_group * groups;
+  int64_t c_per_group = channels / groups, m_per_group = wt.shape()[1],
+          m_total = m_per_group * groups;
   std::vector<double> x = to_doubles(xt), w = to_doubles(wt);
-  std::vector<double> bias = in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(m_total, 0.0);
+  std::vector<double> bias =
+      in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(m_total, 0.0);
   int64_t in_size = product(in_sp, 0, in_sp.size()), k_size = product(k_sp, 0, k_sp.size());
   int64_t out_size = product(geo.out, 0, geo.out.size());
   auto inputs = all_indices(in_sp);
@@ -123,7 +134,8 @@ std::vector<TensorData> eval_conv_transpose(const graph::Graph&, const Node& nod
           for (size_t kp = 0; kp < kernel.size(); ++kp) {
             int64_t off = 0;
             for (size_t d = 0; d < in_sp.size() && off >= 0; ++d) {
-              int64_t o = inputs[ip][d] * geo.strides[d] + kernel[kp][d] * geo.dilations[d] - geo.pads_begin[d];
+              int64_t o = inputs[ip][d] * geo.strides[d] + kernel[kp][d] * geo.dilations[d] -
+                          geo.pads_begin[d];
               off = o < 0 || o >= geo.out[d] ? -1 : off * geo.out[d] + o;
             }
             if (off >= 0) ym[off] += xv * wc[kp];
@@ -139,7 +151,8 @@ enum class PoolKind { kMax, kAverage, kLp };
 
 // Pools every [n, c] plane over `geo`; MaxPool also yields the flat argmax indices (row-major over
 // the whole tensor, or column-major over the spatial dims with storage_order=1).
-std::vector<TensorData> pool(const Node& node, const TensorData& xt, const WindowGeometry& geo, PoolKind kind) {
+std::vector<TensorData> pool(const Node& node, const TensorData& xt, const WindowGeometry& geo,
+                             PoolKind kind) {
   std::vector<int64_t> in_sp = spatial_of(xt.shape());
   int64_t planes = xt.shape()[0] * xt.shape()[1], in_size = product(in_sp, 0, in_sp.size());
   bool include_pad = node.attr_int("count_include_pad", 0) != 0;
@@ -176,21 +189,25 @@ std::vector<TensorData> pool(const Node& node, const TensorData& xt, const Windo
           best_index = plane * in_size + (col_major ? col_off : off);
         }
       }
-      y.push_back(kind == PoolKind::kMax ? best : kind == PoolKind::kLp ? std::pow(sum, 1.0 / p) : sum / count);
+      y.push_back(kind == PoolKind::kMax  ? best
+                  : kind == PoolKind::kLp ? std::pow(sum, 1.0 / p)
+                                          : sum / count);
       indices.push_back(static_cast<double>(best_index));
     }
   }
   std::vector<int64_t> shape = out_shape(xt.shape()[0], xt.shape()[1], geo);
   std::vector<TensorData> result{from_doubles(xt.dtype(), shape, y)};
-  if (kind == PoolKind::kMax && node.outputs.size() > 1) result.push_back(from_doubles(DataType::i64(), shape, indices));
+  if (kind == PoolKind::kMax && node.outputs.size() > 1)
+    result.push_back(from_doubles(DataType::i64(), shape, indices));
   return result;
 }
 
 EvalFn windowed_pool(PoolKind kind) {
   return [kind](const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
     const TensorData& x = required_input(in, 0, node);
-    WindowGeometry geo = graph::ops::window_geometry(node, spatial_of(x.shape()), node.attr_ints("kernel_shape", {}),
-                                                     node.attr_int("ceil_mode", 0) != 0);
+    WindowGeometry geo =
+        graph::ops::window_geometry(node, spatial_of(x.shape()), node.attr_ints("kernel_shape", {}),
+                                    node.attr_int("ceil_mode", 0) != 0);
     return pool(node, x, geo, kind);
   };
 }
@@ -199,7 +216,8 @@ EvalFn windowed_pool(PoolKind kind) {
 EvalFn global_pool(PoolKind kind) {
   return [kind](const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
     const TensorData& x = required_input(in, 0, node);
-    std::vector<int64_t> in_sp = spatial_of(x.shape()), ones(in_sp.size(), 1), zeros(in_sp.size(), 0);
+    std::vector<int64_t> in_sp = spatial_of(x.shape()), ones(in_sp.size(), 1),
+                         zeros(in_sp.size(), 0);
     WindowGeometry geo{in_sp, ones, ones, zeros, zeros, ones};
     return pool(node, x, geo, kind);
   };

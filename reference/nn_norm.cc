@@ -19,7 +19,8 @@ struct Moments {
 };
 
 // Mean and population variance of x[outer, n, inner] over outer and inner, for each n.
-std::vector<Moments> moments(const std::vector<double>& x, int64_t outer, int64_t n, int64_t inner) {
+std::vector<Moments> moments(const std::vector<double>& x, int64_t outer, int64_t n,
+                             int64_t inner) {
   std::vector<Moments> out(static_cast<size_t>(n));
   double count = static_cast<double>(outer * inner);
   for (int64_t c = 0; c < n; ++c) {
@@ -37,8 +38,9 @@ std::vector<Moments> moments(const std::vector<double>& x, int64_t outer, int64_
 }
 
 // y[o, c, i] = scale[c] * (x - mean[c]) / sqrt(var[c] + eps) + bias[c].
-std::vector<double> normalize_channels(const std::vector<double>& x, int64_t outer, int64_t n, int64_t inner,
-                                       const std::vector<Moments>& m, const std::vector<double>& scale,
+std::vector<double> normalize_channels(const std::vector<double>& x, int64_t outer, int64_t n,
+                                       int64_t inner, const std::vector<Moments>& m,
+                                       const std::vector<double>& scale,
                                        const std::vector<double>& bias, double eps) {
   std::vector<double> y(x.size());
   for (int64_t o = 0; o < outer; ++o) {
@@ -55,7 +57,8 @@ std::vector<double> normalize_channels(const std::vector<double>& x, int64_t out
 
 // Inference uses the running mean/var inputs; training_mode=1 (opset 14) uses the batch statistics
 // and also returns the updated running mean and variance.
-std::vector<TensorData> eval_batch_norm(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_batch_norm(const graph::Graph&, const Node& node,
+                                        const std::vector<TensorData>& in) {
   const TensorData& xt = in.at(0);
   const std::vector<int64_t>& shape = xt.shape();
   int64_t c = shape.at(1), inner = product(shape, 2, shape.size());
@@ -66,8 +69,8 @@ std::vector<TensorData> eval_batch_norm(const graph::Graph&, const Node& node, c
   std::vector<Moments> running(static_cast<size_t>(c));
   for (int64_t i = 0; i < c; ++i) running[i] = {mean[i], var[i]};
   std::vector<Moments> used = training ? moments(x, shape[0], c, inner) : running;
-  std::vector<TensorData> out{
-      from_doubles(xt.dtype(), shape, normalize_channels(x, shape[0], c, inner, used, scale, bias, eps))};
+  std::vector<TensorData> out{from_doubles(
+      xt.dtype(), shape, normalize_channels(x, shape[0], c, inner, used, scale, bias, eps))};
   if (node.outputs.size() > 1) {
     std::vector<double> new_mean(c), new_var(c);
     for (int64_t i = 0; i < c; ++i) {
@@ -81,7 +84,8 @@ std::vector<TensorData> eval_batch_norm(const graph::Graph&, const Node& node, c
 }
 
 // Statistics per (n, c) over the spatial dims: BatchNorm's math on an [1, N * C, spatial] view.
-std::vector<TensorData> eval_instance_norm(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_instance_norm(const graph::Graph&, const Node& node,
+                                           const std::vector<TensorData>& in) {
   const TensorData& xt = in.at(0);
   const std::vector<int64_t>& shape = xt.shape();
   int64_t planes = shape[0] * shape.at(1), inner = product(shape, 2, shape.size());
@@ -91,23 +95,28 @@ std::vector<TensorData> eval_instance_norm(const graph::Graph&, const Node& node
     plane_scale.push_back(scale[p % shape[1]]);
     plane_bias.push_back(bias[p % shape[1]]);
   }
-  std::vector<double> y = normalize_channels(x, 1, planes, inner, moments(x, 1, planes, inner), plane_scale, plane_bias,
-                                             node.attr_float("epsilon", 1e-5));
+  std::vector<double> y =
+      normalize_channels(x, 1, planes, inner, moments(x, 1, planes, inner), plane_scale, plane_bias,
+                         node.attr_float("epsilon", 1e-5));
   return {from_doubles(xt.dtype(), shape, y)};
 }
 
 // Normalizes over the dims from `axis` on; Scale and B broadcast to those dims.
-std::vector<TensorData> eval_layer_norm(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_layer_norm(const graph::Graph&, const Node& node,
+                                        const std::vector<TensorData>& in) {
   const TensorData& xt = in.at(0);
   const std::vector<int64_t>& shape = xt.shape();
-  int64_t axis = graph::ops::normalize_axis(node.attr_int("axis", -1), static_cast<int64_t>(shape.size()), node);
+  int64_t axis = graph::ops::normalize_axis(node.attr_int("axis", -1),
+                                            static_cast<int64_t>(shape.size()), node);
   std::vector<int64_t> norm_shape(shape.begin() + axis, shape.end());
-  int64_t outer = product(shape, 0, static_cast<size_t>(axis)), inner = product(norm_shape, 0, norm_shape.size());
+  int64_t outer = product(shape, 0, static_cast<size_t>(axis)),
+          inner = product(norm_shape, 0, norm_shape.size());
   std::vector<double> x = to_doubles(xt), scale = to_doubles(in.at(1));
   std::vector<int64_t> scale_at = broadcast_offsets(in[1].shape(), norm_shape);
   bool has_bias = in.size() > 2 && in[2].defined();
   std::vector<double> bias = has_bias ? to_doubles(in[2]) : std::vector<double>{};
-  std::vector<int64_t> bias_at = has_bias ? broadcast_offsets(in[2].shape(), norm_shape) : std::vector<int64_t>{};
+  std::vector<int64_t> bias_at =
+      has_bias ? broadcast_offsets(in[2].shape(), norm_shape) : std::vector<int64_t>{};
   double eps = node.attr_float("epsilon", 1e-5);
   std::vector<double> y(x.size()), means, inv_std;
   for (int64_t o = 0; o < outer; ++o) {
@@ -115,7 +124,8 @@ std::vector<TensorData> eval_layer_norm(const graph::Graph&, const Node& node, c
     Moments m = moments(row, 1, 1, inner)[0];
     double inv = 1.0 / std::sqrt(m.var + eps);
     for (int64_t i = 0; i < inner; ++i) {
-      y[o * inner + i] = (row[i] - m.mean) * inv * scale[scale_at[i]] + (has_bias ? bias[bias_at[i]] : 0.0);
+      y[o * inner + i] =
+          (row[i] - m.mean) * inv * scale[scale_at[i]] + (has_bias ? bias[bias_at[i]] : 0.0);
     }
     means.push_back(m.mean);
     inv_std.push_back(inv);
@@ -128,11 +138,13 @@ std::vector<TensorData> eval_layer_norm(const graph::Graph&, const Node& node, c
 }
 
 // y = x / (bias + alpha / size * sum of squares over the channel window)^beta.
-std::vector<TensorData> eval_lrn(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_lrn(const graph::Graph&, const Node& node,
+                                 const std::vector<TensorData>& in) {
   const TensorData& xt = in.at(0);
   const std::vector<int64_t>& shape = xt.shape();
   int64_t size = node.attr_int("size", 1), c = shape.at(1), inner = product(shape, 2, shape.size());
-  double alpha = node.attr_float("alpha", 1e-4), beta = node.attr_float("beta", 0.75), bias = node.attr_float("bias", 1.0);
+  double alpha = node.attr_float("alpha", 1e-4), beta = node.attr_float("beta", 0.75),
+         bias = node.attr_float("bias", 1.0);
   int64_t below = (size - 1) / 2, above = size - 1 - below;
   std::vector<double> x = to_doubles(xt), y(x.size());
   for (int64_t n = 0; n < shape[0]; ++n) {
@@ -160,7 +172,8 @@ EvalFn softmax_like(SoftmaxKind kind) {
     const std::vector<int64_t>& shape = xt.shape();
     int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(shape.size()));
     bool single_axis = g.opset >= 13;
-    size_t axis = static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
+    size_t axis = static_cast<size_t>(
+        graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
     int64_t outer = product(shape, 0, axis);
     int64_t n = single_axis ? product(shape, axis, axis + 1) : product(shape, axis, shape.size());
     int64_t inner = single_axis ? product(shape, axis + 1, shape.size()) : 1;

@@ -10,9 +10,11 @@ std::vector<double> to_doubles(const TensorData& t) {
   return v;
 }
 
-TensorData from_doubles(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+TensorData from_doubles(DataType dtype, std::vector<int64_t> shape,
+                        const std::vector<double>& values) {
   TensorData t(dtype, std::move(shape));
-  TESSEL_ICHECK(static_cast<int64_t>(values.size()) == t.numel()) << values.size() << " values for " << t.numel();
+  TESSEL_ICHECK(static_cast<int64_t>(values.size()) == t.numel())
+      << values.size() << " values for " << t.numel();
   for (size_t i = 0; i < values.size(); ++i) set_f(t, static_cast<int64_t>(i), values[i]);
   return t;
 }

@@ -26,24 +26,35 @@ enum class Reduce { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumEx
 template <class T>
 T reduce_init(Reduce kind) {
   switch (kind) {
-    case Reduce::kMax: return std::numeric_limits<T>::lowest();
-    case Reduce::kMin: return std::numeric_limits<T>::max();
-    case Reduce::kProd: return 1;
-    default: return 0;
+    case Reduce::kMax:
+      return std::numeric_limits<T>::lowest();
+    case Reduce::kMin:
+      return std::numeric_limits<T>::max();
+    case Reduce::kProd:
+      return 1;
+    default:
+      return 0;
   }
 }
 
 template <class T>
 T reduce_step(Reduce kind, T acc, T x) {
   switch (kind) {
-    case Reduce::kMax: return std::max(acc, x);
-    case Reduce::kMin: return std::min(acc, x);
-    case Reduce::kProd: return acc * x;
-    case Reduce::kL1: return acc + (x < 0 ? -x : x);
+    case Reduce::kMax:
+      return std::max(acc, x);
+    case Reduce::kMin:
+      return std::min(acc, x);
+    case Reduce::kProd:
+      return acc * x;
+    case Reduce::kL1:
+      return acc + (x < 0 ? -x : x);
     case Reduce::kL2:
-    case Reduce::kSumSquare: return acc + x * x;
-    case Reduce::kLogSumExp: return acc + static_cast<T>(std::exp(static_cast<double>(x)));
-    default: return acc + x;
+    case Reduce::kSumSquare:
+      return acc + x * x;
+    case Reduce::kLogSumExp:
+      return acc + static_cast<T>(std::exp(static_cast<double>(x)));
+    default:
+      return acc + x;
   }
 }
 
@@ -57,10 +68,13 @@ void reduce_finish(Reduce kind, TensorData& out, int64_t i, T acc, int64_t count
       } else {
         return set_f(out, i, acc / static_cast<double>(count));
       }
-    case Reduce::kL2: return set_f(out, i, std::sqrt(static_cast<double>(acc)));
+    case Reduce::kL2:
+      return set_f(out, i, std::sqrt(static_cast<double>(acc)));
     case Reduce::kLogSum:
-    case Reduce::kLogSumExp: return set_f(out, i, std::log(static_cast<double>(acc)));
-    default: return set<T>(out, i, acc);
+    case Reduce::kLogSumExp:
+      return set_f(out, i, std::log(static_cast<double>(acc)));
+    default:
+      return set<T>(out, i, acc);
   }
 }
 
@@ -71,7 +85,8 @@ TensorData reduce_as(Reduce kind, const TensorData& x, const std::vector<int64_t
   std::vector<int64_t> target = broadcast_offsets(keep_shape, x.shape());
   int64_t n_out = numel_of(keep_shape);
   std::vector<T> acc(static_cast<size_t>(n_out), reduce_init<T>(kind));
-  for (int64_t i = 0; i < x.numel(); ++i) acc[target[i]] = reduce_step<T>(kind, acc[target[i]], get<T>(x, i));
+  for (int64_t i = 0; i < x.numel(); ++i)
+    acc[target[i]] = reduce_step<T>(kind, acc[target[i]], get<T>(x, i));
   TensorData out(x.dtype(), out_shape);
   int64_t count = n_out ? x.numel() / n_out : 0;
   for (int64_t i = 0; i < n_out; ++i) reduce_finish<T>(kind, out, i, acc[i], count);
@@ -120,7 +135,8 @@ EvalFn arg_reduce(bool is_max) {
         double best_v = get_f(x, v.at(o, 0, i));
         for (int64_t k = 1; k < v.extent; ++k) {
           double c = get_f(x, v.at(o, k, i));
-          bool better = is_max ? (c > best_v || (last && c == best_v)) : (c < best_v || (last && c == best_v));
+          bool better = is_max ? (c > best_v || (last && c == best_v))
+                               : (c < best_v || (last && c == best_v));
           if (better) best = k, best_v = c;
         }
         out.data<int64_t>()[o * v.inner + i] = best;
@@ -132,7 +148,8 @@ EvalFn arg_reduce(bool is_max) {
 }
 
 template <class T>
-void cumsum_as(const TensorData& x, TensorData& out, const AxisView& v, bool exclusive, bool reverse) {
+void cumsum_as(const TensorData& x, TensorData& out, const AxisView& v, bool exclusive,
+               bool reverse) {
   for (int64_t o = 0; o < v.outer; ++o) {
     for (int64_t i = 0; i < v.inner; ++i) {
       T sum = 0;
@@ -151,7 +168,8 @@ Outputs eval_cumsum(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   const TensorData& axis_t = required_input(in, 1, node);
   if (axis_t.numel() != 1) throw node_error(node, "axis must be a scalar");
-  int64_t axis = graph::ops::normalize_axis(get_i(axis_t, 0), static_cast<int64_t>(x.shape().size()), node);
+  int64_t axis =
+      graph::ops::normalize_axis(get_i(axis_t, 0), static_cast<int64_t>(x.shape().size()), node);
   bool exclusive = node.attr_int("exclusive", 0) != 0, reverse = node.attr_int("reverse", 0) != 0;
   TensorData out(x.dtype(), x.shape());
   AxisView v(x.shape(), axis);
@@ -165,10 +183,12 @@ Outputs eval_cumsum(const Graph&, const Node& node, const Inputs& in) {
 
 Outputs eval_topk(const Graph& g, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  int64_t axis = graph::ops::normalize_axis(node.attr_int("axis", -1), static_cast<int64_t>(x.shape().size()), node);
+  int64_t axis = graph::ops::normalize_axis(node.attr_int("axis", -1),
+                                            static_cast<int64_t>(x.shape().size()), node);
   int64_t k = graph::ops::topk_k(node, g.opset, runtime_params(in));
   bool largest = node.attr_int("largest", 1) != 0;
-  if (k > x.shape()[axis]) throw node_error(node, fmt::format("k = {} exceeds the axis size {}", k, x.shape()[axis]));
+  if (k > x.shape()[axis])
+    throw node_error(node, fmt::format("k = {} exceeds the axis size {}", k, x.shape()[axis]));
   AxisView v(x.shape(), axis);
   std::vector<int64_t> shape = x.shape();
   shape[axis] = k;
@@ -181,8 +201,9 @@ Outputs eval_topk(const Graph& g, const Node& node, const Inputs& in) {
       for (int64_t e = 0; e < v.extent; ++e) keys[e] = get_f(x, v.at(o, e, i));
       std::iota(order.begin(), order.end(), 0);
       // Stable: equal values keep the lower index first, as ONNX specifies.
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t a, int64_t b) { return largest ? keys[a] > keys[b] : keys[a] < keys[b]; });
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return largest ? keys[a] > keys[b] : keys[a] < keys[b];
+      });
       for (int64_t j = 0; j < k; ++j) {
         copy_element(values, ov.at(o, j, i), x, v.at(o, order[j], i));
         indices.data<int64_t>()[ov.at(o, j, i)] = order[j];

@@ -11,7 +11,9 @@ std::vector<RefOp> elementwise_ref_ops();  // reference/elementwise.cc
 std::vector<RefOp> reduce_ref_ops();       // reference/reduce.cc
 std::vector<RefOp> tensor_ref_ops();       // reference/tensor.cc
 std::vector<RefOp> nn_ref_ops();           // reference/nn.cc
-std::vector<RefOp> sequence_ref_ops();     // reference/sequence.cc (LSTM, GRU, RNN, Resize, Einsum, If)
-std::vector<RefOp> loss_ref_ops();         // reference/loss.cc (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss)
+std::vector<RefOp>
+sequence_ref_ops();  // reference/sequence.cc (LSTM, GRU, RNN, Resize, Einsum, If)
+std::vector<RefOp>
+loss_ref_ops();  // reference/loss.cc (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss)
 
 }  // namespace tessel::reference

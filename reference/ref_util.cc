@@ -17,7 +17,8 @@ float half_to_float(uint16_t h) {
     float f = std::ldexp(static_cast<float>(mant), -24);
     return sign ? -f : f;
   }
-  uint32_t bits = exp == 31 ? sign | 0x7f800000u | (mant << 13) : sign | ((exp + 112) << 23) | (mant << 13);
+  uint32_t bits =
+      exp == 31 ? sign | 0x7f800000u | (mant << 13) : sign | ((exp + 112) << 23) | (mant << 13);
   return std::bit_cast<float>(bits);
 }
 
@@ -25,7 +26,7 @@ uint16_t float_to_half(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
   auto sign = static_cast<uint16_t>((x >> 16) & 0x8000);
   uint32_t abs = x & 0x7fffffff;
-  if (abs > 0x7f800000) return sign | 0x7e00;  // NaN
+  if (abs > 0x7f800000) return sign | 0x7e00;   // NaN
   if (abs >= 0x477ff000) return sign | 0x7c00;  // >= 65520 rounds to infinity
   if (abs < 0x38800000) {                       // below the smallest normal half (2^-14)
     float scaled = std::bit_cast<float>(abs) * 16777216.0f;  // exact: a power-of-two scale
@@ -58,9 +59,12 @@ auto with_element(const TensorData& t, int64_t i, Fn fn) {
   constexpr Stored kPlain = Stored::kPlain;
   if (d.is_float()) {
     switch (d.bits()) {
-      case 16: return fn(reinterpret_cast<const uint16_t*>(p), Stored::kHalf);
-      case 32: return fn(reinterpret_cast<const float*>(p), kPlain);
-      case 64: return fn(reinterpret_cast<const double*>(p), kPlain);
+      case 16:
+        return fn(reinterpret_cast<const uint16_t*>(p), Stored::kHalf);
+      case 32:
+        return fn(reinterpret_cast<const float*>(p), kPlain);
+      case 64:
+        return fn(reinterpret_cast<const double*>(p), kPlain);
     }
   } else if (d.is_bfloat()) {
     return fn(reinterpret_cast<const uint16_t*>(p), Stored::kBFloat);
@@ -69,10 +73,18 @@ auto with_element(const TensorData& t, int64_t i, Fn fn) {
   } else if (d.is_int() || d.is_uint()) {
     bool s = d.is_int();
     switch (d.bits()) {
-      case 8: return s ? fn(reinterpret_cast<const int8_t*>(p), kPlain) : fn(reinterpret_cast<const uint8_t*>(p), kPlain);
-      case 16: return s ? fn(reinterpret_cast<const int16_t*>(p), kPlain) : fn(reinterpret_cast<const uint16_t*>(p), kPlain);
-      case 32: return s ? fn(reinterpret_cast<const int32_t*>(p), kPlain) : fn(reinterpret_cast<const uint32_t*>(p), kPlain);
-      case 64: return s ? fn(reinterpret_cast<const int64_t*>(p), kPlain) : fn(reinterpret_cast<const uint64_t*>(p), kPlain);
+      case 8:
+        return s ? fn(reinterpret_cast<const int8_t*>(p), kPlain)
+                 : fn(reinterpret_cast<const uint8_t*>(p), kPlain);
+      case 16:
+        return s ? fn(reinterpret_cast<const int16_t*>(p), kPlain)
+                 : fn(reinterpret_cast<const uint16_t*>(p), kPlain);
+      case 32:
+        return s ? fn(reinterpret_cast<const int32_t*>(p), kPlain)
+                 : fn(reinterpret_cast<const uint32_t*>(p), kPlain);
+      case 64:
+        return s ? fn(reinterpret_cast<const int64_t*>(p), kPlain)
+                 : fn(reinterpret_cast<const uint64_t*>(p), kPlain);
     }
   }
   throw Error(fmt::format("the reference executor does not support elements of type {}", d.str()));
@@ -96,10 +108,13 @@ double get_f(const TensorData& t, int64_t i) {
 
 int64_t get_i(const TensorData& t, int64_t i) {
   if (t.dtype().is_bfloat()) {
-    throw Error("the reference executor supports bfloat16 tensors only in Cast, CastLike and data movement");
+    throw Error(
+        "the reference executor supports bfloat16 tensors only in Cast, CastLike and data "
+        "movement");
   }
   return with_element(t, i, [](const auto* p, Stored s) {
-    return s == Stored::kHalf ? static_cast<int64_t>(half_to_float(static_cast<uint16_t>(*p))) : static_cast<int64_t>(*p);
+    return s == Stored::kHalf ? static_cast<int64_t>(half_to_float(static_cast<uint16_t>(*p)))
+                              : static_cast<int64_t>(*p);
   });
 }
 
@@ -131,7 +146,8 @@ void set_i(TensorData& t, int64_t i, int64_t v) {
 void copy_element(TensorData& dst, int64_t di, const TensorData& src, int64_t si) {
   TESSEL_ICHECK(dst.dtype() == src.dtype()) << dst.dtype().str() << " vs " << src.dtype().str();
   size_t n = static_cast<size_t>(src.dtype().bytes());
-  std::memcpy(static_cast<std::byte*>(dst.raw()) + di * n, static_cast<const std::byte*>(src.raw()) + si * n, n);
+  std::memcpy(static_cast<std::byte*>(dst.raw()) + di * n,
+              static_cast<const std::byte*>(src.raw()) + si * n, n);
 }
 
 std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
@@ -146,8 +162,9 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
   return n;
 }
 
-void for_each_index(const std::vector<int64_t>& shape,
-                    const std::function<void(const std::vector<int64_t>& index, int64_t flat)>& fn) {
+void for_each_index(
+    const std::vector<int64_t>& shape,
+    const std::function<void(const std::vector<int64_t>& index, int64_t flat)>& fn) {
   int64_t n = numel_of(shape);
   std::vector<int64_t> index(shape.size(), 0);
   for (int64_t flat = 0; flat < n; ++flat) {
@@ -159,13 +176,15 @@ void for_each_index(const std::vector<int64_t>& shape,
   }
 }
 
-std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& out_shape) {
+std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& in_shape,
+                                       const std::vector<int64_t>& out_shape) {
   TESSEL_ICHECK(in_shape.size() <= out_shape.size()) << "broadcast to a lower rank";
   size_t lead = out_shape.size() - in_shape.size();
   std::vector<int64_t> in_strides = strides_of(in_shape);
   std::vector<int64_t> strides(out_shape.size(), 0);  // 0 along broadcast dims
   for (size_t d = 0; d < in_shape.size(); ++d) {
-    TESSEL_ICHECK(in_shape[d] == out_shape[d + lead] || in_shape[d] == 1) << "shapes do not broadcast";
+    TESSEL_ICHECK(in_shape[d] == out_shape[d + lead] || in_shape[d] == 1)
+        << "shapes do not broadcast";
     if (in_shape[d] != 1) strides[d + lead] = in_strides[d];
   }
   std::vector<int64_t> offsets(static_cast<size_t>(numel_of(out_shape)));
@@ -190,7 +209,8 @@ const TensorData* optional_input(const std::vector<TensorData>& inputs, size_t i
   return i < inputs.size() && inputs[i].defined() ? &inputs[i] : nullptr;
 }
 
-const TensorData& required_input(const std::vector<TensorData>& inputs, size_t i, const Node& node) {
+const TensorData& required_input(const std::vector<TensorData>& inputs, size_t i,
+                                 const Node& node) {
   const TensorData* t = optional_input(inputs, i);
   if (!t) throw Error(fmt::format("{}: input {} is required", node.describe(), i));
   return *t;
@@ -202,7 +222,8 @@ graph::ops::ParamInput runtime_params(const std::vector<TensorData>& inputs) {
 
 TensorData int64_tensor(const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
   TensorData t(DataType::i64(), shape);
-  TESSEL_ICHECK(static_cast<int64_t>(values.size()) == t.numel()) << "value count does not match the shape";
+  TESSEL_ICHECK(static_cast<int64_t>(values.size()) == t.numel())
+      << "value count does not match the shape";
   std::copy(values.begin(), values.end(), t.data<int64_t>());
   return t;
 }

@@ -60,7 +60,8 @@ std::vector<int64_t> strides_of(const std::vector<int64_t>& shape);
 int64_t numel_of(const std::vector<int64_t>& shape);
 // For each element of `out_shape` (row-major), the flat index in a tensor of `in_shape` that
 // numpy broadcasting reads (in_shape must broadcast to out_shape).
-std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& out_shape);
+std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& in_shape,
+                                       const std::vector<int64_t>& out_shape);
 // Calls fn(index, flat) for every index of `shape` in row-major order.
 void for_each_index(const std::vector<int64_t>& shape,
                     const std::function<void(const std::vector<int64_t>& index, int64_t flat)>& fn);

@@ -10,7 +10,8 @@ namespace tessel::reference {
 const EvalFn* find_eval(const std::string& op_type) {
   static const std::unordered_map<std::string, EvalFn> table = [] {
     std::unordered_map<std::string, EvalFn> m;
-    for (auto part : {elementwise_ref_ops, reduce_ref_ops, tensor_ref_ops, nn_ref_ops, sequence_ref_ops, loss_ref_ops}) {
+    for (auto part : {elementwise_ref_ops, reduce_ref_ops, tensor_ref_ops, nn_ref_ops,
+                      sequence_ref_ops, loss_ref_ops}) {
       for (auto& op : part()) m[op.name] = std::move(op.eval);
     }
     return m;
@@ -22,16 +23,19 @@ const EvalFn* find_eval(const std::string& op_type) {
 std::vector<TensorData> eval_node(const graph::Graph& g, const graph::Node& node,
                                   const std::vector<TensorData>& inputs) {
   const EvalFn* fn = find_eval(node.op_type);
-  if (!fn) throw Error(fmt::format("{}: no reference implementation for op '{}'", node.describe(), node.op_type));
+  if (!fn)
+    throw Error(
+        fmt::format("{}: no reference implementation for op '{}'", node.describe(), node.op_type));
   std::vector<TensorData> out = (*fn)(g, node, inputs);
   if (out.size() < node.outputs.size()) {
-    throw InternalError(fmt::format("{}: reference produced {} outputs, the node has {}", node.describe(),
-                                    out.size(), node.outputs.size()));
+    throw InternalError(fmt::format("{}: reference produced {} outputs, the node has {}",
+                                    node.describe(), out.size(), node.outputs.size()));
   }
   return out;
 }
 
-std::vector<TensorData> run(const graph::Graph& g, const std::map<std::string, TensorData>& inputs) {
+std::vector<TensorData> run(const graph::Graph& g,
+                            const std::map<std::string, TensorData>& inputs) {
   std::vector<TensorData> env(g.values.size());
   for (size_t v = 0; v < g.values.size(); ++v) {
     if (g.values[v].constant) env[v] = *g.values[v].constant;
@@ -53,7 +57,8 @@ std::vector<TensorData> run(const graph::Graph& g, const std::map<std::string, T
   }
   for (const graph::Node& node : g.nodes) {
     std::vector<TensorData> args;
-    for (graph::ValueId in : node.inputs) args.push_back(in == graph::kNoValue ? TensorData() : env[in]);
+    for (graph::ValueId in : node.inputs)
+      args.push_back(in == graph::kNoValue ? TensorData() : env[in]);
     std::vector<TensorData> out = eval_node(g, node, args);
     for (size_t i = 0; i < node.outputs.size(); ++i) env[node.outputs[i]] = std::move(out[i]);
   }

@@ -16,7 +16,8 @@ using graph::Node;
 // Loops over every used label (output labels first, then the summed ones); each operand reads at
 // the sum over its dims of label index x stride, so repeated labels read diagonals and size-1 dims
 // broadcast with stride 0.
-std::vector<TensorData> eval_einsum(const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_einsum(const graph::Graph&, const Node& node,
+                                    const std::vector<TensorData>& in) {
   std::vector<std::vector<int64_t>> shapes;
   for (const TensorData& t : in) shapes.push_back(t.shape());
   graph::ops::EinsumSpec spec = graph::ops::parse_einsum(node, shapes);
@@ -38,14 +39,17 @@ std::vector<TensorData> eval_einsum(const graph::Graph&, const Node& node, const
     std::vector<int64_t> dim_strides = strides_of(in[i].shape());
     for (size_t d = 0; d < shapes[i].size(); ++d) {
       if (shapes[i][d] == 1) continue;
-      size_t k = static_cast<size_t>(std::find(loops.begin(), loops.end(), spec.operand_labels[i][d]) - loops.begin());
+      size_t k = static_cast<size_t>(
+          std::find(loops.begin(), loops.end(), spec.operand_labels[i][d]) - loops.begin());
       strides[i][k] += dim_strides[d];
     }
     values.push_back(nn::to_doubles(in[i]));
   }
   size_t out_rank = spec.output_labels.size();
-  std::vector<int64_t> out_shape(extent.begin(), extent.begin() + static_cast<std::ptrdiff_t>(out_rank));
-  int64_t out_size = nn::product(out_shape, 0, out_rank), inner = nn::product(extent, out_rank, extent.size());
+  std::vector<int64_t> out_shape(extent.begin(),
+                                 extent.begin() + static_cast<std::ptrdiff_t>(out_rank));
+  int64_t out_size = nn::product(out_shape, 0, out_rank),
+          inner = nn::product(extent, out_rank, extent.size());
   std::vector<double> y(static_cast<size_t>(out_size), 0.0);
   std::vector<int64_t> idx(loops.size(), 0);
   for (int64_t o = 0; o < out_size && inner > 0; ++o) {
@@ -69,12 +73,15 @@ std::vector<TensorData> eval_einsum(const graph::Graph&, const Node& node, const
 }
 
 // Runs the chosen branch; its inputs are looked up by name among the If's inputs 1...
-std::vector<TensorData> eval_if(const graph::Graph& g, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_if(const graph::Graph& g, const Node& node,
+                                const std::vector<TensorData>& in) {
   if (in.empty() || !in[0].defined() || in[0].numel() != 1) {
     throw Error(fmt::format("{}: the condition must be a single bool", node.describe()));
   }
-  std::shared_ptr<graph::Graph> branch = node.attr_graph(in[0].get_int(0) != 0 ? "then_branch" : "else_branch");
-  if (!branch) throw Error(fmt::format("{}: needs then_branch and else_branch graphs", node.describe()));
+  std::shared_ptr<graph::Graph> branch =
+      node.attr_graph(in[0].get_int(0) != 0 ? "then_branch" : "else_branch");
+  if (!branch)
+    throw Error(fmt::format("{}: needs then_branch and else_branch graphs", node.describe()));
   std::map<std::string, TensorData> outer;
   for (size_t i = 1; i < in.size(); ++i) {
     if (node.inputs[i] != graph::kNoValue) outer[g.value(node.inputs[i]).name] = in[i];

@@ -25,7 +25,8 @@ struct DimTaps {
 };
 
 DimTaps dim_taps(const ResizeAttrs& a, const ResizeCoordinate& coord, int64_t in, int64_t out) {
-  DimTaps d{std::vector<std::vector<Tap>>(static_cast<size_t>(out)), std::vector<bool>(static_cast<size_t>(out))};
+  DimTaps d{std::vector<std::vector<Tap>>(static_cast<size_t>(out)),
+            std::vector<bool>(static_cast<size_t>(out))};
   for (int64_t x = 0; x < out; ++x) {
     double src = coord.at(static_cast<double>(x));
     if (coord.crop && (src < 0 || src > static_cast<double>(in - 1))) {
@@ -56,14 +57,16 @@ DimTaps dim_taps(const ResizeAttrs& a, const ResizeCoordinate& coord, int64_t in
   return d;
 }
 
-std::vector<TensorData> eval_resize(const graph::Graph& g, const Node& node, const std::vector<TensorData>& in) {
+std::vector<TensorData> eval_resize(const graph::Graph& g, const Node& node,
+                                    const std::vector<TensorData>& in) {
   const TensorData& xt = in.at(0);
   const std::vector<int64_t>& shape = xt.shape();
   size_t rank = shape.size();
   graph::ops::ResizeSpec spec = graph::ops::resize_spec(node, g.opset, shape, runtime_params(in));
   const std::vector<int64_t>& out = spec.out;
   std::vector<DimTaps> dims;
-  for (size_t d = 0; d < rank; ++d) dims.push_back(dim_taps(spec.attrs, spec.coords[d], shape[d], out[d]));
+  for (size_t d = 0; d < rank; ++d)
+    dims.push_back(dim_taps(spec.attrs, spec.coords[d], shape[d], out[d]));
   std::vector<double> x = to_doubles(xt), y;
   std::vector<int64_t> in_strides = strides_of(shape), pos(rank, 0), tap(rank, 0);
   int64_t total = product(out, 0, rank);
@@ -91,7 +94,8 @@ std::vector<TensorData> eval_resize(const graph::Graph& g, const Node& node, con
       }
       acc += w * x[off];
       size_t d = rank;
-      while (d > 0 && ++tap[d - 1] == static_cast<int64_t>(dims[d - 1].taps[pos[d - 1]].size())) tap[--d] = 0;
+      while (d > 0 && ++tap[d - 1] == static_cast<int64_t>(dims[d - 1].taps[pos[d - 1]].size()))
+        tap[--d] = 0;
       if (d == 0) break;
     }
     y.push_back(acc);

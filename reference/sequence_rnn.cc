@@ -36,7 +36,6 @@ struct Activation : graph::ops::RnnActivation {
   }
 };
 
-
 // Swaps the two leading dims of a [a, b, rest] array.
 std::vector<double> swap_leading(const std::vector<double>& v, int64_t a, int64_t b, int64_t rest) {
   std::vector<double> out(v.size());
@@ -52,16 +51,19 @@ std::vector<double> optional_doubles(const std::vector<TensorData>& in, size_t i
   return i < in.size() && in[i].defined() ? to_doubles(in[i]) : std::vector<double>(zeros, 0.0);
 }
 
-std::vector<TensorData> eval_recurrent(const Node& node, const std::vector<TensorData>& in, CellKind kind) {
+std::vector<TensorData> eval_recurrent(const Node& node, const std::vector<TensorData>& in,
+                                       CellKind kind) {
   const int64_t gates = kind == CellKind::kLstm ? 4 : kind == CellKind::kGru ? 3 : 1;
   const TensorData& xt = in.at(0);
   bool batch_first = node.attr_int("layout", 0) != 0;
-  int64_t seq = xt.shape()[batch_first ? 1 : 0], batch = xt.shape()[batch_first ? 0 : 1], input = xt.shape()[2];
+  int64_t seq = xt.shape()[batch_first ? 1 : 0], batch = xt.shape()[batch_first ? 0 : 1],
+          input = xt.shape()[2];
   int64_t dirs = in.at(1).shape()[0], hidden = in.at(2).shape()[2];
   std::string direction = node.attr_string("direction", "forward");
   std::vector<double> x = to_doubles(xt), w = to_doubles(in[1]), r = to_doubles(in[2]);
   if (batch_first) x = swap_leading(x, batch, seq, input);
-  std::vector<double> bias = optional_doubles(in, 3, static_cast<size_t>(dirs * 2 * gates * hidden));
+  std::vector<double> bias =
+      optional_doubles(in, 3, static_cast<size_t>(dirs * 2 * gates * hidden));
   std::vector<double> h0 = optional_doubles(in, 5, static_cast<size_t>(dirs * batch * hidden));
   std::vector<double> c0 = optional_doubles(in, 6, static_cast<size_t>(dirs * batch * hidden));
   std::vector<double> peep = optional_doubles(in, 7, static_cast<size_t>(dirs * 3 * hidden));
@@ -109,7 +111,8 @@ std::vector<TensorData> eval_recurrent(const Node& node, const std::vector<Tenso
           hp[row] = sh;
         }
         std::vector<double> next_h(hidden), reset(kind == CellKind::kGru ? hidden : 0);
-        for (size_t k = 0; k < reset.size(); ++k) reset[k] = f(clipped(xp[hidden + k] + hp[hidden + k]));
+        for (size_t k = 0; k < reset.size(); ++k)
+          reset[k] = f(clipped(xp[hidden + k] + hp[hidden + k]));
         for (int64_t j = 0; j < hidden; ++j) {
           auto pre = [&](int64_t gate) { return xp[gate * hidden + j] + hp[gate * hidden + j]; };
           if (kind == CellKind::kRnn) {
@@ -122,7 +125,8 @@ std::vector<TensorData> eval_recurrent(const Node& node, const std::vector<Tenso
               hh += reset[j] * hp[2 * hidden + j];
             } else {
               hh += rb[2 * hidden + j];
-              for (int64_t k = 0; k < hidden; ++k) hh += rd[(2 * hidden + j) * hidden + k] * reset[k] * h[k];
+              for (int64_t k = 0; k < hidden; ++k)
+                hh += rd[(2 * hidden + j) * hidden + k] * reset[k] * h[k];
             }
             next_h[j] = (1 - z) * acts[d][1](clipped(hh)) + z * h[j];
           } else {
@@ -143,7 +147,8 @@ std::vector<TensorData> eval_recurrent(const Node& node, const std::vector<Tenso
   DataType dt = xt.dtype();
   std::vector<TensorData> out;
   if (batch_first) {
-    out.push_back(from_doubles(dt, {batch, seq, dirs, hidden}, swap_leading(y, seq * dirs, batch, hidden)));
+    out.push_back(
+        from_doubles(dt, {batch, seq, dirs, hidden}, swap_leading(y, seq * dirs, batch, hidden)));
     out.push_back(from_doubles(dt, {batch, dirs, hidden}, swap_leading(y_h, dirs, batch, hidden)));
     out.push_back(from_doubles(dt, {batch, dirs, hidden}, swap_leading(y_c, dirs, batch, hidden)));
   } else {
@@ -164,7 +169,9 @@ EvalFn recurrent(CellKind kind) {
 }  // namespace
 
 std::vector<RefOp> rnn_ref_ops() {
-  return {{"LSTM", recurrent(CellKind::kLstm)}, {"GRU", recurrent(CellKind::kGru)}, {"RNN", recurrent(CellKind::kRnn)}};
+  return {{"LSTM", recurrent(CellKind::kLstm)},
+          {"GRU", recurrent(CellKind::kGru)},
+          {"RNN", recurrent(CellKind::kRnn)}};
 }
 
 }  // namespace tessel::reference::nn

@@ -31,7 +31,8 @@ int64_t flat_of(const Index& index, const std::vector<int64_t>& strides) {
 
 // An index value in [-dim, dim) → [0, dim); Error naming the node otherwise.
 int64_t wrap_index(int64_t i, int64_t dim, const Node& node) {
-  if (i < -dim || i >= dim) throw node_error(node, fmt::format("index {} is out of range for a dim of {}", i, dim));
+  if (i < -dim || i >= dim)
+    throw node_error(node, fmt::format("index {} is out of range for a dim of {}", i, dim));
   return i < 0 ? i + dim : i;
 }
 
@@ -45,7 +46,8 @@ Outputs eval_flatten(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   int64_t axis = node.attr_int("axis", 1);
   if (axis < 0) axis += rank_of(x);
-  if (axis < 0 || axis > rank_of(x)) throw node_error(node, fmt::format("axis {} is out of range", axis));
+  if (axis < 0 || axis > rank_of(x))
+    throw node_error(node, fmt::format("axis {} is out of range", axis));
   int64_t outer = numel_of(Index(x.shape().begin(), x.shape().begin() + axis));
   return {x.reshaped({outer, outer ? x.numel() / outer : 0})};
 }
@@ -96,10 +98,13 @@ Outputs eval_split(const Graph& g, const Node& node, const Inputs& in) {
   Index strides = strides_of(x.shape());
   Outputs out;
   int64_t offset = 0;
-  for (int64_t size : graph::ops::split_sizes(node, g.opset, x.shape()[axis], node.outputs.size(), runtime_params(in))) {
+  for (int64_t size : graph::ops::split_sizes(node, g.opset, x.shape()[axis], node.outputs.size(),
+                                              runtime_params(in))) {
     Index shape = x.shape();
     shape[axis] = size;
-    out.push_back(gather_from(x, shape, [&](const Index& idx) { return flat_of(idx, strides) + offset * strides[axis]; }));
+    out.push_back(gather_from(x, shape, [&](const Index& idx) {
+      return flat_of(idx, strides) + offset * strides[axis];
+    }));
     offset += size;
   }
   return out;
@@ -111,7 +116,8 @@ Outputs eval_slice(const Graph& g, const Node& node, const Inputs& in) {
   Index strides = strides_of(x.shape());
   return {gather_from(x, spec.sizes, [&](const Index& idx) {
     int64_t flat = 0;
-    for (size_t d = 0; d < idx.size(); ++d) flat += (spec.starts[d] + idx[d] * spec.steps[d]) * strides[d];
+    for (size_t d = 0; d < idx.size(); ++d)
+      flat += (spec.starts[d] + idx[d] * spec.steps[d]) * strides[d];
     return flat;
   })};
 }
@@ -155,23 +161,27 @@ Outputs eval_gather_nd(const Graph&, const Node& node, const Inputs& in) {
   auto m = static_cast<size_t>(ishape.back());
   Index shape(ishape.begin(), ishape.end() - 1);
   shape.insert(shape.end(), x.shape().begin() + batch + m, x.shape().end());
-  Index strides = strides_of(x.shape()), tuple_strides = strides_of(Index(ishape.begin(), ishape.end() - 1));
+  Index strides = strides_of(x.shape()),
+        tuple_strides = strides_of(Index(ishape.begin(), ishape.end() - 1));
   size_t tuple_rank = ishape.size() - 1;
   return {gather_from(x, shape, [&](const Index& idx) {
-    int64_t tuple = flat_of(Index(idx.begin(), idx.begin() + tuple_rank), tuple_strides) * static_cast<int64_t>(m);
+    int64_t tuple = flat_of(Index(idx.begin(), idx.begin() + tuple_rank), tuple_strides) *
+                    static_cast<int64_t>(m);
     int64_t flat = 0;
     for (size_t d = 0; d < batch; ++d) flat += idx[d] * strides[d];
     for (size_t j = 0; j < m; ++j) {
-      flat += wrap_index(get_i(indices, tuple + j), x.shape()[batch + j], node) * strides[batch + j];
+      flat +=
+          wrap_index(get_i(indices, tuple + j), x.shape()[batch + j], node) * strides[batch + j];
     }
-    for (size_t d = batch + m; d < x.shape().size(); ++d) flat += idx[tuple_rank + d - batch - m] * strides[d];
+    for (size_t d = batch + m; d < x.shape().size(); ++d)
+      flat += idx[tuple_rank + d - batch - m] * strides[d];
     return flat;
   })};
 }
 
 // out[target] = update, or combined with the existing value per the reduction attribute.
-void scatter_element(TensorData& out, int64_t target, const TensorData& updates, int64_t u, const std::string& reduction,
-                     const Node& node) {
+void scatter_element(TensorData& out, int64_t target, const TensorData& updates, int64_t u,
+                     const std::string& reduction, const Node& node) {
   if (reduction == "none") return copy_element(out, target, updates, u);
   bool fl = out.dtype().is_float();
   double a = get_f(out, target), b = get_f(updates, u);
@@ -215,15 +225,18 @@ Outputs eval_scatter_nd(const Graph&, const Node& node, const Inputs& in) {
   int64_t tuples = indices.numel() / static_cast<int64_t>(m);
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t base = 0;
-    for (size_t j = 0; j < m; ++j) base += wrap_index(get_i(indices, t * m + j), out.shape()[j], node) * strides[j];
-    for (int64_t e = 0; e < slice; ++e) scatter_element(out, base + e, updates, t * slice + e, reduction, node);
+    for (size_t j = 0; j < m; ++j)
+      base += wrap_index(get_i(indices, t * m + j), out.shape()[j], node) * strides[j];
+    for (int64_t e = 0; e < slice; ++e)
+      scatter_element(out, base + e, updates, t * slice + e, reduction, node);
   }
   return {out};
 }
 
 Outputs eval_expand(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  Index shape = graph::ops::broadcast_shapes(x.shape(), graph::ops::tensor_ints(required_input(in, 1, node)), node);
+  Index shape = graph::ops::broadcast_shapes(
+      x.shape(), graph::ops::tensor_ints(required_input(in, 1, node)), node);
   Index offsets = broadcast_offsets(x.shape(), shape);
   TensorData out(x.dtype(), shape);
   for (int64_t i = 0; i < out.numel(); ++i) copy_element(out, i, x, offsets[i]);
@@ -233,7 +246,8 @@ Outputs eval_expand(const Graph&, const Node& node, const Inputs& in) {
 Outputs eval_tile(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   Index repeats = graph::ops::tensor_ints(required_input(in, 1, node));
-  if (repeats.size() != x.shape().size()) throw node_error(node, "repeats must have one entry per dim");
+  if (repeats.size() != x.shape().size())
+    throw node_error(node, "repeats must have one entry per dim");
   Index shape = x.shape(), strides = strides_of(x.shape());
   for (size_t d = 0; d < shape.size(); ++d) shape[d] *= repeats[d];
   return {gather_from(x, shape, [&](const Index& idx) {
@@ -317,14 +331,16 @@ EvalFn depth_space(bool to_space) {
   return [to_space](const Graph&, const Node& node, const Inputs& in) -> Outputs {
     const TensorData& x = required_input(in, 0, node);
     int64_t b = node.attr_int("blocksize", 0);
-    if (x.shape().size() != 4 || b <= 0) throw node_error(node, "needs a 4-D input and a positive blocksize");
+    if (x.shape().size() != 4 || b <= 0)
+      throw node_error(node, "needs a 4-D input and a positive blocksize");
     int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], w = x.shape()[3];
     Index strides = strides_of(x.shape());
     auto at = [&](int64_t in, int64_t ic, int64_t ih, int64_t iw) {
       return in * strides[0] + ic * strides[1] + ih * strides[2] + iw * strides[3];
     };
     if (to_space) {
-      if (c % (b * b) != 0) throw node_error(node, fmt::format("channels {} are not divisible by {}", c, b * b));
+      if (c % (b * b) != 0)
+        throw node_error(node, fmt::format("channels {} are not divisible by {}", c, b * b));
       int64_t oc = c / (b * b);
       bool crd = node.attr_string("mode", "DCR") == "CRD";
       return {gather_from(x, {n, oc, h * b, w * b}, [&](const Index& o) {
@@ -333,7 +349,8 @@ EvalFn depth_space(bool to_space) {
         return at(o[0], ic, o[2] / b, o[3] / b);
       })};
     }
-    if (h % b != 0 || w % b != 0) throw node_error(node, fmt::format("spatial dims are not divisible by {}", b));
+    if (h % b != 0 || w % b != 0)
+      throw node_error(node, fmt::format("spatial dims are not divisible by {}", b));
     return {gather_from(x, {n, c * b * b, h / b, w / b}, [&](const Index& o) {
       int64_t i = o[1] / (b * c), j = o[1] / c % b;
       return at(o[0], o[1] % c, o[2] * b + i, o[3] * b + j);
@@ -345,7 +362,8 @@ Outputs eval_one_hot(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& indices = required_input(in, 0, node);
   const TensorData& depth_t = required_input(in, 1, node);
   const TensorData& values = required_input(in, 2, node);
-  if (depth_t.numel() != 1 || values.numel() != 2) throw node_error(node, "depth must be a scalar and values a pair");
+  if (depth_t.numel() != 1 || values.numel() != 2)
+    throw node_error(node, "depth must be a scalar and values a pair");
   auto depth = static_cast<int64_t>(get_f(depth_t, 0));
   int64_t axis = normalize_axis(node.attr_int("axis", -1), rank_of(indices) + 1, node);
   Index shape = indices.shape();
@@ -423,11 +441,13 @@ Outputs eval_reverse_sequence(const Graph&, const Node& node, const Inputs& in) 
 
 Outputs eval_eye_like(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  DataType dtype = node.has_attr("dtype") ? graph::ops::onnx_dtype(node.attr_int("dtype", 1), node) : x.dtype();
+  DataType dtype =
+      node.has_attr("dtype") ? graph::ops::onnx_dtype(node.attr_int("dtype", 1), node) : x.dtype();
   int64_t k = node.attr_int("k", 0);
   if (rank_of(x) != 2) throw node_error(node, "input must be 2-D");
   TensorData out(dtype, x.shape());
-  for_each_index(x.shape(), [&](const Index& idx, int64_t flat) { set_i(out, flat, idx[1] - idx[0] == k); });
+  for_each_index(x.shape(),
+                 [&](const Index& idx, int64_t flat) { set_i(out, flat, idx[1] - idx[0] == k); });
   return {out};
 }
 
@@ -460,7 +480,9 @@ std::vector<RefOp> tensor_ref_ops() {
       {"ConstantOfShape", eval_constant_of_shape},
       {"Range", eval_range},
       {"Constant",
-       [](const Graph&, const Node& n, const Inputs&) -> Outputs { return {graph::ops::constant_attr_value(n)}; }},
+       [](const Graph&, const Node& n, const Inputs&) -> Outputs {
+         return {graph::ops::constant_attr_value(n)};
+       }},
       {"DepthToSpace", depth_space(true)},
       {"SpaceToDepth", depth_space(false)},
       {"OneHot", eval_one_hot},

@@ -42,11 +42,13 @@ void* TesselBackendAllocWorkspace(uint64_t nbytes) {
   // aligned_alloc needs a nonzero multiple of the alignment; huge requests must not wrap around.
   void* ptr = nullptr;
   if (nbytes <= UINT64_MAX - kWorkspaceAlignment) {
-    uint64_t rounded = (nbytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+    uint64_t rounded =
+        (nbytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
     ptr = std::aligned_alloc(kWorkspaceAlignment, rounded == 0 ? kWorkspaceAlignment : rounded);
   }
   if (ptr == nullptr) {
-    std::string msg = "TesselBackendAllocWorkspace: cannot allocate " + std::to_string(nbytes) + " bytes";
+    std::string msg =
+        "TesselBackendAllocWorkspace: cannot allocate " + std::to_string(nbytes) + " bytes";
     TesselSetLastError(msg.c_str());
   }
   return ptr;

@@ -28,8 +28,8 @@ struct ExecutorIO {
 class GraphExecutor {
  public:
   GraphExecutor() = default;
-  GraphExecutor(std::vector<NDArray> storage, std::vector<ExecutorOp> ops, std::vector<ExecutorIO> inputs,
-                std::vector<ExecutorIO> outputs);
+  GraphExecutor(std::vector<NDArray> storage, std::vector<ExecutorOp> ops,
+                std::vector<ExecutorIO> inputs, std::vector<ExecutorIO> outputs);
   GraphExecutor(const GraphExecutor&) = delete;
   GraphExecutor& operator=(const GraphExecutor&) = delete;
   GraphExecutor(GraphExecutor&&) noexcept = default;
@@ -44,7 +44,9 @@ class GraphExecutor {
 
   // Copies `value` into input i; its shape and dtype must match (Error naming the input).
   void set_input(int i, const NDArray& value);
-  void set_input(const std::string& name, const NDArray& value) { set_input(input_index(name), value); }
+  void set_input(const std::string& name, const NDArray& value) {
+    set_input(input_index(name), value);
+  }
   void run();
   // run() timing each kernel: the wall time of op i in milliseconds, in op order.
   std::vector<double> run_timed();

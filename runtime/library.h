@@ -16,6 +16,7 @@ namespace tessel::runtime {
 // in errors (a package's mod.so is loaded from a temporary file). Error for the dlopen failure, a
 // library without a kernel table (built before Tessel had one: recompile), a malformed table, or a
 // missing entry.
-Module load_library(const std::string& path, const std::vector<std::string>& entries, const std::string& what);
+Module load_library(const std::string& path, const std::vector<std::string>& entries,
+                    const std::string& what);
 
 }  // namespace tessel::runtime

@@ -6,8 +6,8 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "ir/error.h"
 
@@ -28,21 +28,24 @@ json io_json(const std::vector<ExecutorIO>& ios) {
 // as the storage index 1.
 template <class T>
 T integer(const json& v, const char* key, const std::string& what) {
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+  if (v.is_number_unsigned() &&
+      v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
     return static_cast<T>(v.get<uint64_t>());
   }
-  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+  if (v.is_number_integer() && !v.is_number_unsigned() &&
+      v.get<int64_t>() >= std::numeric_limits<T>::min() &&
       v.get<int64_t>() <= std::numeric_limits<T>::max()) {
     return static_cast<T>(v.get<int64_t>());
   }
   throw Error(fmt::format("{} is corrupt: '{}' holds {}, not an integer from {} to {}", what, key,
-                          v.is_number() ? v.dump() : std::string("a ") + v.type_name(), std::numeric_limits<T>::min(),
-                          std::numeric_limits<T>::max()));
+                          v.is_number() ? v.dump() : std::string("a ") + v.type_name(),
+                          std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
 template <class T>
 std::vector<T> integers(const json& v, const char* key, const std::string& what) {
-  if (!v.is_array()) throw Error(fmt::format("{} is corrupt: '{}' is a {}, not an array", what, key, v.type_name()));
+  if (!v.is_array())
+    throw Error(fmt::format("{} is corrupt: '{}' is a {}, not an array", what, key, v.type_name()));
   std::vector<T> out;
   for (const json& item : v) out.push_back(integer<T>(item, key, what));
   return out;
@@ -51,7 +54,8 @@ std::vector<T> integers(const json& v, const char* key, const std::string& what)
 std::vector<ExecutorIO> io_from(const json& j, const std::string& what) {
   std::vector<ExecutorIO> out;
   for (const auto& io : j) {
-    out.push_back({io.at("name").get<std::string>(), integer<int>(io.at("storage"), "storage", what)});
+    out.push_back(
+        {io.at("name").get<std::string>(), integer<int>(io.at("storage"), "storage", what)});
   }
   return out;
 }
@@ -95,9 +99,15 @@ std::string ExecutorPlan::to_json() const {
   for (const auto& k : kernels) {
     kernels_j.push_back({{"name", k.name}, {"args", k.args}, {"ops", k.ops}, {"flops", k.flops}});
   }
-  json j = {{"format", "tessel-package"},      {"version", kFormatVersion}, {"target", target},
-            {"arch", arch},                    {"cpu_features", cpu_features}, {"buffers", buffer_bytes},
-            {"storage", std::move(storage_j)}, {"kernels", std::move(kernels_j)}, {"inputs", io_json(inputs)},
+  json j = {{"format", "tessel-package"},
+            {"version", kFormatVersion},
+            {"target", target},
+            {"arch", arch},
+            {"cpu_features", cpu_features},
+            {"buffers", buffer_bytes},
+            {"storage", std::move(storage_j)},
+            {"kernels", std::move(kernels_j)},
+            {"inputs", io_json(inputs)},
             {"outputs", io_json(outputs)}};
   return j.dump(1);
 }
@@ -105,11 +115,13 @@ std::string ExecutorPlan::to_json() const {
 ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string& what) {
   try {
     json j = json::parse(text);
-    if (j.value("format", "") != "tessel-package") throw Error(fmt::format("{} is not a Tessel executor plan", what));
+    if (j.value("format", "") != "tessel-package")
+      throw Error(fmt::format("{} is not a Tessel executor plan", what));
     int version = integer<int>(j.at("version"), "version", what);
     if (version != kFormatVersion) {
-      throw Error(fmt::format("{} has package format version {}; this Tessel reads version {} (recompile the model)",
-                              what, version, kFormatVersion));
+      throw Error(fmt::format(
+          "{} has package format version {}; this Tessel reads version {} (recompile the model)",
+          what, version, kFormatVersion));
     }
     ExecutorPlan p;
     p.target = j.at("target").get<std::string>();
@@ -117,20 +129,25 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
     p.cpu_features = j.at("cpu_features").get<std::vector<std::string>>();
     p.buffer_bytes = integers<int64_t>(j.at("buffers"), "buffers", what);
     for (const auto& s : j.at("storage")) {
-      StorageEntry e{integers<int64_t>(s.at("shape"), "shape", what), DataType::parse(s.at("dtype").get<std::string>()),
-                     s.contains("buffer") ? integer<int>(s.at("buffer"), "buffer", what) : -1, s.value("param", "")};
+      StorageEntry e{integers<int64_t>(s.at("shape"), "shape", what),
+                     DataType::parse(s.at("dtype").get<std::string>()),
+                     s.contains("buffer") ? integer<int>(s.at("buffer"), "buffer", what) : -1,
+                     s.value("param", "")};
       // An empty 'param' or a negative 'buffer' would read as an absent one: a plain array.
       if (s.contains("param") && e.param.empty()) {
-        throw Error(fmt::format("{}: storage entry {} has an empty 'param'", what, p.storage.size()));
+        throw Error(
+            fmt::format("{}: storage entry {} has an empty 'param'", what, p.storage.size()));
       }
       if (s.contains("buffer") && e.buffer < 0) {
-        throw Error(fmt::format("{}: storage entry {} has the buffer index {}", what, p.storage.size(), e.buffer));
+        throw Error(fmt::format("{}: storage entry {} has the buffer index {}", what,
+                                p.storage.size(), e.buffer));
       }
       p.storage.push_back(std::move(e));
     }
     for (const auto& k : j.at("kernels")) {
-      p.kernels.push_back({k.at("name").get<std::string>(), integers<int>(k.at("args"), "args", what),
-                           k.value("ops", ""), k.value("flops", 0.0)});
+      p.kernels.push_back({k.at("name").get<std::string>(),
+                           integers<int>(k.at("args"), "args", what), k.value("ops", ""),
+                           k.value("flops", 0.0)});
     }
     p.inputs = io_from(j.at("inputs"), what);
     p.outputs = io_from(j.at("outputs"), what);
@@ -144,7 +161,8 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
 void ExecutorPlan::check_consistent(const std::string& what) const {
   if (kernels.empty()) throw Error(fmt::format("{} lists no kernels", what));
   auto check_index = [&](int64_t i, size_t size, const char* kind) {
-    if (i < 0 || static_cast<size_t>(i) >= size) throw Error(fmt::format("{}: {} index {} is out of range", what, kind, i));
+    if (i < 0 || static_cast<size_t>(i) >= size)
+      throw Error(fmt::format("{}: {} index {} is out of range", what, kind, i));
   };
   for (int64_t bytes : buffer_bytes) {
     if (bytes < 0) throw Error(fmt::format("{}: a buffer has the negative size {}", what, bytes));
@@ -153,8 +171,9 @@ void ExecutorPlan::check_consistent(const std::string& what) const {
     const StorageEntry& s = storage[i];
     if (s.buffer >= 0) check_index(s.buffer, buffer_bytes.size(), "buffer");
     if (s.buffer >= 0 && !s.param.empty()) {
-      throw Error(fmt::format("{}: storage entry {} is both the weight '{}' and a view of buffer {}", what, i, s.param,
-                              s.buffer));
+      throw Error(
+          fmt::format("{}: storage entry {} is both the weight '{}' and a view of buffer {}", what,
+                      i, s.param, s.buffer));
     }
   }
   for (const auto& k : kernels) {
@@ -165,33 +184,38 @@ void ExecutorPlan::check_consistent(const std::string& what) const {
     std::set<std::string> names;
     for (const auto& io : *ios) {
       check_index(io.storage, storage.size(), "storage");
-      if (!names.insert(io.name).second) throw Error(fmt::format("{}: {} '{}' is listed twice", what, kind, io.name));
+      if (!names.insert(io.name).second)
+        throw Error(fmt::format("{}: {} '{}' is listed twice", what, kind, io.name));
     }
   }
-  // An input is copied into its storage by set_input: a weight or another input there would be overwritten.
+  // An input is copied into its storage by set_input: a weight or another input there would be
+  // overwritten.
   std::map<int, std::string> input_of;
   for (const auto& io : inputs) {
     const StorageEntry& s = storage[io.storage];
     if (!s.param.empty()) {
-      throw Error(fmt::format("{}: input '{}' is storage entry {}, which holds the weight '{}'", what, io.name,
-                              io.storage, s.param));
+      throw Error(fmt::format("{}: input '{}' is storage entry {}, which holds the weight '{}'",
+                              what, io.name, io.storage, s.param));
     }
     auto [it, fresh] = input_of.emplace(io.storage, io.name);
     if (!fresh) {
-      throw Error(fmt::format("{}: inputs '{}' and '{}' are the same storage entry {}", what, it->second, io.name,
-                              io.storage));
+      throw Error(fmt::format("{}: inputs '{}' and '{}' are the same storage entry {}", what,
+                              it->second, io.name, io.storage));
     }
   }
 }
 
 void ExecutorPlan::check_host(const std::string& what) const {
   if (arch != host_arch()) {
-    throw Error(fmt::format("{} was compiled for {} ({}); this machine is {}", what, arch, target, host_arch()));
+    throw Error(fmt::format("{} was compiled for {} ({}); this machine is {}", what, arch, target,
+                            host_arch()));
   }
   for (const std::string& f : cpu_features) {
     if (!host_has(f)) {
-      throw Error(fmt::format("{} was compiled for '{}', which needs the CPU feature {} that this machine lacks; "
-                              "recompile with --target \"llvm -mcpu=native\"", what, target, f));
+      throw Error(fmt::format(
+          "{} was compiled for '{}', which needs the CPU feature {} that this machine lacks; "
+          "recompile with --target \"llvm -mcpu=native\"",
+          what, target, f));
     }
   }
 }
@@ -200,10 +224,11 @@ namespace {
 
 // The executor's arrays for `plan`: each weight from weight(storage index, entry), the views of
 // freshly allocated buffers, and fresh arrays for the rest.
-std::vector<NDArray> allocate_storage(const ExecutorPlan& plan,
-                                      const std::function<NDArray(size_t, const StorageEntry&)>& weight) {
+std::vector<NDArray> allocate_storage(
+    const ExecutorPlan& plan, const std::function<NDArray(size_t, const StorageEntry&)>& weight) {
   std::vector<NDArray> buffers;
-  for (int64_t bytes : plan.buffer_bytes) buffers.push_back(NDArray::empty({bytes}, DataType::u8()));
+  for (int64_t bytes : plan.buffer_bytes)
+    buffers.push_back(NDArray::empty({bytes}, DataType::u8()));
   std::vector<NDArray> storage;
   for (size_t i = 0; i < plan.storage.size(); ++i) {
     const StorageEntry& s = plan.storage[i];
@@ -226,8 +251,9 @@ Model::Model(Module module, ExecutorPlan plan, const std::map<std::string, NDArr
     auto it = params.find(s.param);
     if (it == params.end()) throw Error(fmt::format("the weights have no array '{}'", s.param));
     if (it->second.shape() != s.shape || it->second.dtype() != s.dtype) {
-      throw Error(fmt::format("weight '{}' is {}[{}], the plan expects {}[{}]", s.param, it->second.dtype().str(),
-                              fmt::join(it->second.shape(), ", "), s.dtype.str(), fmt::join(s.shape, ", ")));
+      throw Error(fmt::format("weight '{}' is {}[{}], the plan expects {}[{}]", s.param,
+                              it->second.dtype().str(), fmt::join(it->second.shape(), ", "),
+                              s.dtype.str(), fmt::join(s.shape, ", ")));
     }
     return it->second;
   }));
@@ -235,9 +261,10 @@ Model::Model(Module module, ExecutorPlan plan, const std::map<std::string, NDArr
 
 Model::Model(const Model& other) : module_(other.module_), plan_(other.plan_) {
   const GraphExecutor& from = other.executor_;
-  std::vector<NDArray> storage =
-      allocate_storage(plan_, [&](size_t i, const StorageEntry&) { return from.storage(static_cast<int>(i)); });
-  // Views of one buffer all start at its beginning, so copying each view leaves the buffer as in `other`.
+  std::vector<NDArray> storage = allocate_storage(
+      plan_, [&](size_t i, const StorageEntry&) { return from.storage(static_cast<int>(i)); });
+  // Views of one buffer all start at its beginning, so copying each view leaves the buffer as in
+  // `other`.
   for (size_t i = 0; i < storage.size(); ++i) {
     if (!plan_.storage[i].param.empty()) continue;
     storage[i].copy_from(from.storage(static_cast<int>(i)).raw_data(), storage[i].nbytes());
@@ -266,7 +293,8 @@ std::vector<KernelTime> Model::run_profiled() {
 std::map<std::string, NDArray> Model::params() const {
   std::map<std::string, NDArray> out;
   for (size_t i = 0; i < plan_.storage.size(); ++i) {
-    if (!plan_.storage[i].param.empty()) out[plan_.storage[i].param] = executor_.storage(static_cast<int>(i));
+    if (!plan_.storage[i].param.empty())
+      out[plan_.storage[i].param] = executor_.storage(static_cast<int>(i));
   }
   return out;
 }

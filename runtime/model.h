@@ -30,9 +30,9 @@ struct KernelEntry {
 
 struct ExecutorPlan {
   static constexpr int kFormatVersion = 1;
-  std::string target;                      // Target::str()
-  std::string arch;                        // "x86_64", "aarch64"
-  std::vector<std::string> cpu_features;   // x86 features the code needs ("avx2", "avx512f", ...)
+  std::string target;                     // Target::str()
+  std::string arch;                       // "x86_64", "aarch64"
+  std::vector<std::string> cpu_features;  // x86 features the code needs ("avx2", "avx512f", ...)
   std::vector<int64_t> buffer_bytes;
   std::vector<StorageEntry> storage;
   std::vector<KernelEntry> kernels;
@@ -43,9 +43,11 @@ struct ExecutorPlan {
   // inconsistent plan (check_consistent).
   static ExecutorPlan from_json(const std::string& text, const std::string& what);
   // Error naming `what` for an inconsistent plan: no kernels, an index out of range, a negative
-  // buffer size, an input or output listed twice, an input that is a weight or another input's storage.
+  // buffer size, an input or output listed twice, an input that is a weight or another input's
+  // storage.
   void check_consistent(const std::string& what) const;
-  // Error when this machine cannot run the plan's code (another architecture, a missing CPU feature).
+  // Error when this machine cannot run the plan's code (another architecture, a missing CPU
+  // feature).
   void check_host(const std::string& what) const;
 };
 
@@ -75,7 +77,9 @@ class Model {
   int num_outputs() const { return executor_.num_outputs(); }
   const std::string& input_name(int i) const { return executor_.input_name(i); }
   const std::string& output_name(int i) const { return executor_.output_name(i); }
-  void set_input(const std::string& name, const NDArray& value) { executor_.set_input(name, value); }
+  void set_input(const std::string& name, const NDArray& value) {
+    executor_.set_input(name, value);
+  }
   void set_input(int i, const NDArray& value) { executor_.set_input(i, value); }
   void run() { executor_.run(); }
   std::vector<KernelTime> run_profiled();
@@ -105,9 +109,10 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
 // A package: a tar of mod.so, mod.json and mod.params. write_package writes atomically (a temporary
 // file renamed over `path`, which must be a regular file or absent: runtime/output_file.h).
 // load_package checks the format version, the plan's consistency, the host and the weights, and
-// loads the library, whose kernel table must list every kernel of the plan (docs/package-format.md).
-void write_package(const std::string& path, const std::string& library_path, const ExecutorPlan& plan,
-                   const std::map<std::string, NDArray>& params);
+// loads the library, whose kernel table must list every kernel of the plan
+// (docs/package-format.md).
+void write_package(const std::string& path, const std::string& library_path,
+                   const ExecutorPlan& plan, const std::map<std::string, NDArray>& params);
 Model load_package(const std::string& path);
 
 }  // namespace tessel::runtime

@@ -17,9 +17,11 @@ class Arg {
  public:
   Arg(const NDArray& a) : array_(a) {}  // NOLINT
   template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
-  Arg(T v) : code_(kTesselArgInt) { value_.v_int64 = static_cast<int64_t>(v); }  // NOLINT
-  Arg(double v) : code_(kTesselArgFloat) { value_.v_float64 = v; }             // NOLINT
-  Arg(float v) : Arg(static_cast<double>(v)) {}                                // NOLINT
+  Arg(T v) : code_(kTesselArgInt) {
+    value_.v_int64 = static_cast<int64_t>(v);
+  }  // NOLINT
+  Arg(double v) : code_(kTesselArgFloat) { value_.v_float64 = v; }  // NOLINT
+  Arg(float v) : Arg(static_cast<double>(v)) {}                     // NOLINT
   // Fills the packed value; arrays pass their DLTensor.
   TesselValue value() const;
   int32_t type_code() const { return array_.defined() ? kTesselArgDLTensor : code_; }
@@ -44,7 +46,8 @@ class Function {
     call({Arg(std::forward<Args>(args))...});
   }
   // Wraps a raw generated entry point; its nonzero return becomes an Error with the last message.
-  static Function from_backend(std::string name, TesselBackendFunc fn, std::shared_ptr<void> keep_alive);
+  static Function from_backend(std::string name, TesselBackendFunc fn,
+                               std::shared_ptr<void> keep_alive);
 
  private:
   std::string name_;

@@ -119,7 +119,9 @@ namespace {
 // from files too).
 size_t checked_nbytes(const char* what, const std::vector<int64_t>& shape, DataType dtype) {
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) throw Error(fmt::format("{}: dim {} of shape [{}] is negative", what, i, fmt::join(shape, ", ")));
+    if (shape[i] < 0)
+      throw Error(
+          fmt::format("{}: dim {} of shape [{}] is negative", what, i, fmt::join(shape, ", ")));
   }
   if (dtype.bits() == 0) throw Error(fmt::format("{}: dtype {} has no storage", what, dtype.str()));
   // The strides multiply the dims too, and a zero dim does not keep them small: [0, 2^40, 2^40]
@@ -129,14 +131,16 @@ size_t checked_nbytes(const char* what, const std::vector<int64_t>& shape, DataT
   for (int64_t d : shape) {
     empty |= d == 0;
     if (d != 0 && __builtin_mul_overflow(span, d, &span)) {
-      throw Error(fmt::format("{}: a {} array of shape [{}] is too large", what, dtype.str(), fmt::join(shape, ", ")));
+      throw Error(fmt::format("{}: a {} array of shape [{}] is too large", what, dtype.str(),
+                              fmt::join(shape, ", ")));
     }
   }
   return empty ? 0 : static_cast<size_t>(span);
 }
 
 // A container of a checked shape and dtype, with no data yet.
-std::shared_ptr<NDArray::Container> new_container(const char* what, std::vector<int64_t> shape, DataType dtype) {
+std::shared_ptr<NDArray::Container> new_container(const char* what, std::vector<int64_t> shape,
+                                                  DataType dtype) {
   checked_nbytes(what, shape, dtype);
   auto c = std::make_shared<NDArray::Container>();
   c->shape = std::move(shape);
@@ -210,9 +214,9 @@ DLTensor* NDArray::dltensor() const { return &impl_->dl; }
 namespace {
 void check_copy_size(const char* what, const NDArray& array, size_t nbytes) {
   if (nbytes != array.nbytes()) {
-    throw Error(fmt::format("NDArray::{}: host buffer has {} bytes but the {}[{}] array has {} bytes",
-                            what, nbytes, array.dtype().str(), fmt::join(array.shape(), ", "),
-                            array.nbytes()));
+    throw Error(
+        fmt::format("NDArray::{}: host buffer has {} bytes but the {}[{}] array has {} bytes", what,
+                    nbytes, array.dtype().str(), fmt::join(array.shape(), ", "), array.nbytes()));
   }
 }
 }  // namespace
@@ -232,7 +236,8 @@ NDArray NDArray::view(std::vector<int64_t> shape, DataType dtype) const {
   result.impl_ = new_container("NDArray::view", std::move(shape), dtype);
   Container& c = *result.impl_;
   if (c.nbytes() > nbytes()) {
-    throw Error(fmt::format("NDArray::view: a {} view needs {} bytes, the array has {}", dtype.str(), c.nbytes(), nbytes()));
+    throw Error(fmt::format("NDArray::view: a {} view needs {} bytes, the array has {}",
+                            dtype.str(), c.nbytes(), nbytes()));
   }
   c.viewed = impl_;
   c.link_dl(raw_data());

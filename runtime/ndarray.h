@@ -25,8 +25,8 @@ class NDArray {
   // What empty(shape, dtype).nbytes() would be, without allocating: for checking a size read from
   // a file first. Error for a negative dim, a dtype without storage or a size that overflows.
   static size_t nbytes_of(const std::vector<int64_t>& shape, DataType dtype);
-  // Takes ownership of a compact row-major CPU DLPack tensor: its deleter runs when the last NDArray
-  // dies, or at once if the tensor is rejected (tessel::Error). Imported data keeps its own
+  // Takes ownership of a compact row-major CPU DLPack tensor: its deleter runs when the last
+  // NDArray dies, or at once if the tensor is rejected (tessel::Error). Imported data keeps its own
   // alignment; byte_offset is folded into dltensor()->data.
   static NDArray from_dlpack(DLManagedTensor* tensor);
   // A DLPack tensor sharing this array's memory; the consumer calls its deleter.

@@ -50,7 +50,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// ---- .npy header: a Python dict literal such as {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// ---- .npy header: a Python dict literal such as {'descr': '<f4', 'fortran_order': False, 'shape':
+// (2, 3), }
 
 // One dict value. Tuples/lists of integers become `ints`; anything else the header grammar does
 // not need (e.g. a structured dtype's list of fields) is kept as raw `text` for messages.
@@ -72,7 +73,8 @@ class HeaderParser {
       HeaderValue key = parse_value();
       if (key.kind != HeaderValue::kString) fail(fmt::format("key {} is not a string", key.text));
       expect(':');
-      if (!dict.emplace(key.text, parse_value()).second) fail(fmt::format("duplicate key '{}'", key.text));
+      if (!dict.emplace(key.text, parse_value()).second)
+        fail(fmt::format("duplicate key '{}'", key.text));
       if (peek() != ',') break;
       ++pos_;
     }
@@ -83,8 +85,8 @@ class HeaderParser {
 
   [[noreturn]] void fail(const std::string& detail) const {
     constexpr size_t kShown = 200;  // version 2.0 headers can be huge
-    throw Error(fmt::format("{}: corrupt .npy header ({}): {}{}", what_, detail, s_.substr(0, kShown),
-                            s_.size() > kShown ? "..." : ""));
+    throw Error(fmt::format("{}: corrupt .npy header ({}): {}{}", what_, detail,
+                            s_.substr(0, kShown), s_.size() > kShown ? "..." : ""));
   }
 
  private:
@@ -176,10 +178,10 @@ class HeaderParser {
 
 DataType parse_descr(const HeaderValue& descr, const std::string& what) {
   auto unsupported = [&](const std::string& why) {
-    return Error(
-        fmt::format("{}: unsupported dtype {} ({}); supported: float16/32/64, int8/16/32/64, "
-                    "uint8/16/32/64, bool",
-                    what, descr.kind == HeaderValue::kString ? "'" + descr.text + "'" : descr.text, why));
+    return Error(fmt::format(
+        "{}: unsupported dtype {} ({}); supported: float16/32/64, int8/16/32/64, "
+        "uint8/16/32/64, bool",
+        what, descr.kind == HeaderValue::kString ? "'" + descr.text + "'" : descr.text, why));
   };
   if (descr.kind != HeaderValue::kString) {
     throw unsupported(descr.text.starts_with('[') ? "structured arrays are not supported"
@@ -197,8 +199,8 @@ DataType parse_descr(const HeaderValue& descr, const std::string& what) {
   for (const NpyType& t : kNpyTypes) {
     if (t.kind != s[1] || t.size != size) continue;
     if (s[0] == '>' && size > 1) {
-      throw Error(
-          fmt::format("{}: dtype '{}' is big-endian; only little-endian arrays are supported", what, s));
+      throw Error(fmt::format(
+          "{}: dtype '{}' is big-endian; only little-endian arrays are supported", what, s));
     }
     return t.dtype;
   }
@@ -249,11 +251,13 @@ std::string missing_zip64_field(const std::string& path) {
   constexpr size_t kEocd = 22, kCentral = 46;
   size_t tail_size = std::min<size_t>(file_size, kEocd + 65535);
   std::string tail = read_at(file_size - tail_size, tail_size);
-  size_t eocd = tail.size() < kEocd ? std::string::npos : tail.rfind("PK\x05\x06", tail.size() - kEocd);
+  size_t eocd =
+      tail.size() < kEocd ? std::string::npos : tail.rfind("PK\x05\x06", tail.size() - kEocd);
   if (eocd == std::string::npos) return "";
   size_t cd_size = read_le(tail, eocd + 12, 4), cd_offset = read_le(tail, eocd + 16, 4);
   constexpr size_t kMaxDirectory = 64 << 20;
-  if (cd_offset > file_size || cd_size > file_size - cd_offset || cd_size > kMaxDirectory) return "";
+  if (cd_offset > file_size || cd_size > file_size - cd_offset || cd_size > kMaxDirectory)
+    return "";
   std::string dir = read_at(cd_offset, cd_size);
   for (size_t pos = 0; pos + kCentral <= dir.size() && dir.compare(pos, 4, "PK\x01\x02") == 0;) {
     size_t name_len = read_le(dir, pos + 28, 2), extra_len = read_le(dir, pos + 30, 2);
@@ -262,7 +266,8 @@ std::string missing_zip64_field(const std::string& path) {
     std::string name = dir.substr(pos + kCentral, name_len);
     // The zip64 extra field (id 1) holds 8 bytes for each marked field.
     std::vector<std::string> fields;
-    for (auto [offset, field] : {std::pair{24, "size"}, std::pair{20, "compressed size"}, std::pair{42, "offset"}}) {
+    for (auto [offset, field] :
+         {std::pair{24, "size"}, std::pair{20, "compressed size"}, std::pair{42, "offset"}}) {
       if (read_le(dir, pos + offset, 4) == kZip64Marker) fields.push_back(field);
     }
     bool has_zip64 = false;
@@ -272,9 +277,11 @@ std::string missing_zip64_field(const std::string& path) {
       e += 4 + len;
     }
     if (!fields.empty() && !has_zip64) {
-      return fmt::format("entry '{}' is corrupt: its {} is 0xFFFFFFFF (4 GiB, the zip64 marker) but it has no zip64 "
-                         "extra field giving the real value",
-                         name, fmt::join(fields, " and "));
+      return fmt::format(
+          "entry '{}' is corrupt: its {} is 0xFFFFFFFF (4 GiB, the zip64 marker) but it has no "
+          "zip64 "
+          "extra field giving the real value",
+          name, fmt::join(fields, " and "));
     }
     pos = end;
   }
@@ -284,30 +291,36 @@ std::string missing_zip64_field(const std::string& path) {
 // Error unless `st`'s declared sizes fit the archive: stored entries hold exactly their size,
 // deflate expands at most 1032:1, and nothing is larger than the file. So a corrupt header cannot
 // make read_zip allocate more than the data could fill.
-void check_declared_size(const zip_stat_t& st, uint64_t file_size, const std::function<Error(std::string)>& fail) {
+void check_declared_size(const zip_stat_t& st, uint64_t file_size,
+                         const std::function<Error(std::string)>& fail) {
   constexpr zip_uint64_t kNeeded = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD;
   if ((st.valid & kNeeded) != kNeeded) throw fail("its size is unknown");
   constexpr uint64_t kMaxDeflateRatio = 1032, kDeflateSlack = 1024;
   if (st.comp_size > file_size) {
-    throw fail(fmt::format("it declares {} compressed bytes, more than the file's {}", st.comp_size, file_size));
+    throw fail(fmt::format("it declares {} compressed bytes, more than the file's {}", st.comp_size,
+                           file_size));
   }
   if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size) {
     throw fail(fmt::format("it declares a size of {} bytes but stores {}", st.size, st.comp_size));
   }
-  if (st.comp_method == ZIP_CM_DEFLATE && st.size > st.comp_size * kMaxDeflateRatio + kDeflateSlack) {
-    throw fail(fmt::format("it declares a size of {} bytes, more than its {} compressed bytes can hold", st.size,
-                           st.comp_size));
+  if (st.comp_method == ZIP_CM_DEFLATE &&
+      st.size > st.comp_size * kMaxDeflateRatio + kDeflateSlack) {
+    throw fail(
+        fmt::format("it declares a size of {} bytes, more than its {} compressed bytes can hold",
+                    st.size, st.comp_size));
   }
   if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE) {
-    throw fail(fmt::format("compression method {} is not supported (.npz entries are stored or deflated)",
-                           st.comp_method));
+    throw fail(
+        fmt::format("compression method {} is not supported (.npz entries are stored or deflated)",
+                    st.comp_method));
   }
 }
 
 }  // namespace
 
 NDArray parse_npy(const std::string& bytes, const std::string& what) {
-  if (bytes.size() < kMagic.size() + 2 || std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
+  if (bytes.size() < kMagic.size() + 2 ||
+      std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
     throw Error(fmt::format("{}: not a .npy file (no \\x93NUMPY magic)", what));
   }
   int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
@@ -320,8 +333,8 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
   if (bytes.size() < prefix) throw Error(fmt::format("{}: truncated .npy header", what));
   size_t header_len = read_le(bytes, kMagic.size() + 2, len_width);
   if (bytes.size() - prefix < header_len) {
-    throw Error(fmt::format("{}: truncated .npy header ({} bytes announced, {} present)", what, header_len,
-                            bytes.size() - prefix));
+    throw Error(fmt::format("{}: truncated .npy header ({} bytes announced, {} present)", what,
+                            header_len, bytes.size() - prefix));
   }
   HeaderParser parser(std::string_view(bytes).substr(prefix, header_len), what);
   std::map<std::string, HeaderValue> dict = parser.parse_dict();
@@ -356,9 +369,9 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
   size_t offset = prefix + header_len;
   size_t available = bytes.size() - offset;
   if (available != needed) {
-    throw Error(fmt::format("{}: {} data: a {} array of shape {} needs {} bytes, the file has {}", what,
-                            available < needed ? "truncated" : "trailing bytes after the", dtype.str(),
-                            shape_str(shape), needed, available));
+    throw Error(fmt::format("{}: {} data: a {} array of shape {} needs {} bytes, the file has {}",
+                            what, available < needed ? "truncated" : "trailing bytes after the",
+                            dtype.str(), shape_str(shape), needed, available));
   }
   NDArray array = NDArray::empty(shape, dtype);
   array.copy_from(bytes.data() + offset, needed);
@@ -372,8 +385,9 @@ std::string to_npy(const NDArray& a) {
     if (t.dtype == a.dtype()) type = &t;
   }
   if (type == nullptr) throw Error(fmt::format("dtype {} has no .npy equivalent", a.dtype().str()));
-  std::string header = fmt::format("{{'descr': '{}{}{}', 'fortran_order': False, 'shape': {}, }}",
-                                   type->size == 1 ? '|' : '<', type->kind, type->size, shape_str(a.shape()));
+  std::string header =
+      fmt::format("{{'descr': '{}{}{}', 'fortran_order': False, 'shape': {}, }}",
+                  type->size == 1 ? '|' : '<', type->kind, type->size, shape_str(a.shape()));
   // The header ends in '\n' and is space-padded so that magic + version + length + header is a
   // multiple of kAlign; version 2.0 is only for headers longer than 1.0's 16-bit length allows.
   int major = 1;
@@ -401,17 +415,19 @@ std::string to_npy(const NDArray& a) {
 }
 
 std::vector<std::pair<std::string, std::string>> read_zip(const std::string& path) {
-  struct stat file {};
+  struct stat file{};
   bool exists = stat(path.c_str(), &file) == 0;
   // libzip would block on a FIFO; a missing file is left to libzip's message.
-  if (exists && !S_ISREG(file.st_mode)) throw Error(fmt::format("cannot read '{}': it is not a regular file", path));
+  if (exists && !S_ISREG(file.st_mode))
+    throw Error(fmt::format("cannot read '{}': it is not a regular file", path));
   int code = 0;
   ZipPtr za(zip_open(path.c_str(), ZIP_RDONLY, &code));
   if (za == nullptr) {
     std::string why = zip_code_message(code);
     if (exists && code == ZIP_ER_NOENT) {
       why = missing_zip64_field(path);
-      if (why.empty()) why = "the archive is inconsistent (a field its directory refers to is missing)";
+      if (why.empty())
+        why = "the archive is inconsistent (a field its directory refers to is missing)";
     }
     throw Error(fmt::format("cannot read '{}': {}", path, why));
   }
@@ -430,7 +446,8 @@ std::vector<std::pair<std::string, std::string>> read_zip(const std::string& pat
     // Readers differ on which of two same-named entries counts; refuse rather than pick one.
     if (!names.insert(name).second) throw fail("the archive has two entries of this name");
     check_declared_size(st, static_cast<uint64_t>(file.st_size), fail);
-    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> entry(zip_fopen_index(za.get(), i, 0), &zip_fclose);
+    std::unique_ptr<zip_file_t, decltype(&zip_fclose)> entry(zip_fopen_index(za.get(), i, 0),
+                                                             &zip_fclose);
     if (entry == nullptr) throw fail(zip_strerror(za.get()));
     std::string bytes(st.size, '\0');
     zip_int64_t got = zip_fread(entry.get(), bytes.data(), st.size);
@@ -440,15 +457,17 @@ std::vector<std::pair<std::string, std::string>> read_zip(const std::string& pat
     // A read past the declared size (0 at the end) makes libzip verify the entry's CRC.
     char extra;
     if (got >= 0) got = zip_fread(entry.get(), &extra, 1);
-    if (got != 0) throw fail(got < 0 ? zip_file_strerror(entry.get()) : "it holds more bytes than it declares");
+    if (got != 0)
+      throw fail(got < 0 ? zip_file_strerror(entry.get()) : "it holds more bytes than it declares");
     entries.emplace_back(std::move(name), std::move(bytes));
   }
   return entries;
 }
 
-void write_zip(const std::string& path, const std::vector<std::pair<std::string, std::string>>& entries) {
-  // libzip itself makes the write atomic: zip_close writes a temporary file beside `path`, renames it
-  // over `path`, and removes it if anything fails. So `path` must be one that may be replaced.
+void write_zip(const std::string& path,
+               const std::vector<std::pair<std::string, std::string>>& entries) {
+  // libzip itself makes the write atomic: zip_close writes a temporary file beside `path`, renames
+  // it over `path`, and removes it if anything fails. So `path` must be one that may be replaced.
   check_replaceable(path, "the .npz");
   if (entries.empty()) {
     // With no entries zip_close would delete `path` instead of writing an empty archive.
@@ -456,7 +475,8 @@ void write_zip(const std::string& path, const std::vector<std::pair<std::string,
   }
   int code = 0;
   ZipPtr za(zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
-  if (za == nullptr) throw Error(fmt::format("cannot write '{}': {}", path, zip_code_message(code)));
+  if (za == nullptr)
+    throw Error(fmt::format("cannot write '{}': {}", path, zip_code_message(code)));
   std::set<std::string_view> names;
   for (const auto& [name, bytes] : entries) {
     auto fail = [&](const std::string& why) {
@@ -471,7 +491,8 @@ void write_zip(const std::string& path, const std::vector<std::pair<std::string,
       zip_source_free(source);
       throw fail(zip_strerror(za.get()));
     }
-    if (zip_set_file_compression(za.get(), index, ZIP_CM_STORE, 0) != 0) throw fail(zip_strerror(za.get()));
+    if (zip_set_file_compression(za.get(), index, ZIP_CM_STORE, 0) != 0)
+      throw fail(zip_strerror(za.get()));
   }
   if (zip_close(za.get()) != 0)
     throw Error(fmt::format("cannot write '{}': {}", path, zip_strerror(za.get())));

@@ -32,6 +32,7 @@ std::string to_npy(const NDArray& a);
 // read_zip reads stored and deflated entries; write_zip stores them uncompressed, atomically as
 // save_npz describes.
 std::vector<std::pair<std::string, std::string>> read_zip(const std::string& path);
-void write_zip(const std::string& path, const std::vector<std::pair<std::string, std::string>>& entries);
+void write_zip(const std::string& path,
+               const std::vector<std::pair<std::string, std::string>>& entries);
 
 }  // namespace tessel::runtime

@@ -36,8 +36,8 @@ int create_temporary(const std::string& path, const std::string& what, std::stri
     if (fd >= 0) return fd;
     if (errno != EEXIST) break;
   }
-  throw Error(fmt::format("cannot write {} '{}': cannot create a temporary file beside it: {}", what, path,
-                          std::strerror(errno)));
+  throw Error(fmt::format("cannot write {} '{}': cannot create a temporary file beside it: {}",
+                          what, path, std::strerror(errno)));
 }
 
 }  // namespace
@@ -47,12 +47,14 @@ void check_replaceable(const std::string& path, const std::string& what) {
   // A name that cannot be stat'ed (missing, a dangling link) is created; other failures surface
   // when the writer opens or renames.
   if (stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
-  throw Error(fmt::format("cannot write {} '{}': it is a {}, not a regular file (an output is written to a "
-                          "temporary file and renamed over its target, so only a regular file is replaced)",
-                          what, path, file_kind(st.st_mode)));
+  throw Error(
+      fmt::format("cannot write {} '{}': it is a {}, not a regular file (an output is written to a "
+                  "temporary file and renamed over its target, so only a regular file is replaced)",
+                  what, path, file_kind(st.st_mode)));
 }
 
-void write_atomically(const std::string& path, const std::string& what, const std::function<void(int fd)>& write) {
+void write_atomically(const std::string& path, const std::string& what,
+                      const std::function<void(int fd)>& write) {
   check_replaceable(path, what);
   std::string tmp;
   int fd = create_temporary(path, what, &tmp);

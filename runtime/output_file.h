@@ -1,7 +1,8 @@
 // Writing output files atomically, and only over what may be replaced. Outputs (packages, .npz)
 // are written to a temporary file beside the target and renamed over it, so a reader never sees a
 // half-written file. A rename replaces whatever has the name: done over /dev/null, a FIFO or a
-// directory it would swap that for a plain file. So only a regular file, or a new name, is replaced.
+// directory it would swap that for a plain file. So only a regular file, or a new name, is
+// replaced.
 #pragma once
 
 #include <functional>
@@ -17,6 +18,7 @@ void check_replaceable(const std::string& path, const std::string& what);
 // Writes `path` atomically: check_replaceable, then `write` fills a new file beside `path` (through
 // its descriptor, which `write` must not close), which is renamed over `path`. On any failure,
 // `write`'s exceptions included, the temporary file is removed and `path` is left as it was.
-void write_atomically(const std::string& path, const std::string& what, const std::function<void(int fd)>& write);
+void write_atomically(const std::string& path, const std::string& what,
+                      const std::function<void(int fd)>& write);
 
 }  // namespace tessel::runtime

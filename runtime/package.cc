@@ -40,7 +40,8 @@ class Reader {
     return v;
   }
   const char* take(size_t n) {
-    if (n > bytes_.size() - pos_) throw Error(fmt::format("{} is truncated at byte {}", what_, pos_));
+    if (n > bytes_.size() - pos_)
+      throw Error(fmt::format("{} is truncated at byte {}", what_, pos_));
     const char* p = bytes_.data() + pos_;
     pos_ += n;
     return p;
@@ -69,7 +70,8 @@ std::map<std::string, std::string> read_tar(const std::string& path) {
   std::error_code ec;
   std::filesystem::file_status status = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(status)) throw Error(fmt::format("package {} does not exist", path));
-  if (!std::filesystem::is_regular_file(status)) throw Error(fmt::format("package {} is not a regular file", path));
+  if (!std::filesystem::is_regular_file(status))
+    throw Error(fmt::format("package {} is not a regular file", path));
   uintmax_t file_size = std::filesystem::file_size(path, ec);
   ArchivePtr a(archive_read_new(), archive_read_free);
   archive_read_support_format_tar(a.get());
@@ -83,8 +85,8 @@ std::map<std::string, std::string> read_tar(const std::string& path) {
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     la_int64_t size = archive_entry_size(entry);
     if (size < 0 || static_cast<uintmax_t>(size) > file_size) {
-      throw Error(fmt::format("package {} is corrupt: member {} claims {} bytes in a file of {}", path, name, size,
-                              file_size));
+      throw Error(fmt::format("package {} is corrupt: member {} claims {} bytes in a file of {}",
+                              path, name, size, file_size));
     }
     std::string data(static_cast<size_t>(size), '\0');
     la_ssize_t n = archive_read_data(a.get(), data.data(), data.size());
@@ -96,14 +98,16 @@ std::map<std::string, std::string> read_tar(const std::string& path) {
     }
   }
   if (rc != ARCHIVE_EOF) {
-    throw Error(fmt::format("package {} is not a valid tar file: {}", path, archive_error_string(a.get())));
+    throw Error(
+        fmt::format("package {} is not a valid tar file: {}", path, archive_error_string(a.get())));
   }
   return members;
 }
 
 // A file in $TMPDIR holding `bytes`, removed when the last copy of the handle dies.
 std::shared_ptr<std::string> temporary_file(const std::string& bytes, const std::string& suffix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / ("tessel-XXXXXX" + suffix)).string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / ("tessel-XXXXXX" + suffix)).string();
   int fd = mkstemps(pattern.data(), static_cast<int>(suffix.size()));
   if (fd < 0) throw Error(fmt::format("cannot create a temporary file: {}", std::strerror(errno)));
   bool ok = write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
@@ -138,11 +142,14 @@ std::string save_params(const std::map<std::string, NDArray>& params) {
 
 std::map<std::string, NDArray> load_params(const std::string& bytes, const std::string& what) {
   Reader r(bytes, what);
-  if (bytes.size() < sizeof kParamsMagic || std::memcmp(r.take(sizeof kParamsMagic), kParamsMagic, sizeof kParamsMagic)) {
+  if (bytes.size() < sizeof kParamsMagic ||
+      std::memcmp(r.take(sizeof kParamsMagic), kParamsMagic, sizeof kParamsMagic)) {
     throw Error(fmt::format("{} is not a Tessel params file", what));
   }
   uint32_t version = r.get<uint32_t>();
-  if (version != kParamsVersion) throw Error(fmt::format("{} has params version {}; expected {}", what, version, kParamsVersion));
+  if (version != kParamsVersion)
+    throw Error(
+        fmt::format("{} has params version {}; expected {}", what, version, kParamsVersion));
   uint64_t count = r.get<uint64_t>();
   std::map<std::string, NDArray> out;
   for (uint64_t i = 0; i < count; ++i) {
@@ -151,7 +158,8 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
     uint32_t dtype_len = r.get<uint32_t>();
     DataType dtype = DataType::parse(std::string(r.take(dtype_len), dtype_len));
     uint32_t ndim = r.get<uint32_t>();
-    if (ndim > 64) throw Error(fmt::format("{} is corrupt: array '{}' has rank {}", what, name, ndim));
+    if (ndim > 64)
+      throw Error(fmt::format("{} is corrupt: array '{}' has rank {}", what, name, ndim));
     std::vector<int64_t> shape;
     for (uint32_t d = 0; d < ndim; ++d) shape.push_back(r.get<int64_t>());
     uint64_t nbytes = r.get<uint64_t>();
@@ -164,8 +172,8 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
       throw Error(fmt::format("{} is corrupt: array '{}': {}", what, name, e.what()));
     }
     if (nbytes != expected) {
-      throw Error(fmt::format("{} is corrupt: array '{}' has {} bytes for {}[{}]", what, name, nbytes, dtype.str(),
-                              fmt::join(shape, ", ")));
+      throw Error(fmt::format("{} is corrupt: array '{}' has {} bytes for {}[{}]", what, name,
+                              nbytes, dtype.str(), fmt::join(shape, ", ")));
     }
     NDArray a = NDArray::empty(shape, dtype);
     if (nbytes) std::memcpy(a.raw_data(), data, nbytes);
@@ -175,26 +183,30 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
   return out;
 }
 
-void write_package(const std::string& path, const std::string& library_path, const ExecutorPlan& plan,
-                   const std::map<std::string, NDArray>& params) {
-  std::vector<std::pair<std::string, std::string>> members = {
-      {"mod.so", read_file(library_path)}, {"mod.json", plan.to_json()}, {"mod.params", save_params(params)}};
+void write_package(const std::string& path, const std::string& library_path,
+                   const ExecutorPlan& plan, const std::map<std::string, NDArray>& params) {
+  std::vector<std::pair<std::string, std::string>> members = {{"mod.so", read_file(library_path)},
+                                                              {"mod.json", plan.to_json()},
+                                                              {"mod.params", save_params(params)}};
   write_atomically(path, "the package", [&](int fd) {
     ArchivePtr a(archive_write_new(), archive_write_free);
     auto fail = [&] {
       const char* why = archive_error_string(a.get());
-      return Error(fmt::format("cannot write the package '{}': {}", path, why ? why : "write failed"));
+      return Error(
+          fmt::format("cannot write the package '{}': {}", path, why ? why : "write failed"));
     };
     archive_write_set_format_pax_restricted(a.get());
     if (archive_write_open_fd(a.get(), fd) != ARCHIVE_OK) throw fail();
     for (const auto& [name, data] : members) {
-      std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> e(archive_entry_new(), archive_entry_free);
+      std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> e(archive_entry_new(),
+                                                                               archive_entry_free);
       archive_entry_set_pathname(e.get(), name.c_str());
       archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
       archive_entry_set_filetype(e.get(), AE_IFREG);
       archive_entry_set_perm(e.get(), 0644);
       bool ok = archive_write_header(a.get(), e.get()) == ARCHIVE_OK &&
-                archive_write_data(a.get(), data.data(), data.size()) == static_cast<la_ssize_t>(data.size());
+                archive_write_data(a.get(), data.data(), data.size()) ==
+                    static_cast<la_ssize_t>(data.size());
       if (!ok) throw fail();
     }
     if (archive_write_close(a.get()) != ARCHIVE_OK) throw fail();

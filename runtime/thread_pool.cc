@@ -72,7 +72,8 @@ int default_num_threads() {
   const char* env = std::getenv("TESSEL_NUM_THREADS");
   if (env != nullptr && *env != '\0') {
     if (std::optional<int> n = detail::parse_num_threads(env)) return *n;
-    throw Error(fmt::format("TESSEL_NUM_THREADS='{}' is not an integer in [1, {}]", env, kMaxThreads));
+    throw Error(
+        fmt::format("TESSEL_NUM_THREADS='{}' is not an integer in [1, {}]", env, kMaxThreads));
   }
   return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxThreads);
 }
@@ -131,7 +132,8 @@ struct Job {
     if (rc != 0) failures.add(task_id, rc);
   }
   void run_remaining() {
-    for (int32_t t; (t = next_task.fetch_add(1, std::memory_order_relaxed)) < num_tasks;) run_one(t);
+    for (int32_t t; (t = next_task.fetch_add(1, std::memory_order_relaxed)) < num_tasks;)
+      run_one(t);
   }
 };
 
@@ -298,8 +300,8 @@ class ThreadPool {
     p.launch_mutex_.unlock();
   }
 
-  std::mutex launch_mutex_;  // serializes launches, resizes and worker replacement
-  std::atomic<int> size_{0};  // 0 until the default is resolved
+  std::mutex launch_mutex_;           // serializes launches, resizes and worker replacement
+  std::atomic<int> size_{0};          // 0 until the default is resolved
   std::unique_ptr<Workers> workers_;  // null until the first parallel launch
 };
 

@@ -26,7 +26,8 @@ class Inliner : public IRMutator {
     if (it == inlined_.end()) return e;
     const auto* c = it->second.as<ComputeOpNode>();
     std::vector<std::pair<Var, PrimExpr>> map;
-    for (size_t d = 0; d < load->indices.size(); ++d) map.emplace_back(c->axis[d]->var, load->indices[d]);
+    for (size_t d = 0; d < load->indices.size(); ++d)
+      map.emplace_back(c->axis[d]->var, load->indices[d]);
     return substitute(c->body, map);
   }
 
@@ -95,10 +96,11 @@ std::vector<std::pair<const StageNode*, IterVar>> enclosing_loops(const StageNod
       return l.first == host.get() && l.second.same_as(s.attach_ivar);
     });
     if (it == loops.end()) {
-      throw ScheduleError("compute_at: axis is no longer a leaf",
-                          fmt::format("stage '{}' is computed at axis '{}' of '{}', which is no longer a "
-                                      "leaf loop of that stage (it was split or fused afterwards)",
-                                      s.name, s.attach_ivar.name(), host->name));
+      throw ScheduleError(
+          "compute_at: axis is no longer a leaf",
+          fmt::format("stage '{}' is computed at axis '{}' of '{}', which is no longer a "
+                      "leaf loop of that stage (it was split or fused afterwards)",
+                      s.name, s.attach_ivar.name(), host->name));
     }
     loops.erase(it + 1, loops.end());
   }
@@ -121,7 +123,8 @@ std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s,
   for (auto it = s.relations.rbegin(); it != s.relations.rend(); ++it) {
     if (const auto* sp = std::get_if<SplitRelation>(&*it)) {
       PrimExpr inner_extent = sp->factor.defined() ? sp->factor : b.at(sp->inner.get()).extent;
-      v[sp->parent.get()] = b.at(sp->parent.get()).min + v.at(sp->outer.get()) * inner_extent + v.at(sp->inner.get());
+      v[sp->parent.get()] =
+          b.at(sp->parent.get()).min + v.at(sp->outer.get()) * inner_extent + v.at(sp->inner.get());
     } else {
       const auto& f = std::get<FuseRelation>(*it);
       PrimExpr inner_extent = b.at(f.inner.get()).extent;
@@ -140,7 +143,8 @@ std::vector<PrimExpr> loop_guards(const StageNode& s, const Bounds& b,
   auto require = [&](const PrimExpr& cond) {
     if (ana.can_prove(cond)) return;
     PrimExpr g = ana.simplify(cond);
-    if (std::none_of(guards.begin(), guards.end(), [&](const PrimExpr& h) { return structural_equal(g, h); })) {
+    if (std::none_of(guards.begin(), guards.end(),
+                     [&](const PrimExpr& h) { return structural_equal(g, h); })) {
       guards.push_back(g);
     }
   };
@@ -154,7 +158,8 @@ std::vector<PrimExpr> loop_guards(const StageNode& s, const Bounds& b,
   // realized over its whole domain needs no such guard: the split guards keep it inside.)
   for (const auto& iv : s.op.as<ComputeOpNode>()->axis) {
     const Range& r = b.at(iv.get());
-    if (ana.can_prove_equal(r.min, iv->dom.min) && ana.can_prove_equal(r.extent, iv->dom.extent)) continue;
+    if (ana.can_prove_equal(r.min, iv->dom.min) && ana.can_prove_equal(r.extent, iv->dom.extent))
+      continue;
     const PrimExpr& v = values.at(iv.get());
     require(v >= iv->dom.min);
     require(v < iv->dom.min + iv->dom.extent);
@@ -188,11 +193,12 @@ Bounds infer_bound(const Schedule& sch, const StageBodies& bodies) {
           ++fixed;
         }
         if (fixed < attach_loops.size()) {
-          throw ScheduleError("compute_at: attach point does not enclose a consumer",
-                              fmt::format("stage '{}' is computed at '{}' of '{}', which does not enclose "
-                                          "its consumer '{}'",
-                                          p.name, p.attach_ivar.name(), p.attach_stage.lock()->name,
-                                          consumer.name));
+          throw ScheduleError(
+              "compute_at: attach point does not enclose a consumer",
+              fmt::format("stage '{}' is computed at '{}' of '{}', which does not enclose "
+                          "its consumer '{}'",
+                          p.name, p.attach_ivar.name(), p.attach_stage.lock()->name,
+                          consumer.name));
         }
         arith::VarIntervals dom;
         auto relax = [&](const Range& r) {
@@ -223,8 +229,8 @@ Bounds infer_bound(const Schedule& sch, const StageBodies& bodies) {
       for (const auto& [st, iv] : attach_loops) ana.bind(iv->var, loop_range(b, iv));
       for (size_t d = 0; d < c->axis.size(); ++d) {
         if (!seen[d] || !region[d].is_bounded()) continue;  // keep the full axis
-        b[c->axis[d].get()] = Range(ana.simplify(region[d].min),
-                                    ana.simplify(region[d].max - region[d].min + 1));
+        b[c->axis[d].get()] =
+            Range(ana.simplify(region[d].min), ana.simplify(region[d].max - region[d].min + 1));
       }
     }
     pass_down(p, b);

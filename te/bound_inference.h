@@ -37,6 +37,6 @@ std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s,
 // not divide the extent, and keep the stage's axes inside their domain when its region was
 // computed for a whole consumer tile.
 std::vector<PrimExpr> loop_guards(const StageNode& s, const Bounds& b,
-                                   const std::unordered_map<const IterVarNode*, PrimExpr>& values);
+                                  const std::unordered_map<const IterVarNode*, PrimExpr>& values);
 
 }  // namespace tessel::te

@@ -9,7 +9,9 @@ namespace tessel::te {
 
 ComputeOpNode::ComputeOpNode(std::string n, std::vector<IterVar> ax, std::vector<IterVar> rax,
                              PrimExpr b)
-    : OperationNode(kKind, std::move(n)), axis(std::move(ax)), reduce_axis(std::move(rax)),
+    : OperationNode(kKind, std::move(n)),
+      axis(std::move(ax)),
+      reduce_axis(std::move(rax)),
       body(std::move(b)) {
   for (const auto& iv : axis) shape.push_back(iv->dom.extent);
 }
@@ -18,7 +20,8 @@ IterVar Tensor::axis(int i) const {
   const auto* c = op_.as<ComputeOpNode>();
   if (!c) throw Error(fmt::format("tensor '{}' is a placeholder and has no axes", name()));
   if (i < 0 || i >= static_cast<int>(c->axis.size())) {
-    throw Error(fmt::format("tensor '{}' has {} axes; axis {} does not exist", name(), c->axis.size(), i));
+    throw Error(
+        fmt::format("tensor '{}' has {} axes; axis {} does not exist", name(), c->axis.size(), i));
   }
   return c->axis[i];
 }
@@ -64,8 +67,8 @@ Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype, std::string name
 }
 
 Tensor compute_impl(std::vector<PrimExpr> shape,
-                    const std::function<PrimExpr(const std::vector<Var>&)>& fcompute, std::string name,
-                    std::vector<std::string> axis_names) {
+                    const std::function<PrimExpr(const std::vector<Var>&)>& fcompute,
+                    std::string name, std::vector<std::string> axis_names) {
   check_shape(shape, name);
   if (!axis_names.empty() && axis_names.size() != shape.size()) {
     throw Error(fmt::format("compute '{}': {} axis names for a rank-{} shape", name,
@@ -83,15 +86,16 @@ Tensor compute_impl(std::vector<PrimExpr> shape,
   }
   PrimExpr body = fcompute(vars);
   if (!body.defined()) {
-    throw Error(fmt::format("compute '{}': the function must take {} index arguments", name,
-                            shape.size()));
+    throw Error(
+        fmt::format("compute '{}': the function must take {} index arguments", name, shape.size()));
   }
   std::vector<IterVar> reduce_axis;
   if (const auto* r = body.as<ReduceNode>()) {
     reduce_axis = r->axis;
     NestedReduceFinder f;
     f.visit_expr(r->source);
-    if (f.found) throw Error(fmt::format("compute '{}': nested reductions are not supported", name));
+    if (f.found)
+      throw Error(fmt::format("compute '{}': nested reductions are not supported", name));
   } else {
     NestedReduceFinder f;
     f.visit_expr(body);
@@ -102,8 +106,8 @@ Tensor compute_impl(std::vector<PrimExpr> shape,
           name));
     }
   }
-  return Tensor(Operation(new ComputeOpNode(std::move(name), std::move(axis), std::move(reduce_axis),
-                                            std::move(body))));
+  return Tensor(Operation(new ComputeOpNode(std::move(name), std::move(axis),
+                                            std::move(reduce_axis), std::move(body))));
 }
 
 IterVar reduce_axis(PrimExpr begin, PrimExpr end, std::string name) {
@@ -116,7 +120,8 @@ Reducer::Reducer(std::string name, std::function<PrimExpr(PrimExpr, PrimExpr)> c
     : name_(std::move(name)), combine_(std::move(combine)), identity_(std::move(identity)) {}
 
 PrimExpr Reducer::operator()(PrimExpr source, std::vector<IterVar> axis, PrimExpr where) const {
-  if (axis.empty()) throw Error(fmt::format("{}: a reduction needs at least one reduce_axis", name_));
+  if (axis.empty())
+    throw Error(fmt::format("{}: a reduction needs at least one reduce_axis", name_));
   DataType t = source.dtype();
   Var lhs("x", t), rhs("y", t);
   PrimExpr result = combine_(lhs, rhs);
@@ -135,12 +140,14 @@ PrimExpr sum(PrimExpr source, std::vector<IterVar> axis, PrimExpr where) {
 }
 
 PrimExpr max(PrimExpr source, std::vector<IterVar> axis, PrimExpr where) {
-  static const Reducer r("max", [](PrimExpr a, PrimExpr b) { return tessel::max(a, b); }, min_value);
+  static const Reducer r(
+      "max", [](PrimExpr a, PrimExpr b) { return tessel::max(a, b); }, min_value);
   return r(std::move(source), std::move(axis), std::move(where));
 }
 
 PrimExpr min(PrimExpr source, std::vector<IterVar> axis, PrimExpr where) {
-  static const Reducer r("min", [](PrimExpr a, PrimExpr b) { return tessel::min(a, b); }, max_value);
+  static const Reducer r(
+      "min", [](PrimExpr a, PrimExpr b) { return tessel::min(a, b); }, max_value);
   return r(std::move(source), std::move(axis), std::move(where));
 }
 

@@ -43,7 +43,8 @@ class ComputeOpNode : public OperationNode {
 class Tensor {
  public:
   Tensor() = default;
-  explicit Tensor(Operation op, int value_index = 0) : op_(std::move(op)), value_index_(value_index) {}
+  explicit Tensor(Operation op, int value_index = 0)
+      : op_(std::move(op)), value_index_(value_index) {}
 
   const Operation& op() const { return op_; }
   int value_index() const { return value_index_; }
@@ -52,7 +53,9 @@ class Tensor {
   int ndim() const { return static_cast<int>(shape().size()); }
   DataType dtype() const { return op_->output_dtype(value_index_); }
   bool defined() const { return op_.defined(); }
-  bool same_as(const Tensor& o) const { return op_.same_as(o.op_) && value_index_ == o.value_index_; }
+  bool same_as(const Tensor& o) const {
+    return op_.same_as(o.op_) && value_index_ == o.value_index_;
+  }
 
   // Axes of a compute tensor (throws tessel::Error for a placeholder).
   IterVar axis(int i) const;
@@ -74,10 +77,11 @@ Var var(std::string name, DataType dtype = DataType::i32());
 Tensor placeholder(std::vector<PrimExpr> shape, DataType dtype = DataType::f32(),
                    std::string name = "placeholder");
 
-// fcompute gets one index var per output dim. Default axis names: i, j (rank <= 2), else i0, i1, ...
+// fcompute gets one index var per output dim. Default axis names: i, j (rank <= 2), else i0, i1,
+// ...
 Tensor compute_impl(std::vector<PrimExpr> shape,
-                    const std::function<PrimExpr(const std::vector<Var>&)>& fcompute, std::string name,
-                    std::vector<std::string> axis_names);
+                    const std::function<PrimExpr(const std::vector<Var>&)>& fcompute,
+                    std::string name, std::vector<std::string> axis_names);
 
 namespace detail {
 template <class F, size_t... I>
@@ -92,7 +96,8 @@ constexpr bool invocable_n() {
 }
 }  // namespace detail
 
-// compute({M, N}, [&](Expr i, Expr j) { ... }, "C"); the lambda may also take const std::vector<Var>&.
+// compute({M, N}, [&](Expr i, Expr j) { ... }, "C"); the lambda may also take const
+// std::vector<Var>&.
 template <class F>
 Tensor compute(std::vector<PrimExpr> shape, F&& fcompute, std::string name = "compute",
                std::vector<std::string> axis_names = {}) {
@@ -103,7 +108,8 @@ Tensor compute(std::vector<PrimExpr> shape, F&& fcompute, std::string name = "co
       PrimExpr out;
       auto try_n = [&]<size_t N>(std::integral_constant<size_t, N>) {
         if constexpr (detail::invocable_n<F, N>()) {
-          if (v.size() == N) out = detail::call_with_vars(fcompute, v, std::make_index_sequence<N>());
+          if (v.size() == N)
+            out = detail::call_with_vars(fcompute, v, std::make_index_sequence<N>());
         }
       };
       try_n(std::integral_constant<size_t, 1>());
@@ -126,7 +132,8 @@ class Reducer {
  public:
   Reducer(std::string name, std::function<PrimExpr(PrimExpr, PrimExpr)> combine,
           std::function<PrimExpr(DataType)> identity);
-  PrimExpr operator()(PrimExpr source, std::vector<IterVar> axis, PrimExpr where = PrimExpr()) const;
+  PrimExpr operator()(PrimExpr source, std::vector<IterVar> axis,
+                      PrimExpr where = PrimExpr()) const;
 
  private:
   std::string name_;
@@ -138,10 +145,12 @@ PrimExpr sum(PrimExpr source, std::vector<IterVar> axis, PrimExpr where = PrimEx
 PrimExpr max(PrimExpr source, std::vector<IterVar> axis, PrimExpr where = PrimExpr());
 PrimExpr min(PrimExpr source, std::vector<IterVar> axis, PrimExpr where = PrimExpr());
 // `max(x, {k})` would also match the binary max(a, b); an initializer list picks the reduction.
-inline PrimExpr max(PrimExpr source, std::initializer_list<IterVar> axis, PrimExpr where = PrimExpr()) {
+inline PrimExpr max(PrimExpr source, std::initializer_list<IterVar> axis,
+                    PrimExpr where = PrimExpr()) {
   return max(std::move(source), std::vector<IterVar>(axis), std::move(where));
 }
-inline PrimExpr min(PrimExpr source, std::initializer_list<IterVar> axis, PrimExpr where = PrimExpr()) {
+inline PrimExpr min(PrimExpr source, std::initializer_list<IterVar> axis,
+                    PrimExpr where = PrimExpr()) {
   return min(std::move(source), std::vector<IterVar>(axis), std::move(where));
 }
 using tessel::max;

@@ -18,8 +18,8 @@ std::string join_names(const std::vector<IterVar>& ivs) {
   return s;
 }
 
-[[noreturn]] void fail(const std::string& primitive, const StageNode& stage, const std::string& brief,
-                       const std::string& detail) {
+[[noreturn]] void fail(const std::string& primitive, const StageNode& stage,
+                       const std::string& brief, const std::string& detail) {
   throw ScheduleError(fmt::format("{}: {}", primitive, brief),
                       fmt::format("{} on stage '{}': {}", primitive, stage.name, detail));
 }
@@ -93,7 +93,8 @@ std::vector<Operation> input_ops(const Operation& op) {
   struct Collector : IRVisitor {
     std::vector<Operation>* out;
     void visit_ProducerLoad(const ProducerLoadNode* l, const PrimExpr& self) override {
-      if (std::none_of(out->begin(), out->end(), [&](const Operation& o) { return o.same_as(l->op); })) {
+      if (std::none_of(out->begin(), out->end(),
+                       [&](const Operation& o) { return o.same_as(l->op); })) {
         out->push_back(l->op);
       }
       IRVisitor::visit_ProducerLoad(l, self);
@@ -207,7 +208,8 @@ void Stage::vectorize(const IterVar& iv) {
   check_annotation(*node_, iv, "vectorize");
   if (iv->iter_type == IterVarType::kCommReduce) {
     fail("vectorize", *node_, "cannot vectorize a reduction axis",
-         fmt::format("axis '{}' is a reduction axis; vectorize a data-parallel axis instead", iv.name()));
+         fmt::format("axis '{}' is a reduction axis; vectorize a data-parallel axis instead",
+                     iv.name()));
   }
   node_->annotations[iv.get()] = {ForKind::kVectorized, ""};
   record(*node_, Step{"vectorize", "", {iv.name()}, {}, {}});
@@ -217,7 +219,8 @@ void Stage::parallel(const IterVar& iv) {
   check_annotation(*node_, iv, "parallel");
   if (iv->iter_type == IterVarType::kCommReduce) {
     fail("parallel", *node_, "cannot parallelize a reduction axis",
-         fmt::format("axis '{}' is a reduction axis; its iterations update the same element", iv.name()));
+         fmt::format("axis '{}' is a reduction axis; its iterations update the same element",
+                     iv.name()));
   }
   node_->annotations[iv.get()] = {ForKind::kParallel, ""};
   record(*node_, Step{"parallel", "", {iv.name()}, {}, {}});
@@ -231,8 +234,9 @@ void Stage::unroll(const IterVar& iv) {
 
 void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
   check_annotation(*node_, iv, "bind");
-  static const std::unordered_set<std::string> tags = {
-      "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
+  static const std::unordered_set<std::string> tags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                                       "threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                                       "vthread"};
   if (!tags.count(thread_tag)) {
     fail("bind", *node_, "unknown thread tag",
          fmt::format("axis '{}' bound to unknown thread tag '{}'; expected blockIdx.x/y/z, "
@@ -246,7 +250,8 @@ void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
 void Stage::compute_at(const Stage& parent, const IterVar& scope) {
   StageNode& s = *node_;
   if (!parent.defined()) fail("compute_at", s, "undefined parent", "the parent stage is undefined");
-  if (!s.op.is<ComputeOpNode>()) fail("compute_at", s, "not a compute stage", "placeholders have no loops");
+  if (!s.op.is<ComputeOpNode>())
+    fail("compute_at", s, "not a compute stage", "placeholders have no loops");
   if (s.is_output) {
     fail("compute_at", s, "output stage",
          "an output of the schedule must stay at root; compute_at its producers instead");
@@ -263,15 +268,17 @@ void Stage::compute_at(const Stage& parent, const IterVar& scope) {
   };
   if (!reads(*parent.node())) {
     std::string consumers;
-    for (StageNode* c : s.schedule->consumers_of(s.op)) consumers += (consumers.empty() ? "" : ", ") + c->name;
+    for (StageNode* c : s.schedule->consumers_of(s.op))
+      consumers += (consumers.empty() ? "" : ", ") + c->name;
     fail("compute_at", s, "parent does not consume this stage",
          fmt::format("stage '{}' does not read '{}' (its consumers: {})", parent.name(), s.name,
                      consumers.empty() ? "none" : consumers));
   }
-  for (auto p = parent.node(); p; p = p->attach == AttachKind::kScope ? p->attach_stage.lock() : nullptr) {
+  for (auto p = parent.node(); p;
+       p = p->attach == AttachKind::kScope ? p->attach_stage.lock() : nullptr) {
     if (p.get() == &s) {
-      fail("compute_at", s, "cycle", fmt::format("stage '{}' is already computed inside '{}'",
-                                                 parent.name(), s.name));
+      fail("compute_at", s, "cycle",
+           fmt::format("stage '{}' is already computed inside '{}'", parent.name(), s.name));
     }
   }
   s.attach = AttachKind::kScope;
@@ -288,13 +295,15 @@ void Stage::compute_inline() {
     fail("compute_inline", s, "cannot inline a reduction",
          "a reduction cannot be inlined into its consumers; use compute_at");
   }
-  if (s.is_output) fail("compute_inline", s, "output stage", "an output of the schedule cannot be inlined");
+  if (s.is_output)
+    fail("compute_inline", s, "output stage", "an output of the schedule cannot be inlined");
   s.attach = AttachKind::kInline;
   record(s, Step{"compute_inline", "", {}, {}, {}});
 }
 
 void Stage::compute_root() {
-  if (!node_->op.is<ComputeOpNode>()) fail("compute_root", *node_, "not a compute stage", "placeholders have no loops");
+  if (!node_->op.is<ComputeOpNode>())
+    fail("compute_root", *node_, "not a compute stage", "placeholders have no loops");
   node_->attach = AttachKind::kRoot;
   node_->attach_stage.reset();
   node_->attach_ivar = IterVar();
@@ -360,7 +369,8 @@ void replace_op_everywhere(ScheduleNode& sch, const Operation& old_op, const Ope
     const auto* c = s->op.as<ComputeOpNode>();
     if (!c) continue;
     std::unordered_map<const Node*, Operation> map = rewritten;
-    if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) map.emplace(old_op.get(), new_op);
+    if (only.empty() || std::find(only.begin(), only.end(), s) != only.end())
+      map.emplace(old_op.get(), new_op);
     PrimExpr body = LoadReplacer(map).mutate_expr(c->body);
     if (body.same_as(c->body)) continue;
     Operation replaced(new ComputeOpNode(c->name, c->axis, c->reduce_axis, body));
@@ -405,25 +415,31 @@ Stage Schedule::operator[](const std::string& stage_name) const {
 
 Tensor Schedule::cache_read(const Tensor& t, MemScope scope, const std::vector<Tensor>& readers) {
   StageNode* producer = node_->find(t.op());
-  if (!producer) throw Error(fmt::format("cache_read: tensor '{}' is not part of this schedule", t.name()));
+  if (!producer)
+    throw Error(fmt::format("cache_read: tensor '{}' is not part of this schedule", t.name()));
   std::vector<StageNode*> reader_stages;
   std::vector<std::string> names{mem_scope_name(scope)};
   for (const auto& r : readers) {
     StageNode* rs = node_->find(r.op());
-    if (!rs) throw Error(fmt::format("cache_read: reader '{}' is not part of this schedule", r.name()));
+    if (!rs)
+      throw Error(fmt::format("cache_read: reader '{}' is not part of this schedule", r.name()));
     auto ins = input_ops(rs->op);
-    if (std::none_of(ins.begin(), ins.end(), [&](const Operation& o) { return o.same_as(producer->op); })) {
-      throw ScheduleError("cache_read: reader does not read the tensor",
-                          fmt::format("cache_read of '{}': stage '{}' does not read it", t.name(), rs->name));
+    if (std::none_of(ins.begin(), ins.end(),
+                     [&](const Operation& o) { return o.same_as(producer->op); })) {
+      throw ScheduleError(
+          "cache_read: reader does not read the tensor",
+          fmt::format("cache_read of '{}': stage '{}' does not read it", t.name(), rs->name));
     }
     reader_stages.push_back(rs);
     names.push_back(rs->name);
   }
   Tensor src(producer->op);
-  std::string name = unique_stage_name(*node_, fmt::format("{}.{}", t.name(), mem_scope_name(scope)));
-  Tensor cache = compute(src.shape(), [&](const std::vector<Var>& v) {
-    return src(std::vector<PrimExpr>(v.begin(), v.end()));
-  }, name);
+  std::string name =
+      unique_stage_name(*node_, fmt::format("{}.{}", t.name(), mem_scope_name(scope)));
+  Tensor cache = compute(
+      src.shape(),
+      [&](const std::vector<Var>& v) { return src(std::vector<PrimExpr>(v.begin(), v.end())); },
+      name);
   replace_op_everywhere(*node_, producer->op, cache.op(), reader_stages);
   auto stage = make_stage(node_.get(), cache.op(), name);
   stage->scope = scope;
@@ -436,12 +452,16 @@ Tensor Schedule::cache_read(const Tensor& t, MemScope scope, const std::vector<T
 
 Tensor Schedule::cache_write(const Tensor& t, MemScope scope) {
   StageNode* s = node_->find(t.op());
-  if (!s) throw Error(fmt::format("cache_write: tensor '{}' is not part of this schedule", t.name()));
+  if (!s)
+    throw Error(fmt::format("cache_write: tensor '{}' is not part of this schedule", t.name()));
   const auto* c = s->op.as<ComputeOpNode>();
-  if (!c) throw ScheduleError("cache_write: not a compute stage", fmt::format("cache_write of placeholder '{}'", t.name()));
+  if (!c)
+    throw ScheduleError("cache_write: not a compute stage",
+                        fmt::format("cache_write of placeholder '{}'", t.name()));
   if (!s->relations.empty() || s->attach != AttachKind::kRoot) {
-    throw ScheduleError("cache_write: stage already scheduled",
-                        fmt::format("cache_write on stage '{}' must come before its other primitives", s->name));
+    throw ScheduleError(
+        "cache_write: stage already scheduled",
+        fmt::format("cache_write on stage '{}' must come before its other primitives", s->name));
   }
   // The cache stage takes the body (and the reduce axes, so schedules keep using them); the
   // original stage keeps its data-parallel axes and copies the result out.
@@ -452,12 +472,16 @@ Tensor Schedule::cache_write(const Tensor& t, MemScope scope) {
     axis_names.push_back(iv.name() + ".c");
     shape.push_back(iv->dom.extent);
   }
-  std::string name = unique_stage_name(*node_, fmt::format("{}.{}", s->name, mem_scope_name(scope)));
+  std::string name =
+      unique_stage_name(*node_, fmt::format("{}.{}", s->name, mem_scope_name(scope)));
   PrimExpr body = c->body;
-  Tensor cache = compute(shape, [&](const std::vector<Var>& v) {
-    for (size_t d = 0; d < v.size(); ++d) rename.emplace_back(c->axis[d]->var, v[d]);
-    return substitute(body, rename);
-  }, name, axis_names);
+  Tensor cache = compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        for (size_t d = 0; d < v.size(); ++d) rename.emplace_back(c->axis[d]->var, v[d]);
+        return substitute(body, rename);
+      },
+      name, axis_names);
   std::vector<PrimExpr> idx;
   for (const auto& iv : c->axis) idx.push_back(iv->var);
   Operation old_op = s->op;

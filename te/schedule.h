@@ -36,11 +36,11 @@ struct LoopAnnotation {
 
 // One primitive as applied; names identify stages and axes so a trace replays on a fresh schedule.
 struct Step {
-  std::string primitive;           // "split", "fuse", "reorder", "compute_at", ...
-  std::string stage;               // stage the primitive applies to
-  std::vector<std::string> axes;   // axis names it takes
-  std::vector<int64_t> ints;       // factors
-  std::vector<std::string> strs;   // other stage names, scopes, thread tags
+  std::string primitive;          // "split", "fuse", "reorder", "compute_at", ...
+  std::string stage;              // stage the primitive applies to
+  std::vector<std::string> axes;  // axis names it takes
+  std::vector<int64_t> ints;      // factors
+  std::vector<std::string> strs;  // other stage names, scopes, thread tags
 };
 
 class Trace {

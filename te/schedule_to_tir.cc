@@ -23,15 +23,21 @@ struct Realization {
 class Lowerer {
  public:
   Lowerer(const Schedule& sch, const std::string& func_name)
-      : sch_(sch), func_name_(func_name), bodies_(inline_bodies(sch)), bounds_(infer_bound(sch, bodies_)) {}
+      : sch_(sch),
+        func_name_(func_name),
+        bodies_(inline_bodies(sch)),
+        bounds_(infer_bound(sch, bodies_)) {}
 
   PrimFunc run(const std::vector<Tensor>& args) {
     std::vector<Var> params;
     std::vector<Buffer> buffers;
     for (const auto& t : args) {
       StageNode* s = sch_->find(t.op());
-      if (!s) throw Error(fmt::format("{}: argument '{}' is not part of the schedule", func_name_, t.name()));
-      if (realized_.count(s)) throw Error(fmt::format("{}: argument '{}' appears twice", func_name_, t.name()));
+      if (!s)
+        throw Error(
+            fmt::format("{}: argument '{}' is not part of the schedule", func_name_, t.name()));
+      if (realized_.count(s))
+        throw Error(fmt::format("{}: argument '{}' appears twice", func_name_, t.name()));
       Buffer buf = Buffer::make(s->name, t.dtype(), t.shape());
       realized_[s] = {buf, std::vector<PrimExpr>(t.ndim(), make_zero(DataType::i32()))};
       params.push_back(buf->data);
@@ -53,20 +59,23 @@ class Lowerer {
         body = realize(s, SeqStmtNode::make({make_stage(s), body}));
       }
     }
-    return PrimFunc::make(func_name_, params, buffers, body.defined() ? body : EvaluateNode::make(0));
+    return PrimFunc::make(func_name_, params, buffers,
+                          body.defined() ? body : EvaluateNode::make(0));
   }
 
  private:
   void check_arguments() {
     for (const auto& st : sch_.stages()) {
       if (st->is_output && !realized_.count(st.node().get())) {
-        throw Error(fmt::format("{}: output '{}' must be one of the function's arguments", func_name_, st->name));
+        throw Error(fmt::format("{}: output '{}' must be one of the function's arguments",
+                                func_name_, st->name));
       }
       if (st->op.is<PlaceholderOpNode>() && !realized_.count(st.node().get()) &&
           !sch_->consumers_of(st->op).empty()) {
-        throw Error(fmt::format("{}: tensor '{}' is read by stage '{}' but is not one of the function's "
-                                "arguments",
-                                func_name_, st->name, sch_->consumers_of(st->op)[0]->name));
+        throw Error(
+            fmt::format("{}: tensor '{}' is read by stage '{}' but is not one of the function's "
+                        "arguments",
+                        func_name_, st->name, sch_->consumers_of(st->op)[0]->name));
       }
     }
   }
@@ -110,7 +119,8 @@ class Lowerer {
         const auto* load = m.as<ProducerLoadNode>();
         const Realization& r = self->realization(load->op);
         std::vector<PrimExpr> idx;
-        for (size_t d = 0; d < load->indices.size(); ++d) idx.push_back(load->indices[d] - r.offset[d]);
+        for (size_t d = 0; d < load->indices.size(); ++d)
+          idx.push_back(load->indices[d] - r.offset[d]);
         return BufferLoadNode::make(r.buffer, idx);
       }
     } rw;
@@ -156,7 +166,8 @@ class Lowerer {
     PrimExpr body = to_buffer_loads(substitute(bodies_.at(&s), subst));
     const Realization& out = realized_.at(&s);
     std::vector<PrimExpr> idx;
-    for (size_t d = 0; d < c->axis.size(); ++d) idx.push_back(values.at(c->axis[d].get()) - out.offset[d]);
+    for (size_t d = 0; d < c->axis.size(); ++d)
+      idx.push_back(values.at(c->axis[d].get()) - out.offset[d]);
 
     std::vector<PrimExpr> guards = loop_guards(s, bounds_, values);
     std::vector<Var> leaf_vars;
@@ -164,7 +175,9 @@ class Lowerer {
     auto levels = guards_by_level(guards, leaf_vars);
 
     const auto* red = body.as<ReduceNode>();
-    if (!red) return make_nest(s, 0, s.leaf_iter_vars.size(), BufferStoreNode::make(out.buffer, body, idx), Stmt(), levels);
+    if (!red)
+      return make_nest(s, 0, s.leaf_iter_vars.size(), BufferStoreNode::make(out.buffer, body, idx),
+                       Stmt(), levels);
 
     size_t first_reduce = s.leaf_iter_vars.size();
     for (size_t l = 0; l < s.leaf_iter_vars.size(); ++l) {
@@ -183,7 +196,8 @@ class Lowerer {
     // Guards over data-parallel loops inside the first reduction loop also apply to the init;
     // those over outer loops already enclose it.
     std::vector<const VarNode*> inner_vars;
-    for (size_t l = first_reduce; l < leaf_vars.size(); ++l) inner_vars.push_back(leaf_vars[l].get());
+    for (size_t l = first_reduce; l < leaf_vars.size(); ++l)
+      inner_vars.push_back(leaf_vars[l].get());
     std::vector<PrimExpr> spatial_guards;
     for (const auto& g : guards) {
       if (!uses_var(g, reduce_vars) && uses_var(g, inner_vars)) spatial_guards.push_back(g);
@@ -195,7 +209,8 @@ class Lowerer {
 
   // The init statement: loops over the data-parallel leaves inside the first reduction loop,
   // with fresh loop vars.
-  Stmt make_init(const StageNode& s, size_t first_reduce, const std::vector<PrimExpr>& guards, Stmt store) {
+  Stmt make_init(const StageNode& s, size_t first_reduce, const std::vector<PrimExpr>& guards,
+                 Stmt store) {
     std::vector<std::pair<IterVar, Var>> loops;
     std::vector<std::pair<Var, PrimExpr>> rename;
     std::vector<Var> loop_vars;
@@ -226,11 +241,13 @@ class Lowerer {
     // Stages computed at this loop run before the rest of its body, in dependency order.
     std::vector<const StageNode*> attached;
     for (const auto& st : sch_.stages()) {
-      if (st->attach == AttachKind::kScope && st->attach_stage.lock().get() == &s && st->attach_ivar.same_as(iv)) {
+      if (st->attach == AttachKind::kScope && st->attach_stage.lock().get() == &s &&
+          st->attach_ivar.same_as(iv)) {
         attached.push_back(st.node().get());
       }
     }
-    for (auto it = attached.rbegin(); it != attached.rend(); ++it) inner = realize_attached(**it, inner);
+    for (auto it = attached.rbegin(); it != attached.rend(); ++it)
+      inner = realize_attached(**it, inner);
     Stmt loop = make_loop(s, iv, iv->var, guard(guards[level + 1], inner));
     if (level == first_reduce && init.defined()) loop = SeqStmtNode::make({init, loop});
     return level == 0 ? guard(guards[0], loop) : loop;
@@ -250,7 +267,8 @@ class Lowerer {
 
 }  // namespace
 
-PrimFunc schedule_to_tir(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name) {
+PrimFunc schedule_to_tir(const Schedule& sch, const std::vector<Tensor>& args,
+                         const std::string& name) {
   return Lowerer(sch, name).run(args);
 }
 

@@ -13,6 +13,7 @@ namespace tessel::te {
 
 // `args` lists the function's tensor arguments in call order: every placeholder that is read
 // and every output of the schedule must be among them.
-PrimFunc schedule_to_tir(const Schedule& sch, const std::vector<Tensor>& args, const std::string& name);
+PrimFunc schedule_to_tir(const Schedule& sch, const std::vector<Tensor>& args,
+                         const std::string& name);
 
 }  // namespace tessel::te

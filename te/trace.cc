@@ -37,7 +37,8 @@ MemScope parse_scope(const std::string& s) {
 std::string Trace::str() const {
   std::string out;
   for (const auto& s : steps_) {
-    out += fmt::format("{} {} {} {} {}\n", s.primitive, s.stage, list(s.axes), list(s.ints), list(s.strs));
+    out += fmt::format("{} {} {} {} {}\n", s.primitive, s.stage, list(s.axes), list(s.ints),
+                       list(s.strs));
   }
   return out;
 }
@@ -52,7 +53,8 @@ Trace Trace::parse(const std::string& text) {
     Step s;
     std::string axes, ints, strs;
     if (!(f >> s.primitive >> s.stage >> axes >> ints >> strs)) {
-      throw Error(fmt::format("trace line {}: expected 'primitive stage [axes] [ints] [strs]', got '{}'", n, line));
+      throw Error(fmt::format(
+          "trace line {}: expected 'primitive stage [axes] [ints] [strs]', got '{}'", n, line));
     }
     s.axes = split_list(axes, n);
     s.strs = split_list(strs, n);
@@ -72,7 +74,8 @@ void Schedule::replay(const Trace& trace) {
   for (const auto& step : trace.steps()) {
     auto need = [&](size_t axes, size_t ints, size_t strs) {
       if (step.axes.size() < axes || step.ints.size() < ints || step.strs.size() < strs) {
-        throw Error(fmt::format("trace step '{}' on '{}' has too few arguments", step.primitive, step.stage));
+        throw Error(fmt::format("trace step '{}' on '{}' has too few arguments", step.primitive,
+                                step.stage));
       }
     };
     if (step.primitive == "cache_read") {

@@ -18,7 +18,8 @@ void expect_error(Fn fn, std::initializer_list<std::string> parts) {
     FAIL() << "expected tessel::Error";
   } catch (const Error& e) {
     for (const std::string& part : parts) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "'" << part << "' not in: " << e.what();
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "'" << part << "' not in: " << e.what();
     }
   }
 }

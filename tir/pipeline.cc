@@ -77,8 +77,8 @@ PrimFunc lower_tir(PrimFunc f, const PipelineOptions& opt) {
 }
 
 std::vector<std::string> tir_pass_names() {
-  return {"simplify",         "flatten_buffers", "simplify",     "loop_partition",
-          "vectorize_loops",  "unroll_loops",    "simplify",     "remove_no_op",
+  return {"simplify",         "flatten_buffers", "simplify", "loop_partition",
+          "vectorize_loops",  "unroll_loops",    "simplify", "remove_no_op",
           "lower_intrinsics", "simplify",        "verify"};
 }
 
@@ -89,16 +89,17 @@ std::vector<std::string> parse_pass_list(const std::string& spec, std::vector<st
   while (start <= spec.size()) {
     size_t comma = std::min(spec.find(',', start), spec.size());
     std::string name = spec.substr(start, comma - start);
-    name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c); }),
-               name.end());
+    name.erase(
+        std::remove_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c); }),
+        name.end());
     start = comma + 1;
     if (name.empty()) continue;
     if (name == "all") return known;
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::sort(known.begin(), known.end());
       known.erase(std::unique(known.begin(), known.end()), known.end());
-      throw Error(fmt::format("{} names an unknown {} pass '{}'; the passes are: {}", variable, kind, name,
-                              fmt::join(known, ", ")));
+      throw Error(fmt::format("{} names an unknown {} pass '{}'; the passes are: {}", variable,
+                              kind, name, fmt::join(known, ", ")));
     }
     selected.push_back(name);
   }

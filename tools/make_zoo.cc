@@ -35,7 +35,8 @@ void mobilenet_mini(const std::string& path) {
   d = b.conv_bn(e, 64, 64, 3, 2, 64, "Relu6");
   h = b.conv_bn(d, 64, 24, 1, 1, 1, "");
   h = b.node("Flatten", {b.node("GlobalAveragePool", {h})}, {B::i("axis", 1)});
-  b.node("Gemm", {h, b.weight("fc_w", {10, 24}), b.weight("fc_b", {10})}, {B::i("transB", 1)}, 1, "logits");
+  b.node("Gemm", {h, b.weight("fc_w", {10, 24}), b.weight("fc_b", {10})}, {B::i("transB", 1)}, 1,
+         "logits");
   b.output("logits", {1, 10});
   b.save(path);
 }
@@ -47,11 +48,13 @@ void transformer_block(const std::string& path) {
   B b("transformer_block", 17, 3);
   std::string x = b.input("x", {1, seq, dim});
   auto layer_norm = [&](const std::string& in) {
-    return b.node("LayerNormalization", {in, b.weight("ln_g", {dim}, 0.8f, 1.2f), b.weight("ln_b", {dim})},
+    return b.node("LayerNormalization",
+                  {in, b.weight("ln_g", {dim}, 0.8f, 1.2f), b.weight("ln_b", {dim})},
                   {B::i("axis", -1), B::f("epsilon", 1e-5f)});
   };
   auto dense = [&](const std::string& in, int64_t k, int64_t n) {
-    return b.node("Add", {b.node("MatMul", {in, b.weight("w", {k, n}, -0.2f, 0.2f)}), b.weight("b", {n})});
+    return b.node("Add",
+                  {b.node("MatMul", {in, b.weight("w", {k, n}, -0.2f, 0.2f)}), b.weight("b", {n})});
   };
   auto split_heads = [&](const std::string& in, std::vector<int64_t> perm) {
     std::string r = b.node("Reshape", {in, b.int64_constant("shape", {1, seq, heads, hd})});
@@ -61,13 +64,16 @@ void transformer_block(const std::string& path) {
   std::string q = split_heads(dense(ln1, dim, dim), {0, 2, 1, 3});
   std::string kt = split_heads(dense(ln1, dim, dim), {0, 2, 3, 1});
   std::string v = split_heads(dense(ln1, dim, dim), {0, 2, 1, 3});
-  std::string scores = b.node("Mul", {b.node("MatMul", {q, kt}), b.float_constant("scale", 1.0f / std::sqrt(float(hd)))});
+  std::string scores = b.node(
+      "Mul", {b.node("MatMul", {q, kt}), b.float_constant("scale", 1.0f / std::sqrt(float(hd)))});
   std::string attn = b.node("Softmax", {scores}, {B::i("axis", -1)});
-  std::string ctx = b.node("Transpose", {b.node("MatMul", {attn, v})}, {B::ints("perm", {0, 2, 1, 3})});
+  std::string ctx =
+      b.node("Transpose", {b.node("MatMul", {attn, v})}, {B::ints("perm", {0, 2, 1, 3})});
   ctx = b.node("Reshape", {ctx, b.int64_constant("shape", {1, seq, dim})});
   std::string h = b.node("Add", {x, dense(ctx, dim, dim)});
   std::string f1 = dense(layer_norm(h), dim, ffn);
-  std::string erf = b.node("Erf", {b.node("Div", {f1, b.float_constant("sqrt2", std::sqrt(2.0f))})});
+  std::string erf =
+      b.node("Erf", {b.node("Div", {f1, b.float_constant("sqrt2", std::sqrt(2.0f))})});
   std::string gelu = b.node("Mul", {b.node("Mul", {f1, b.float_constant("half", 0.5f)}),
                                     b.node("Add", {erf, b.float_constant("one", 1.0f)})});
   b.node("Add", {h, dense(gelu, ffn, dim)}, {}, 1, "y");
@@ -82,18 +88,21 @@ void lstm_classifier(const std::string& path) {
   std::string x = b.input("seq", {steps, 1, in});
   std::string lstm = b.node("LSTM",
                             {x, b.weight("W", {1, 4 * hidden, in}, -0.3f, 0.3f),
-                             b.weight("R", {1, 4 * hidden, hidden}, -0.3f, 0.3f), b.weight("B", {1, 8 * hidden}, -0.1f, 0.1f)},
+                             b.weight("R", {1, 4 * hidden, hidden}, -0.3f, 0.3f),
+                             b.weight("B", {1, 8 * hidden}, -0.1f, 0.1f)},
                             {B::i("hidden_size", hidden)}, 3);
   std::string last = b.node("Squeeze", {lstm + "_1", b.int64_constant("axes", {0})});
-  b.node("Gemm", {last, b.weight("fc_w", {10, hidden}), b.weight("fc_b", {10})}, {B::i("transB", 1)}, 1, "logits");
+  b.node("Gemm", {last, b.weight("fc_w", {10, hidden}), b.weight("fc_b", {10})},
+         {B::i("transB", 1)}, 1, "logits");
   b.output("logits", {1, 10});
   b.save(path);
 }
 
 // Conv+BN with LeCun-uniform weights, so that activations stay finite through 50 layers.
-std::string scaled_conv_bn(B& b, const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride,
-                           const std::string& activation) {
-  return b.conv_bn(x, in_c, out_c, k, stride, 1, activation, std::sqrt(3.0f / static_cast<float>(in_c * k * k)));
+std::string scaled_conv_bn(B& b, const std::string& x, int64_t in_c, int64_t out_c, int64_t k,
+                           int64_t stride, const std::string& activation) {
+  return b.conv_bn(x, in_c, out_c, k, stride, 1, activation,
+                   std::sqrt(3.0f / static_cast<float>(in_c * k * k)));
 }
 
 }  // namespace
@@ -101,12 +110,15 @@ std::string scaled_conv_bn(B& b, const std::string& x, int64_t in_c, int64_t out
 void resnet50(const std::string& path) {
   B b("resnet50", 17, 5);
   std::string h = scaled_conv_bn(b, b.input("data", {1, 3, 224, 224}), 3, 64, 7, 2, "Relu");
-  h = b.node("MaxPool", {h}, {B::ints("kernel_shape", {3, 3}), B::ints("strides", {2, 2}), B::ints("pads", {1, 1, 1, 1})});
+  h = b.node(
+      "MaxPool", {h},
+      {B::ints("kernel_shape", {3, 3}), B::ints("strides", {2, 2}), B::ints("pads", {1, 1, 1, 1})});
   struct Stage {
     int64_t mid, out, blocks, stride;
   };
   int64_t in_c = 64;
-  for (Stage s : {Stage{64, 256, 3, 1}, Stage{128, 512, 4, 2}, Stage{256, 1024, 6, 2}, Stage{512, 2048, 3, 2}}) {
+  for (Stage s : {Stage{64, 256, 3, 1}, Stage{128, 512, 4, 2}, Stage{256, 1024, 6, 2},
+                  Stage{512, 2048, 3, 2}}) {
     for (int64_t block = 0; block < s.blocks; ++block) {
       int64_t stride = block == 0 ? s.stride : 1;
       std::string a = scaled_conv_bn(b, h, in_c, s.mid, 1, 1, "Relu");
@@ -118,7 +130,8 @@ void resnet50(const std::string& path) {
     }
   }
   h = b.node("Flatten", {b.node("GlobalAveragePool", {h})}, {B::i("axis", 1)});
-  h = b.node("Gemm", {h, b.weight("fc_w", {1000, 2048}, -0.04f, 0.04f), b.weight("fc_b", {1000})}, {B::i("transB", 1)});
+  h = b.node("Gemm", {h, b.weight("fc_w", {1000, 2048}, -0.04f, 0.04f), b.weight("fc_b", {1000})},
+             {B::i("transB", 1)});
   b.node("Softmax", {h}, {B::i("axis", 1)}, 1, "prob");
   b.output("prob", {1, 1000});
   b.save(path);

@@ -16,13 +16,17 @@ int main() {
   }
   std::sort(ops.begin(), ops.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
   int compiled = 0;
-  std::cout << "| op | pattern | since opset | reference | compiles (te lowering) |\n|---|---|---|---|---|\n";
+  std::cout << "| op | pattern | since opset | reference | compiles (te lowering) "
+               "|\n|---|---|---|---|---|\n";
   for (const auto* op : ops) {
-    bool ref = reference::find_eval(op->name) != nullptr, te = topi::find_compute(op->name) != nullptr;
+    bool ref = reference::find_eval(op->name) != nullptr,
+         te = topi::find_compute(op->name) != nullptr;
     compiled += te;
-    std::cout << "| " << op->name << " | " << graph::op_pattern_name(op->pattern) << " | " << op->since_opset << " | "
-              << (ref ? "yes" : "no") << " | " << (te ? "yes" : "no") << " |\n";
+    std::cout << "| " << op->name << " | " << graph::op_pattern_name(op->pattern) << " | "
+              << op->since_opset << " | " << (ref ? "yes" : "no") << " | " << (te ? "yes" : "no")
+              << " |\n";
   }
-  std::cout << "\n" << ops.size() << " operators in the op table; " << compiled << " compile through te.\n";
+  std::cout << "\n"
+            << ops.size() << " operators in the op table; " << compiled << " compile through te.\n";
   return 0;
 }

@@ -15,7 +15,9 @@ ZooBuilder::ZooBuilder(const std::string& name, int opset, uint32_t seed) : rng_
   graph_->set_name(name);
 }
 
-std::string ZooBuilder::fresh(const std::string& base) { return base + "_" + std::to_string(counter_++); }
+std::string ZooBuilder::fresh(const std::string& base) {
+  return base + "_" + std::to_string(counter_++);
+}
 
 std::string ZooBuilder::input(const std::string& name, const std::vector<int64_t>& shape) {
   auto* in = graph_->add_input();
@@ -34,7 +36,8 @@ void ZooBuilder::output(const std::string& name, const std::vector<int64_t>& sha
   for (int64_t d : shape) t->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
-std::string ZooBuilder::weight(const std::string& name, const std::vector<int64_t>& shape, float lo, float hi) {
+std::string ZooBuilder::weight(const std::string& name, const std::vector<int64_t>& shape, float lo,
+                               float hi) {
   auto* t = graph_->add_initializer();
   std::string n = fresh(name);
   t->set_name(n);
@@ -49,7 +52,8 @@ std::string ZooBuilder::weight(const std::string& name, const std::vector<int64_
   return n;
 }
 
-std::string ZooBuilder::int64_constant(const std::string& name, const std::vector<int64_t>& values) {
+std::string ZooBuilder::int64_constant(const std::string& name,
+                                       const std::vector<int64_t>& values) {
   auto* t = graph_->add_initializer();
   std::string n = fresh(name);
   t->set_name(n);
@@ -68,8 +72,9 @@ std::string ZooBuilder::float_constant(const std::string& name, float value) {
   return n;
 }
 
-std::string ZooBuilder::node(const std::string& op, const std::vector<std::string>& inputs, const std::vector<Attr>& attrs,
-                             int num_outputs, const std::string& name) {
+std::string ZooBuilder::node(const std::string& op, const std::vector<std::string>& inputs,
+                             const std::vector<Attr>& attrs, int num_outputs,
+                             const std::string& name) {
   auto* n = graph_->add_node();
   std::string nn = name.empty() ? fresh(op) : name;
   n->set_op_type(op);
@@ -93,18 +98,21 @@ std::string ZooBuilder::node(const std::string& op, const std::vector<std::strin
   return nn;
 }
 
-std::string ZooBuilder::conv_bn(const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride,
-                                int64_t group, const std::string& activation, float weight_range) {
+std::string ZooBuilder::conv_bn(const std::string& x, int64_t in_c, int64_t out_c, int64_t k,
+                                int64_t stride, int64_t group, const std::string& activation,
+                                float weight_range) {
   std::string w = weight("w", {out_c, in_c / group, k, k}, -weight_range, weight_range);
   int64_t pad = k / 2;
   std::string y = node("Conv", {x, w},
                        {ints("kernel_shape", {k, k}), ints("strides", {stride, stride}),
                         ints("pads", {pad, pad, pad, pad}), i("group", group)});
-  y = node("BatchNormalization", {y, weight("gamma", {out_c}, 0.5f, 1.5f), weight("beta", {out_c}),
-                                  weight("mean", {out_c}), weight("var", {out_c}, 0.5f, 1.5f)},
+  y = node("BatchNormalization",
+           {y, weight("gamma", {out_c}, 0.5f, 1.5f), weight("beta", {out_c}),
+            weight("mean", {out_c}), weight("var", {out_c}, 0.5f, 1.5f)},
            {f("epsilon", 1e-5f)});
   if (activation == "Relu") return node("Relu", {y});
-  if (activation == "Relu6") return node("Clip", {y, float_constant("zero", 0.0f), float_constant("six", 6.0f)});
+  if (activation == "Relu6")
+    return node("Clip", {y, float_constant("zero", 0.0f), float_constant("six", 6.0f)});
   return y;
 }
 

@@ -7,8 +7,8 @@
 
 namespace tessel::topi {
 
-std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b,
-                                      const std::string& name) {
+std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a,
+                                      const std::vector<PrimExpr>& b, const std::string& name) {
   size_t rank = std::max(a.size(), b.size());
   std::vector<PrimExpr> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -16,10 +16,12 @@ std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a, const std:
     PrimExpr y = i < rank - b.size() ? PrimExpr(1) : b[i - (rank - b.size())];
     if (is_one(x)) {
       out[i] = y;
-    } else if (is_one(y) || x.same_as(y) || (as_const_int(x) && as_const_int(y) && *as_const_int(x) == *as_const_int(y))) {
+    } else if (is_one(y) || x.same_as(y) ||
+               (as_const_int(x) && as_const_int(y) && *as_const_int(x) == *as_const_int(y))) {
       out[i] = x;
     } else {
-      throw Error(fmt::format("{}: dims {} and {} do not broadcast", name, to_string(x), to_string(y)));
+      throw Error(
+          fmt::format("{}: dims {} and {} do not broadcast", name, to_string(x), to_string(y)));
     }
   }
   return out;
@@ -34,17 +36,22 @@ std::vector<PrimExpr> broadcast_index(const te::Tensor& t, const std::vector<Var
   return idx;
 }
 
-te::Tensor unary(const te::Tensor& x, const std::function<PrimExpr(PrimExpr)>& f, const std::string& name) {
-  return te::compute(x.shape(), [&](const std::vector<Var>& i) {
-    return f(x(std::vector<PrimExpr>(i.begin(), i.end())));
-  }, name);
+te::Tensor unary(const te::Tensor& x, const std::function<PrimExpr(PrimExpr)>& f,
+                 const std::string& name) {
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) { return f(x(std::vector<PrimExpr>(i.begin(), i.end()))); },
+      name);
 }
 
-te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::function<PrimExpr(PrimExpr, PrimExpr)>& f,
-                  const std::string& name) {
-  return te::compute(broadcast_shape(a.shape(), b.shape(), name), [&](const std::vector<Var>& i) {
-    return f(a(broadcast_index(a, i)), b(broadcast_index(b, i)));
-  }, name);
+te::Tensor binary(const te::Tensor& a, const te::Tensor& b,
+                  const std::function<PrimExpr(PrimExpr, PrimExpr)>& f, const std::string& name) {
+  return te::compute(
+      broadcast_shape(a.shape(), b.shape(), name),
+      [&](const std::vector<Var>& i) {
+        return f(a(broadcast_index(a, i)), b(broadcast_index(b, i)));
+      },
+      name);
 }
 
 void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes) {
@@ -57,7 +64,8 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
     if (!v) break;
   }
   if (total >= 0 && total < vector_lanes) return;  // too small to vectorize
-  constexpr int64_t kParallelMinElements = 1 << 14;  // below this a thread-pool launch costs more than it saves
+  constexpr int64_t kParallelMinElements =
+      1 << 14;  // below this a thread-pool launch costs more than it saves
   bool parallel = total < 0 || total >= kParallelMinElements;
   // Rows that are not a whole number of vectors (a padded conv input, 34 wide) are vectorized
   // along the last axis, with a scalar tail: vectorizing the fused axis would take each row's

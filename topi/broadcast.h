@@ -12,14 +12,15 @@
 namespace tessel::topi {
 
 // numpy broadcasting of two shapes with constant or identical dims; Error naming `name` otherwise.
-std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b,
-                                      const std::string& name);
+std::vector<PrimExpr> broadcast_shape(const std::vector<PrimExpr>& a,
+                                      const std::vector<PrimExpr>& b, const std::string& name);
 // The indices into `t` for output indices `out` of a broadcast result (size-1 dims read index 0).
 std::vector<PrimExpr> broadcast_index(const te::Tensor& t, const std::vector<Var>& out);
 
-te::Tensor unary(const te::Tensor& x, const std::function<PrimExpr(PrimExpr)>& f, const std::string& name);
-te::Tensor binary(const te::Tensor& a, const te::Tensor& b, const std::function<PrimExpr(PrimExpr, PrimExpr)>& f,
-                  const std::string& name);
+te::Tensor unary(const te::Tensor& x, const std::function<PrimExpr(PrimExpr)>& f,
+                 const std::string& name);
+te::Tensor binary(const te::Tensor& a, const te::Tensor& b,
+                  const std::function<PrimExpr(PrimExpr, PrimExpr)>& f, const std::string& name);
 
 // Default CPU schedule for an injective stage: all axes fused, split by `vector_lanes` and
 // vectorized, the outer part parallel (when the tensor is big enough to pay for a launch).

@@ -28,24 +28,28 @@ Outputs einsum(const Graph& g, const Node& node, const Inputs& in, const std::st
     for (int l : labels) {
       if (is_output[l] || summed[l]) continue;
       summed[l] = true;
-      axes.push_back(te::reduce_axis(0, static_cast<int>(spec.label_dims[l]), fmt::format("k{}", l)));
+      axes.push_back(
+          te::reduce_axis(0, static_cast<int>(spec.label_dims[l]), fmt::format("k{}", l)));
       axis_label.push_back(l);
     }
   }
-  return {te::compute(output_shape(g, node, 0), [&](const std::vector<Var>& o) {
-    std::vector<PrimExpr> label_var(spec.label_dims.size());
-    for (size_t d = 0; d < o.size(); ++d) label_var[spec.output_labels[d]] = o[d];
-    for (size_t k = 0; k < axes.size(); ++k) label_var[axis_label[k]] = axes[k];
-    PrimExpr term;
-    for (size_t i = 0; i < in.size(); ++i) {
-      std::vector<PrimExpr> idx;
-      for (size_t d = 0; d < shapes[i].size(); ++d) {
-        idx.push_back(shapes[i][d] == 1 ? PrimExpr(0) : label_var[spec.operand_labels[i][d]]);
-      }
-      term = term.defined() ? term * in[i](idx) : in[i](idx);
-    }
-    return axes.empty() ? term : te::sum(term, axes);
-  }, name)};
+  return {te::compute(
+      output_shape(g, node, 0),
+      [&](const std::vector<Var>& o) {
+        std::vector<PrimExpr> label_var(spec.label_dims.size());
+        for (size_t d = 0; d < o.size(); ++d) label_var[spec.output_labels[d]] = o[d];
+        for (size_t k = 0; k < axes.size(); ++k) label_var[axis_label[k]] = axes[k];
+        PrimExpr term;
+        for (size_t i = 0; i < in.size(); ++i) {
+          std::vector<PrimExpr> idx;
+          for (size_t d = 0; d < shapes[i].size(); ++d) {
+            idx.push_back(shapes[i][d] == 1 ? PrimExpr(0) : label_var[spec.operand_labels[i][d]]);
+          }
+          term = term.defined() ? term * in[i](idx) : in[i](idx);
+        }
+        return axes.empty() ? term : te::sum(term, axes);
+      },
+      name)};
 }
 
 }  // namespace

@@ -17,25 +17,31 @@ using graph::Graph;
 using graph::Node;
 
 OpCompute unary_op(std::string op, std::function<PrimExpr(const Node&, PrimExpr)> f) {
-  return {op, [f](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
-            return std::vector<te::Tensor>{unary(in[0], [&](PrimExpr x) { return f(node, x); }, name)};
-          }};
+  return {
+      op, [f](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
+              const std::string& name) {
+        return std::vector<te::Tensor>{unary(in[0], [&](PrimExpr x) { return f(node, x); }, name)};
+      }};
 }
 
 OpCompute binary_op(std::string op, std::function<PrimExpr(PrimExpr, PrimExpr)> f) {
-  return {op, [f](const Graph&, const Node&, const std::vector<te::Tensor>& in, const std::string& name) {
+  return {op, [f](const Graph&, const Node&, const std::vector<te::Tensor>& in,
+                  const std::string& name) {
             return std::vector<te::Tensor>{binary(in[0], in[1], f, name)};
           }};
 }
 
 // Sum/Min/Max/Mean over any number of broadcast inputs.
 OpCompute variadic_op(std::string op, std::function<PrimExpr(PrimExpr, PrimExpr)> f, bool mean) {
-  return {op, [f, mean](const Graph&, const Node&, const std::vector<te::Tensor>& in, const std::string& name) {
+  return {op, [f, mean](const Graph&, const Node&, const std::vector<te::Tensor>& in,
+                        const std::string& name) {
             te::Tensor acc = in[0];
-            for (size_t i = 1; i < in.size(); ++i) acc = binary(acc, in[i], f, fmt::format("{}_{}", name, i));
+            for (size_t i = 1; i < in.size(); ++i)
+              acc = binary(acc, in[i], f, fmt::format("{}_{}", name, i));
             if (mean || in.size() == 1) {
               double n = static_cast<double>(in.size());
-              acc = unary(acc, [&](PrimExpr x) { return mean ? x / make_const(x.dtype(), n) : x; }, name);
+              acc = unary(
+                  acc, [&](PrimExpr x) { return mean ? x / make_const(x.dtype(), n) : x; }, name);
             }
             return std::vector<te::Tensor>{acc};
           }};
@@ -51,7 +57,8 @@ PrimExpr via_f64(const PrimExpr& x, const std::function<PrimExpr(PrimExpr)>& f) 
 }
 
 // atan for float64 (te has no intrinsic): reduce to |u| <= tan(pi/8) with atan(x) = pi/2 -
-// atan(1/x) and atan(t) = pi/4 + atan((t-1)/(t+1)), then 15 terms of the odd series (error < 1e-12).
+// atan(1/x) and atan(t) = pi/4 + atan((t-1)/(t+1)), then 15 terms of the odd series (error <
+// 1e-12).
 PrimExpr atan_f64(const PrimExpr& x) {
   constexpr double kPi = 3.14159265358979323846;
   PrimExpr ax = abs(x);
@@ -73,59 +80,79 @@ PrimExpr safe_divisor(const PrimExpr& b) {
 }
 
 OpCompute mod_op() {
-  return {"Mod", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  return {"Mod", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
+                    const std::string& name) {
             bool fmod = node.attr_int("fmod", 0) != 0;
             if (in[0].dtype().is_float() && !fmod) {
               throw graph::ops::node_error(node, "fmod must be 1 for floating-point inputs");
             }
-            return std::vector<te::Tensor>{binary(in[0], in[1], [fmod](PrimExpr a, PrimExpr b) {
-              if (a.dtype().is_float()) {
-                return cast(a.dtype(), [](PrimExpr x, PrimExpr y) { return x - trunc(x / y) * y; }(
-                                           cast(DataType::f64(), a), cast(DataType::f64(), b)));
-              }
-              b = safe_divisor(b);
-              // fmod = 1 takes the dividend's sign (C's %); fmod = 0 the divisor's (Python's %).
-              return fmod ? a - trunc_div(a, b) * b : floormod(a, b);
-            }, name)};
+            return std::vector<te::Tensor>{binary(
+                in[0], in[1],
+                [fmod](PrimExpr a, PrimExpr b) {
+                  if (a.dtype().is_float()) {
+                    return cast(a.dtype(), [](PrimExpr x, PrimExpr y) {
+                      return x - trunc(x / y) * y;
+                    }(cast(DataType::f64(), a), cast(DataType::f64(), b)));
+                  }
+                  b = safe_divisor(b);
+                  // fmod = 1 takes the dividend's sign (C's %); fmod = 0 the divisor's (Python's
+                  // %).
+                  return fmod ? a - trunc_div(a, b) * b : floormod(a, b);
+                },
+                name)};
           }};
 }
 
 // Shifts as multiply/divide by 2^y in uint64, so every integer width wraps like the reference's
 // 64-bit shift; y outside [0, 64) gives 0.
 OpCompute bit_shift_op() {
-  return {"BitShift", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  return {"BitShift", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
+                         const std::string& name) {
             std::string direction = node.attr_string("direction", "");
             if (direction != "LEFT" && direction != "RIGHT") {
               throw graph::ops::node_error(node, "direction must be LEFT or RIGHT");
             }
             bool left = direction == "LEFT";
-            return std::vector<te::Tensor>{binary(in[0], in[1], [left](PrimExpr x, PrimExpr y) {
-              const DataType u64 = DataType::u64();
-              PrimExpr y64 = cast(DataType::i64(), y);
-              PrimExpr in_range = y64 >= make_zero(y64.dtype()) && y64 < make_const(y64.dtype(), 64);
-              PrimExpr shift = min(max(y64, make_zero(y64.dtype())), make_const(y64.dtype(), 63));
-              PrimExpr scale = cast(u64, exp2(cast(DataType::f64(), shift)));
-              PrimExpr r = left ? cast(u64, x) * scale : floordiv(cast(u64, x), scale);
-              return select(in_range, cast(x.dtype(), r), make_zero(x.dtype()));
-            }, name)};
+            return std::vector<te::Tensor>{binary(
+                in[0], in[1],
+                [left](PrimExpr x, PrimExpr y) {
+                  const DataType u64 = DataType::u64();
+                  PrimExpr y64 = cast(DataType::i64(), y);
+                  PrimExpr in_range =
+                      y64 >= make_zero(y64.dtype()) && y64 < make_const(y64.dtype(), 64);
+                  PrimExpr shift =
+                      min(max(y64, make_zero(y64.dtype())), make_const(y64.dtype(), 63));
+                  PrimExpr scale = cast(u64, exp2(cast(DataType::f64(), shift)));
+                  PrimExpr r = left ? cast(u64, x) * scale : floordiv(cast(u64, x), scale);
+                  return select(in_range, cast(x.dtype(), r), make_zero(x.dtype()));
+                },
+                name)};
           }};
 }
 
 OpCompute where_op() {
-  return {"Where", [](const Graph&, const Node&, const std::vector<te::Tensor>& in, const std::string& name) {
-            auto shape = broadcast_shape(broadcast_shape(in[0].shape(), in[1].shape(), name), in[2].shape(), name);
-            return std::vector<te::Tensor>{te::compute(shape, [&](const std::vector<Var>& i) {
-              return select(in[0](broadcast_index(in[0], i)), in[1](broadcast_index(in[1], i)),
-                            in[2](broadcast_index(in[2], i)));
-            }, name)};
+  return {"Where", [](const Graph&, const Node&, const std::vector<te::Tensor>& in,
+                      const std::string& name) {
+            auto shape = broadcast_shape(broadcast_shape(in[0].shape(), in[1].shape(), name),
+                                         in[2].shape(), name);
+            return std::vector<te::Tensor>{te::compute(
+                shape,
+                [&](const std::vector<Var>& i) {
+                  return select(in[0](broadcast_index(in[0], i)), in[1](broadcast_index(in[1], i)),
+                                in[2](broadcast_index(in[2], i)));
+                },
+                name)};
           }};
 }
 
 // Cast (to the `to` attribute's type) and CastLike (to input 1's type). Casting to bool tests != 0.
 OpCompute cast_op(std::string op) {
-  return {op, [op](const Graph&, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
-            DataType to = op == "Cast" ? graph::ops::onnx_dtype(node.attr_int("to", 0), node) : in[1].dtype();
-            return std::vector<te::Tensor>{unary(in[0], [to](PrimExpr x) { return cast(to, x); }, name)};
+  return {op, [op](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
+                   const std::string& name) {
+            DataType to =
+                op == "Cast" ? graph::ops::onnx_dtype(node.attr_int("to", 0), node) : in[1].dtype();
+            return std::vector<te::Tensor>{
+                unary(in[0], [to](PrimExpr x) { return cast(to, x); }, name)};
           }};
 }
 
@@ -143,16 +170,19 @@ std::vector<OpCompute> elementwise_computes() {
       binary_op("Add", [](PrimExpr a, PrimExpr b) { return a + b; }),
       binary_op("Sub", [](PrimExpr a, PrimExpr b) { return a - b; }),
       binary_op("Mul", [](PrimExpr a, PrimExpr b) { return a * b; }),
-      binary_op("Div", [](PrimExpr a, PrimExpr b) {
-        // ONNX integer division truncates toward zero.
-        return a.dtype().is_float() ? a / b : trunc_div(a, safe_divisor(b));
-      }),
-      binary_op("Pow", [](PrimExpr a, PrimExpr b) {
-        if (a.dtype().is_float()) return pow(a, cast(a.dtype(), b));
-        // Integer bases: float64 pow is exact for results below 2^53; the result keeps the base's type.
-        DataType f64 = DataType::f64().with_lanes(a.dtype().lanes());
-        return cast(a.dtype(), pow(cast(f64, a), cast(f64, b)));
-      }),
+      binary_op("Div",
+                [](PrimExpr a, PrimExpr b) {
+                  // ONNX integer division truncates toward zero.
+                  return a.dtype().is_float() ? a / b : trunc_div(a, safe_divisor(b));
+                }),
+      binary_op("Pow",
+                [](PrimExpr a, PrimExpr b) {
+                  if (a.dtype().is_float()) return pow(a, cast(a.dtype(), b));
+                  // Integer bases: float64 pow is exact for results below 2^53; the result keeps
+                  // the base's type.
+                  DataType f64 = DataType::f64().with_lanes(a.dtype().lanes());
+                  return cast(a.dtype(), pow(cast(f64, a), cast(f64, b)));
+                }),
       binary_op("PRelu", [](PrimExpr x, PrimExpr s) { return select(x < c(x, 0), x * s, x); }),
       unary_op("Relu", [](const Node&, PrimExpr x) { return max(x, c(x, 0)); }),
       unary_op("Neg", [](const Node&, PrimExpr x) { return -x; }),
@@ -169,77 +199,106 @@ std::vector<OpCompute> elementwise_computes() {
       unary_op("Round", [](const Node&, PrimExpr x) { return round(x); }),
       unary_op("Sin", [](const Node&, PrimExpr x) { return sin(x); }),
       unary_op("Cos", [](const Node&, PrimExpr x) { return cos(x); }),
-      unary_op("Sign", [](const Node&, PrimExpr x) {
-        return select(x > c(x, 0), c(x, 1), select(x < c(x, 0), c(x, -1), c(x, 0)));
-      }),
+      unary_op("Sign",
+               [](const Node&, PrimExpr x) {
+                 return select(x > c(x, 0), c(x, 1), select(x < c(x, 0), c(x, -1), c(x, 0)));
+               }),
       unary_op("Identity", [](const Node&, PrimExpr x) { return x; }),
-      unary_op("LeakyRelu", [](const Node& n, PrimExpr x) {
-        return select(x < c(x, 0), x * c(x, n.attr_float("alpha", 0.01)), x);
-      }),
-      unary_op("Elu", [](const Node& n, PrimExpr x) {
-        return select(x < c(x, 0), c(x, n.attr_float("alpha", 1.0)) * (exp(x) - c(x, 1)), x);
-      }),
-      unary_op("Selu", [](const Node& n, PrimExpr x) {
-        PrimExpr alpha = c(x, n.attr_float("alpha", 1.67326319217681884765625));
-        PrimExpr gamma = c(x, n.attr_float("gamma", 1.05070102214813232421875));
-        return select(x > c(x, 0), gamma * x, gamma * (alpha * exp(x) - alpha));
-      }),
-      unary_op("HardSigmoid", [](const Node& n, PrimExpr x) {
-        PrimExpr y = c(x, n.attr_float("alpha", 0.2)) * x + c(x, n.attr_float("beta", 0.5));
-        return max(c(x, 0), min(c(x, 1), y));
-      }),
-      unary_op("HardSwish", [](const Node&, PrimExpr x) {
-        return x * max(c(x, 0), min(c(x, 1), x * c(x, 1.0 / 6) + c(x, 0.5)));
-      }),
+      unary_op("LeakyRelu",
+               [](const Node& n, PrimExpr x) {
+                 return select(x < c(x, 0), x * c(x, n.attr_float("alpha", 0.01)), x);
+               }),
+      unary_op("Elu",
+               [](const Node& n, PrimExpr x) {
+                 return select(x < c(x, 0), c(x, n.attr_float("alpha", 1.0)) * (exp(x) - c(x, 1)),
+                               x);
+               }),
+      unary_op("Selu",
+               [](const Node& n, PrimExpr x) {
+                 PrimExpr alpha = c(x, n.attr_float("alpha", 1.67326319217681884765625));
+                 PrimExpr gamma = c(x, n.attr_float("gamma", 1.05070102214813232421875));
+                 return select(x > c(x, 0), gamma * x, gamma * (alpha * exp(x) - alpha));
+               }),
+      unary_op("HardSigmoid",
+               [](const Node& n, PrimExpr x) {
+                 PrimExpr y =
+                     c(x, n.attr_float("alpha", 0.2)) * x + c(x, n.attr_float("beta", 0.5));
+                 return max(c(x, 0), min(c(x, 1), y));
+               }),
+      unary_op("HardSwish",
+               [](const Node&, PrimExpr x) {
+                 return x * max(c(x, 0), min(c(x, 1), x * c(x, 1.0 / 6) + c(x, 0.5)));
+               }),
       unary_op("Softplus", [](const Node&, PrimExpr x) { return log(exp(x) + c(x, 1)); }),
       unary_op("Softsign", [](const Node&, PrimExpr x) { return x / (abs(x) + c(x, 1)); }),
-      unary_op("Tan", [](const Node&, PrimExpr x) { return via_f64(x, [](PrimExpr v) { return sin(v) / cos(v); }); }),
+      unary_op("Tan",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) { return sin(v) / cos(v); });
+               }),
       unary_op("Atan", [](const Node&, PrimExpr x) { return via_f64(x, atan_f64); }),
-      unary_op("Asin", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) { return atan_f64(v / sqrt(c(v, 1) - v * v)); });
-      }),
-      unary_op("Acos", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) { return c(v, 2) * atan_f64(sqrt((c(v, 1) - v) / (c(v, 1) + v))); });
-      }),
-      unary_op("Sinh", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) { return (exp(v) - exp(-v)) * c(v, 0.5); });
-      }),
-      unary_op("Cosh", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) { return (exp(v) + exp(-v)) * c(v, 0.5); });
-      }),
-      unary_op("Asinh", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) {
-          PrimExpr r = log(abs(v) + sqrt(v * v + c(v, 1)));  // odd: no cancellation for v < 0
-          return select(v < c(v, 0), -r, r);
-        });
-      }),
-      unary_op("Acosh", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) { return log(v + sqrt(v * v - c(v, 1))); });
-      }),
-      unary_op("Atanh", [](const Node&, PrimExpr x) {
-        return via_f64(x, [](PrimExpr v) { return c(v, 0.5) * log((c(v, 1) + v) / (c(v, 1) - v)); });
-      }),
-      unary_op("Celu", [](const Node& n, PrimExpr x) {
-        PrimExpr alpha = c(x, n.attr_float("alpha", 1.0));
-        return max(x, c(x, 0)) + min(c(x, 0), alpha * (exp(x / alpha) - c(x, 1)));
-      }),
-      unary_op("ThresholdedRelu", [](const Node& n, PrimExpr x) {
-        return select(x > c(x, n.attr_float("alpha", 1.0)), x, c(x, 0));
-      }),
-      unary_op("Shrink", [](const Node& n, PrimExpr x) {
-        double bias = n.attr_float("bias", 0.0), lambd = n.attr_float("lambd", 0.5);
-        // Integers compare against the float lambd exactly, in float64.
-        return via_f64(x, [=](PrimExpr v) {
-          return select(v < c(v, -lambd), v + c(v, bias), select(v > c(v, lambd), v - c(v, bias), c(v, 0)));
-        });
-      }),
+      unary_op("Asin",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) { return atan_f64(v / sqrt(c(v, 1) - v * v)); });
+               }),
+      unary_op("Acos",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) {
+                   return c(v, 2) * atan_f64(sqrt((c(v, 1) - v) / (c(v, 1) + v)));
+                 });
+               }),
+      unary_op("Sinh",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) { return (exp(v) - exp(-v)) * c(v, 0.5); });
+               }),
+      unary_op("Cosh",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) { return (exp(v) + exp(-v)) * c(v, 0.5); });
+               }),
+      unary_op("Asinh",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) {
+                   PrimExpr r =
+                       log(abs(v) + sqrt(v * v + c(v, 1)));  // odd: no cancellation for v < 0
+                   return select(v < c(v, 0), -r, r);
+                 });
+               }),
+      unary_op("Acosh",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(x, [](PrimExpr v) { return log(v + sqrt(v * v - c(v, 1))); });
+               }),
+      unary_op("Atanh",
+               [](const Node&, PrimExpr x) {
+                 return via_f64(
+                     x, [](PrimExpr v) { return c(v, 0.5) * log((c(v, 1) + v) / (c(v, 1) - v)); });
+               }),
+      unary_op("Celu",
+               [](const Node& n, PrimExpr x) {
+                 PrimExpr alpha = c(x, n.attr_float("alpha", 1.0));
+                 return max(x, c(x, 0)) + min(c(x, 0), alpha * (exp(x / alpha) - c(x, 1)));
+               }),
+      unary_op("ThresholdedRelu",
+               [](const Node& n, PrimExpr x) {
+                 return select(x > c(x, n.attr_float("alpha", 1.0)), x, c(x, 0));
+               }),
+      unary_op("Shrink",
+               [](const Node& n, PrimExpr x) {
+                 double bias = n.attr_float("bias", 0.0), lambd = n.attr_float("lambd", 0.5);
+                 // Integers compare against the float lambd exactly, in float64.
+                 return via_f64(x, [=](PrimExpr v) {
+                   return select(v < c(v, -lambd), v + c(v, bias),
+                                 select(v > c(v, lambd), v - c(v, bias), c(v, 0)));
+                 });
+               }),
       unary_op("Not", [](const Node&, PrimExpr x) { return !x; }),
       unary_op("IsNaN", [](const Node&, PrimExpr x) { return isnan(x); }),
-      unary_op("IsInf", [](const Node& n, PrimExpr x) {
-        bool pos = n.attr_int("detect_positive", 1) != 0, neg = n.attr_int("detect_negative", 1) != 0;
-        PrimExpr no = make_const(DataType::boolean(), 0);
-        return (pos ? x == max_value(x.dtype()) : no) || (neg ? x == min_value(x.dtype()) : no);
-      }),
+      unary_op("IsInf",
+               [](const Node& n, PrimExpr x) {
+                 bool pos = n.attr_int("detect_positive", 1) != 0,
+                      neg = n.attr_int("detect_negative", 1) != 0;
+                 PrimExpr no = make_const(DataType::boolean(), 0);
+                 return (pos ? x == max_value(x.dtype()) : no) ||
+                        (neg ? x == min_value(x.dtype()) : no);
+               }),
       binary_op("Equal", [](PrimExpr a, PrimExpr b) { return a == b; }),
       binary_op("Less", [](PrimExpr a, PrimExpr b) { return a < b; }),
       binary_op("Greater", [](PrimExpr a, PrimExpr b) { return a > b; }),
@@ -253,18 +312,27 @@ std::vector<OpCompute> elementwise_computes() {
       where_op(),
       cast_op("Cast"),
       cast_op("CastLike"),
-      variadic_op("Sum", [](PrimExpr a, PrimExpr b) { return a + b; }, false),
-      variadic_op("Mean", [](PrimExpr a, PrimExpr b) { return a + b; }, true),
-      variadic_op("Max", [](PrimExpr a, PrimExpr b) { return max(a, b); }, false),
-      variadic_op("Min", [](PrimExpr a, PrimExpr b) { return min(a, b); }, false),
+      variadic_op(
+          "Sum", [](PrimExpr a, PrimExpr b) { return a + b; }, false),
+      variadic_op(
+          "Mean", [](PrimExpr a, PrimExpr b) { return a + b; }, true),
+      variadic_op(
+          "Max", [](PrimExpr a, PrimExpr b) { return max(a, b); }, false),
+      variadic_op(
+          "Min", [](PrimExpr a, PrimExpr b) { return min(a, b); }, false),
   };
-  ops.push_back({"Clip", [](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
-                   double lo = clip_bound(g, node, 1, "min", -INFINITY), hi = clip_bound(g, node, 2, "max", INFINITY);
-                   return std::vector<te::Tensor>{unary(in[0], [&](PrimExpr x) {
-                     if (std::isfinite(lo)) x = max(x, c(x, lo));
-                     if (std::isfinite(hi)) x = min(x, c(x, hi));
-                     return x;
-                   }, name)};
+  ops.push_back({"Clip", [](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                            const std::string& name) {
+                   double lo = clip_bound(g, node, 1, "min", -INFINITY),
+                          hi = clip_bound(g, node, 2, "max", INFINITY);
+                   return std::vector<te::Tensor>{unary(
+                       in[0],
+                       [&](PrimExpr x) {
+                         if (std::isfinite(lo)) x = max(x, c(x, lo));
+                         if (std::isfinite(hi)) x = min(x, c(x, hi));
+                         return x;
+                       },
+                       name)};
                  }});
   return ops;
 }

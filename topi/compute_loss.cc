@@ -54,15 +54,19 @@ struct NllTerms {
 te::Tensor sum_over_targets(const std::vector<int64_t>& target_shape,
                             const std::function<PrimExpr(const std::vector<PrimExpr>&)>& term,
                             const std::string& name) {
-  return te::compute({}, [&](const std::vector<Var>&) {
-    std::vector<IterVar> axes;
-    std::vector<PrimExpr> at;
-    for (size_t d = 0; d < target_shape.size(); ++d) {
-      axes.push_back(te::reduce_axis(0, static_cast<int>(target_shape[d]), fmt::format("r{}", d)));
-      at.push_back(axes.back());
-    }
-    return te::sum(term(at), axes);
-  }, name);
+  return te::compute(
+      {},
+      [&](const std::vector<Var>&) {
+        std::vector<IterVar> axes;
+        std::vector<PrimExpr> at;
+        for (size_t d = 0; d < target_shape.size(); ++d) {
+          axes.push_back(
+              te::reduce_axis(0, static_cast<int>(target_shape[d]), fmt::format("r{}", d)));
+          at.push_back(axes.back());
+        }
+        return te::sum(term(at), axes);
+      },
+      name);
 }
 
 // The loss output for `scores` (graph input 0 or its log-softmax) under the node's reduction.
@@ -73,7 +77,9 @@ te::Tensor nll_loss(const Graph& g, const Node& node, const te::Tensor& scores, 
   if (node.has_attr("ignore_index")) terms.ignore_index = node.attr_int("ignore_index", 0);
   std::string reduction = node.attr_string("reduction", "mean");  // validated by type inference
   if (reduction == "none") {
-    return te::compute(output_shape(g, node, 0), [&](const std::vector<Var>& o) { return terms.loss(exprs(o)); }, name);
+    return te::compute(
+        output_shape(g, node, 0), [&](const std::vector<Var>& o) { return terms.loss(exprs(o)); },
+        name);
   }
   std::vector<int64_t> target_shape = const_shape(in[1], node.describe());
   auto loss = [&](const std::vector<PrimExpr>& o) { return terms.loss(o); };
@@ -92,11 +98,13 @@ te::Tensor nll_loss(const Graph& g, const Node& node, const te::Tensor& scores, 
   return te::compute({}, [&](const std::vector<Var>&) { return loss_sum() / denominator; }, name);
 }
 
-Outputs negative_log_likelihood(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs negative_log_likelihood(const Graph& g, const Node& node, const Inputs& in,
+                                const std::string& name) {
   return {nll_loss(g, node, in[0], in, name)};
 }
 
-Outputs softmax_cross_entropy(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs softmax_cross_entropy(const Graph& g, const Node& node, const Inputs& in,
+                              const std::string& name) {
   te::Tensor log_prob = nn::softmax_over(in[0], {1}, true, name + "_log_prob");
   Outputs out{nll_loss(g, node, log_prob, in, name)};
   if (node.outputs.size() > 1) out.push_back(log_prob);

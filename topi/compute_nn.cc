@@ -17,12 +17,14 @@ std::vector<PrimExpr> idx_exprs(const std::vector<int64_t>& v) {
 
 std::vector<int64_t> static_shape(const graph::Graph& g, graph::ValueId v) {
   const graph::TensorType& t = g.value(v).type;
-  if (!t.is_static()) throw Error(fmt::format("value '{}' has a non-static shape {}", g.value(v).name, t.str()));
+  if (!t.is_static())
+    throw Error(fmt::format("value '{}' has a non-static shape {}", g.value(v).name, t.str()));
   return t.shape;
 }
 
-te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift, const std::vector<int64_t>& stride,
-                       const std::vector<int64_t>& extent, PrimExpr fill, const std::string& name) {
+te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift,
+                       const std::vector<int64_t>& stride, const std::vector<int64_t>& extent,
+                       PrimExpr fill, const std::string& name) {
   size_t rank = extent.size();
   std::vector<int64_t> in;
   bool identity = true;
@@ -33,19 +35,22 @@ te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift, c
   if (identity) return x;
   std::vector<PrimExpr> shape{x.shape()[0], x.shape()[1]};
   for (int64_t e : extent) shape.push_back(idx(e));
-  return te::compute(shape, [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at{i[0], i[1]};
-    PrimExpr inside = make_const(DataType::boolean(), 1);
-    for (size_t d = 0; d < rank; ++d) {
-      PrimExpr p = i[d + 2] - idx(shift[d]);
-      PrimExpr q = stride[d] == 1 ? p : floordiv(p, idx(stride[d]));
-      inside = inside && p >= 0 && q < idx(in[d]);
-      if (stride[d] != 1) inside = inside && floormod(p, idx(stride[d])) == 0;
-      // The clamped index keeps the load in bounds where the select discards it.
-      at.push_back(min(max(q, 0), idx(in[d] - 1)));
-    }
-    return select(inside, x(at), fill);
-  }, name);
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at{i[0], i[1]};
+        PrimExpr inside = make_const(DataType::boolean(), 1);
+        for (size_t d = 0; d < rank; ++d) {
+          PrimExpr p = i[d + 2] - idx(shift[d]);
+          PrimExpr q = stride[d] == 1 ? p : floordiv(p, idx(stride[d]));
+          inside = inside && p >= 0 && q < idx(in[d]);
+          if (stride[d] != 1) inside = inside && floormod(p, idx(stride[d])) == 0;
+          // The clamped index keeps the load in bounds where the select discards it.
+          at.push_back(min(max(q, 0), idx(in[d] - 1)));
+        }
+        return select(inside, x(at), fill);
+      },
+      name);
 }
 
 std::vector<int64_t> window_extent(const graph::ops::WindowGeometry& geo) {
@@ -57,7 +62,8 @@ std::vector<int64_t> window_extent(const graph::ops::WindowGeometry& geo) {
 }
 
 std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                                   const std::vector<IterVar>& r, const graph::ops::WindowGeometry& geo) {
+                                   const std::vector<IterVar>& r,
+                                   const graph::ops::WindowGeometry& geo) {
   std::vector<PrimExpr> at{std::move(n), std::move(c)};
   for (size_t d = 0; d < out.size(); ++d) {
     at.push_back(out[d] * idx(geo.strides[d]) + PrimExpr(r[d]) * idx(geo.dilations[d]));
@@ -67,7 +73,8 @@ std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<Pri
 
 std::vector<IterVar> kernel_axes(const std::vector<int64_t>& kernel) {
   std::vector<IterVar> r;
-  for (size_t d = 0; d < kernel.size(); ++d) r.push_back(te::reduce_axis(0, idx(kernel[d]), fmt::format("rk{}", d)));
+  for (size_t d = 0; d < kernel.size(); ++d)
+    r.push_back(te::reduce_axis(0, idx(kernel[d]), fmt::format("rk{}", d)));
   return r;
 }
 

@@ -24,19 +24,22 @@ std::vector<int64_t> static_shape(const graph::Graph& g, graph::ValueId v);
 // x[N, C, spatial...] placed into a tensor of spatial extents `extent`: position q of spatial dim d
 // holds x[(q - shift[d]) / stride[d]] when that is a whole in-range index, else `fill`. Returns x
 // itself when no position falls outside it (no shift, unit stride, extents within x).
-te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift, const std::vector<int64_t>& stride,
-                       const std::vector<int64_t>& extent, PrimExpr fill, const std::string& name);
+te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift,
+                       const std::vector<int64_t>& stride, const std::vector<int64_t>& extent,
+                       PrimExpr fill, const std::string& name);
 
 // The spatial extents a window op reads: (out - 1) * stride + (kernel - 1) * dilation + 1.
 std::vector<int64_t> window_extent(const graph::ops::WindowGeometry& geo);
 
 // Indices [n, c, out[d] * stride[d] + r[d] * dilation[d]...] into a padded window input.
 std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                                   const std::vector<IterVar>& r, const graph::ops::WindowGeometry& geo);
+                                   const std::vector<IterVar>& r,
+                                   const graph::ops::WindowGeometry& geo);
 
 // Softmax (or, with log_softmax, LogSoftmax) of x over `dims`, shifted by the max so exp cannot
 // overflow: max and sum-of-exp reduce stages, then the elementwise result named `name`.
-te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool log_softmax, const std::string& name);
+te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool log_softmax,
+                        const std::string& name);
 
 // One reduce axis per kernel dim, named rk0, rk1, ...
 std::vector<IterVar> kernel_axes(const std::vector<int64_t>& kernel);
@@ -44,6 +47,7 @@ std::vector<IterVar> kernel_axes(const std::vector<int64_t>& kernel);
 std::vector<OpCompute> conv_computes();   // topi/compute_nn_conv.cc: Conv, ConvTranspose
 std::vector<OpCompute> pool_computes();   // topi/compute_nn_pool.cc: windowed and global pools
 std::vector<OpCompute> dense_computes();  // topi/compute_nn_dense.cc: Gemm, MatMul
-std::vector<OpCompute> norm_computes();   // topi/compute_nn_norm.cc: softmax family, normalizations, LRN
+std::vector<OpCompute>
+norm_computes();  // topi/compute_nn_norm.cc: softmax family, normalizations, LRN
 
 }  // namespace tessel::topi::nn

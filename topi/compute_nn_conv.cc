@@ -29,7 +29,8 @@ struct ConvShape {
 
 // The window of a padded input tensor.
 InputFn window_of(const te::Tensor& xp, const WindowGeometry& geo) {
-  return [xp, geo](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out, const std::vector<IterVar>& r) {
+  return [xp, geo](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
+                   const std::vector<IterVar>& r) {
     return xp(window_index(std::move(n), std::move(c), out, r, geo));
   };
 }
@@ -46,14 +47,18 @@ InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::
   std::vector<PrimExpr> shape(xp.shape().begin(), xp.shape().end() - 1);
   shape.push_back(idx(phases));
   shape.push_back(idx((width + s - 1) / s));
-  te::Tensor xs = te::compute(shape, [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at(i.begin(), i.end() - 2);
-    PrimExpr column = PrimExpr(i.back()) * idx(s) + i[rank - 1];
-    at.push_back(min(column, idx(width - 1)));
-    return select(column < idx(width), xp(at), make_zero(xp.dtype()));
-  }, name);
+  te::Tensor xs = te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at(i.begin(), i.end() - 2);
+        PrimExpr column = PrimExpr(i.back()) * idx(s) + i[rank - 1];
+        at.push_back(min(column, idx(width - 1)));
+        return select(column < idx(width), xp(at), make_zero(xp.dtype()));
+      },
+      name);
   WindowGeometry rows = geo;
-  return [xs, rows, s, d](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out, const std::vector<IterVar>& r) {
+  return [xs, rows, s, d](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
+                          const std::vector<IterVar>& r) {
     std::vector<PrimExpr> at = window_index(std::move(n), std::move(c), out, r, rows);
     PrimExpr offset = PrimExpr(r.back()) * idx(d);
     at.back() = floormod(offset, idx(s));
@@ -83,51 +88,69 @@ std::vector<PrimExpr> output_shape(int64_t batch, int64_t channels, const Window
 
 // y = read(i) + bias[i[1]] over `shape`, or `y` itself without a bias.
 te::Tensor add_channel_bias(const std::vector<PrimExpr>& shape, const te::Tensor& bias,
-                            const std::function<PrimExpr(const std::vector<Var>&)>& read, const std::string& name) {
-  return te::compute(shape, [&](const std::vector<Var>& i) { return bias.defined() ? read(i) + bias(i[1]) : read(i); },
-                     name);
+                            const std::function<PrimExpr(const std::vector<Var>&)>& read,
+                            const std::string& name) {
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) { return bias.defined() ? read(i) + bias(i[1]) : read(i); },
+      name);
 }
 
-// y[n, m, o...] = sum over (rc, r...) of input(n, group(m) * cg + rc, o, r) * weight(m, rc, r) (+ bias[m]).
-te::Tensor direct_conv(const InputFn& input, const ConvShape& cs, const WindowGeometry& geo, const WeightFn& weight,
-                       const te::Tensor& bias, const std::string& name) {
+// y[n, m, o...] = sum over (rc, r...) of input(n, group(m) * cg + rc, o, r) * weight(m, rc, r) (+
+// bias[m]).
+te::Tensor direct_conv(const InputFn& input, const ConvShape& cs, const WindowGeometry& geo,
+                       const WeightFn& weight, const te::Tensor& bias, const std::string& name) {
   std::vector<PrimExpr> shape = output_shape(cs.batch, cs.out_channels, geo);
   ConvAxes a = conv_axes(cs.channels_per_group, geo.kernel);
-  te::Tensor y = te::compute(shape, [&](const std::vector<Var>& i) {
-    PrimExpr m = i[1];
-    PrimExpr c = cs.groups == 1 ? PrimExpr(a.rc) : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + a.rc;
-    std::vector<PrimExpr> out(i.begin() + 2, i.end());
-    return te::sum(input(i[0], c, out, a.rk) * weight(m, a.rc, a.rk), a.all);
-  }, bias.defined() ? name + "_conv" : name);
+  te::Tensor y = te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        PrimExpr m = i[1];
+        PrimExpr c = cs.groups == 1
+                         ? PrimExpr(a.rc)
+                         : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + a.rc;
+        std::vector<PrimExpr> out(i.begin() + 2, i.end());
+        return te::sum(input(i[0], c, out, a.rk) * weight(m, a.rc, a.rk), a.all);
+      },
+      bias.defined() ? name + "_conv" : name);
   if (!bias.defined()) return y;
-  return add_channel_bias(shape, bias, [&](const std::vector<Var>& i) {
-    return y(std::vector<PrimExpr>(i.begin(), i.end()));
-  }, name);
+  return add_channel_bias(
+      shape, bias,
+      [&](const std::vector<Var>& i) { return y(std::vector<PrimExpr>(i.begin(), i.end())); },
+      name);
 }
 
-te::Tensor optional_input(const std::vector<te::Tensor>& in, size_t i) { return i < in.size() ? in[i] : te::Tensor(); }
+te::Tensor optional_input(const std::vector<te::Tensor>& in, size_t i) {
+  return i < in.size() ? in[i] : te::Tensor();
+}
 
-std::vector<int64_t> spatial(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+std::vector<int64_t> spatial(const std::vector<int64_t>& shape) {
+  return {shape.begin() + 2, shape.end()};
+}
 
 std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
                              const std::string& name) {
   std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
-  WindowGeometry geo = graph::ops::window_geometry(node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)), false);
+  WindowGeometry geo = graph::ops::window_geometry(
+      node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)), false);
   ConvShape cs{xs[0], ws[1], 0, node.attr_int("group", 1), ws[0]};
-  if (cs.groups <= 0 || cs.channels_per_group * cs.groups != xs[1] || cs.out_channels % cs.groups != 0) {
-    throw Error(fmt::format("{}: X has {} channels and W is {}x{} per group, which does not fit group {}",
-                            node.describe(), xs[1], ws[0], ws[1], cs.groups));
+  if (cs.groups <= 0 || cs.channels_per_group * cs.groups != xs[1] ||
+      cs.out_channels % cs.groups != 0) {
+    throw Error(
+        fmt::format("{}: X has {} channels and W is {}x{} per group, which does not fit group {}",
+                    node.describe(), xs[1], ws[0], ws[1], cs.groups));
   }
   cs.out_per_group = cs.out_channels / cs.groups;
   const te::Tensor& w = in[1];
-  te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1), window_extent(geo),
-                              make_zero(in[0].dtype()), name + "_pad");
+  te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
+                              window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
   auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r) {
     std::vector<PrimExpr> at{std::move(m), std::move(rc)};
     at.insert(at.end(), r.begin(), r.end());
     return w(at);
   };
-  InputFn input = geo.strides.back() > 1 ? phase_split(xp, geo, name + "_phases") : window_of(xp, geo);
+  InputFn input =
+      geo.strides.back() > 1 ? phase_split(xp, geo, name + "_phases") : window_of(xp, geo);
   return {direct_conv(input, cs, geo, weight, optional_input(in, 2), name)};
 }
 
@@ -135,45 +158,53 @@ std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector
 // output blocks yb[n, m / b, o..., m % b], b output channels in one vector that each broadcast
 // input element feeds; the epilogue unpacks them to NCHW with the bias. The input stays NCHW: read
 // one element at a time, packing it would buy nothing.
-std::vector<te::Tensor> conv_nchwc(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
-                                   const std::string& name) {
+std::vector<te::Tensor> conv_nchwc(const Graph& g, const Node& node,
+                                   const std::vector<te::Tensor>& in, const std::string& name) {
   std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
   std::vector<int64_t> kernel(ws.begin() + 2, ws.end() - 1);
-  WindowGeometry geo = graph::ops::window_geometry(node, spatial(xs), node.attr_ints("kernel_shape", kernel), false);
+  WindowGeometry geo =
+      graph::ops::window_geometry(node, spatial(xs), node.attr_ints("kernel_shape", kernel), false);
   int64_t block = ws.back();
-  te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1), window_extent(geo),
-                              make_zero(in[0].dtype()), name + "_pad");
+  te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
+                              window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
   InputFn input = window_of(xp, geo);
   const te::Tensor& w = in[1];
   ConvAxes a = conv_axes(xs[1], geo.kernel);
   std::vector<PrimExpr> blocked = output_shape(xs[0], ws[0], geo);
   blocked.push_back(idx(block));
-  te::Tensor yb = te::compute(blocked, [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> out(i.begin() + 2, i.end() - 1), at{i[1], a.rc};
-    at.insert(at.end(), a.rk.begin(), a.rk.end());
-    at.push_back(i.back());
-    return te::sum(input(i[0], a.rc, out, a.rk) * w(at), a.all);
-  }, name + "_blocks");
+  te::Tensor yb = te::compute(
+      blocked,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> out(i.begin() + 2, i.end() - 1), at{i[1], a.rc};
+        at.insert(at.end(), a.rk.begin(), a.rk.end());
+        at.push_back(i.back());
+        return te::sum(input(i[0], a.rc, out, a.rk) * w(at), a.all);
+      },
+      name + "_blocks");
   std::vector<PrimExpr> shape = output_shape(xs[0], ws[0] * block, geo);
-  return {add_channel_bias(shape, optional_input(in, 2), [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at{i[0], floordiv(i[1], idx(block))};
-    at.insert(at.end(), i.begin() + 2, i.end());
-    at.push_back(floormod(i[1], idx(block)));
-    return yb(at);
-  }, name)};
+  return {add_channel_bias(
+      shape, optional_input(in, 2),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at{i[0], floordiv(i[1], idx(block))};
+        at.insert(at.end(), i.begin() + 2, i.end());
+        at.push_back(floormod(i[1], idx(block)));
+        return yb(at);
+      },
+      name)};
 }
 
 // Output position o gathers input i with o = i * s + k * d - pad_begin; over the input dilated by s
 // and shifted by (K - 1) * d - pad_begin that is a unit-stride window with the kernel flipped.
-std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
-                                       const std::string& name) {
+std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node,
+                                       const std::vector<te::Tensor>& in, const std::string& name) {
   std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
-  WindowGeometry geo =
-      graph::ops::conv_transpose_geometry(node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)));
+  WindowGeometry geo = graph::ops::conv_transpose_geometry(
+      node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)));
   int64_t groups = node.attr_int("group", 1);
   if (groups <= 0 || xs[1] % groups != 0 || ws[0] != xs[1]) {
-    throw Error(fmt::format("{}: X has {} channels and W has {} input channels, which does not fit group {}",
-                            node.describe(), xs[1], ws[0], groups));
+    throw Error(fmt::format(
+        "{}: X has {} channels and W has {} input channels, which does not fit group {}",
+        node.describe(), xs[1], ws[0], groups));
   }
   ConvShape cs{xs[0], xs[1] / groups, ws[1], groups, ws[1] * groups};
   size_t rank = geo.kernel.size();
@@ -182,12 +213,14 @@ std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node, const s
     shift[d] = (geo.kernel[d] - 1) * geo.dilations[d] - geo.pads_begin[d];
     extent[d] = geo.out[d] + (geo.kernel[d] - 1) * geo.dilations[d];
   }
-  te::Tensor xd = pad_spatial(in[0], shift, geo.strides, extent, make_zero(in[0].dtype()), name + "_dilate");
+  te::Tensor xd =
+      pad_spatial(in[0], shift, geo.strides, extent, make_zero(in[0].dtype()), name + "_dilate");
   WindowGeometry unit = geo;
   unit.strides.assign(rank, 1);
   const te::Tensor& w = in[1];
   auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r) {
-    PrimExpr c = groups == 1 ? rc : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
+    PrimExpr c =
+        groups == 1 ? rc : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
     std::vector<PrimExpr> at{c, groups == 1 ? m : floormod(m, idx(cs.out_per_group))};
     for (size_t d = 0; d < rank; ++d) at.push_back(idx(geo.kernel[d] - 1) - r[d]);
     return w(at);
@@ -197,6 +230,8 @@ std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node, const s
 
 }  // namespace
 
-std::vector<OpCompute> conv_computes() { return {{"Conv", conv}, {"ConvNCHWc", conv_nchwc}, {"ConvTranspose", conv_transpose}}; }
+std::vector<OpCompute> conv_computes() {
+  return {{"Conv", conv}, {"ConvNCHWc", conv_nchwc}, {"ConvTranspose", conv_transpose}};
+}
 
 }  // namespace tessel::topi::nn

@@ -20,28 +20,35 @@ std::vector<te::Tensor> gemm(const Graph& g, const Node& node, const std::vector
   bool ta = node.attr_int("transA", 0) != 0, tb = node.attr_int("transB", 0) != 0;
   double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
   int64_t m = as[ta ? 1 : 0], k = as[ta ? 0 : 1], n = bs[tb ? 0 : 1];
-  if (bs[tb ? 1 : 0] != k) throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k, bs[tb ? 1 : 0]));
+  if (bs[tb ? 1 : 0] != k)
+    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k, bs[tb ? 1 : 0]));
   const te::Tensor &a = in[0], &b_in = in[1];
-  te::Tensor b = tb ? te::compute({idx(k), idx(n)}, [&](te::Expr p, te::Expr j) { return b_in(j, p); }, name + "_bt")
-                    : b_in;
+  te::Tensor b =
+      tb ? te::compute(
+               {idx(k), idx(n)}, [&](te::Expr p, te::Expr j) { return b_in(j, p); }, name + "_bt")
+         : b_in;
   IterVar rk = te::reduce_axis(0, idx(k), "rk");
   bool has_c = in.size() > 2 && in[2].defined() && beta != 0;
   bool scaled = alpha != 1 || has_c;
-  te::Tensor prod = te::compute({idx(m), idx(n)}, [&](te::Expr i, te::Expr j) {
-    return te::sum((ta ? a(rk, i) : a(i, rk)) * b(rk, j), {rk});
-  }, scaled ? name + "_matmul" : name);
+  te::Tensor prod = te::compute(
+      {idx(m), idx(n)},
+      [&](te::Expr i, te::Expr j) { return te::sum((ta ? a(rk, i) : a(i, rk)) * b(rk, j), {rk}); },
+      scaled ? name + "_matmul" : name);
   if (!scaled) return {prod};
   DataType t = prod.dtype();
-  return {te::compute({idx(m), idx(n)}, [&](const std::vector<Var>& i) {
-    PrimExpr y = prod(i[0], i[1]);
-    if (alpha != 1) y = make_const(t, alpha) * y;
-    if (has_c) y = y + make_const(t, beta) * in[2](broadcast_index(in[2], i));
-    return y;
-  }, name)};
+  return {te::compute(
+      {idx(m), idx(n)},
+      [&](const std::vector<Var>& i) {
+        PrimExpr y = prod(i[0], i[1]);
+        if (alpha != 1) y = make_const(t, alpha) * y;
+        if (has_c) y = y + make_const(t, beta) * in[2](broadcast_index(in[2], i));
+        return y;
+      },
+      name)};
 }
 
-// numpy matmul: batch dims broadcast (size-1 dims read index 0); a 1-D A is a row, a 1-D B a column,
-// and their dim is dropped from the result.
+// numpy matmul: batch dims broadcast (size-1 dims read index 0); a 1-D A is a row, a 1-D B a
+// column, and their dim is dropped from the result.
 std::vector<te::Tensor> matmul(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
                                const std::string& name) {
   std::vector<int64_t> as = static_shape(g, node.inputs[0]), bs = static_shape(g, node.inputs[1]);
@@ -49,26 +56,34 @@ std::vector<te::Tensor> matmul(const Graph& g, const Node& node, const std::vect
   bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   int64_t k = as.back();
   if (bs[b_vec ? 0 : bs.size() - 2] != k) {
-    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k, bs[b_vec ? 0 : bs.size() - 2]));
+    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k,
+                            bs[b_vec ? 0 : bs.size() - 2]));
   }
-  if (out.empty()) throw Error(fmt::format("{}: a rank-0 result has no te lowering yet", node.describe()));
+  if (out.empty())
+    throw Error(fmt::format("{}: a rank-0 result has no te lowering yet", node.describe()));
   size_t batch = out.size() - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
   IterVar rk = te::reduce_axis(0, idx(k), "rk");
   // Operand `shape` (with `mat_dims` matrix dims) indexed from the output's batch indices.
-  auto batch_index = [&](const std::vector<int64_t>& shape, size_t mat_dims, const std::vector<Var>& i) {
+  auto batch_index = [&](const std::vector<int64_t>& shape, size_t mat_dims,
+                         const std::vector<Var>& i) {
     std::vector<PrimExpr> at;
     size_t own = shape.size() - mat_dims;
-    for (size_t d = 0; d < own; ++d) at.push_back(shape[d] == 1 ? PrimExpr(0) : PrimExpr(i[batch - own + d]));
+    for (size_t d = 0; d < own; ++d)
+      at.push_back(shape[d] == 1 ? PrimExpr(0) : PrimExpr(i[batch - own + d]));
     return at;
   };
-  return {te::compute(idx_exprs(out), [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> ai = batch_index(as, a_vec ? 1 : 2, i), bi = batch_index(bs, b_vec ? 1 : 2, i);
-    if (!a_vec) ai.push_back(i[batch]);
-    ai.push_back(rk);
-    bi.push_back(rk);
-    if (!b_vec) bi.push_back(i.back());
-    return te::sum(in[0](ai) * in[1](bi), {rk});
-  }, name)};
+  return {te::compute(
+      idx_exprs(out),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> ai = batch_index(as, a_vec ? 1 : 2, i),
+                              bi = batch_index(bs, b_vec ? 1 : 2, i);
+        if (!a_vec) ai.push_back(i[batch]);
+        ai.push_back(rk);
+        bi.push_back(rk);
+        if (!b_vec) bi.push_back(i.back());
+        return te::sum(in[0](ai) * in[1](bi), {rk});
+      },
+      name)};
 }
 
 }  // namespace

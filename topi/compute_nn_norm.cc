@@ -1,6 +1,7 @@
 // The softmax family (Softmax, LogSoftmax, Hardmax) and the normalizations (BatchNormalization in
-// inference and training form, InstanceNormalization, LayerNormalization, LRN). Statistics are reduce stages
-// with the reduced dims kept as size 1, so every later stage indexes them with the reduced dims at 0.
+// inference and training form, InstanceNormalization, LayerNormalization, LRN). Statistics are
+// reduce stages with the reduced dims kept as size 1, so every later stage indexes them with the
+// reduced dims at 0.
 #include <fmt/format.h>
 
 #include <set>
@@ -39,19 +40,23 @@ struct Reduction {
     for (size_t d : dims) at[d] = idx(0);
     return at;
   }
-  // A kept-dims reduce stage: `reducer(source(full indices), axes)`, the reduced dims walked by fresh axes.
+  // A kept-dims reduce stage: `reducer(source(full indices), axes)`, the reduced dims walked by
+  // fresh axes.
   te::Tensor reduce(const std::function<PrimExpr(const std::vector<PrimExpr>&)>& source,
                     const std::function<PrimExpr(PrimExpr, std::vector<IterVar>)>& reducer,
                     const std::string& name) const {
-    return te::compute(kept_shape(), [&](const std::vector<Var>& i) {
-      std::vector<PrimExpr> at(i.begin(), i.end());
-      std::vector<IterVar> axes;
-      for (size_t d : dims) {
-        axes.push_back(te::reduce_axis(0, shape[d], fmt::format("r{}", d)));
-        at[d] = axes.back();
-      }
-      return reducer(source(at), axes);
-    }, name);
+    return te::compute(
+        kept_shape(),
+        [&](const std::vector<Var>& i) {
+          std::vector<PrimExpr> at(i.begin(), i.end());
+          std::vector<IterVar> axes;
+          for (size_t d : dims) {
+            axes.push_back(te::reduce_axis(0, shape[d], fmt::format("r{}", d)));
+            at[d] = axes.back();
+          }
+          return reducer(source(at), axes);
+        },
+        name);
   }
   // Row-major position of `at` within the reduced dims (Hardmax's first-maximum tie break).
   PrimExpr flat(const std::vector<PrimExpr>& at) const {
@@ -61,24 +66,36 @@ struct Reduction {
   }
 };
 
-auto sum_reducer = [](PrimExpr v, std::vector<IterVar> axes) { return te::sum(v, std::move(axes)); };
-auto max_reducer = [](PrimExpr v, std::vector<IterVar> axes) { return te::max(v, std::move(axes)); };
-auto min_reducer = [](PrimExpr v, std::vector<IterVar> axes) { return te::min(v, std::move(axes)); };
+auto sum_reducer = [](PrimExpr v, std::vector<IterVar> axes) {
+  return te::sum(v, std::move(axes));
+};
+auto max_reducer = [](PrimExpr v, std::vector<IterVar> axes) {
+  return te::max(v, std::move(axes));
+};
+auto min_reducer = [](PrimExpr v, std::vector<IterVar> axes) {
+  return te::min(v, std::move(axes));
+};
 
 std::vector<PrimExpr> full(const std::vector<Var>& i) { return {i.begin(), i.end()}; }
 
 }  // namespace
 
-te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool log_softmax, const std::string& name) {
+te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool log_softmax,
+                        const std::string& name) {
   Reduction red{x.shape(), dims};
-  te::Tensor mx = red.reduce([&](const std::vector<PrimExpr>& at) { return x(at); }, max_reducer, name + "_max");
-  te::Tensor sum = red.reduce([&](const std::vector<PrimExpr>& at) { return exp(x(at) - mx(red.kept(at))); },
-                              sum_reducer, name + "_sum");
-  return te::compute(x.shape(), [&](const std::vector<Var>& i) {
-    PrimExpr shifted = x(full(i)) - mx(red.kept(full(i)));
-    PrimExpr s = sum(red.kept(full(i)));
-    return log_softmax ? shifted - log(s) : exp(shifted) / s;
-  }, name);
+  te::Tensor mx = red.reduce([&](const std::vector<PrimExpr>& at) { return x(at); }, max_reducer,
+                             name + "_max");
+  te::Tensor sum =
+      red.reduce([&](const std::vector<PrimExpr>& at) { return exp(x(at) - mx(red.kept(at))); },
+                 sum_reducer, name + "_sum");
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        PrimExpr shifted = x(full(i)) - mx(red.kept(full(i)));
+        PrimExpr s = sum(red.kept(full(i)));
+        return log_softmax ? shifted - log(s) : exp(shifted) / s;
+      },
+      name);
 }
 
 namespace {
@@ -88,123 +105,160 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // Before opset 13 the input is coerced to 2-D at `axis` (default 1), so the reduction covers every
 // dim from `axis` on; from 13 on it is the one axis (default -1).
 ComputeFn softmax_like(SoftmaxKind kind) {
-  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                const std::string& name) {
     const te::Tensor& x = in[0];
     int64_t rank = x.ndim();
-    if (rank == 0) throw Error(fmt::format("{}: a scalar input has no axis to normalize", node.describe()));
+    if (rank == 0)
+      throw Error(fmt::format("{}: a scalar input has no axis to normalize", node.describe()));
     bool single_axis = g.opset >= 13;
-    auto axis = static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
+    auto axis = static_cast<size_t>(
+        graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
     Reduction red{x.shape(), {}};
-    for (size_t d = axis; d < (single_axis ? axis + 1 : static_cast<size_t>(rank)); ++d) red.dims.insert(d);
+    for (size_t d = axis; d < (single_axis ? axis + 1 : static_cast<size_t>(rank)); ++d)
+      red.dims.insert(d);
     if (kind == SoftmaxKind::kHardmax) {
       auto xv = [&](const std::vector<PrimExpr>& at) { return x(at); };
       te::Tensor mx = red.reduce(xv, max_reducer, name + "_max");
       DataType t = x.dtype();
-      te::Tensor first = red.reduce([&](const std::vector<PrimExpr>& at) {
-        return select(x(at) == mx(red.kept(at)), red.flat(at), idx(red.count()));
-      }, min_reducer, name + "_argmax");
-      return std::vector<te::Tensor>{te::compute(x.shape(), [&](const std::vector<Var>& i) {
-        return select(red.flat(full(i)) == first(red.kept(full(i))), c(t, 1), c(t, 0));
-      }, name)};
+      te::Tensor first = red.reduce(
+          [&](const std::vector<PrimExpr>& at) {
+            return select(x(at) == mx(red.kept(at)), red.flat(at), idx(red.count()));
+          },
+          min_reducer, name + "_argmax");
+      return std::vector<te::Tensor>{te::compute(
+          x.shape(),
+          [&](const std::vector<Var>& i) {
+            return select(red.flat(full(i)) == first(red.kept(full(i))), c(t, 1), c(t, 0));
+          },
+          name)};
     }
-    return std::vector<te::Tensor>{softmax_over(x, red.dims, kind == SoftmaxKind::kLogSoftmax, name)};
+    return std::vector<te::Tensor>{
+        softmax_over(x, red.dims, kind == SoftmaxKind::kLogSoftmax, name)};
   };
 }
 
 // Mean and population variance of x over `red` (two passes, as the reference computes them).
 struct Moments {
   te::Tensor sum, sq_sum;
-  PrimExpr mean(const std::vector<PrimExpr>& kept, DataType t, int64_t n) const { return sum(kept) / c(t, n); }
-  PrimExpr var(const std::vector<PrimExpr>& kept, DataType t, int64_t n) const { return sq_sum(kept) / c(t, n); }
+  PrimExpr mean(const std::vector<PrimExpr>& kept, DataType t, int64_t n) const {
+    return sum(kept) / c(t, n);
+  }
+  PrimExpr var(const std::vector<PrimExpr>& kept, DataType t, int64_t n) const {
+    return sq_sum(kept) / c(t, n);
+  }
 };
 
 Moments moments(const te::Tensor& x, const Reduction& red, const std::string& name) {
   DataType t = x.dtype();
   auto n = static_cast<double>(red.count());
   Moments m;
-  m.sum = red.reduce([&](const std::vector<PrimExpr>& at) { return x(at); }, sum_reducer, name + "_sum");
-  m.sq_sum = red.reduce([&](const std::vector<PrimExpr>& at) {
-    PrimExpr d = x(at) - m.sum(red.kept(at)) / c(t, n);
-    return d * d;
-  }, sum_reducer, name + "_sqsum");
+  m.sum = red.reduce([&](const std::vector<PrimExpr>& at) { return x(at); }, sum_reducer,
+                     name + "_sum");
+  m.sq_sum = red.reduce(
+      [&](const std::vector<PrimExpr>& at) {
+        PrimExpr d = x(at) - m.sum(red.kept(at)) / c(t, n);
+        return d * d;
+      },
+      sum_reducer, name + "_sqsum");
   return m;
 }
 
-using ParamIndexFn = std::function<std::vector<PrimExpr>(const te::Tensor& param, const std::vector<Var>& i)>;
+using ParamIndexFn =
+    std::function<std::vector<PrimExpr>(const te::Tensor& param, const std::vector<Var>& i)>;
 
 // y = (x - mean) / sqrt(var + eps) * scale + bias, the statistics over `red`; scale and bias are
 // read at `param_index(param, i)`.
 
-te::Tensor normalize(const te::Tensor& x, const Reduction& red, const Moments& m, double eps, const te::Tensor& scale,
-                     const te::Tensor& bias, const ParamIndexFn& param_index, const std::string& name) {
+te::Tensor normalize(const te::Tensor& x, const Reduction& red, const Moments& m, double eps,
+                     const te::Tensor& scale, const te::Tensor& bias,
+                     const ParamIndexFn& param_index, const std::string& name) {
   DataType t = x.dtype();
   int64_t n = red.count();
-  return te::compute(x.shape(), [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> k = red.kept(full(i));
-    PrimExpr y = (x(full(i)) - m.mean(k, t, n)) / sqrt(m.var(k, t, n) + c(t, eps)) * scale(param_index(scale, i));
-    return bias.defined() ? y + bias(param_index(bias, i)) : y;
-  }, name);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> k = red.kept(full(i));
+        PrimExpr y = (x(full(i)) - m.mean(k, t, n)) / sqrt(m.var(k, t, n) + c(t, eps)) *
+                     scale(param_index(scale, i));
+        return bias.defined() ? y + bias(param_index(bias, i)) : y;
+      },
+      name);
 }
 
 std::vector<PrimExpr> channel_index(const te::Tensor&, const std::vector<Var>& i) { return {i[1]}; }
 
 void check_unused_outputs(const Node& node, size_t from, const char* why) {
   for (size_t o = from; o < node.outputs.size(); ++o) {
-    if (node.outputs[o] != graph::kNoValue) throw Error(fmt::format("{}: {}", node.describe(), why));
+    if (node.outputs[o] != graph::kNoValue)
+      throw Error(fmt::format("{}: {}", node.describe(), why));
   }
 }
 
 // training_mode=1 (opset 14): Y is normalized with the batch statistics over every dim but C
-// (population variance), and the running statistics outputs are input * momentum + batch * (1 - momentum).
-std::vector<te::Tensor> batch_norm_training(const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+// (population variance), and the running statistics outputs are input * momentum + batch * (1 -
+// momentum).
+std::vector<te::Tensor> batch_norm_training(const Node& node, const std::vector<te::Tensor>& in,
+                                            const std::string& name) {
   const te::Tensor& x = in[0];
   DataType t = x.dtype();
   Reduction red{x.shape(), {0}};
   for (int d = 2; d < x.ndim(); ++d) red.dims.insert(static_cast<size_t>(d));
   Moments m = moments(x, red, name);
-  std::vector<te::Tensor> out{normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
+  std::vector<te::Tensor> out{
+      normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
   double momentum = node.attr_float("momentum", 0.9);
   int64_t n = red.count();
   auto running = [&](const te::Tensor& input, bool is_var, const std::string& suffix) {
-    return te::compute({x.shape()[1]}, [&](const std::vector<Var>& i) {
-      std::vector<PrimExpr> k(static_cast<size_t>(x.ndim()), idx(0));
-      k[1] = i[0];
-      PrimExpr batch = is_var ? m.var(k, t, n) : m.mean(k, t, n);
-      return cast(t, input(i[0])) * c(t, momentum) + batch * c(t, 1 - momentum);
-    }, name + suffix);
+    return te::compute(
+        {x.shape()[1]},
+        [&](const std::vector<Var>& i) {
+          std::vector<PrimExpr> k(static_cast<size_t>(x.ndim()), idx(0));
+          k[1] = i[0];
+          PrimExpr batch = is_var ? m.var(k, t, n) : m.mean(k, t, n);
+          return cast(t, input(i[0])) * c(t, momentum) + batch * c(t, 1 - momentum);
+        },
+        name + suffix);
   };
   out.push_back(running(in[3], false, "_running_mean"));
   out.push_back(running(in[4], true, "_running_var"));
   return out;
 }
 
-std::vector<te::Tensor> batch_norm(const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                                   const std::string& name) {
+std::vector<te::Tensor> batch_norm(const Graph&, const Node& node,
+                                   const std::vector<te::Tensor>& in, const std::string& name) {
   if (node.attr_int("training_mode", 0) != 0) return batch_norm_training(node, in, name);
-  check_unused_outputs(node, 1, "BatchNormalization's running-statistics outputs have no te lowering");
+  check_unused_outputs(node, 1,
+                       "BatchNormalization's running-statistics outputs have no te lowering");
   const te::Tensor &x = in[0], &scale = in[1], &bias = in[2], &mean = in[3], &var = in[4];
   DataType t = x.dtype();
   double eps = node.attr_float("epsilon", 1e-5);
-  return {te::compute(x.shape(), [&](const std::vector<Var>& i) {
-    PrimExpr ch = i[1];
-    return (x(full(i)) - mean(ch)) / sqrt(var(ch) + c(t, eps)) * scale(ch) + bias(ch);
-  }, name)};
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        PrimExpr ch = i[1];
+        return (x(full(i)) - mean(ch)) / sqrt(var(ch) + c(t, eps)) * scale(ch) + bias(ch);
+      },
+      name)};
 }
 
-std::vector<te::Tensor> instance_norm(const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                                      const std::string& name) {
+std::vector<te::Tensor> instance_norm(const Graph&, const Node& node,
+                                      const std::vector<te::Tensor>& in, const std::string& name) {
   const te::Tensor& x = in[0];
   Reduction red{x.shape(), {}};
   for (int d = 2; d < x.ndim(); ++d) red.dims.insert(static_cast<size_t>(d));
   Moments m = moments(x, red, name);
-  return {normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
+  return {
+      normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
 }
 
-// Normalizes over the dims from `axis` on; also yields Mean and InvStdDev with those dims kept as 1.
-std::vector<te::Tensor> layer_norm(const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                                   const std::string& name) {
+// Normalizes over the dims from `axis` on; also yields Mean and InvStdDev with those dims kept
+// as 1.
+std::vector<te::Tensor> layer_norm(const Graph&, const Node& node,
+                                   const std::vector<te::Tensor>& in, const std::string& name) {
   const te::Tensor& x = in[0];
-  auto axis = static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", -1), x.ndim(), node));
+  auto axis =
+      static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", -1), x.ndim(), node));
   Reduction red{x.shape(), {}};
   for (size_t d = axis; d < static_cast<size_t>(x.ndim()); ++d) red.dims.insert(d);
   Moments m = moments(x, red, name);
@@ -213,11 +267,13 @@ std::vector<te::Tensor> layer_norm(const Graph&, const Node& node, const std::ve
   std::vector<te::Tensor> out{normalize(x, red, m, eps, in[1], bias, broadcast_index, name)};
   DataType t = x.dtype();
   int64_t n = red.count();
-  out.push_back(te::compute(red.kept_shape(), [&](const std::vector<Var>& i) { return m.mean(full(i), t, n); },
-                            name + "_mean"));
-  out.push_back(te::compute(red.kept_shape(), [&](const std::vector<Var>& i) {
-    return c(t, 1) / sqrt(m.var(full(i), t, n) + c(t, eps));
-  }, name + "_inv_std"));
+  out.push_back(te::compute(
+      red.kept_shape(), [&](const std::vector<Var>& i) { return m.mean(full(i), t, n); },
+      name + "_mean"));
+  out.push_back(te::compute(
+      red.kept_shape(),
+      [&](const std::vector<Var>& i) { return c(t, 1) / sqrt(m.var(full(i), t, n) + c(t, eps)); },
+      name + "_inv_std"));
   return out;
 }
 
@@ -227,18 +283,26 @@ std::vector<te::Tensor> lrn(const Graph&, const Node& node, const std::vector<te
   const te::Tensor& x = in[0];
   DataType t = x.dtype();
   int64_t size = node.attr_int("size", 1), channels = *as_const_int(x.shape()[1]);
-  double alpha = node.attr_float("alpha", 1e-4), beta = node.attr_float("beta", 0.75), bias = node.attr_float("bias", 1.0);
+  double alpha = node.attr_float("alpha", 1e-4), beta = node.attr_float("beta", 0.75),
+         bias = node.attr_float("bias", 1.0);
   int64_t below = (size - 1) / 2;
   IterVar rk = te::reduce_axis(0, idx(size), "rk");
-  te::Tensor sq = te::compute(x.shape(), [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at = full(i);
-    PrimExpr ch = i[1] + rk - idx(below);
-    at[1] = min(max(ch, 0), idx(channels - 1));
-    return te::sum(select(ch >= 0 && ch < idx(channels), x(at) * x(at), c(t, 0)), {rk});
-  }, name + "_sqsum");
-  return {te::compute(x.shape(), [&](const std::vector<Var>& i) {
-    return x(full(i)) / pow(c(t, bias) + c(t, alpha / static_cast<double>(size)) * sq(full(i)), c(t, beta));
-  }, name)};
+  te::Tensor sq = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at = full(i);
+        PrimExpr ch = i[1] + rk - idx(below);
+        at[1] = min(max(ch, 0), idx(channels - 1));
+        return te::sum(select(ch >= 0 && ch < idx(channels), x(at) * x(at), c(t, 0)), {rk});
+      },
+      name + "_sqsum");
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        return x(full(i)) /
+               pow(c(t, bias) + c(t, alpha / static_cast<double>(size)) * sq(full(i)), c(t, beta));
+      },
+      name)};
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ PrimExpr window_count(const WindowGeometry& geo, const std::vector<int64_t>& in,
                       const std::vector<PrimExpr>& out) {
   PrimExpr count = idx(1);
   for (size_t d = 0; d < out.size(); ++d) {
-    int64_t lo = include_pad ? -geo.pads_begin[d] : 0, hi = in[d] + (include_pad ? geo.pads_end[d] : 0);
+    int64_t lo = include_pad ? -geo.pads_begin[d] : 0,
+            hi = in[d] + (include_pad ? geo.pads_end[d] : 0);
     PrimExpr n = idx(0);
     for (int64_t k = 0; k < geo.kernel[d]; ++k) {
       PrimExpr pos = out[d] * idx(geo.strides[d]) + idx(k * geo.dilations[d] - geo.pads_begin[d]);
@@ -51,25 +52,35 @@ PrimExpr window_count(const WindowGeometry& geo, const std::vector<int64_t>& in,
 
 // Reduces x over `geo` (an input already padded with the reducer's identity), then finishes each
 // output with `finish(reduced, out_indices)`.
-te::Tensor window_pool(const te::Tensor& xp, const WindowGeometry& geo, PoolKind kind, double p,
-                       const std::function<PrimExpr(PrimExpr, const std::vector<PrimExpr>&)>& finish,
-                       const std::string& name) {
+te::Tensor window_pool(
+    const te::Tensor& xp, const WindowGeometry& geo, PoolKind kind, double p,
+    const std::function<PrimExpr(PrimExpr, const std::vector<PrimExpr>&)>& finish,
+    const std::string& name) {
   std::vector<PrimExpr> shape{xp.shape()[0], xp.shape()[1]};
   for (int64_t o : geo.out) shape.push_back(idx(o));
   std::vector<IterVar> rk = kernel_axes(geo.kernel);
-  te::Tensor reduced = te::compute(shape, [&](const std::vector<Var>& i) {
-    PrimExpr v = xp(window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo));
-    if (kind == PoolKind::kMax) return te::max(v, rk);
-    return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
-  }, kind == PoolKind::kMax ? name : name + "_sum");
+  te::Tensor reduced = te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        PrimExpr v =
+            xp(window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo));
+        if (kind == PoolKind::kMax) return te::max(v, rk);
+        return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
+      },
+      kind == PoolKind::kMax ? name : name + "_sum");
   if (kind == PoolKind::kMax) return reduced;
-  return te::compute(shape, [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at(i.begin(), i.end());
-    return finish(reduced(at), std::vector<PrimExpr>(at.begin() + 2, at.end()));
-  }, name);
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at(i.begin(), i.end());
+        return finish(reduced(at), std::vector<PrimExpr>(at.begin() + 2, at.end()));
+      },
+      name);
 }
 
-std::vector<int64_t> spatial(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+std::vector<int64_t> spatial(const std::vector<int64_t>& shape) {
+  return {shape.begin() + 2, shape.end()};
+}
 
 // MaxPool's Indices: the flat position in x (row-major over N, C and the spatial dims, or with
 // storage_order=1 column-major over the spatial dims) of the first window point, in row-major
@@ -91,41 +102,49 @@ te::Tensor max_indices(const te::Tensor& xp, const te::Tensor& pooled, const Win
   auto position = [&](const std::vector<Var>& i, size_t d, PrimExpr r) {  // in the unpadded input
     return i[d + 2] * idx(geo.strides[d]) + r * idx(geo.dilations[d]) - idx(geo.pads_begin[d]);
   };
-  te::Tensor first = te::compute(pooled.shape(), [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at = window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo);
-    PrimExpr inside = make_const(DataType::boolean(), 1), offset = idx(0);
-    for (size_t d = 0; d < rank; ++d) {
-      PrimExpr pos = position(i, d, rk[d]);
-      inside = inside && pos >= 0 && pos < idx(in_sp[d]);
-      offset = offset + PrimExpr(rk[d]) * idx(kernel_strides[d]);
-    }
-    PrimExpr hit = inside && xp(at) == pooled(std::vector<PrimExpr>(i.begin(), i.end()));
-    // No hit only for a window of NaNs (the reference's -1 there is not reproduced).
-    return te::min(select(hit, offset, idx(window - 1)), rk);
-  }, name + "_first");
+  te::Tensor first = te::compute(
+      pooled.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at =
+            window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo);
+        PrimExpr inside = make_const(DataType::boolean(), 1), offset = idx(0);
+        for (size_t d = 0; d < rank; ++d) {
+          PrimExpr pos = position(i, d, rk[d]);
+          inside = inside && pos >= 0 && pos < idx(in_sp[d]);
+          offset = offset + PrimExpr(rk[d]) * idx(kernel_strides[d]);
+        }
+        PrimExpr hit = inside && xp(at) == pooled(std::vector<PrimExpr>(i.begin(), i.end()));
+        // No hit only for a window of NaNs (the reference's -1 there is not reproduced).
+        return te::min(select(hit, offset, idx(window - 1)), rk);
+      },
+      name + "_first");
   const DataType i64 = DataType::i64();
   auto l = [&](int64_t v) { return make_const(i64, static_cast<double>(v)); };
   int64_t channels = *as_const_int(xp.shape()[1]);
-  return te::compute(pooled.shape(), [&](const std::vector<Var>& i) {
-    PrimExpr offset = first(std::vector<PrimExpr>(i.begin(), i.end()));
-    PrimExpr flat = (cast(i64, i[0]) * l(channels) + cast(i64, i[1])) * l(plane);
-    for (size_t d = 0; d < rank; ++d) {
-      PrimExpr r = floormod(floordiv(offset, idx(kernel_strides[d])), idx(geo.kernel[d]));
-      flat = flat + cast(i64, position(i, d, r)) * l(strides[d]);
-    }
-    return flat;
-  }, name + "_indices");
+  return te::compute(
+      pooled.shape(),
+      [&](const std::vector<Var>& i) {
+        PrimExpr offset = first(std::vector<PrimExpr>(i.begin(), i.end()));
+        PrimExpr flat = (cast(i64, i[0]) * l(channels) + cast(i64, i[1])) * l(plane);
+        for (size_t d = 0; d < rank; ++d) {
+          PrimExpr r = floormod(floordiv(offset, idx(kernel_strides[d])), idx(geo.kernel[d]));
+          flat = flat + cast(i64, position(i, d, r)) * l(strides[d]);
+        }
+        return flat;
+      },
+      name + "_indices");
 }
 
 ComputeFn windowed(PoolKind kind) {
-  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                const std::string& name) {
     std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
-    WindowGeometry geo = graph::ops::window_geometry(node, in_sp, node.attr_ints("kernel_shape", {}),
-                                                     node.attr_int("ceil_mode", 0) != 0);
+    WindowGeometry geo = graph::ops::window_geometry(
+        node, in_sp, node.attr_ints("kernel_shape", {}), node.attr_int("ceil_mode", 0) != 0);
     DataType t = in[0].dtype();
     PrimExpr fill = kind == PoolKind::kMax ? min_value(t) : make_zero(t);
-    te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(in_sp.size(), 1), window_extent(geo), fill,
-                                name + "_pad");
+    te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(in_sp.size(), 1),
+                                window_extent(geo), fill, name + "_pad");
     double p = node.attr_float("p", 2.0);
     bool include_pad = node.attr_int("count_include_pad", 0) != 0;
     auto finish = [&](PrimExpr s, const std::vector<PrimExpr>& out) {
@@ -134,7 +153,8 @@ ComputeFn windowed(PoolKind kind) {
     };
     std::vector<te::Tensor> out{window_pool(xp, geo, kind, p, finish, name)};
     if (node.outputs.size() > 1 && node.outputs[1] != graph::kNoValue) {
-      out.push_back(max_indices(xp, out[0], geo, in_sp, node.attr_int("storage_order", 0) != 0, name));
+      out.push_back(
+          max_indices(xp, out[0], geo, in_sp, node.attr_int("storage_order", 0) != 0, name));
     }
     return out;
   };
@@ -147,34 +167,43 @@ constexpr int64_t kPoolLanes[] = {16, 8};
 // of the plane starting at l, and the output combines the `lanes` partials. A single reduction to
 // one value per channel is a chain of dependent scalar adds (5 µs for resnet_mini's 32 x 256);
 // the partials are a chain of vector adds, lanes times shorter.
-te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int64_t lanes, PoolKind kind, double p,
-                     const std::function<PrimExpr(PrimExpr)>& finish, const std::string& name) {
+te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int64_t lanes,
+                     PoolKind kind, double p, const std::function<PrimExpr(PrimExpr)>& finish,
+                     const std::string& name) {
   std::vector<int64_t> extents = in_sp;
   extents.back() /= lanes;
   std::vector<IterVar> rk = kernel_axes(extents);
-  te::Tensor partial = te::compute({x.shape()[0], x.shape()[1], idx(lanes)}, [&](const std::vector<Var>& i) {
-    std::vector<PrimExpr> at{i[0], i[1]};
-    for (size_t d = 0; d + 1 < rk.size(); ++d) at.push_back(rk[d]);
-    at.push_back(PrimExpr(rk.back()) * idx(lanes) + i[2]);
-    PrimExpr v = x(at);
-    if (kind == PoolKind::kMax) return te::max(v, rk);
-    return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
-  }, name + "_partial");
+  te::Tensor partial = te::compute(
+      {x.shape()[0], x.shape()[1], idx(lanes)},
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at{i[0], i[1]};
+        for (size_t d = 0; d + 1 < rk.size(); ++d) at.push_back(rk[d]);
+        at.push_back(PrimExpr(rk.back()) * idx(lanes) + i[2]);
+        PrimExpr v = x(at);
+        if (kind == PoolKind::kMax) return te::max(v, rk);
+        return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
+      },
+      name + "_partial");
   std::vector<PrimExpr> shape{x.shape()[0], x.shape()[1]};
   shape.insert(shape.end(), in_sp.size(), idx(1));
-  return te::compute(shape, [&](const std::vector<Var>& i) {
-    PrimExpr acc = partial({i[0], i[1], idx(0)});
-    for (int64_t l = 1; l < lanes; ++l) {
-      PrimExpr v = partial({i[0], i[1], idx(l)});
-      acc = kind == PoolKind::kMax ? max(acc, v) : acc + v;
-    }
-    return finish(acc);
-  }, name);
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        PrimExpr acc = partial({i[0], i[1], idx(0)});
+        for (int64_t l = 1; l < lanes; ++l) {
+          PrimExpr v = partial({i[0], i[1], idx(l)});
+          acc = kind == PoolKind::kMax ? max(acc, v) : acc + v;
+        }
+        return finish(acc);
+      },
+      name);
 }
 
-// A global pool is a window pool whose kernel is the whole plane, or a lane_pool when its rows allow.
+// A global pool is a window pool whose kernel is the whole plane, or a lane_pool when its rows
+// allow.
 ComputeFn global(PoolKind kind) {
-  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in, const std::string& name) {
+  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+                const std::string& name) {
     std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
     int64_t count = 1;
     for (int64_t d : in_sp) count *= d;

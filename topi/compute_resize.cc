@@ -38,8 +38,8 @@ bool is_identity(const ResizeCoordinate& c, int64_t in, int64_t out) {
 
 // The taps of output index `o` along one dim; `outside` is set to whether the point lies outside
 // the input (tf_crop_and_resize only).
-std::vector<Tap> dim_taps(const ResizeAttrs& a, const ResizeCoordinate& c, int64_t in, const PrimExpr& o,
-                          PrimExpr& outside) {
+std::vector<Tap> dim_taps(const ResizeAttrs& a, const ResizeCoordinate& c, int64_t in,
+                          const PrimExpr& o, PrimExpr& outside) {
   PrimExpr src = c.at(cast(DataType::f64(), o));
   if (c.crop) outside = src < f64(0) || src > f64(static_cast<double>(in - 1));
   PrimExpr base = graph::ops::resize_base(src), ratio = src - base;
@@ -52,7 +52,8 @@ std::vector<Tap> dim_taps(const ResizeAttrs& a, const ResizeCoordinate& c, int64
   std::vector<Tap> taps;
   PrimExpr kept;
   for (size_t k = 0; k < w.size(); ++k) {
-    PrimExpr raw = ib + PrimExpr(static_cast<int>(graph::ops::resize_first_tap(a) + static_cast<int64_t>(k)));
+    PrimExpr raw =
+        ib + PrimExpr(static_cast<int>(graph::ops::resize_first_tap(a) + static_cast<int64_t>(k)));
     if (a.exclude_outside) {
       // Taps outside the input drop out and the others are renormalized to sum to 1.
       w[k] = select(raw >= PrimExpr(0) && raw < PrimExpr(static_cast<int>(in)), w[k], f64(0));
@@ -75,11 +76,13 @@ PrimExpr from_f64(PrimExpr acc, DataType dtype) {
 Outputs resize(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   const te::Tensor& x = in.at(0);
   std::vector<int64_t> shape = const_shape(x, node.describe());
-  graph::ops::ResizeSpec spec = graph::ops::resize_spec(node, g.opset, shape, graph::ops::constant_params(g, node));
+  graph::ops::ResizeSpec spec =
+      graph::ops::resize_spec(node, g.opset, shape, graph::ops::constant_params(g, node));
   const ResizeAttrs& a = spec.attrs;
   DataType dtype = x.dtype();
   if (a.mode != "nearest" && !dtype.is_float() && !dtype.is_integer()) {
-    throw Error(fmt::format("{}: {} mode needs a numeric input, got {}", node.describe(), a.mode, dtype.str()));
+    throw Error(fmt::format("{}: {} mode needs a numeric input, got {}", node.describe(), a.mode,
+                            dtype.str()));
   }
   auto body = [&](const std::vector<Var>& vars) {
     std::vector<PrimExpr> o = exprs(vars);
@@ -109,13 +112,15 @@ Outputs resize(const Graph& g, const Node& node, const Inputs& in, const std::st
         if (t.weight.defined()) w = w.defined() ? w * t.weight : t.weight;
       }
       PrimExpr term = x(idx);
-      if (!gather) term = w.defined() ? w * cast(DataType::f64(), term) : cast(DataType::f64(), term);
+      if (!gather)
+        term = w.defined() ? w * cast(DataType::f64(), term) : cast(DataType::f64(), term);
       value = value.defined() ? value + term : term;
       size_t d = dims.size();
       while (d > 0 && ++pick[d - 1] == dims[d - 1].size()) pick[--d] = 0;
       if (d == 0) break;
     }
-    if (gather) return outside.defined() ? select(outside, make_const(dtype, a.extrapolation), value) : value;
+    if (gather)
+      return outside.defined() ? select(outside, make_const(dtype, a.extrapolation), value) : value;
     if (outside.defined()) value = select(outside, f64(a.extrapolation), value);
     return from_f64(value, dtype);
   };

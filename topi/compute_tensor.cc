@@ -26,7 +26,8 @@ PrimExpr i32(int64_t v) { return PrimExpr(static_cast<int>(v)); }
 // Output 0, of the graph's type, computed from its indices.
 Outputs one(const Graph& g, const Node& node, const std::string& name,
             const std::function<PrimExpr(const std::vector<PrimExpr>&)>& f) {
-  return {te::compute(output_shape(g, node, 0), [&](const std::vector<Var>& o) { return f(exprs(o)); }, name)};
+  return {te::compute(
+      output_shape(g, node, 0), [&](const std::vector<Var>& o) { return f(exprs(o)); }, name)};
 }
 
 // Indices into `in` for output indices `out` of a row-major reshape. When the two shapes differ
@@ -60,7 +61,9 @@ std::vector<PrimExpr> reshape_index(const std::vector<int64_t>& in, const std::v
 Outputs reshape_like(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> in_shape = const_shape(in[0], node.describe());
   std::vector<int64_t> out_shape = g.value(node.outputs[0]).type.shape;
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) { return in[0](reshape_index(in_shape, out_shape, o)); });
+  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    return in[0](reshape_index(in_shape, out_shape, o));
+  });
 }
 
 Outputs transpose(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
@@ -106,16 +109,20 @@ Outputs concat(const Graph& g, const Node& node, const Inputs& in, const std::st
 Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
   int64_t axis = axis_attr(node, in[0].ndim(), 0);
-  std::vector<int64_t> sizes =
-      graph::ops::split_sizes(node, g.opset, shape[axis], node.outputs.size(), constant_params(g, node));
+  std::vector<int64_t> sizes = graph::ops::split_sizes(
+      node, g.opset, shape[axis], node.outputs.size(), constant_params(g, node));
   Outputs out;
   int64_t offset = 0;
   for (size_t k = 0; k < sizes.size(); ++k) {
     std::vector<PrimExpr> out_shape;
-    for (size_t d = 0; d < shape.size(); ++d) out_shape.push_back(i32(static_cast<int64_t>(d) == axis ? sizes[k] : shape[d]));
-    out.push_back(te::compute(out_shape, [&](const std::vector<Var>& o) {
-      return in[0](with_axis(exprs(o), axis, o[axis] + i32(offset)));
-    }, fmt::format("{}_{}", name, k)));
+    for (size_t d = 0; d < shape.size(); ++d)
+      out_shape.push_back(i32(static_cast<int64_t>(d) == axis ? sizes[k] : shape[d]));
+    out.push_back(te::compute(
+        out_shape,
+        [&](const std::vector<Var>& o) {
+          return in[0](with_axis(exprs(o), axis, o[axis] + i32(offset)));
+        },
+        fmt::format("{}_{}", name, k)));
     offset += sizes[k];
   }
   return out;
@@ -123,11 +130,13 @@ Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::str
 
 Outputs slice(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  graph::ops::SliceSpec spec = graph::ops::slice_spec(node, g.opset, shape, constant_params(g, node));
+  graph::ops::SliceSpec spec =
+      graph::ops::slice_spec(node, g.opset, shape, constant_params(g, node));
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> idx;
     for (size_t d = 0; d < o.size(); ++d) {
-      idx.push_back(spec.steps[d] == 1 ? o[d] + i32(spec.starts[d]) : i32(spec.starts[d]) + o[d] * i32(spec.steps[d]));
+      idx.push_back(spec.steps[d] == 1 ? o[d] + i32(spec.starts[d])
+                                       : i32(spec.starts[d]) + o[d] * i32(spec.steps[d]));
     }
     return in[0](idx);
   });
@@ -146,7 +155,8 @@ Outputs gather(const Graph& g, const Node& node, const Inputs& in, const std::st
   });
 }
 
-Outputs gather_elements(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs gather_elements(const Graph& g, const Node& node, const Inputs& in,
+                        const std::string& name) {
   int64_t axis = axis_attr(node, in[0].ndim(), 0);
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
@@ -160,9 +170,9 @@ Outputs gather_elements(const Graph& g, const Node& node, const Inputs& in, cons
 }
 
 Outputs expand(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  return {te::compute(output_shape(g, node, 0), [&](const std::vector<Var>& o) {
-    return in[0](broadcast_index(in[0], o));
-  }, name)};
+  return {te::compute(
+      output_shape(g, node, 0),
+      [&](const std::vector<Var>& o) { return in[0](broadcast_index(in[0], o)); }, name)};
 }
 
 Outputs tile(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
@@ -170,7 +180,8 @@ Outputs tile(const Graph& g, const Node& node, const Inputs& in, const std::stri
   std::vector<int64_t> out_shape = g.value(node.outputs[0]).type.shape;
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> idx;
-    for (size_t d = 0; d < o.size(); ++d) idx.push_back(out_shape[d] == shape[d] ? o[d] : floormod(o[d], i32(shape[d])));
+    for (size_t d = 0; d < o.size(); ++d)
+      idx.push_back(out_shape[d] == shape[d] ? o[d] : floormod(o[d], i32(shape[d])));
     return in[0](idx);
   });
 }
@@ -185,7 +196,8 @@ PrimExpr pad_source(const PrimExpr& s, int64_t dim, const std::string& mode) {
 
 Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  graph::ops::PadSpec spec = graph::ops::pad_spec(node, g.opset, in[0].ndim(), constant_params(g, node));
+  graph::ops::PadSpec spec =
+      graph::ops::pad_spec(node, g.opset, in[0].ndim(), constant_params(g, node));
   DataType dtype = in[0].dtype();
   PrimExpr fill = make_const(dtype, node.attr_float("value", 0.0));
   if (g.opset >= 11 && in.size() > 2 && in[2].defined()) {
@@ -195,7 +207,8 @@ Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::strin
     }
   }
   bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
-  if (empty && spec.mode != "constant") throw Error(fmt::format("{}: cannot {}-pad an empty input", node.describe(), spec.mode));
+  if (empty && spec.mode != "constant")
+    throw Error(fmt::format("{}: cannot {}-pad an empty input", node.describe(), spec.mode));
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
     if (empty) return fill;
     std::vector<PrimExpr> idx;
@@ -207,7 +220,8 @@ Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::strin
         continue;
       }
       idx.push_back(clamp_index(s, shape[d]));
-      if (spec.begins[d] <= 0 && spec.ends[d] <= 0) continue;  // cropped or untouched: always inside
+      if (spec.begins[d] <= 0 && spec.ends[d] <= 0)
+        continue;  // cropped or untouched: always inside
       PrimExpr ok = s >= 0 && s < i32(shape[d]);
       inside = inside.defined() ? (inside && ok) : ok;
     }
@@ -245,7 +259,8 @@ Outputs one_hot(const Graph& g, const Node& node, const Inputs& in, const std::s
     at.erase(at.begin() + axis);
     PrimExpr v = cast(i64, in[0](at));  // float indices truncate, as in the reference
     v = select(v < make_zero(i64), v + make_const(i64, static_cast<double>(depth)), v);
-    return select(v == cast(i64, o[axis]), in[2](PrimExpr(1)), in[2](PrimExpr(0)));  // values = [off, on]
+    return select(v == cast(i64, o[axis]), in[2](PrimExpr(1)),
+                  in[2](PrimExpr(0)));  // values = [off, on]
   });
 }
 
@@ -255,14 +270,16 @@ Outputs dropout(const Graph& g, const Node& node, const Inputs& in, const std::s
     // Whether it trains, and with which ratio, decides between the identity and an error.
     graph::ops::required_constant(g, node, 2, "training_mode");
     if (graph::ops::has_input(node, 1)) graph::ops::required_constant(g, node, 1, "ratio");
-    throw Error(fmt::format("{}: training-mode Dropout is random; Tessel compiles inference graphs (give "
-                            "training_mode as a constant false)",
-                            node.describe()));
+    throw Error(
+        fmt::format("{}: training-mode Dropout is random; Tessel compiles inference graphs (give "
+                    "training_mode as a constant false)",
+                    node.describe()));
   }
   Outputs out = {unary(in[0], [](PrimExpr x) { return x; }, name)};
   if (node.outputs.size() > 1) {
-    out.push_back(te::compute(in[0].shape(), [](const std::vector<Var>&) { return make_const(DataType::boolean(), 1); },
-                              name + "_mask"));
+    out.push_back(te::compute(
+        in[0].shape(), [](const std::vector<Var>&) { return make_const(DataType::boolean(), 1); },
+        name + "_mask"));
   }
   return out;
 }
@@ -288,9 +305,11 @@ Outputs compress(const Graph& g, const Node& node, const Inputs& in, const std::
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
   bool flat = !node.has_attr("axis");
   int64_t axis = flat ? 0 : axis_attr(node, in[0].ndim(), 0);
-  int64_t dim = flat ? std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()) : shape[axis];
+  int64_t dim = flat ? std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>())
+                     : shape[axis];
   if (cond.numel() > dim) {
-    throw Error(fmt::format("{}: the condition has {} entries, more than the {} positions", node.describe(), cond.numel(), dim));
+    throw Error(fmt::format("{}: the condition has {} entries, more than the {} positions",
+                            node.describe(), cond.numel(), dim));
   }
   std::vector<KeptRun> runs;
   int64_t kept = 0;
@@ -311,13 +330,15 @@ Outputs shape_of(const Graph& g, const Node& node, const Inputs& in, const std::
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
   const DataType i64 = DataType::i64();
   if (node.op_type == "Size") {
-    double n = static_cast<double>(std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()));
+    double n = static_cast<double>(
+        std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()));
     return {te::compute({}, [&](const std::vector<Var>&) { return make_const(i64, n); }, name)};
   }
   auto [start, end] = graph::ops::shape_range(node, g.opset, in[0].ndim());
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
     PrimExpr v = make_zero(i64);
-    for (int64_t d = end; d-- > start;) v = select(o[0] == i32(d - start), make_const(i64, static_cast<double>(shape[d])), v);
+    for (int64_t d = end; d-- > start;)
+      v = select(o[0] == i32(d - start), make_const(i64, static_cast<double>(shape[d])), v);
     return v;
   });
 }

@@ -11,7 +11,9 @@ std::vector<PrimExpr> output_shape(const graph::Graph& g, const graph::Node& nod
   const graph::TensorType& t = g.value(node.outputs.at(i)).type;
   std::vector<PrimExpr> shape;
   for (int64_t d : t.shape) {
-    if (d < 0) throw Error(fmt::format("{}: output {} has an unknown dim ({})", node.describe(), i, t.str()));
+    if (d < 0)
+      throw Error(
+          fmt::format("{}: output {} has an unknown dim ({})", node.describe(), i, t.str()));
     shape.emplace_back(static_cast<int>(d));
   }
   return shape;
@@ -33,7 +35,8 @@ PrimExpr wrap_index(PrimExpr value, int64_t dim) {
   PrimExpr d = make_const(DataType::i64(), static_cast<double>(dim));
   PrimExpr wrapped = select(value < make_zero(DataType::i64()), value + d, value);
   if (dim <= 1) return PrimExpr(0);
-  PrimExpr clamped = min(max(wrapped, make_zero(DataType::i64())), d - make_const(DataType::i64(), 1));
+  PrimExpr clamped =
+      min(max(wrapped, make_zero(DataType::i64())), d - make_const(DataType::i64(), 1));
   return cast(DataType::i32(), clamped);
 }
 
@@ -71,6 +74,8 @@ PrimExpr trunc_div(PrimExpr a, PrimExpr b) {
   return select(q < zero && floormod(a, b) != zero, q + make_const(q.dtype(), 1), q);
 }
 
-std::vector<PrimExpr> exprs(const std::vector<Var>& vars) { return std::vector<PrimExpr>(vars.begin(), vars.end()); }
+std::vector<PrimExpr> exprs(const std::vector<Var>& vars) {
+  return std::vector<PrimExpr>(vars.begin(), vars.end());
+}
 
 }  // namespace tessel::topi

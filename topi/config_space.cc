@@ -44,8 +44,8 @@ std::vector<int64_t> powers_of_two_upto(int64_t n) {
 
 // Appends [outer, inners...] for every list of `n_inner` factors from `allowed` (ascending) whose
 // product is at most extent, and divides it when `exact`; lexicographic in the inner factors.
-void enumerate_splits(int64_t extent, const std::vector<int64_t>& allowed, bool exact, size_t n_inner,
-                      std::vector<int64_t>& inner, int64_t prod, Values& out) {
+void enumerate_splits(int64_t extent, const std::vector<int64_t>& allowed, bool exact,
+                      size_t n_inner, std::vector<int64_t>& inner, int64_t prod, Values& out) {
   if (inner.size() == n_inner) {
     std::vector<int64_t> entity{ceil_div(extent, prod)};
     entity.insert(entity.end(), inner.begin(), inner.end());
@@ -82,15 +82,16 @@ void check_distinct(const Values& values, const std::string& name) {
   std::set<std::vector<int64_t>> seen;
   for (const std::vector<int64_t>& v : values) {
     if (!seen.insert(v).second) {
-      throw Error(fmt::format("knob '{}': candidate [{}] is listed twice", name, fmt::join(v, ", ")));
+      throw Error(
+          fmt::format("knob '{}': candidate [{}] is listed twice", name, fmt::join(v, ", ")));
     }
   }
 }
 
 void check_num_axes(const std::string& name, int num_axes, const char* what) {
   if (num_axes < 1 || num_axes > kMaxEnumeratedAxes) {
-    throw Error(fmt::format("knob '{}': {} needs 1 to {} axes, got {}", name, what, kMaxEnumeratedAxes,
-                            num_axes));
+    throw Error(fmt::format("knob '{}': {} needs 1 to {} axes, got {}", name, what,
+                            kMaxEnumeratedAxes, num_axes));
   }
 }
 
@@ -98,8 +99,8 @@ Values split_candidates(const std::string& name, int64_t extent, const SplitPoli
   Values out;
   for (std::vector<int64_t> c : p.candidates) {
     auto bad = [&](const std::string& why) {
-      return Error(fmt::format("knob '{}': split candidate [{}] of extent {} {}", name, fmt::join(c, ", "),
-                               extent, why));
+      return Error(fmt::format("knob '{}': split candidate [{}] of extent {} {}", name,
+                               fmt::join(c, ", "), extent, why));
     };
     if (c.size() != static_cast<size_t>(p.num_outputs)) {
       throw bad(fmt::format("does not have {} factors", p.num_outputs));
@@ -126,34 +127,38 @@ size_t find_named(const std::vector<T>& items, const std::string& name, KnobKind
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].name != name) continue;
     if (items[i].kind != kind) {
-      throw Error(fmt::format("knob '{}' is of kind {}, not {}", name, knob_kind_name(items[i].kind),
-                              knob_kind_name(kind)));
+      throw Error(fmt::format("knob '{}' is of kind {}, not {}", name,
+                              knob_kind_name(items[i].kind), knob_kind_name(kind)));
     }
     return i;
   }
   std::vector<std::string> names;
   for (const T& item : items) names.push_back(item.name);
-  throw Error(fmt::format("no knob '{}' in the config space (knobs: {})", name, fmt::join(names, ", ")));
+  throw Error(
+      fmt::format("no knob '{}' in the config space (knobs: {})", name, fmt::join(names, ", ")));
 }
 
 Annotation parse_annotation(const std::string& s, const std::string& knob) {
   for (Annotation a : {Annotation::kNone, Annotation::kUnroll, Annotation::kVectorize}) {
     if (s == annotation_name(a)) return a;
   }
-  throw Error(fmt::format("config knob '{}': unknown annotation '{}' (none, unroll, vec)", knob, s));
+  throw Error(
+      fmt::format("config knob '{}': unknown annotation '{}' (none, unroll, vec)", knob, s));
 }
 
 // A config JSON value -> the knob's integers; an Error naming the knob for the wrong JSON type.
-std::vector<int64_t> json_to_ints(const nlohmann::ordered_json& j, KnobKind kind, const std::string& knob) {
+std::vector<int64_t> json_to_ints(const nlohmann::ordered_json& j, KnobKind kind,
+                                  const std::string& knob) {
   auto wrong = [&](const char* expected) {
-    return Error(fmt::format("config knob '{}' ({}): expected {}, got {}", knob, knob_kind_name(kind), expected,
-                             j.dump()));
+    return Error(fmt::format("config knob '{}' ({}): expected {}, got {}", knob,
+                             knob_kind_name(kind), expected, j.dump()));
   };
   if (kind == KnobKind::kKnob) {
     if (!j.is_number_integer()) throw wrong("an integer");
     return {j.get<int64_t>()};
   }
-  const char* expected = kind == KnobKind::kAnnotate ? "an array of strings" : "an array of integers";
+  const char* expected =
+      kind == KnobKind::kAnnotate ? "an array of strings" : "an array of integers";
   if (!j.is_array()) throw wrong(expected);
   std::vector<int64_t> out;
   for (const nlohmann::ordered_json& e : j) {
@@ -172,19 +177,26 @@ std::vector<int64_t> json_to_ints(const nlohmann::ordered_json& j, KnobKind kind
 
 const char* knob_kind_name(KnobKind kind) {
   switch (kind) {
-    case KnobKind::kSplit: return "split";
-    case KnobKind::kReorder: return "reorder";
-    case KnobKind::kAnnotate: return "annotate";
-    case KnobKind::kKnob: return "knob";
+    case KnobKind::kSplit:
+      return "split";
+    case KnobKind::kReorder:
+      return "reorder";
+    case KnobKind::kAnnotate:
+      return "annotate";
+    case KnobKind::kKnob:
+      return "knob";
   }
   TESSEL_UNREACHABLE("knob kind");
 }
 
 const char* annotation_name(Annotation a) {
   switch (a) {
-    case Annotation::kNone: return "none";
-    case Annotation::kUnroll: return "unroll";
-    case Annotation::kVectorize: return "vec";
+    case Annotation::kNone:
+      return "none";
+    case Annotation::kUnroll:
+      return "unroll";
+    case Annotation::kVectorize:
+      return "vec";
   }
   TESSEL_UNREACHABLE("annotation");
 }
@@ -205,11 +217,14 @@ const std::vector<int64_t>& ConfigEntity::reorder(const std::string& name) const
 
 std::vector<Annotation> ConfigEntity::annotate(const std::string& name) const {
   std::vector<Annotation> out;
-  for (int64_t code : find(name, KnobKind::kAnnotate).ints) out.push_back(static_cast<Annotation>(code));
+  for (int64_t code : find(name, KnobKind::kAnnotate).ints)
+    out.push_back(static_cast<Annotation>(code));
   return out;
 }
 
-int64_t ConfigEntity::knob(const std::string& name) const { return find(name, KnobKind::kKnob).ints[0]; }
+int64_t ConfigEntity::knob(const std::string& name) const {
+  return find(name, KnobKind::kKnob).ints[0];
+}
 
 std::vector<double> ConfigEntity::features() const {
   std::vector<double> out;
@@ -233,18 +248,21 @@ std::string ConfigEntity::to_json() const {
   return j.dump();
 }
 
-ConfigEntity ConfigEntity::from_json(const ConfigSpace& space, const std::string& json, bool match_split_inners) {
+ConfigEntity ConfigEntity::from_json(const ConfigSpace& space, const std::string& json,
+                                     bool match_split_inners) {
   nlohmann::ordered_json j;
   try {
     j = nlohmann::ordered_json::parse(json);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(fmt::format("config is not valid JSON: {}", e.what()));
   }
-  if (!j.is_object()) throw Error(fmt::format("config must be a JSON object of knobs, got {}", j.dump()));
+  if (!j.is_object())
+    throw Error(fmt::format("config must be a JSON object of knobs, got {}", j.dump()));
   for (const auto& [key, _] : j.items()) {
     bool known = std::any_of(space.knobs_.begin(), space.knobs_.end(),
                              [&](const ConfigSpace::Knob& k) { return k.name == key; });
-    if (!known) throw Error(fmt::format("config has knob '{}', which is not in the config space", key));
+    if (!known)
+      throw Error(fmt::format("config has knob '{}', which is not in the config space", key));
   }
   std::vector<uint64_t> choices;
   for (const ConfigSpace::Knob& k : space.knobs_) {
@@ -271,38 +289,47 @@ void ConfigSpace::add(Knob knob) {
   for (const Knob& k : knobs_) {
     if (k.name == knob.name) throw Error(fmt::format("knob '{}' is defined twice", knob.name));
   }
-  if (knob.values.empty()) throw Error(fmt::format("knob '{}' ({}) has no candidates", knob.name, knob.description));
+  if (knob.values.empty())
+    throw Error(fmt::format("knob '{}' ({}) has no candidates", knob.name, knob.description));
   check_distinct(knob.values, knob.name);
   uint64_t size = 0;
   if (__builtin_mul_overflow(size_, static_cast<uint64_t>(knob.values.size()), &size)) {
-    throw Error(fmt::format("knob '{}' ({} candidates) makes the config space larger than 2^64", knob.name,
-                            knob.values.size()));
+    throw Error(fmt::format("knob '{}' ({} candidates) makes the config space larger than 2^64",
+                            knob.name, knob.values.size()));
   }
   size_ = size;
   knobs_.push_back(std::move(knob));
 }
 
 void ConfigSpace::define_split(const std::string& name, int64_t extent, const SplitPolicy& p) {
-  if (extent < 1) throw Error(fmt::format("knob '{}': split extent must be positive, got {}", name, extent));
+  if (extent < 1)
+    throw Error(fmt::format("knob '{}': split extent must be positive, got {}", name, extent));
   if (p.num_outputs < 2) {
-    throw Error(fmt::format("knob '{}': a split needs num_outputs >= 2, got {}", name, p.num_outputs));
+    throw Error(
+        fmt::format("knob '{}': a split needs num_outputs >= 2, got {}", name, p.num_outputs));
   }
   if (p.max_factor < 0) throw Error(fmt::format("knob '{}': max_factor must be >= 0", name));
   if (!p.candidates.empty() && p.policy != "candidate") {
-    throw Error(fmt::format("knob '{}': split candidates need policy \"candidate\", not \"{}\"", name, p.policy));
+    throw Error(fmt::format("knob '{}': split candidates need policy \"candidate\", not \"{}\"",
+                            name, p.policy));
   }
-  Knob knob{name, KnobKind::kSplit,
-            fmt::format("split of {} into {} ({})", extent, p.num_outputs, p.policy), {}, 0};
+  Knob knob{name,
+            KnobKind::kSplit,
+            fmt::format("split of {} into {} ({})", extent, p.num_outputs, p.policy),
+            {},
+            0};
   if (p.policy == "candidate") {
     knob.values = split_candidates(name, extent, p);
   } else if (p.policy == "factors" || p.policy == "power2") {
-    std::vector<int64_t> allowed = p.policy == "factors" ? divisors(extent) : powers_of_two_upto(extent);
+    std::vector<int64_t> allowed =
+        p.policy == "factors" ? divisors(extent) : powers_of_two_upto(extent);
     if (p.max_factor > 0) std::erase_if(allowed, [&](int64_t f) { return f > p.max_factor; });
     std::vector<int64_t> inner;
-    enumerate_splits(extent, allowed, p.policy == "factors" || p.no_tail, p.num_outputs - 1, inner, 1,
-                     knob.values);
+    enumerate_splits(extent, allowed, p.policy == "factors" || p.no_tail, p.num_outputs - 1, inner,
+                     1, knob.values);
   } else {
-    throw Error(fmt::format("knob '{}': unknown split policy \"{}\" (factors, power2, candidate)", name, p.policy));
+    throw Error(fmt::format("knob '{}': unknown split policy \"{}\" (factors, power2, candidate)",
+                            name, p.policy));
   }
   add(std::move(knob));
 }
@@ -311,11 +338,13 @@ void ConfigSpace::define_reorder(const std::string& name, int num_axes, const st
                                  const std::vector<std::vector<int64_t>>& candidates) {
   check_num_axes(name, num_axes, "reorder");
   if (!candidates.empty() && policy != "candidate") {
-    throw Error(fmt::format("knob '{}': reorder candidates need policy \"candidate\", not \"{}\"", name, policy));
+    throw Error(fmt::format("knob '{}': reorder candidates need policy \"candidate\", not \"{}\"",
+                            name, policy));
   }
   std::vector<int64_t> identity(num_axes);
   std::iota(identity.begin(), identity.end(), 0);
-  Knob knob{name, KnobKind::kReorder, fmt::format("reorder of {} axes ({})", num_axes, policy), {}, 0};
+  Knob knob{
+      name, KnobKind::kReorder, fmt::format("reorder of {} axes ({})", num_axes, policy), {}, 0};
   if (policy == "identity") {
     knob.values = {identity};
   } else if (policy == "all") {
@@ -328,18 +357,20 @@ void ConfigSpace::define_reorder(const std::string& name, int num_axes, const st
       std::vector<int64_t> sorted = c;
       std::sort(sorted.begin(), sorted.end());
       if (sorted != identity) {
-        throw Error(fmt::format("knob '{}': reorder candidate [{}] is not a permutation of 0..{}", name,
-                                fmt::join(c, ", "), num_axes - 1));
+        throw Error(fmt::format("knob '{}': reorder candidate [{}] is not a permutation of 0..{}",
+                                name, fmt::join(c, ", "), num_axes - 1));
       }
     }
     knob.values = candidates;
   } else {
-    throw Error(fmt::format("knob '{}': unknown reorder policy \"{}\" (identity, all, candidate)", name, policy));
+    throw Error(fmt::format("knob '{}': unknown reorder policy \"{}\" (identity, all, candidate)",
+                            name, policy));
   }
   add(std::move(knob));
 }
 
-void ConfigSpace::define_annotate(const std::string& name, int num_axes, const std::string& policy) {
+void ConfigSpace::define_annotate(const std::string& name, int num_axes,
+                                  const std::string& policy) {
   check_num_axes(name, num_axes, "annotate");
   const std::vector<int64_t> none_unroll{0, 1};
   Values per_axis;
@@ -347,10 +378,12 @@ void ConfigSpace::define_annotate(const std::string& name, int num_axes, const s
     per_axis.assign(num_axes, {static_cast<int64_t>(Annotation::kUnroll)});
   } else if (policy == "try_unroll" || policy == "try_unroll_vec") {
     per_axis.assign(num_axes, none_unroll);
-    if (policy == "try_unroll_vec") per_axis.back().push_back(static_cast<int64_t>(Annotation::kVectorize));
+    if (policy == "try_unroll_vec")
+      per_axis.back().push_back(static_cast<int64_t>(Annotation::kVectorize));
   } else {
-    throw Error(fmt::format("knob '{}': unknown annotate policy \"{}\" (unroll, try_unroll, try_unroll_vec)", name,
-                            policy));
+    throw Error(fmt::format(
+        "knob '{}': unknown annotate policy \"{}\" (unroll, try_unroll, try_unroll_vec)", name,
+        policy));
   }
   add(Knob{name, KnobKind::kAnnotate, fmt::format("annotate of {} axes ({})", num_axes, policy),
            cartesian(per_axis), 0});
@@ -370,7 +403,8 @@ std::vector<uint64_t> ConfigSpace::knob_sizes() const {
 
 ConfigEntity ConfigSpace::get(uint64_t index) const {
   if (index >= size_) {
-    throw Error(fmt::format("config index {} is outside the config space of size {}", index, size_));
+    throw Error(
+        fmt::format("config index {} is outside the config space of size {}", index, size_));
   }
   std::vector<uint64_t> choices;
   for (const Knob& k : knobs_) {
@@ -381,10 +415,12 @@ ConfigEntity ConfigSpace::get(uint64_t index) const {
 }
 
 uint64_t ConfigSpace::index_of(const std::vector<uint64_t>& choices) const {
-  TESSEL_ICHECK(choices.size() == knobs_.size()) << choices.size() << " choices for " << knobs_.size() << " knobs";
+  TESSEL_ICHECK(choices.size() == knobs_.size())
+      << choices.size() << " choices for " << knobs_.size() << " knobs";
   uint64_t index = 0;
   for (size_t i = knobs_.size(); i-- > 0;) {
-    TESSEL_ICHECK(choices[i] < knobs_[i].values.size()) << "choice " << choices[i] << " of knob " << knobs_[i].name;
+    TESSEL_ICHECK(choices[i] < knobs_[i].values.size())
+        << "choice " << choices[i] << " of knob " << knobs_[i].name;
     index = index * knobs_[i].values.size() + choices[i];
   }
   return index;
@@ -403,8 +439,8 @@ ConfigEntity ConfigSpace::from_choices(const std::vector<uint64_t>& choices) con
 uint64_t ConfigSpace::find_choice(const Knob& knob, const std::vector<int64_t>& value) {
   auto it = std::find(knob.values.begin(), knob.values.end(), value);
   if (it == knob.values.end()) {
-    throw Error(fmt::format("knob '{}': [{}] is not in the config space ({})", knob.name, fmt::join(value, ", "),
-                            knob.description));
+    throw Error(fmt::format("knob '{}': [{}] is not in the config space ({})", knob.name,
+                            fmt::join(value, ", "), knob.description));
   }
   return static_cast<uint64_t>(it - knob.values.begin());
 }
@@ -420,12 +456,14 @@ void ConfigSpace::set_fallback_split(const std::string& name, const std::vector<
   k.fallback = find_choice(k, factors);
 }
 
-void ConfigSpace::set_fallback_reorder(const std::string& name, const std::vector<int64_t>& permutation) {
+void ConfigSpace::set_fallback_reorder(const std::string& name,
+                                       const std::vector<int64_t>& permutation) {
   Knob& k = knobs_[find_named(knobs_, name, KnobKind::kReorder)];
   k.fallback = find_choice(k, permutation);
 }
 
-void ConfigSpace::set_fallback_annotate(const std::string& name, const std::vector<Annotation>& annotations) {
+void ConfigSpace::set_fallback_annotate(const std::string& name,
+                                        const std::vector<Annotation>& annotations) {
   Knob& k = knobs_[find_named(knobs_, name, KnobKind::kAnnotate)];
   std::vector<int64_t> codes;
   for (Annotation a : annotations) codes.push_back(static_cast<int64_t>(a));

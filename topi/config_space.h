@@ -44,8 +44,9 @@ class ConfigEntity {
   // The per-knob choice (position in the knob's candidate list), in definition order.
   const std::vector<uint64_t>& choices() const { return choices_; }
 
-  // Typed accessors; each throws tessel::Error naming the knob when it is missing or of another kind.
-  // split: [outer, inner..., innermost]; reorder: a permutation of 0..n-1 (new position -> axis).
+  // Typed accessors; each throws tessel::Error naming the knob when it is missing or of another
+  // kind. split: [outer, inner..., innermost]; reorder: a permutation of 0..n-1 (new position ->
+  // axis).
   const std::vector<int64_t>& split(const std::string& name) const;
   const std::vector<int64_t>& reorder(const std::string& name) const;
   std::vector<Annotation> annotate(const std::string& name) const;
@@ -68,7 +69,8 @@ class ConfigEntity {
   // missing or unknown knob or a value that is not in `space`. With match_split_inners, a split
   // matches the candidate with the same inner factors whatever its outer one: a config of the
   // same template for another shape (transfer learning).
-  static ConfigEntity from_json(const ConfigSpace& space, const std::string& json, bool match_split_inners = false);
+  static ConfigEntity from_json(const ConfigSpace& space, const std::string& json,
+                                bool match_split_inners = false);
 
  private:
   friend class ConfigSpace;
@@ -122,9 +124,13 @@ class ConfigSpace {
   // A rule across knobs that the space cannot express by itself (e.g. a register tile of rows x
   // columns must fit the register file): `check` returns "" for a config the template can
   // schedule, else why not. Tuning skips the configs it rejects without building them.
-  void set_constraint(std::function<std::string(const ConfigEntity&)> check) { constraint_ = std::move(check); }
+  void set_constraint(std::function<std::string(const ConfigEntity&)> check) {
+    constraint_ = std::move(check);
+  }
   // "" when the config satisfies the constraint (or there is none), else the reason.
-  std::string invalid_reason(const ConfigEntity& config) const { return constraint_ ? constraint_(config) : ""; }
+  std::string invalid_reason(const ConfigEntity& config) const {
+    return constraint_ ? constraint_(config) : "";
+  }
 
  private:
   friend class ConfigEntity;

@@ -11,30 +11,38 @@ Matmul matmul(PrimExpr M, PrimExpr N, PrimExpr K, DataType dtype) {
   mm.A = te::placeholder({M, K}, dtype, "A");
   mm.B = te::placeholder({K, N}, dtype, "B");
   mm.k = te::reduce_axis(0, K, "k");
-  mm.C = te::compute({M, N}, [&](te::Expr i, te::Expr j) { return te::sum(mm.A(i, mm.k) * mm.B(mm.k, j), {mm.k}); },
-                     "C");
+  mm.C = te::compute(
+      {M, N},
+      [&](te::Expr i, te::Expr j) { return te::sum(mm.A(i, mm.k) * mm.B(mm.k, j), {mm.k}); }, "C");
   return mm;
 }
 
 Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype) {
-  if (nr <= 0) throw Error(fmt::format("matmul_packed: panel width nr must be positive, got {}", nr));
+  if (nr <= 0)
+    throw Error(fmt::format("matmul_packed: panel width nr must be positive, got {}", nr));
   Matmul mm;
   mm.A = te::placeholder({M, K}, dtype, "A");
   mm.B = te::placeholder({K, N}, dtype, "B");
   // Columns past N in the last panel read a clamped (valid) address and are zeroed.
-  mm.packed_B = te::compute({ceildiv(N, nr), K, nr}, [&](te::Expr x, te::Expr y, te::Expr z) {
-    PrimExpr col = x * nr + z;
-    return select(col < N, mm.B(y, min(col, N - 1)), make_zero(dtype));
-  }, "packed_B", {"x", "y", "z"});
+  mm.packed_B = te::compute({ceildiv(N, nr), K, nr},
+                            [&](te::Expr x, te::Expr y, te::Expr z) {
+                              PrimExpr col = x * nr + z;
+                              return select(col < N, mm.B(y, min(col, N - 1)), make_zero(dtype));
+                            },
+                            "packed_B", {"x", "y", "z"});
   mm.k = te::reduce_axis(0, K, "k");
-  mm.C = te::compute({M, N}, [&](te::Expr i, te::Expr j) {
-    return te::sum(mm.A(i, mm.k) * mm.packed_B(floordiv(j, nr), mm.k, floormod(j, nr)), {mm.k});
-  }, "C");
+  mm.C = te::compute(
+      {M, N},
+      [&](te::Expr i, te::Expr j) {
+        return te::sum(mm.A(i, mm.k) * mm.packed_B(floordiv(j, nr), mm.k, floormod(j, nr)), {mm.k});
+      },
+      "C");
   return mm;
 }
 
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg) {
-  if (!mm.packed_B.defined()) throw Error("schedule_matmul_cpu needs a matmul_packed() computation");
+  if (!mm.packed_B.defined())
+    throw Error("schedule_matmul_cpu needs a matmul_packed() computation");
   te::Schedule s = te::create_schedule({mm.C});
   te::Tensor CC = s.cache_write(mm.C, MemScope::kLocal);
 

@@ -17,8 +17,8 @@ struct Matmul {
 Matmul matmul(PrimExpr M, PrimExpr N, PrimExpr K, DataType dtype = DataType::f32());
 
 struct MatmulCpuConfig {
-  int mr = 8;        // rows of the register tile
-  int nr = 32;       // columns of the register tile (and of a B panel); a multiple of the vector width
+  int mr = 8;   // rows of the register tile
+  int nr = 32;  // columns of the register tile (and of a B panel); a multiple of the vector width
   int k_unroll = 4;  // reduction steps unrolled in the micro-kernel
   bool parallel = true;
 };

@@ -14,9 +14,9 @@ namespace tessel::topi {
 // te tensors for the node's outputs, given te tensors for its inputs (undefined for an omitted
 // optional input). Constant inputs that steer shapes (Reshape's shape, Clip's bounds, ...) are
 // read from graph.value(id).constant. Output names derive from `name`.
-using ComputeFn = std::function<std::vector<te::Tensor>(const graph::Graph& g, const graph::Node& node,
-                                                        const std::vector<te::Tensor>& inputs,
-                                                        const std::string& name)>;
+using ComputeFn = std::function<std::vector<te::Tensor>(
+    const graph::Graph& g, const graph::Node& node, const std::vector<te::Tensor>& inputs,
+    const std::string& name)>;
 struct OpCompute {
   std::string name;
   ComputeFn compute;

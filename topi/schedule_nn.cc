@@ -22,8 +22,9 @@ constexpr int64_t kParallelMinWork = 1 << 14;
 constexpr int64_t kMaxUnrolledReduce = 16;
 
 struct TileSpec {
-  int row_axis = -1;        // output axis blocked into unrolled register rows; -1 for none
-  int64_t row_divisor = 0;  // row blocks divide this (a conv's channels per group); 0: the axis extent
+  int row_axis = -1;  // output axis blocked into unrolled register rows; -1 for none
+  int64_t row_divisor =
+      0;  // row blocks divide this (a conv's channels per group); 0: the axis extent
   // ConvNCHWc: the vector is a block of output channels, and the second unrolled axis is the
   // output width (not height), blocked wider: one broadcast input element per column.
   bool channel_vectors = false;
@@ -44,19 +45,21 @@ std::optional<TileSpec> tile_spec(const Graph& g, const Node& node) {
     return TileSpec{vector_operand ? -1 : rank(node.outputs[0]) - 2, 0};
   }
   static const std::set<std::string> pools = {"MaxPool",       "AveragePool",       "LpPool",
-                                               "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
+                                              "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
   if (pools.count(op)) return TileSpec{};
   return std::nullopt;
 }
 
 bool is_statistics_op(const std::string& op) {
-  static const std::set<std::string> ops = {"Softmax",           "LogSoftmax",         "Hardmax", "LRN",
-                                            "LayerNormalization", "InstanceNormalization"};
+  static const std::set<std::string> ops = {
+      "Softmax", "LogSoftmax", "Hardmax", "LRN", "LayerNormalization", "InstanceNormalization"};
   return ops.count(op) != 0;
 }
 
 const te::ComputeOpNode* compute_of(const te::Stage& st) { return st->op.as<te::ComputeOpNode>(); }
-bool is_reduction(const te::Stage& st) { return compute_of(st) && !compute_of(st)->reduce_axis.empty(); }
+bool is_reduction(const te::Stage& st) {
+  return compute_of(st) && !compute_of(st)->reduce_axis.empty();
+}
 
 int64_t extent(const IterVar& iv) { return *as_const_int(iv->dom.extent); }
 
@@ -122,10 +125,12 @@ void inline_all_but_inputs(te::Schedule& s, const te::Stage& master, int lanes) 
     if (op.as<te::ComputeOpNode>()) inputs.push_back(op);
   }
   auto is_input = [&](const Operation& op) {
-    return std::any_of(inputs.begin(), inputs.end(), [&](const Operation& i) { return i.same_as(op); });
+    return std::any_of(inputs.begin(), inputs.end(),
+                       [&](const Operation& i) { return i.same_as(op); });
   };
   for (te::Stage st : s.stages()) {
-    if (compute_of(st) && !is_reduction(st) && !st->is_output && !is_input(st->op)) st.compute_inline();
+    if (compute_of(st) && !is_reduction(st) && !st->is_output && !is_input(st->op))
+      st.compute_inline();
   }
   for (const Operation& op : inputs) {
     if (!s[op]->is_output) schedule_injective(s, te::Tensor(op), lanes);
@@ -134,16 +139,17 @@ void inline_all_but_inputs(te::Schedule& s, const te::Stage& master, int lanes) 
 
 // The shape of a tiled reduction: its output, the tile axes and the reduction.
 struct TiledShape {
-  std::vector<int64_t> out;      // the reduction's output shape
-  int row = -1;                  // the output axis blocked into unrolled rows; -1 for none
-  int64_t row_divisor = 0;       // row blocks divide this
-  int y = -1;                    // the second unrolled output axis (a conv's output height); -1 for none
+  std::vector<int64_t> out;  // the reduction's output shape
+  int row = -1;              // the output axis blocked into unrolled rows; -1 for none
+  int64_t row_divisor = 0;   // row blocks divide this
+  int y = -1;  // the second unrolled output axis (a conv's output height); -1 for none
   bool channel_vectors = false;  // see TileSpec
   std::vector<int64_t> reduce;   // reduction extents, in compute order
   int64_t work = 0;              // output points x reduction length
 };
 
-TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out, const std::vector<int64_t>& reduce) {
+TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
+                       const std::vector<int64_t>& reduce) {
   TiledShape t;
   t.out = out;
   int rank = static_cast<int>(out.size());
@@ -201,7 +207,8 @@ PackedTile packed_fallback(const TiledShape& t, int lanes) {
 ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   ConfigSpace space;
   PackedTile packed = t.channel_vectors ? packed_fallback(t, lanes) : PackedTile{};
-  auto inner_split = [&](const std::string& name, int64_t extent, std::vector<int64_t> inners, int64_t fallback) {
+  auto inner_split = [&](const std::string& name, int64_t extent, std::vector<int64_t> inners,
+                         int64_t fallback) {
     SplitPolicy p;
     p.policy = "candidate";
     std::sort(inners.begin(), inners.end());
@@ -215,12 +222,14 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
     for (int64_t r : {1, 2, 4, 8, 16, 32}) {
       if (t.row_divisor % r == 0) rows.push_back(r);
     }
-    inner_split("tile_row", t.row_divisor, rows, t.channel_vectors ? packed.rows : row_block(t.row_divisor, lanes));
+    inner_split("tile_row", t.row_divisor, rows,
+                t.channel_vectors ? packed.rows : row_block(t.row_divisor, lanes));
   }
   int64_t width = t.out.back();
   if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
     std::vector<int64_t> cols;
-    for (int64_t c : {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
+    for (int64_t c :
+         {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
       cols.push_back(std::min(width, c));
     }
     inner_split("tile_col", width, cols, col_block(width, lanes));
@@ -236,7 +245,8 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
   if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
     space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
     if (t.channel_vectors) {
-      // Kernel offsets outside, input channels innermost: the best order of most packed convs tuned.
+      // Kernel offsets outside, input channels innermost: the best order of most packed convs
+      // tuned.
       std::vector<int64_t> order;
       for (size_t r = 1; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
       order.push_back(0);
@@ -254,8 +264,9 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
     TileConfig tile = tile_config(t, c);
     int64_t accumulators = tile.rows * tile.ys * ((tile.cols + lanes - 1) / lanes);
     if (accumulators <= budget) return "";
-    return fmt::format("a register tile of {} x {} x {} columns needs {} vector accumulators, more than {}", tile.rows,
-                       tile.ys, tile.cols, accumulators, budget);
+    return fmt::format(
+        "a register tile of {} x {} x {} columns needs {} vector accumulators, more than {}",
+        tile.rows, tile.ys, tile.cols, accumulators, budget);
   });
   return space;
 }
@@ -287,7 +298,9 @@ IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   order.push_back(col_i);
   os.reorder(order);
   IterVar attach = outer.back();
-  if (c.parallel) parallel_outer(os, outer.size() == 1 ? outer : std::vector<IterVar>(outer.begin(), outer.end() - 1));
+  if (c.parallel)
+    parallel_outer(
+        os, outer.size() == 1 ? outer : std::vector<IterVar>(outer.begin(), outer.end() - 1));
   if (c.cols > 1) os.vectorize(col_i);
   if (c.rows > 1) os.unroll(row_i);
   if (c.ys > 1) os.unroll(y_i);
@@ -349,7 +362,8 @@ void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, con
     out_shape[1] *= out_shape.back();
     out_shape.pop_back();
   }
-  bool fuse_epilogue = outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == out_shape;
+  bool fuse_epilogue =
+      outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == out_shape;
 
   inline_all_but_inputs(s, master, lanes);
   te::Tensor out = fuse_epilogue ? outputs[0] : master_t;
@@ -358,7 +372,8 @@ void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, con
     if (!o.same_as(out)) schedule_injective(s, o, lanes);
   }
   te::Stage os = s[out];
-  IterVar attach = fuse_epilogue && t.channel_vectors ? tile_unpacked_output(os, t, c) : tile_output(os, t, c);
+  IterVar attach =
+      fuse_epilogue && t.channel_vectors ? tile_unpacked_output(os, t, c) : tile_output(os, t, c);
 
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside.
   te::Stage as = s[acc];
@@ -407,7 +422,8 @@ void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs
 
 }  // namespace
 
-std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const Graph& g, const Node& master, int vector_lanes) {
+std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const Graph& g, const Node& master,
+                                        int vector_lanes) {
   std::optional<TileSpec> spec = tile_spec(g, master);
   if (!spec) return std::nullopt;
   std::optional<TiledShape> shape = tiled_shape_of(s, *spec);
@@ -415,8 +431,9 @@ std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const Graph& g, c
   return tiled_space(*shape, vector_lanes);
 }
 
-bool schedule_for_master(te::Schedule& s, const Graph& g, const Node& master, const std::vector<te::Tensor>& outputs,
-                         int vector_lanes, const ConfigEntity* config) {
+bool schedule_for_master(te::Schedule& s, const Graph& g, const Node& master,
+                         const std::vector<te::Tensor>& outputs, int vector_lanes,
+                         const ConfigEntity* config) {
   if (std::optional<TileSpec> spec = tile_spec(g, master)) {
     std::optional<TiledShape> shape = tiled_shape_of(s, *spec);
     if (!shape) return false;

@@ -20,8 +20,8 @@ namespace tessel::topi {
 
 // The knobs of the template that schedules `s` (a fused group's computes, not yet scheduled) when
 // `master` anchors it; none for groups without a template.
-std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const graph::Graph& g, const graph::Node& master,
-                                        int vector_lanes);
+std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const graph::Graph& g,
+                                        const graph::Node& master, int vector_lanes);
 
 // Schedules every stage of `s` (whose outputs are `outputs`) when `master` is an nn op with a
 // schedule here and the group has the expected shape; returns false and leaves `s` untouched

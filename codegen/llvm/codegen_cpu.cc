@@ -378,11 +378,13 @@ llvm::FunctionCallee CodeGenCPU::runtime_function(const char* name, llvm::Type* 
                                                   std::vector<llvm::Type*> params, bool vararg) {
   llvm::FunctionType* type = llvm::FunctionType::get(result, params, vararg);
   bool runtime_api = std::string_view(name).starts_with("Tessel");
-  if (linkage_ == RuntimeLinkage::kSymbols || !runtime_api) return module_.getOrInsertFunction(name, type);
+  if (linkage_ == RuntimeLinkage::kSymbols || !runtime_api)
+    return module_.getOrInsertFunction(name, type);
   std::string slot = std::string(TESSEL_RUNTIME_POINTER_PREFIX) + name;
   llvm::GlobalVariable* pointer = module_.getGlobalVariable(slot);
   if (pointer == nullptr) {
-    pointer = new llvm::GlobalVariable(module_, builder_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage,
+    pointer = new llvm::GlobalVariable(module_, builder_.getPtrTy(), false,
+                                       llvm::GlobalValue::ExternalLinkage,
                                        llvm::ConstantPointerNull::get(builder_.getPtrTy()), slot);
   }
   return {type, builder_.CreateLoad(builder_.getPtrTy(), pointer, std::string(name) + "_ptr")};

@@ -18,7 +18,8 @@ enum class RuntimeLinkage { kSymbols, kPointers };
 
 class CodeGenCPU : public CodeGenLLVM {
  public:
-  CodeGenCPU(llvm::Module& module, const Target& target, RuntimeLinkage linkage = RuntimeLinkage::kSymbols);
+  CodeGenCPU(llvm::Module& module, const Target& target,
+             RuntimeLinkage linkage = RuntimeLinkage::kSymbols);
   // Emits the entry point named func->name and its helpers into the module.
   void add_function(const PrimFunc& func);
 

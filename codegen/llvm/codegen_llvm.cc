@@ -79,8 +79,10 @@ int known_trailing_zeros(const PrimExpr& e) {
 }
 
 // bfloat16 lives in i16 bits. Widening puts them in the high half of a float32's bits.
-llvm::Value* bfloat_to_f32(llvm::IRBuilder<>& b, llvm::Value* bits, llvm::Type* i32, llvm::Type* f32) {
-  return b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, i32), llvm::ConstantInt::get(i32, 16)), f32);
+llvm::Value* bfloat_to_f32(llvm::IRBuilder<>& b, llvm::Value* bits, llvm::Type* i32,
+                           llvm::Type* f32) {
+  return b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, i32), llvm::ConstantInt::get(i32, 16)),
+                         f32);
 }
 
 // Narrowing keeps the high half (truncation, like the reference executor) and sets the quiet bit
@@ -180,13 +182,20 @@ bool CodeGenLLVM::is_non_negative(const PrimExpr& e) const {
   if (const int64_t* c = as_const_int(e)) return *c >= 0;
   auto both = [&](const auto* op) { return is_non_negative(op->a) && is_non_negative(op->b); };
   switch (e->kind()) {
-    case NodeKind::Var: return non_negative_.count(static_cast<const VarNode*>(e.get())) > 0;
-    case NodeKind::Add: return both(e.as<AddNode>());
-    case NodeKind::Mul: return both(e.as<MulNode>());
-    case NodeKind::Div: return both(e.as<DivNode>());
-    case NodeKind::FloorDiv: return both(e.as<FloorDivNode>());
-    case NodeKind::Min: return both(e.as<MinNode>());
-    case NodeKind::FloorMod: return is_non_negative(e.as<FloorModNode>()->b);
+    case NodeKind::Var:
+      return non_negative_.count(static_cast<const VarNode*>(e.get())) > 0;
+    case NodeKind::Add:
+      return both(e.as<AddNode>());
+    case NodeKind::Mul:
+      return both(e.as<MulNode>());
+    case NodeKind::Div:
+      return both(e.as<DivNode>());
+    case NodeKind::FloorDiv:
+      return both(e.as<FloorDivNode>());
+    case NodeKind::Min:
+      return both(e.as<MinNode>());
+    case NodeKind::FloorMod:
+      return is_non_negative(e.as<FloorModNode>()->b);
     case NodeKind::Max: {
       const auto* op = e.as<MaxNode>();
       return is_non_negative(op->a) || is_non_negative(op->b);
@@ -208,8 +217,10 @@ bool CodeGenLLVM::is_non_negative(const PrimExpr& e) const {
       const auto* op = e.as<RampNode>();
       return is_non_negative(op->base) && is_non_negative(op->stride);
     }
-    case NodeKind::Broadcast: return is_non_negative(e.as<BroadcastNode>()->value);
-    default: return false;
+    case NodeKind::Broadcast:
+      return is_non_negative(e.as<BroadcastNode>()->value);
+    default:
+      return false;
   }
 }
 
@@ -222,10 +233,17 @@ llvm::Type* CodeGenLLVM::llvm_type(DataType t) const {
     elem = llvm::PointerType::get(ctx_, 0);
   } else if (t.is_float()) {
     switch (t.bits()) {
-      case 16: elem = llvm::Type::getHalfTy(ctx_); break;
-      case 32: elem = llvm::Type::getFloatTy(ctx_); break;
-      case 64: elem = llvm::Type::getDoubleTy(ctx_); break;
-      default: TESSEL_UNREACHABLE("unsupported float type " + t.str());
+      case 16:
+        elem = llvm::Type::getHalfTy(ctx_);
+        break;
+      case 32:
+        elem = llvm::Type::getFloatTy(ctx_);
+        break;
+      case 64:
+        elem = llvm::Type::getDoubleTy(ctx_);
+        break;
+      default:
+        TESSEL_UNREACHABLE("unsupported float type " + t.str());
     }
   } else {
     elem = llvm::Type::getIntNTy(ctx_, t.bits());
@@ -251,7 +269,8 @@ llvm::Value* CodeGenLLVM::cast_value(DataType from, DataType to, llvm::Value* v)
   if (from.is_bfloat() || to.is_bfloat()) {  // through float32
     DataType f32 = DataType::f32().with_lanes(from.lanes());
     llvm::Type* i32 = llvm_type(DataType::i32().with_lanes(from.lanes()));
-    if (from.is_bfloat()) return cast_value(f32, to, bfloat_to_f32(builder_, v, i32, llvm_type(f32)));
+    if (from.is_bfloat())
+      return cast_value(f32, to, bfloat_to_f32(builder_, v, i32, llvm_type(f32)));
     return f32_to_bfloat(builder_, cast_value(from, f32, v), i32, llvm_type(to));
   }
   llvm::Type* ty = llvm_type(to);
@@ -539,7 +558,8 @@ CodeGenLLVM::Address CodeGenLLVM::address_of(const Buffer& buffer,
   const PrimExpr& index = indices[0];
   auto gep = [&](const PrimExpr& offset) {
     llvm::Value* i = emit_expr(offset);
-    return in_bounds ? builder_.CreateInBoundsGEP(elem, base, i) : builder_.CreateGEP(elem, base, i);
+    return in_bounds ? builder_.CreateInBoundsGEP(elem, base, i)
+                     : builder_.CreateGEP(elem, base, i);
   };
   if (lanes == 1) return {gep(index), false, known_alignment(index, elem_bytes)};
   if (const auto* ramp = index.as<RampNode>(); ramp != nullptr && is_one(ramp->stride)) {
@@ -600,7 +620,8 @@ void CodeGenLLVM::emit_stmt(const Stmt& s) {
       unbind(op->var);
       return;
     }
-    case NodeKind::AssertStmt: return emit_assert(s.as<AssertStmtNode>());
+    case NodeKind::AssertStmt:
+      return emit_assert(s.as<AssertStmtNode>());
     case NodeKind::Evaluate: {
       const auto* op = s.as<EvaluateNode>();
       if (!op->value.is<IntImmNode>()) emit_expr(op->value);
@@ -609,11 +630,16 @@ void CodeGenLLVM::emit_stmt(const Stmt& s) {
     case NodeKind::SeqStmt:
       for (const Stmt& child : s.as<SeqStmtNode>()->seq) emit_stmt(child);
       return;
-    case NodeKind::IfThenElse: return emit_if(s.as<IfThenElseNode>());
-    case NodeKind::For: return emit_for(s.as<ForNode>());
-    case NodeKind::BufferStore: return emit_store(s.as<BufferStoreNode>());
-    case NodeKind::Allocate: return emit_allocate(s.as<AllocateNode>());
-    default: TESSEL_UNREACHABLE(std::string("statement kind ") + node_kind_name(s->kind()));
+    case NodeKind::IfThenElse:
+      return emit_if(s.as<IfThenElseNode>());
+    case NodeKind::For:
+      return emit_for(s.as<ForNode>());
+    case NodeKind::BufferStore:
+      return emit_store(s.as<BufferStoreNode>());
+    case NodeKind::Allocate:
+      return emit_allocate(s.as<AllocateNode>());
+    default:
+      TESSEL_UNREACHABLE(std::string("statement kind ") + node_kind_name(s->kind()));
   }
 }
 
@@ -644,7 +670,8 @@ llvm::MDNode* CodeGenLLVM::branch_weights(const PrimExpr& cond) {
 void CodeGenLLVM::emit_for(const ForNode* op) {
   std::vector<llvm::Metadata*> properties;
   switch (op->kind) {
-    case ForKind::kParallel: return emit_parallel_for(op);
+    case ForKind::kParallel:
+      return emit_parallel_for(op);
     case ForKind::kVectorized:
       TESSEL_UNREACHABLE("vectorized loop over " + op->loop_var->name_hint +
                          " reached codegen; vectorize_loops must lower it to Ramp/Broadcast");
@@ -657,7 +684,8 @@ void CodeGenLLVM::emit_for(const ForNode* op) {
       properties.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, hint)}));
       break;
     }
-    case ForKind::kSerial: break;
+    case ForKind::kSerial:
+      break;
   }
   emit_serial_for(op, properties);
 }

@@ -2,9 +2,9 @@
 // expands vector forms to libm calls per lane as needed), arithmetic for rsqrt and sigmoid, and
 // per-lane libm calls for tanh and erf. `round` rounds half to even (llvm.roundeven), like ONNX
 // Round and std::nearbyint in the default rounding mode.
-#include "codegen/llvm/codegen_llvm.h"
-
 #include <llvm/IR/Intrinsics.h>
+
+#include "codegen/llvm/codegen_llvm.h"
 
 namespace tessel::codegen {
 
@@ -13,18 +13,30 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
   auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, arg(0)); };
   auto one = [&] { return llvm::ConstantFP::get(llvm_type(op->dtype), 1.0); };
   switch (op->op) {
-    case Intrinsic::exp: return unary(llvm::Intrinsic::exp);
-    case Intrinsic::exp2: return unary(llvm::Intrinsic::exp2);
-    case Intrinsic::log: return unary(llvm::Intrinsic::log);
-    case Intrinsic::log2: return unary(llvm::Intrinsic::log2);
-    case Intrinsic::sqrt: return unary(llvm::Intrinsic::sqrt);
-    case Intrinsic::fabs: return unary(llvm::Intrinsic::fabs);
-    case Intrinsic::floor: return unary(llvm::Intrinsic::floor);
-    case Intrinsic::ceil: return unary(llvm::Intrinsic::ceil);
-    case Intrinsic::round: return unary(llvm::Intrinsic::roundeven);
-    case Intrinsic::trunc: return unary(llvm::Intrinsic::trunc);
-    case Intrinsic::sin: return unary(llvm::Intrinsic::sin);
-    case Intrinsic::cos: return unary(llvm::Intrinsic::cos);
+    case Intrinsic::exp:
+      return unary(llvm::Intrinsic::exp);
+    case Intrinsic::exp2:
+      return unary(llvm::Intrinsic::exp2);
+    case Intrinsic::log:
+      return unary(llvm::Intrinsic::log);
+    case Intrinsic::log2:
+      return unary(llvm::Intrinsic::log2);
+    case Intrinsic::sqrt:
+      return unary(llvm::Intrinsic::sqrt);
+    case Intrinsic::fabs:
+      return unary(llvm::Intrinsic::fabs);
+    case Intrinsic::floor:
+      return unary(llvm::Intrinsic::floor);
+    case Intrinsic::ceil:
+      return unary(llvm::Intrinsic::ceil);
+    case Intrinsic::round:
+      return unary(llvm::Intrinsic::roundeven);
+    case Intrinsic::trunc:
+      return unary(llvm::Intrinsic::trunc);
+    case Intrinsic::sin:
+      return unary(llvm::Intrinsic::sin);
+    case Intrinsic::cos:
+      return unary(llvm::Intrinsic::cos);
     case Intrinsic::pow: {
       llvm::Value* x = arg(0);
       return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, arg(1));
@@ -42,13 +54,16 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
           builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(arg(0)));
       return builder_.CreateFDiv(one(), builder_.CreateFAdd(one(), e));
     }
-    case Intrinsic::tanh: return emit_libm_call("tanh", op->dtype, {arg(0)});
-    case Intrinsic::erf: return emit_libm_call("erf", op->dtype, {arg(0)});
+    case Intrinsic::tanh:
+      return emit_libm_call("tanh", op->dtype, {arg(0)});
+    case Intrinsic::erf:
+      return emit_libm_call("erf", op->dtype, {arg(0)});
     case Intrinsic::isnan: {
       llvm::Value* x = arg(0);
       return builder_.CreateFCmpUNO(x, x);
     }
-    case Intrinsic::likely: return arg(0);  // the hint itself is read by emit_if
+    case Intrinsic::likely:
+      return arg(0);  // the hint itself is read by emit_if
   }
   TESSEL_UNREACHABLE(std::string("intrinsic ") + intrinsic_name(op->op));
 }

@@ -3,11 +3,11 @@
 // Internal to codegen/: includes LLVM headers.
 #pragma once
 
-#include <memory>
-#include <string>
-
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
 
 #include "codegen/target.h"
 

@@ -13,7 +13,8 @@ namespace {
 
 // Moves elements between [O, rest] and [O / b, rest, b] (rest: the product of the middle dims),
 // byte-wise so that any dtype works.
-void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int64_t rest, int64_t block, bool pack) {
+void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int64_t rest,
+                    int64_t block, bool pack) {
   size_t bytes = static_cast<size_t>(from.dtype().bytes());
   const char* src = static_cast<const char*>(from.raw());
   char* dst = static_cast<char*>(to.raw());
@@ -22,7 +23,8 @@ void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int6
       for (int64_t b = 0; b < block; ++b) {
         int64_t plain = (ob * block + b) * rest + r, packed = (ob * rest + r) * block + b;
         int64_t s = pack ? plain : packed, d = pack ? packed : plain;
-        std::memcpy(dst + static_cast<size_t>(d) * bytes, src + static_cast<size_t>(s) * bytes, bytes);
+        std::memcpy(dst + static_cast<size_t>(d) * bytes, src + static_cast<size_t>(s) * bytes,
+                    bytes);
       }
     }
   }
@@ -32,8 +34,9 @@ void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int6
 
 std::vector<int64_t> packed_output_channels_shape(const std::vector<int64_t>& s, int64_t block) {
   if (s.size() < 2 || block <= 0 || s[0] % block != 0) {
-    throw InternalError(fmt::format("cannot pack weights of shape [{}] into blocks of {} output channels",
-                                    fmt::join(s, ", "), block));
+    throw InternalError(
+        fmt::format("cannot pack weights of shape [{}] into blocks of {} output channels",
+                    fmt::join(s, ", "), block));
   }
   std::vector<int64_t> shape{s[0] / block};
   shape.insert(shape.end(), s.begin() + 1, s.end());
@@ -49,7 +52,8 @@ TensorData pack_output_channels(const TensorData& w, int64_t block) {
 
 TensorData unpack_output_channels(const TensorData& packed) {
   const std::vector<int64_t>& s = packed.shape();
-  if (s.size() < 3) throw InternalError(fmt::format("packed weights need rank >= 3, got [{}]", fmt::join(s, ", ")));
+  if (s.size() < 3)
+    throw InternalError(fmt::format("packed weights need rank >= 3, got [{}]", fmt::join(s, ", ")));
   int64_t block = s.back();
   std::vector<int64_t> shape{s[0] * block};
   shape.insert(shape.end(), s.begin() + 1, s.end() - 1);

@@ -13,27 +13,36 @@ enum class Operand { kAny, kFloat, kBool, kInteger };
 
 bool accepts(Operand kind, DataType t) {
   switch (kind) {
-    case Operand::kAny: return true;
-    case Operand::kFloat: return t.is_float();
-    case Operand::kBool: return t.is_bool();
-    case Operand::kInteger: return t.is_int() || t.is_uint();
+    case Operand::kAny:
+      return true;
+    case Operand::kFloat:
+      return t.is_float();
+    case Operand::kBool:
+      return t.is_bool();
+    case Operand::kInteger:
+      return t.is_int() || t.is_uint();
   }
   return false;
 }
 
 const char* operand_name(Operand kind) {
   switch (kind) {
-    case Operand::kAny: return "any";
-    case Operand::kFloat: return "a float";
-    case Operand::kBool: return "a bool";
-    case Operand::kInteger: return "an integer";
+    case Operand::kAny:
+      return "any";
+    case Operand::kFloat:
+      return "a float";
+    case Operand::kBool:
+      return "a bool";
+    case Operand::kInteger:
+      return "an integer";
   }
   return "?";
 }
 
 void check_operand(const Node& node, size_t i, DataType t, Operand kind) {
   if (!accepts(kind, t)) {
-    throw node_error(node, fmt::format("input {} is {} but must be {} tensor", i, t.str(), operand_name(kind)));
+    throw node_error(
+        node, fmt::format("input {} is {} but must be {} tensor", i, t.str(), operand_name(kind)));
   }
 }
 
@@ -49,8 +58,8 @@ InferTypeFn unary(Operand kind, std::optional<DataType> out_dtype = std::nullopt
 
 // All present inputs broadcast together; inputs [0, same_dtype_inputs) must share a dtype. The
 // output takes input 0's dtype (or `out_dtype`).
-InferTypeFn broadcast(Operand kind, size_t same_dtype_inputs, std::optional<DataType> out_dtype = std::nullopt,
-                      size_t first = 0) {
+InferTypeFn broadcast(Operand kind, size_t same_dtype_inputs,
+                      std::optional<DataType> out_dtype = std::nullopt, size_t first = 0) {
   return [=](const Graph& g, const Node& node) {
     if (node.inputs.size() <= first) throw node_error(node, "needs at least one input");
     TensorType out = input_type(g, node, first);
@@ -94,7 +103,8 @@ std::vector<TensorType> infer_cast_like(const Graph& g, const Node& node) {
 std::vector<TensorType> infer_dropout(const Graph& g, const Node& node) {
   TensorType t = input_type(g, node, 0);
   std::vector<TensorType> out{t};
-  if (node.outputs.size() > 1) out.push_back(TensorType{DataType::boolean(), t.shape, t.dim_params});
+  if (node.outputs.size() > 1)
+    out.push_back(TensorType{DataType::boolean(), t.shape, t.dim_params});
   return out;
 }
 
@@ -106,16 +116,26 @@ std::vector<OpDef> elementwise_defs() {
   std::vector<OpDef> defs;
   // Unary float math.
   for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{
-           {"Sqrt", 6}, {"Reciprocal", 6}, {"Exp", 6}, {"Log", 6}, {"Erf", 9}, {"Tanh", 6}, {"Sigmoid", 6},
-           {"LeakyRelu", 6}, {"Elu", 6}, {"Selu", 6}, {"HardSigmoid", 6}, {"HardSwish", 14}, {"Softplus", 1},
-           {"Softsign", 1}, {"Floor", 6}, {"Ceil", 6}, {"Round", 11}, {"Sin", 7}, {"Cos", 7}, {"Tan", 7},
-           {"Asin", 7}, {"Acos", 7}, {"Atan", 7}, {"Sinh", 9}, {"Cosh", 9}, {"Asinh", 9}, {"Acosh", 9},
-           {"Atanh", 9}, {"Celu", 12}, {"ThresholdedRelu", 10}}) {
+           {"Sqrt", 6},     {"Reciprocal", 6},  {"Exp", 6},
+           {"Log", 6},      {"Erf", 9},         {"Tanh", 6},
+           {"Sigmoid", 6},  {"LeakyRelu", 6},   {"Elu", 6},
+           {"Selu", 6},     {"HardSigmoid", 6}, {"HardSwish", 14},
+           {"Softplus", 1}, {"Softsign", 1},    {"Floor", 6},
+           {"Ceil", 6},     {"Round", 11},      {"Sin", 7},
+           {"Cos", 7},      {"Tan", 7},         {"Asin", 7},
+           {"Acos", 7},     {"Atan", 7},        {"Sinh", 9},
+           {"Cosh", 9},     {"Asinh", 9},       {"Acosh", 9},
+           {"Atanh", 9},    {"Celu", 12},       {"ThresholdedRelu", 10}}) {
     defs.push_back({name, since, E, unary(Operand::kFloat)});
   }
   // Unary math that also takes integers.
-  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{
-           {"Relu", 6}, {"Neg", 6}, {"Abs", 6}, {"Sign", 9}, {"Shrink", 9}, {"Identity", 1}, {"Clip", 6}}) {
+  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{{"Relu", 6},
+                                                                               {"Neg", 6},
+                                                                               {"Abs", 6},
+                                                                               {"Sign", 9},
+                                                                               {"Shrink", 9},
+                                                                               {"Identity", 1},
+                                                                               {"Clip", 6}}) {
     defs.push_back({name, since, E, unary(Operand::kAny)});
   }
   defs.push_back({"Not", 1, E, unary(Operand::kBool)});
@@ -124,11 +144,18 @@ std::vector<OpDef> elementwise_defs() {
   defs.push_back({"Cast", 6, E, infer_cast});
   defs.push_back({"CastLike", 15, E, infer_cast_like});
   defs.push_back({"Dropout", 7, E, infer_dropout});
-  // Binary and variadic broadcasting ops. Before opset 7 the binary ops broadcast by a `broadcast`/`axis`
-  // attribute (not implemented); the variadic ones required equal shapes, a case of numpy broadcasting.
-  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{
-           {"Add", 7}, {"Sub", 7}, {"Mul", 7}, {"Div", 7}, {"Mod", 10}, {"Min", 1}, {"Max", 1}, {"Sum", 1},
-           {"Mean", 1}}) {
+  // Binary and variadic broadcasting ops. Before opset 7 the binary ops broadcast by a
+  // `broadcast`/`axis` attribute (not implemented); the variadic ones required equal shapes, a case
+  // of numpy broadcasting.
+  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{{"Add", 7},
+                                                                               {"Sub", 7},
+                                                                               {"Mul", 7},
+                                                                               {"Div", 7},
+                                                                               {"Mod", 10},
+                                                                               {"Min", 1},
+                                                                               {"Max", 1},
+                                                                               {"Sum", 1},
+                                                                               {"Mean", 1}}) {
     defs.push_back({name, since, B, broadcast(Operand::kAny, kAllInputs)});
   }
   defs.push_back({"BitShift", 11, B, broadcast(Operand::kInteger, kAllInputs)});
@@ -137,7 +164,8 @@ std::vector<OpDef> elementwise_defs() {
   for (const char* name : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
     defs.push_back({name, 7, B, broadcast(Operand::kAny, kAllInputs, b)});
   }
-  for (const char* name : {"And", "Or", "Xor"}) defs.push_back({name, 7, B, broadcast(Operand::kBool, kAllInputs, b)});
+  for (const char* name : {"And", "Or", "Xor"})
+    defs.push_back({name, 7, B, broadcast(Operand::kBool, kAllInputs, b)});
   defs.push_back({"Where", 9, B, infer_where});
   return defs;
 }

@@ -13,11 +13,14 @@ namespace {
 
 using Types = std::vector<TensorType>;
 
-TensorType like(const TensorType& t, std::vector<int64_t> shape) { return TensorType{t.dtype, std::move(shape), {}}; }
+TensorType like(const TensorType& t, std::vector<int64_t> shape) {
+  return TensorType{t.dtype, std::move(shape), {}};
+}
 
 void require_float(const TensorType& t, const Node& node, const char* what) {
   if (!t.dtype.is_float()) {
-    throw Error(fmt::format("{}: {} must be a float tensor, got {}", node.describe(), what, t.str()));
+    throw Error(
+        fmt::format("{}: {} must be a float tensor, got {}", node.describe(), what, t.str()));
   }
 }
 
@@ -25,13 +28,15 @@ void require_float(const TensorType& t, const Node& node, const char* what) {
 const TensorType& nchw_input(const Graph& g, const Node& node, size_t min_rank = 3) {
   const TensorType& x = input_type(g, node, 0);
   if (x.shape.size() < min_rank) {
-    throw Error(fmt::format("{}: input X must have rank >= {} ([N, C, spatial...]), got {}", node.describe(),
-                            min_rank, x.str()));
+    throw Error(fmt::format("{}: input X must have rank >= {} ([N, C, spatial...]), got {}",
+                            node.describe(), min_rank, x.str()));
   }
   return x;
 }
 
-std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) { return {shape.begin() + 2, shape.end()}; }
+std::vector<int64_t> spatial_of(const std::vector<int64_t>& shape) {
+  return {shape.begin() + 2, shape.end()};
+}
 
 bool dims_conflict(int64_t a, int64_t b) { return a != kUnknownDim && b != kUnknownDim && a != b; }
 
@@ -41,10 +46,12 @@ int64_t checked_group(const Graph& g, const Node& node, const TensorType& x, con
   require_float(x, node, "X");
   require_same_dtype(g, node, {0, 1, 2});
   if (w.shape.size() != x.shape.size()) {
-    throw Error(fmt::format("{}: weight {} must have the rank of X {}", node.describe(), w.str(), x.str()));
+    throw Error(
+        fmt::format("{}: weight {} must have the rank of X {}", node.describe(), w.str(), x.str()));
   }
   int64_t group = node.attr_int("group", 1);
-  if (group <= 0) throw Error(fmt::format("{}: group must be positive, got {}", node.describe(), group));
+  if (group <= 0)
+    throw Error(fmt::format("{}: group must be positive, got {}", node.describe(), group));
   return group;
 }
 
@@ -54,11 +61,12 @@ Types infer_conv(const Graph& g, const Node& node) {
   const TensorType& w = input_type(g, node, 1);
   int64_t group = checked_group(g, node, x, w);
   if (x.shape[1] != kUnknownDim && w.shape[1] != kUnknownDim && x.shape[1] != w.shape[1] * group) {
-    throw Error(fmt::format("{}: X has {} channels but W expects {} x group {}", node.describe(), x.shape[1],
-                            w.shape[1], group));
+    throw Error(fmt::format("{}: X has {} channels but W expects {} x group {}", node.describe(),
+                            x.shape[1], w.shape[1], group));
   }
   if (w.shape[0] != kUnknownDim && w.shape[0] % group != 0) {
-    throw Error(fmt::format("{}: {} output channels are not divisible by group {}", node.describe(), w.shape[0], group));
+    throw Error(fmt::format("{}: {} output channels are not divisible by group {}", node.describe(),
+                            w.shape[0], group));
   }
   std::vector<int64_t> kernel = node.attr_ints("kernel_shape", spatial_of(w.shape));
   WindowGeometry geo = window_geometry(node, spatial_of(x.shape), kernel, false);
@@ -75,14 +83,16 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
   require_same_dtype(g, node, {0, 1, 2});
   const TensorType& w = input_type(g, node, 1);
   if (w.shape.size() != x.shape.size() + 1) {
-    throw Error(fmt::format("{}: packed W must have rank {} ([M / b, C, k..., b]), got {}", node.describe(),
-                            x.shape.size() + 1, w.str()));
+    throw Error(fmt::format("{}: packed W must have rank {} ([M / b, C, k..., b]), got {}",
+                            node.describe(), x.shape.size() + 1, w.str()));
   }
   if (dims_conflict(x.shape[1], w.shape[1])) {
-    throw Error(fmt::format("{}: X has {} channels but W expects {}", node.describe(), x.shape[1], w.shape[1]));
+    throw Error(fmt::format("{}: X has {} channels but W expects {}", node.describe(), x.shape[1],
+                            w.shape[1]));
   }
   std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end() - 1);
-  WindowGeometry geo = window_geometry(node, spatial_of(x.shape), node.attr_ints("kernel_shape", kernel), false);
+  WindowGeometry geo =
+      window_geometry(node, spatial_of(x.shape), node.attr_ints("kernel_shape", kernel), false);
   bool known = w.shape[0] != kUnknownDim && w.shape.back() != kUnknownDim;
   std::vector<int64_t> out{x.shape[0], known ? w.shape[0] * w.shape.back() : kUnknownDim};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
@@ -95,7 +105,8 @@ Types infer_conv_transpose(const Graph& g, const Node& node) {
   const TensorType& w = input_type(g, node, 1);
   int64_t group = checked_group(g, node, x, w);
   if (dims_conflict(x.shape[1], w.shape[0])) {
-    throw Error(fmt::format("{}: X has {} channels but W has {}", node.describe(), x.shape[1], w.shape[0]));
+    throw Error(
+        fmt::format("{}: X has {} channels but W has {}", node.describe(), x.shape[1], w.shape[0]));
   }
   std::vector<int64_t> kernel = node.attr_ints("kernel_shape", spatial_of(w.shape));
   WindowGeometry geo = conv_transpose_geometry(node, spatial_of(x.shape), kernel);
@@ -110,13 +121,14 @@ Types infer_pool(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
   if (kernel.size() + 2 != x.shape.size()) {
-    throw Error(fmt::format("{}: kernel_shape has {} entries but X {} has {} spatial dims", node.describe(),
-                            kernel.size(), x.str(), x.shape.size() - 2));
+    throw Error(fmt::format("{}: kernel_shape has {} entries but X {} has {} spatial dims",
+                            node.describe(), kernel.size(), x.str(), x.shape.size() - 2));
   }
   if (node.attr_int("storage_order", 0) != 0 && node.attr_int("storage_order", 0) != 1) {
     throw Error(fmt::format("{}: storage_order must be 0 or 1", node.describe()));
   }
-  WindowGeometry geo = window_geometry(node, spatial_of(x.shape), kernel, node.attr_int("ceil_mode", 0) != 0);
+  WindowGeometry geo =
+      window_geometry(node, spatial_of(x.shape), kernel, node.attr_int("ceil_mode", 0) != 0);
   std::vector<int64_t> out{x.shape[0], x.shape[1]};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
   Types result{like(x, out)};
@@ -137,20 +149,23 @@ Types infer_gemm(const Graph& g, const Node& node) {
   const TensorType& a = input_type(g, node, 0);
   const TensorType& b = input_type(g, node, 1);
   if (a.shape.size() != 2 || b.shape.size() != 2) {
-    throw Error(fmt::format("{}: A {} and B {} must be matrices", node.describe(), a.str(), b.str()));
+    throw Error(
+        fmt::format("{}: A {} and B {} must be matrices", node.describe(), a.str(), b.str()));
   }
   require_same_dtype(g, node, {0, 1, 2});
   bool ta = node.attr_int("transA", 0) != 0, tb = node.attr_int("transB", 0) != 0;
   int64_t m = a.shape[ta ? 1 : 0], ka = a.shape[ta ? 0 : 1];
   int64_t kb = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
   if (dims_conflict(ka, kb)) {
-    throw Error(fmt::format("{}: inner dims differ: A' is [{}, {}], B' is [{}, {}]", node.describe(), m, ka, kb, n));
+    throw Error(fmt::format("{}: inner dims differ: A' is [{}, {}], B' is [{}, {}]",
+                            node.describe(), m, ka, kb, n));
   }
   std::vector<int64_t> out{m, n};
   if (has_input(node, 2)) {
     const TensorType& c = input_type(g, node, 2);
     if (c.shape.size() > 2 || broadcast_shapes(c.shape, out, node) != out) {
-      throw Error(fmt::format("{}: C {} does not broadcast to [{}, {}]", node.describe(), c.str(), m, n));
+      throw Error(
+          fmt::format("{}: C {} does not broadcast to [{}, {}]", node.describe(), c.str(), m, n));
     }
   }
   return {like(a, out)};
@@ -159,7 +174,8 @@ Types infer_gemm(const Graph& g, const Node& node) {
 // numpy matmul: 1-D operands gain a dim that the result then drops; batch dims broadcast.
 Types infer_matmul(const Graph& g, const Node& node) {
   std::vector<int64_t> a = input_type(g, node, 0).shape, b = input_type(g, node, 1).shape;
-  if (a.empty() || b.empty()) throw Error(fmt::format("{}: operands must have rank >= 1", node.describe()));
+  if (a.empty() || b.empty())
+    throw Error(fmt::format("{}: operands must have rank >= 1", node.describe()));
   require_same_dtype(g, node, {0, 1});
   bool a_vec = a.size() == 1, b_vec = b.size() == 1;
   if (a_vec) a.insert(a.begin(), 1);
@@ -168,21 +184,24 @@ Types infer_matmul(const Graph& g, const Node& node) {
   if (dims_conflict(k_a, k_b)) {
     throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k_a, k_b));
   }
-  std::vector<int64_t> out = broadcast_shapes({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2}, node);
+  std::vector<int64_t> out =
+      broadcast_shapes({a.begin(), a.end() - 2}, {b.begin(), b.end() - 2}, node);
   if (!a_vec) out.push_back(a[a.size() - 2]);
   if (!b_vec) out.push_back(b.back());
   return {like(input_type(g, node, 0), out)};
 }
 
 // Per-channel parameter inputs (scale, bias, mean, var) must be [C] of X's dtype.
-void check_channel_params(const Graph& g, const Node& node, const TensorType& x, size_t first, size_t last) {
+void check_channel_params(const Graph& g, const Node& node, const TensorType& x, size_t first,
+                          size_t last) {
   std::vector<size_t> same_dtype{0};
   for (size_t i = first; i <= last; ++i) same_dtype.push_back(i);
   require_same_dtype(g, node, same_dtype);
   for (size_t i = first; i <= last && i < node.inputs.size(); ++i) {
     const TensorType& p = input_type(g, node, i);
     if (p.shape.size() != 1 || dims_conflict(p.shape[0], x.shape[1])) {
-      throw Error(fmt::format("{}: input {} is {} but X has {} channels", node.describe(), i, p.str(), x.shape[1]));
+      throw Error(fmt::format("{}: input {} is {} but X has {} channels", node.describe(), i,
+                              p.str(), x.shape[1]));
     }
   }
 }
@@ -215,7 +234,8 @@ Types infer_layer_norm(const Graph& g, const Node& node) {
   for (size_t i = 1; i <= 2 && has_input(node, i); ++i) {
     const TensorType& p = input_type(g, node, i);
     if (broadcast_shapes(p.shape, norm_shape, node).size() != norm_shape.size()) {
-      throw Error(fmt::format("{}: input {} {} does not broadcast to the normalized dims", node.describe(), i, p.str()));
+      throw Error(fmt::format("{}: input {} {} does not broadcast to the normalized dims",
+                              node.describe(), i, p.str()));
     }
   }
   std::vector<int64_t> stat_shape(x.shape.begin(), x.shape.begin() + axis);
@@ -229,7 +249,8 @@ Types infer_layer_norm(const Graph& g, const Node& node) {
 Types infer_lrn(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   require_float(x, node, "X");
-  if (node.attr_int("size", 0) <= 0) throw Error(fmt::format("{}: attribute 'size' must be positive", node.describe()));
+  if (node.attr_int("size", 0) <= 0)
+    throw Error(fmt::format("{}: attribute 'size' must be positive", node.describe()));
   return {x};
 }
 
@@ -250,7 +271,8 @@ std::vector<OpDef> nn_defs() {
       {"Conv", 1, P::kOutEWiseFusable, infer_conv},
       {"ConvTranspose", 1, P::kOutEWiseFusable, infer_conv_transpose},
       {"ConvNCHWc", kInternalOp, P::kOutEWiseFusable, infer_conv_nchwc},
-      {"Gemm", 1, P::kOutEWiseFusable, infer_gemm},  // before 7, `broadcast` flags C broadcasting; both cases hold
+      {"Gemm", 1, P::kOutEWiseFusable,
+       infer_gemm},  // before 7, `broadcast` flags C broadcasting; both cases hold
       {"MatMul", 1, P::kOutEWiseFusable, infer_matmul},
       {"MaxPool", 1, P::kOutEWiseFusable, infer_pool},
       {"AveragePool", 1, P::kOutEWiseFusable, infer_pool},

@@ -12,7 +12,8 @@ namespace {
 std::vector<int64_t> spatial_attr(const Node& node, const char* key, size_t per_dim, int64_t fill) {
   std::vector<int64_t> v = node.attr_ints(key, std::vector<int64_t>(per_dim, fill));
   if (v.size() != per_dim) {
-    throw Error(fmt::format("{}: attribute '{}' has {} entries, expected {}", node.describe(), key, v.size(), per_dim));
+    throw Error(fmt::format("{}: attribute '{}' has {} entries, expected {}", node.describe(), key,
+                            v.size(), per_dim));
   }
   for (int64_t x : v) {
     if (x < 0 || (x == 0 && fill != 0)) {
@@ -63,8 +64,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
                                const std::vector<int64_t>& kernel, bool ceil_mode) {
   if (in_spatial.size() != kernel.size()) {
-    throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims", node.describe(),
-                            kernel.size(), in_spatial.size()));
+    throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims",
+                            node.describe(), kernel.size(), in_spatial.size()));
   }
   WindowGeometry g = common_geometry(node, kernel);
   std::string auto_pad = auto_pad_of(node);
@@ -84,8 +85,9 @@ WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_
     if (in == kUnknownDim) continue;
     int64_t span = in + g.pads_begin[i] + g.pads_end[i] - eff_k;
     if (span < 0) {
-      throw Error(fmt::format("{}: spatial dim {} of size {} (padded {}) is smaller than the kernel extent {}",
-                              node.describe(), i, in, span + eff_k, eff_k));
+      throw Error(fmt::format(
+          "{}: spatial dim {} of size {} (padded {}) is smaller than the kernel extent {}",
+          node.describe(), i, in, span + eff_k, eff_k));
     }
     g.out[i] = (ceil_mode ? ceil_div(span, s) : span / s) + 1;
     // A ceil-mode window must start inside the input or the begin padding.
@@ -97,22 +99,25 @@ WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_
 WindowGeometry conv_transpose_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
                                        const std::vector<int64_t>& kernel) {
   if (in_spatial.size() != kernel.size()) {
-    throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims", node.describe(),
-                            kernel.size(), in_spatial.size()));
+    throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims",
+                            node.describe(), kernel.size(), in_spatial.size()));
   }
   size_t rank = kernel.size();
   WindowGeometry g = common_geometry(node, kernel);
   std::string auto_pad = auto_pad_of(node);
   std::vector<int64_t> output_padding = spatial_attr(node, "output_padding", rank, 0);
   std::vector<int64_t> output_shape = node.attr_ints("output_shape", {});
-  if (output_shape.size() == rank + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (output_shape.size() == rank + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!output_shape.empty() && output_shape.size() != rank) {
-    throw Error(fmt::format("{}: output_shape has {} entries, expected {}", node.describe(), output_shape.size(), rank));
+    throw Error(fmt::format("{}: output_shape has {} entries, expected {}", node.describe(),
+                            output_shape.size(), rank));
   }
   for (size_t i = 0; i < rank; ++i) {
     int64_t in = in_spatial[i];
     if (in == kUnknownDim) continue;
-    int64_t full = g.strides[i] * (in - 1) + output_padding[i] + (kernel[i] - 1) * g.dilations[i] + 1;
+    int64_t full =
+        g.strides[i] * (in - 1) + output_padding[i] + (kernel[i] - 1) * g.dilations[i] + 1;
     if (auto_pad == "VALID") g.pads_begin[i] = g.pads_end[i] = 0;
     if (!output_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       g.out[i] = output_shape.empty() ? in * g.strides[i] : output_shape[i];
@@ -121,7 +126,8 @@ WindowGeometry conv_transpose_geometry(const Node& node, const std::vector<int64
       g.out[i] = full - g.pads_begin[i] - g.pads_end[i];
     }
     if (g.out[i] <= 0) {
-      throw Error(fmt::format("{}: spatial output dim {} would be {}", node.describe(), i, g.out[i]));
+      throw Error(
+          fmt::format("{}: spatial output dim {} would be {}", node.describe(), i, g.out[i]));
     }
   }
   return g;

@@ -1,11 +1,10 @@
 #include "ir/ops/op_params.h"
 
-#include <map>
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "ir/error.h"
@@ -20,23 +19,38 @@ ParamInput constant_params(const Graph& g, const Node& node) {
   };
 }
 
-Error node_error(const Node& node, const std::string& msg) { return Error(node.describe() + ": " + msg); }
+Error node_error(const Node& node, const std::string& msg) {
+  return Error(node.describe() + ": " + msg);
+}
 
 DataType onnx_dtype(int64_t code, const Node& node) {
   switch (code) {
-    case 1: return DataType::f32();
-    case 2: return DataType::u8();
-    case 3: return DataType::i8();
-    case 4: return DataType::u16();
-    case 5: return DataType::i16();
-    case 6: return DataType::i32();
-    case 7: return DataType::i64();
-    case 9: return DataType::boolean();
-    case 10: return DataType::f16();
-    case 11: return DataType::f64();
-    case 12: return DataType::u32();
-    case 13: return DataType::u64();
-    case 16: return DataType::bf16();
+    case 1:
+      return DataType::f32();
+    case 2:
+      return DataType::u8();
+    case 3:
+      return DataType::i8();
+    case 4:
+      return DataType::u16();
+    case 5:
+      return DataType::i16();
+    case 6:
+      return DataType::i32();
+    case 7:
+      return DataType::i64();
+    case 9:
+      return DataType::boolean();
+    case 10:
+      return DataType::f16();
+    case 11:
+      return DataType::f64();
+    case 12:
+      return DataType::u32();
+    case 13:
+      return DataType::u64();
+    case 16:
+      return DataType::bf16();
   }
   throw node_error(node, fmt::format("unsupported ONNX element type {}", code));
 }
@@ -50,8 +64,9 @@ std::vector<int64_t> tensor_ints(const TensorData& t) {
 namespace {
 // The ints of an attribute (before `input_since`) or of input `index` (from then on); nullopt
 // when neither is given.
-std::optional<std::vector<int64_t>> attr_or_input(const Node& node, int opset, int input_since, const char* attr,
-                                                  size_t index, const ParamInput& input) {
+std::optional<std::vector<int64_t>> attr_or_input(const Node& node, int opset, int input_since,
+                                                  const char* attr, size_t index,
+                                                  const ParamInput& input) {
   if (opset < input_since) {
     if (!node.has_attr(attr)) return std::nullopt;
     return node.attr_ints(attr, {});
@@ -61,13 +76,16 @@ std::optional<std::vector<int64_t>> attr_or_input(const Node& node, int opset, i
   return tensor_ints(*t);
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0); }
+int64_t ceil_div(int64_t a, int64_t b) {
+  return a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+}
 }  // namespace
 
 ReduceSpec reduce_spec(const Node& node, int opset, int64_t rank, const ParamInput& input) {
   // ReduceSum took axes as an input at 13, the other reductions at 18.
   int input_since = node.op_type == "ReduceSum" ? 13 : 18;
-  auto axes = attr_or_input(node, opset, input_since, "axes", 1, input).value_or(std::vector<int64_t>{});
+  auto axes =
+      attr_or_input(node, opset, input_since, "axes", 1, input).value_or(std::vector<int64_t>{});
   bool noop_if_empty = opset >= input_since && node.attr_int("noop_with_empty_axes", 0) != 0;
   ReduceSpec spec;
   spec.keepdims = node.attr_int("keepdims", 1) != 0;
@@ -88,7 +106,8 @@ std::vector<int64_t> reduced_shape(const std::vector<int64_t>& shape, const Redu
   return out;
 }
 
-SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& shape, const ParamInput& input) {
+SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& shape,
+                     const ParamInput& input) {
   int64_t rank = static_cast<int64_t>(shape.size());
   auto starts = attr_or_input(node, opset, 10, "starts", 1, input);
   auto ends = attr_or_input(node, opset, 10, "ends", 2, input);
@@ -99,8 +118,10 @@ SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& sh
   std::vector<int64_t> axes(starts->size());
   for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
   axes = attr_or_input(node, opset, 10, "axes", 3, input).value_or(axes);
-  std::vector<int64_t> steps = opset < 10 ? std::vector<int64_t>{} : attr_or_input(node, opset, 10, "steps", 4, input)
-                                                                       .value_or(std::vector<int64_t>{});
+  std::vector<int64_t> steps =
+      opset < 10
+          ? std::vector<int64_t>{}
+          : attr_or_input(node, opset, 10, "steps", 4, input).value_or(std::vector<int64_t>{});
   if (steps.empty()) steps.assign(starts->size(), 1);
   if (axes.size() != starts->size() || steps.size() != starts->size()) {
     throw node_error(node, "starts, ends, axes and steps must have the same length");
@@ -138,12 +159,14 @@ std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_
   auto split = attr_or_input(node, opset, 13, "split", 1, input);
   if (split) {
     if (split->size() != num_outputs) {
-      throw node_error(node, fmt::format("split has {} entries for {} outputs", split->size(), num_outputs));
+      throw node_error(
+          node, fmt::format("split has {} entries for {} outputs", split->size(), num_outputs));
     }
     int64_t total = 0;
     for (int64_t s : *split) total += s;
     if (dim != kUnknownDim && total != dim) {
-      throw node_error(node, fmt::format("split sizes sum to {} but the axis has {} elements", total, dim));
+      throw node_error(
+          node, fmt::format("split sizes sum to {} but the axis has {} elements", total, dim));
     }
     return *split;
   }
@@ -156,7 +179,8 @@ std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_
     return sizes;
   }
   if (dim % n != 0) {
-    throw node_error(node, fmt::format("axis of {} elements does not split evenly into {} outputs", dim, n));
+    throw node_error(
+        node, fmt::format("axis of {} elements does not split evenly into {} outputs", dim, n));
   }
   return std::vector<int64_t>(num_outputs, dim / n);
 }
@@ -210,9 +234,11 @@ PadSpec pad_spec(const Node& node, int opset, int64_t rank, const ParamInput& in
     if (const TensorData* t = input(3)) axes = tensor_ints(*t);
   }
   if (pads->size() != 2 * axes.size()) {
-    throw node_error(node, fmt::format("pads has {} entries, expected {}", pads->size(), 2 * axes.size()));
+    throw node_error(
+        node, fmt::format("pads has {} entries, expected {}", pads->size(), 2 * axes.size()));
   }
-  PadSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0), node.attr_string("mode", "constant")};
+  PadSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0),
+               node.attr_string("mode", "constant")};
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t d = normalize_axis(axes[i], rank, node);
     spec.begins[d] = (*pads)[i];
@@ -224,7 +250,8 @@ PadSpec pad_spec(const Node& node, int opset, int64_t rank, const ParamInput& in
   return spec;
 }
 
-std::vector<int64_t> reshape_shape(const Node& node, int opset, const std::vector<int64_t>& in_shape,
+std::vector<int64_t> reshape_shape(const Node& node, int opset,
+                                   const std::vector<int64_t>& in_shape,
                                    const std::vector<int64_t>& target) {
   bool allowzero = opset >= 14 && node.attr_int("allowzero", 0) != 0;
   std::vector<int64_t> out(target.size());
@@ -233,7 +260,9 @@ std::vector<int64_t> reshape_shape(const Node& node, int opset, const std::vecto
   for (size_t i = 0; i < target.size(); ++i) {
     int64_t s = target[i];
     if (s == 0 && !allowzero) {
-      if (i >= in_shape.size()) throw node_error(node, fmt::format("shape entry {} is 0 but the input has rank {}", i, in_shape.size()));
+      if (i >= in_shape.size())
+        throw node_error(
+            node, fmt::format("shape entry {} is 0 but the input has rank {}", i, in_shape.size()));
       s = in_shape[i];
     } else if (s == -1) {
       if (infer_at >= 0) throw node_error(node, "shape has more than one -1");
@@ -243,22 +272,30 @@ std::vector<int64_t> reshape_shape(const Node& node, int opset, const std::vecto
       throw node_error(node, fmt::format("invalid shape entry {}", s));
     }
     out[i] = s;
-    if (s == kUnknownDim) unknown = true; else known *= s;
+    if (s == kUnknownDim)
+      unknown = true;
+    else
+      known *= s;
   }
   int64_t total = 1;
   for (int64_t d : in_shape) {
-    if (d == kUnknownDim) unknown = true; else total *= d;
+    if (d == kUnknownDim)
+      unknown = true;
+    else
+      total *= d;
   }
   if (infer_at >= 0) {
     if (unknown) {
       out[infer_at] = kUnknownDim;
     } else if (known == 0 || total % known != 0) {
-      throw node_error(node, fmt::format("cannot infer the -1 entry: {} elements into [{}]", total, fmt::join(target, ", ")));
+      throw node_error(node, fmt::format("cannot infer the -1 entry: {} elements into [{}]", total,
+                                         fmt::join(target, ", ")));
     } else {
       out[infer_at] = total / known;
     }
   } else if (!unknown && known != total) {
-    throw node_error(node, fmt::format("cannot reshape {} elements to [{}]", total, fmt::join(out, ", ")));
+    throw node_error(
+        node, fmt::format("cannot reshape {} elements to [{}]", total, fmt::join(out, ", ")));
   }
   return out;
 }
@@ -273,7 +310,8 @@ std::vector<int64_t> transpose_perm(const Node& node, int64_t rank) {
   }
   for (int64_t& p : perm) {
     p = normalize_axis(p, rank, node);
-    if (seen[p]) throw node_error(node, fmt::format("perm [{}] is not a permutation", fmt::join(perm, ", ")));
+    if (seen[p])
+      throw node_error(node, fmt::format("perm [{}] is not a permutation", fmt::join(perm, ", ")));
     seen[p] = true;
   }
   return perm;
@@ -301,14 +339,16 @@ std::pair<int64_t, int64_t> shape_range(const Node& node, int opset, int64_t ran
   return {start, std::max(start, end)};
 }
 
-int64_t range_count(const Node& node, const TensorData& start, const TensorData& limit, const TensorData& delta) {
+int64_t range_count(const Node& node, const TensorData& start, const TensorData& limit,
+                    const TensorData& delta) {
   for (const TensorData* t : {&start, &limit, &delta}) {
     if (t->numel() != 1) throw node_error(node, "start, limit and delta must be scalars");
   }
   if (start.dtype().is_float()) {
     double d = delta.get_double(0);
     if (d == 0) throw node_error(node, "delta is 0");
-    return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit.get_double(0) - start.get_double(0)) / d)));
+    return std::max<int64_t>(
+        0, static_cast<int64_t>(std::ceil((limit.get_double(0) - start.get_double(0)) / d)));
   }
   int64_t d = delta.get_int(0);
   if (d == 0) throw node_error(node, "delta is 0");
@@ -335,7 +375,8 @@ TensorData constant_attr_value(const Node& node) {
     auto v = node.attr_floats("value_floats", {});
     return filled(DataType::f32(), {static_cast<int64_t>(v.size())}, v);
   }
-  if (node.has_attr("value_int")) return filled(DataType::i64(), {}, std::vector<int64_t>{node.attr_int("value_int", 0)});
+  if (node.has_attr("value_int"))
+    return filled(DataType::i64(), {}, std::vector<int64_t>{node.attr_int("value_int", 0)});
   if (node.has_attr("value_ints")) {
     auto v = node.attr_ints("value_ints", {});
     return filled(DataType::i64(), {static_cast<int64_t>(v.size())}, v);
@@ -360,15 +401,18 @@ bool dropout_may_train(const Graph& g, const Node& node) {
 }
 
 std::vector<std::vector<RnnActivation>> rnn_activations(const Node& node, int64_t dirs) {
-  std::vector<std::string> defaults = node.op_type == "LSTM"  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-                                      : node.op_type == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                               : std::vector<std::string>{"Tanh"};
+  std::vector<std::string> defaults =
+      node.op_type == "LSTM"  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+      : node.op_type == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                              : std::vector<std::string>{"Tanh"};
   size_t per_dir = defaults.size();
   std::vector<std::string> names;
   auto it = node.attrs.find("activations");
   if (it != node.attrs.end()) {
     const auto* list = std::get_if<std::vector<std::string>>(&it->second);
-    if (!list) throw Error(fmt::format("{}: attribute 'activations' must be a list of strings", node.describe()));
+    if (!list)
+      throw Error(
+          fmt::format("{}: attribute 'activations' must be a list of strings", node.describe()));
     names = *list;
   }
   if (names.empty()) names = defaults;
@@ -377,22 +421,28 @@ std::vector<std::vector<RnnActivation>> rnn_activations(const Node& node, int64_
     names.insert(names.end(), forward.begin(), forward.end());
   }
   if (names.size() != per_dir * static_cast<size_t>(dirs)) {
-    throw Error(fmt::format("{}: {} activations given, expected {}", node.describe(), names.size(), per_dir * dirs));
+    throw Error(fmt::format("{}: {} activations given, expected {}", node.describe(), names.size(),
+                            per_dir * dirs));
   }
-  std::vector<double> alphas = node.attr_floats("activation_alpha", {}), betas = node.attr_floats("activation_beta", {});
+  std::vector<double> alphas = node.attr_floats("activation_alpha", {}),
+                      betas = node.attr_floats("activation_beta", {});
   size_t next_alpha = 0, next_beta = 0;
   std::vector<std::vector<RnnActivation>> out(static_cast<size_t>(dirs));
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[i];
     static const std::map<std::string, std::pair<double, double>> kDefaults = {
-        {"Sigmoid", {0, 0}},   {"Tanh", {0, 0}},      {"Relu", {0, 0}},      {"Affine", {1.0, 0.0}},
-        {"LeakyRelu", {0.01, 0}}, {"ThresholdedRelu", {1.0, 0}}, {"ScaledTanh", {1.0, 1.0}},
-        {"HardSigmoid", {0.2, 0.5}}, {"Elu", {1.0, 0}}, {"Softsign", {0, 0}}, {"Softplus", {0, 0}}};
+        {"Sigmoid", {0, 0}},        {"Tanh", {0, 0}},
+        {"Relu", {0, 0}},           {"Affine", {1.0, 0.0}},
+        {"LeakyRelu", {0.01, 0}},   {"ThresholdedRelu", {1.0, 0}},
+        {"ScaledTanh", {1.0, 1.0}}, {"HardSigmoid", {0.2, 0.5}},
+        {"Elu", {1.0, 0}},          {"Softsign", {0, 0}},
+        {"Softplus", {0, 0}}};
     auto d = kDefaults.find(n);
-    if (d == kDefaults.end()) throw Error(fmt::format("{}: unsupported activation '{}'", node.describe(), n));
+    if (d == kDefaults.end())
+      throw Error(fmt::format("{}: unsupported activation '{}'", node.describe(), n));
     RnnActivation a{n, d->second.first, d->second.second};
-    bool takes_alpha = n == "Affine" || n == "LeakyRelu" || n == "ThresholdedRelu" || n == "ScaledTanh" ||
-                       n == "HardSigmoid" || n == "Elu";
+    bool takes_alpha = n == "Affine" || n == "LeakyRelu" || n == "ThresholdedRelu" ||
+                       n == "ScaledTanh" || n == "HardSigmoid" || n == "Elu";
     bool takes_beta = n == "Affine" || n == "ScaledTanh" || n == "HardSigmoid";
     if (takes_alpha && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
     if (takes_beta && next_beta < betas.size()) a.beta = betas[next_beta++];

@@ -38,9 +38,11 @@ std::vector<int64_t> reduced_shape(const std::vector<int64_t>& shape, const Redu
 struct SliceSpec {
   std::vector<int64_t> starts, steps, sizes;
 };
-SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& shape, const ParamInput& input);
+SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& shape,
+                     const ParamInput& input);
 
-// Split along `axis` of size `dim` into `num_outputs` parts ('split' attribute before 13, input 1 after).
+// Split along `axis` of size `dim` into `num_outputs` parts ('split' attribute before 13, input 1
+// after).
 std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_t num_outputs,
                                  const ParamInput& input);
 
@@ -58,7 +60,8 @@ struct PadSpec {
 PadSpec pad_spec(const Node& node, int opset, int64_t rank, const ParamInput& input);
 
 // Reshape's output shape for the requested `target` (0 copies a dim unless allowzero, -1 infers).
-std::vector<int64_t> reshape_shape(const Node& node, int opset, const std::vector<int64_t>& in_shape,
+std::vector<int64_t> reshape_shape(const Node& node, int opset,
+                                   const std::vector<int64_t>& in_shape,
                                    const std::vector<int64_t>& target);
 // Transpose's permutation (default: reversed dims).
 std::vector<int64_t> transpose_perm(const Node& node, int64_t rank);
@@ -67,7 +70,8 @@ int64_t topk_k(const Node& node, int opset, const ParamInput& input);
 // Shape's [start, end) range of dims (opset 15 attributes), clamped to [0, rank].
 std::pair<int64_t, int64_t> shape_range(const Node& node, int opset, int64_t rank);
 // Range's element count from its scalar start/limit/delta.
-int64_t range_count(const Node& node, const TensorData& start, const TensorData& limit, const TensorData& delta);
+int64_t range_count(const Node& node, const TensorData& start, const TensorData& limit,
+                    const TensorData& delta);
 
 // Constant's output (value, value_float(s) or value_int(s) attribute).
 TensorData constant_attr_value(const Node& node);

@@ -10,14 +10,16 @@ namespace {
 
 std::vector<TensorType> infer_reduce(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  ReduceSpec spec = reduce_spec(node, g.opset, static_cast<int64_t>(in.shape.size()), constant_params(g, node));
+  ReduceSpec spec =
+      reduce_spec(node, g.opset, static_cast<int64_t>(in.shape.size()), constant_params(g, node));
   return {TensorType{in.dtype, reduced_shape(in.shape, spec), {}}};
 }
 
 std::vector<TensorType> infer_arg_reduce(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
   int64_t rank = static_cast<int64_t>(in.shape.size());
-  ReduceSpec spec{std::vector<bool>(static_cast<size_t>(rank), false), node.attr_int("keepdims", 1) != 0};
+  ReduceSpec spec{std::vector<bool>(static_cast<size_t>(rank), false),
+                  node.attr_int("keepdims", 1) != 0};
   spec.reduced[normalize_axis(node.attr_int("axis", 0), rank, node)] = true;
   return {TensorType{DataType::i64(), reduced_shape(in.shape, spec), {}}};
 }
@@ -33,7 +35,8 @@ std::vector<TensorType> infer_cumsum(const Graph& g, const Node& node) {
 
 std::vector<TensorType> infer_topk(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  int64_t axis = normalize_axis(node.attr_int("axis", -1), static_cast<int64_t>(in.shape.size()), node);
+  int64_t axis =
+      normalize_axis(node.attr_int("axis", -1), static_cast<int64_t>(in.shape.size()), node);
   int64_t k = topk_k(node, g.opset, constant_params(g, node));
   if (in.shape[axis] != kUnknownDim && k > in.shape[axis]) {
     throw node_error(node, fmt::format("k = {} exceeds the axis size {}", k, in.shape[axis]));
@@ -47,8 +50,9 @@ std::vector<TensorType> infer_topk(const Graph& g, const Node& node) {
 
 std::vector<OpDef> reduce_defs() {
   std::vector<OpDef> defs;
-  for (const char* name : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-                           "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
+  for (const char* name :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
     defs.push_back({name, 1, OpPattern::kCommReduce, infer_reduce});
   }
   defs.push_back({"ArgMax", 1, OpPattern::kCommReduce, infer_arg_reduce});

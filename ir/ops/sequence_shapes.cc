@@ -22,14 +22,16 @@ std::vector<int> parse_term(const Node& node, const std::string& term) {
   bool seen_ellipsis = false;
   for (size_t i = 0; i < term.size(); ++i) {
     if (term.compare(i, 3, "...") == 0) {
-      if (seen_ellipsis) throw Error(fmt::format("{}: term '{}' has two ellipses", node.describe(), term));
+      if (seen_ellipsis)
+        throw Error(fmt::format("{}: term '{}' has two ellipses", node.describe(), term));
       seen_ellipsis = true;
       out.push_back(-1);
       i += 2;
     } else if (is_letter(term[i])) {
       out.push_back(letter_label(term[i]));
     } else {
-      throw Error(fmt::format("{}: unexpected character '{}' in einsum equation", node.describe(), term[i]));
+      throw Error(fmt::format("{}: unexpected character '{}' in einsum equation", node.describe(),
+                              term[i]));
     }
   }
   return out;
@@ -63,8 +65,8 @@ EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>
     start = comma + 1;
   }
   if (terms.size() != shapes.size()) {
-    throw Error(fmt::format("{}: equation '{}' names {} operands but the node has {}", node.describe(), eq,
-                            terms.size(), shapes.size()));
+    throw Error(fmt::format("{}: equation '{}' names {} operands but the node has {}",
+                            node.describe(), eq, terms.size(), shapes.size()));
   }
   // Each operand's ellipsis covers the dims its letters leave over.
   std::vector<int64_t> ellipsis_rank(terms.size(), 0);
@@ -74,8 +76,8 @@ EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>
     int64_t letters = static_cast<int64_t>(terms[i].size()) - (has ? 1 : 0);
     int64_t rank = static_cast<int64_t>(shapes[i].size());
     if (has ? rank < letters : rank != letters) {
-      throw Error(fmt::format("{}: operand {} has rank {} but its einsum term has {} labels", node.describe(), i, rank,
-                              letters));
+      throw Error(fmt::format("{}: operand {} has rank {} but its einsum term has {} labels",
+                              node.describe(), i, rank, letters));
     }
     ellipsis_rank[i] = has ? rank - letters : 0;
     max_ellipsis = std::max(max_ellipsis, ellipsis_rank[i]);
@@ -95,7 +97,8 @@ EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>
         unknown[l] = true;
       } else if (dim != 1) {
         if (spec.label_dims[l] != 1 && spec.label_dims[l] != dim) {
-          throw Error(fmt::format("{}: an einsum label has sizes {} and {}", node.describe(), spec.label_dims[l], dim));
+          throw Error(fmt::format("{}: an einsum label has sizes {} and {}", node.describe(),
+                                  spec.label_dims[l], dim));
         }
         spec.label_dims[l] = dim;
       }
@@ -105,12 +108,16 @@ EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>
     if (unknown[l] && spec.label_dims[l] == 1) spec.label_dims[l] = kUnknownDim;
   }
   if (arrow != std::string::npos) {
-    spec.output_labels = expand_ellipsis(parse_term(node, eq.substr(arrow + 2)), max_ellipsis, max_ellipsis);
+    spec.output_labels =
+        expand_ellipsis(parse_term(node, eq.substr(arrow + 2)), max_ellipsis, max_ellipsis);
     for (int l : spec.output_labels) {
-      if (uses[l] == 0) throw Error(fmt::format("{}: output label of '{}' is not in any input", node.describe(), eq));
+      if (uses[l] == 0)
+        throw Error(
+            fmt::format("{}: output label of '{}' is not in any input", node.describe(), eq));
     }
   } else {
-    for (int64_t k = 0; k < max_ellipsis; ++k) spec.output_labels.push_back(kLetters + static_cast<int>(k));
+    for (int64_t k = 0; k < max_ellipsis; ++k)
+      spec.output_labels.push_back(kLetters + static_cast<int>(k));
     for (int l = 0; l < kLetters; ++l) {
       if (uses[l] == 1) spec.output_labels.push_back(l);
     }
@@ -125,18 +132,22 @@ ResizeInputs resize_inputs(const Node& node, int opset) {
 }
 
 std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int64_t>& in,
-                                        const std::vector<double>& scales, const std::vector<int64_t>& sizes) {
-  const std::vector<double>& given = sizes.empty() ? scales : std::vector<double>(sizes.begin(), sizes.end());
+                                        const std::vector<double>& scales,
+                                        const std::vector<int64_t>& sizes) {
+  const std::vector<double>& given =
+      sizes.empty() ? scales : std::vector<double>(sizes.begin(), sizes.end());
   if (given.size() != in.size()) {
     throw Error(fmt::format("{}: {} has {} entries for an input of rank {}", node.describe(),
                             sizes.empty() ? "scales" : "sizes", given.size(), in.size()));
   }
   std::vector<int64_t> out(in.size());
   for (size_t d = 0; d < in.size(); ++d) {
-    if (given[d] < 0) throw Error(fmt::format("{}: negative scale or size for dim {}", node.describe(), d));
-    out[d] = !sizes.empty()             ? sizes[d]
-             : in[d] == kUnknownDim     ? kUnknownDim
-                                        : static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * scales[d]));
+    if (given[d] < 0)
+      throw Error(fmt::format("{}: negative scale or size for dim {}", node.describe(), d));
+    out[d] = !sizes.empty() ? sizes[d]
+             : in[d] == kUnknownDim
+                 ? kUnknownDim
+                 : static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * scales[d]));
   }
   return out;
 }
@@ -145,11 +156,13 @@ namespace {
 
 ResizeAttrs resize_attrs(const Node& node, int opset) {
   bool legacy = node.op_type == "Upsample" || opset < 11;
-  ResizeAttrs a{node.attr_string("mode", "nearest"),
-                legacy ? "asymmetric" : node.attr_string("coordinate_transformation_mode", "half_pixel"),
-                legacy ? "floor" : node.attr_string("nearest_mode", "round_prefer_floor"),
-                node.attr_float("cubic_coeff_a", -0.75), node.attr_int("exclude_outside", 0) != 0,
-                node.attr_float("extrapolation_value", 0.0)};
+  ResizeAttrs a{
+      node.attr_string("mode", "nearest"),
+      legacy ? "asymmetric" : node.attr_string("coordinate_transformation_mode", "half_pixel"),
+      legacy ? "floor" : node.attr_string("nearest_mode", "round_prefer_floor"),
+      node.attr_float("cubic_coeff_a", -0.75),
+      node.attr_int("exclude_outside", 0) != 0,
+      node.attr_float("extrapolation_value", 0.0)};
   if (a.mode == "bilinear" || a.mode == "trilinear") a.mode = "linear";
   if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic") {
     throw Error(fmt::format("{}: unsupported mode '{}'", node.describe(), a.mode));
@@ -162,14 +175,15 @@ ResizeAttrs resize_attrs(const Node& node, int opset) {
 }
 
 // ONNX's formula for `mode`, where the output extent is out_width = scale * in (not rounded).
-ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, double scale, int64_t in,
-                                   double roi_start, double roi_end) {
+ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, double scale,
+                                   int64_t in, double roi_start, double roi_end) {
   double out_width = scale * static_cast<double>(in), last = static_cast<double>(in - 1);
   using C = ResizeCoordinate;
   if (mode == "half_pixel") return {0.5, 1, scale, -0.5};  // (x + 0.5) / scale - 0.5
-  if (mode == "pytorch_half_pixel") return out_width > 1 ? C{0.5, 1, scale, -0.5} : C{0, 0, 1, -0.5};
+  if (mode == "pytorch_half_pixel")
+    return out_width > 1 ? C{0.5, 1, scale, -0.5} : C{0, 0, 1, -0.5};
   if (mode == "align_corners") return out_width == 1 ? C{0, 0, 1, 0} : C{0, last, out_width - 1, 0};
-  if (mode == "asymmetric") return {0, 1, scale, 0};             // x / scale
+  if (mode == "asymmetric") return {0, 1, scale, 0};              // x / scale
   if (mode == "tf_half_pixel_for_nn") return {0.5, 1, scale, 0};  // (x + 0.5) / scale
   if (mode == "tf_crop_and_resize") {
     // roi_start * (in - 1) + x * span / (out_width - 1); the middle of the roi for one point.
@@ -177,19 +191,22 @@ ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, do
     return out_width == 1 ? C{0, 0, 1, roi_start * last + span / 2, true}
                           : C{0, span, out_width - 1, roi_start * last, true};
   }
-  throw Error(fmt::format("{}: unsupported coordinate_transformation_mode '{}'", node.describe(), mode));
+  throw Error(
+      fmt::format("{}: unsupported coordinate_transformation_mode '{}'", node.describe(), mode));
 }
 
 }  // namespace
 
-ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in, const ParamInput& input) {
+ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in,
+                       const ParamInput& input) {
   ResizeInputs at = resize_inputs(node, opset);
   auto given = [&](int i) -> const TensorData* {
     const TensorData* t = i >= 0 ? input(static_cast<size_t>(i)) : nullptr;
     return t && t->numel() > 0 ? t : nullptr;
   };
   std::vector<int64_t> sizes;
-  std::vector<double> scales = at.scales < 0 ? node.attr_floats("scales", {}) : std::vector<double>{};
+  std::vector<double> scales =
+      at.scales < 0 ? node.attr_floats("scales", {}) : std::vector<double>{};
   if (const TensorData* t = given(at.sizes)) {
     sizes = tensor_ints(*t);
   } else if (const TensorData* t = given(at.scales)) {
@@ -202,7 +219,8 @@ ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& 
   }
   size_t rank = in.size();
   for (size_t d = 0; d < rank; ++d) {
-    double scale = sizes.empty() ? scales[d] : static_cast<double>(spec.out[d]) / static_cast<double>(in[d]);
+    double scale =
+        sizes.empty() ? scales[d] : static_cast<double>(spec.out[d]) / static_cast<double>(in[d]);
     bool has_roi = roi.size() == 2 * rank;
     spec.coords.push_back(resize_coordinate(node, spec.attrs.coordinate_mode, scale, in[d],
                                             has_roi ? roi[d] : 0.0, has_roi ? roi[rank + d] : 1.0));

@@ -34,7 +34,8 @@ struct ResizeInputs {
 };
 ResizeInputs resize_inputs(const Node& node, int opset);
 std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int64_t>& in,
-                                        const std::vector<double>& scales, const std::vector<int64_t>& sizes);
+                                        const std::vector<double>& scales,
+                                        const std::vector<int64_t>& sizes);
 
 // Resize / Upsample attributes for the node's op and opset (Upsample and Resize-10 have none for
 // coordinates: asymmetric, floor rounding). "bilinear"/"trilinear" read as "linear".
@@ -68,10 +69,11 @@ struct ResizeSpec {
 // Everything a Resize / Upsample evaluation needs for an input of static shape `in`; the roi,
 // scales and sizes inputs (an empty tensor counts as omitted) are read through `input`. Error
 // naming the node for an unsupported mode or mismatched scales/sizes.
-ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in, const ParamInput& input);
+ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in,
+                       const ParamInput& input);
 
-// An output point with input coordinate `src` interpolates from the taps around base = ceil(src) - 1,
-// at ratio = src - base in (0, 1] (ONNX takes the left neighbour of an integral coordinate).
+// An output point with input coordinate `src` interpolates from the taps around base = ceil(src) -
+// 1, at ratio = src - base in (0, 1] (ONNX takes the left neighbour of an integral coordinate).
 template <class T>
 T resize_base(const T& src) {
   using std::ceil;
@@ -85,14 +87,15 @@ auto resize_rounds_up(const ResizeAttrs& a, const T& ratio) {
   if (a.nearest_mode == "round_prefer_ceil") return ratio >= 0.5;
   return ratio > 0.5;  // round_prefer_floor
 }
-// Linear and cubic modes: the weights of the taps base + resize_first_tap(a), base + resize_first_tap(a) + 1, ...
+// Linear and cubic modes: the weights of the taps base + resize_first_tap(a), base +
+// resize_first_tap(a) + 1, ...
 inline int64_t resize_first_tap(const ResizeAttrs& a) { return a.mode == "cubic" ? -1 : 0; }
 template <class T>
 std::vector<T> resize_weights(const ResizeAttrs& a, const T& ratio) {
   if (a.mode != "cubic") return {1.0 - ratio, ratio};
   double c = a.cubic_a;
   auto far = [c](const T& t) { return ((c * t - 5 * c) * t + 8 * c) * t - 4 * c; };  // 1 < |t| < 2
-  auto near = [c](const T& t) { return ((c + 2) * t - (c + 3)) * t * t + 1.0; };      // |t| <= 1
+  auto near = [c](const T& t) { return ((c + 2) * t - (c + 3)) * t * t + 1.0; };     // |t| <= 1
   return {far(ratio + 1.0), near(ratio), near(1.0 - ratio), far(2.0 - ratio)};
 }
 

@@ -32,12 +32,15 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::
 
 int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node) {
   if (axis < -rank || axis >= rank) {
-    throw Error(fmt::format("{}: axis {} is out of range for rank {}", node.describe(), axis, rank));
+    throw Error(
+        fmt::format("{}: axis {} is out of range for rank {}", node.describe(), axis, rank));
   }
   return axis < 0 ? axis + rank : axis;
 }
 
-bool has_input(const Node& node, size_t i) { return i < node.inputs.size() && node.inputs[i] != kNoValue; }
+bool has_input(const Node& node, size_t i) {
+  return i < node.inputs.size() && node.inputs[i] != kNoValue;
+}
 
 const TensorType& input_type(const Graph& g, const Node& node, size_t i) {
   if (!has_input(node, i)) throw Error(fmt::format("{}: input {} is required", node.describe(), i));
@@ -55,9 +58,10 @@ void require_same_dtype(const Graph& g, const Node& node, const std::vector<size
     const Value& a = g.value(node.inputs[*first]);
     const Value& b = g.value(node.inputs[i]);
     if (a.type.dtype != b.type.dtype) {
-      throw Error(fmt::format("{}: input {} ('{}') is {} but input {} ('{}') is {}; they must have the same "
-                              "element type",
-                              node.describe(), i, b.name, b.type.dtype.str(), *first, a.name, a.type.dtype.str()));
+      throw Error(fmt::format(
+          "{}: input {} ('{}') is {} but input {} ('{}') is {}; they must have the same "
+          "element type",
+          node.describe(), i, b.name, b.type.dtype.str(), *first, a.name, a.type.dtype.str()));
     }
   }
 }
@@ -68,17 +72,24 @@ const TensorData* constant_input(const Graph& g, const Node& node, size_t i) {
   return c ? &*c : nullptr;
 }
 
-const TensorData& required_constant(const Graph& g, const Node& node, size_t i, const std::string& what) {
+const TensorData& required_constant(const Graph& g, const Node& node, size_t i,
+                                    const std::string& what) {
   const TensorData* t = constant_input(g, node, i);
   if (t) return *t;
   input_type(g, node, i);  // an Error when the input is omitted
   ValueId v = node.inputs[i];
   std::vector<std::string> names;
   for (ValueId in : g.input_ancestors(v)) names.push_back(g.value(in).name);
-  std::string from = names.empty() ? "" : fmt::format("; it is computed from the graph input(s) {} (bind them as constants to compile)", fmt::join(names, ", "));
-  throw ConstantRequiredError(fmt::format("{}: input {} ('{}', {}) must be a constant once input shapes are known{}",
-                                          node.describe(), i, g.value(v).name, what, from),
-                              std::move(names));
+  std::string from =
+      names.empty()
+          ? ""
+          : fmt::format(
+                "; it is computed from the graph input(s) {} (bind them as constants to compile)",
+                fmt::join(names, ", "));
+  throw ConstantRequiredError(
+      fmt::format("{}: input {} ('{}', {}) must be a constant once input shapes are known{}",
+                  node.describe(), i, g.value(v).name, what, from),
+      std::move(names));
 }
 
 std::vector<int64_t> constant_ints(const Graph& g, const Node& node, size_t i, const char* what) {

@@ -25,7 +25,8 @@ void require_same_dtype(const Graph& g, const Node& node, const std::vector<size
 const TensorData* constant_input(const Graph& g, const Node& node, size_t i);
 // The constant value of input i (which must be present); ConstantRequiredError naming the node,
 // the input and `what` when it is computed at run time.
-const TensorData& required_constant(const Graph& g, const Node& node, size_t i, const std::string& what);
+const TensorData& required_constant(const Graph& g, const Node& node, size_t i,
+                                    const std::string& what);
 // The constant input i as int64s; ConstantRequiredError when it is not a constant.
 std::vector<int64_t> constant_ints(const Graph& g, const Node& node, size_t i, const char* what);
 

@@ -12,12 +12,15 @@ namespace {
 using Types = std::vector<TensorType>;
 
 int64_t rank_of(const TensorType& t) { return static_cast<int64_t>(t.shape.size()); }
-int64_t mul_dims(int64_t a, int64_t b) { return a == kUnknownDim || b == kUnknownDim ? kUnknownDim : a * b; }
+int64_t mul_dims(int64_t a, int64_t b) {
+  return a == kUnknownDim || b == kUnknownDim ? kUnknownDim : a * b;
+}
 
 // Two dims that must agree; an unknown dim takes the other's value.
 int64_t merge_dims(int64_t a, int64_t b, const Node& node, const char* what) {
   if (a == kUnknownDim) return b;
-  if (b != kUnknownDim && a != b) throw node_error(node, fmt::format("{}: dims {} and {} differ", what, a, b));
+  if (b != kUnknownDim && a != b)
+    throw node_error(node, fmt::format("{}: dims {} and {} differ", what, a, b));
   return a;
 }
 
@@ -28,7 +31,8 @@ Types like_input(const Graph& g, const Node& node, std::vector<int64_t> shape) {
 
 Types infer_reshape(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  return like_input(g, node, reshape_shape(node, g.opset, in.shape, constant_ints(g, node, 1, "shape")));
+  return like_input(g, node,
+                    reshape_shape(node, g.opset, in.shape, constant_ints(g, node, 1, "shape")));
 }
 
 Types infer_flatten(const Graph& g, const Node& node) {
@@ -61,12 +65,14 @@ Types infer_concat(const Graph& g, const Node& node) {
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     const TensorType& t = input_type(g, node, i);
     if (t.dtype != out.dtype || t.shape.size() != out.shape.size()) {
-      throw node_error(node, fmt::format("input {} is {} but input 0 is {}", i, t.str(), out.str()));
+      throw node_error(node,
+                       fmt::format("input {} is {} but input 0 is {}", i, t.str(), out.str()));
     }
     for (size_t d = 0; d < t.shape.size(); ++d) {
       if (static_cast<int64_t>(d) == axis) {
-        out.shape[d] = out.shape[d] == kUnknownDim || t.shape[d] == kUnknownDim ? kUnknownDim
-                                                                                 : out.shape[d] + t.shape[d];
+        out.shape[d] = out.shape[d] == kUnknownDim || t.shape[d] == kUnknownDim
+                           ? kUnknownDim
+                           : out.shape[d] + t.shape[d];
       } else {
         out.shape[d] = merge_dims(out.shape[d], t.shape[d], node, "concatenated inputs");
       }
@@ -80,7 +86,8 @@ Types infer_split(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
   int64_t axis = normalize_axis(node.attr_int("axis", 0), rank_of(in), node);
   Types out;
-  for (int64_t size : split_sizes(node, g.opset, in.shape[axis], node.outputs.size(), constant_params(g, node))) {
+  for (int64_t size :
+       split_sizes(node, g.opset, in.shape[axis], node.outputs.size(), constant_params(g, node))) {
     out.push_back(in);
     out.back().shape[axis] = size;
     out.back().dim_params.clear();
@@ -107,7 +114,8 @@ Types infer_gather_elements(const Graph& g, const Node& node) {
   const TensorType& data = input_type(g, node, 0);
   const TensorType& indices = input_type(g, node, 1);
   if (indices.shape.size() != data.shape.size()) {
-    throw node_error(node, fmt::format("indices {} and data {} differ in rank", indices.str(), data.str()));
+    throw node_error(
+        node, fmt::format("indices {} and data {} differ in rank", indices.str(), data.str()));
   }
   normalize_axis(node.attr_int("axis", 0), rank_of(data), node);
   return like_input(g, node, indices.shape);
@@ -119,8 +127,8 @@ Types infer_gather_nd(const Graph& g, const Node& node) {
   int64_t batch = node.attr_int("batch_dims", 0);
   int64_t m = indices.shape.empty() ? kUnknownDim : indices.shape.back();
   if (m == kUnknownDim || batch < 0 || batch + m > rank_of(data) || batch >= rank_of(indices)) {
-    throw node_error(node, fmt::format("indices {} do not index data {} with batch_dims {}", indices.str(), data.str(),
-                                       batch));
+    throw node_error(node, fmt::format("indices {} do not index data {} with batch_dims {}",
+                                       indices.str(), data.str(), batch));
   }
   std::vector<int64_t> shape(indices.shape.begin(), indices.shape.end() - 1);
   shape.insert(shape.end(), data.shape.begin() + batch + m, data.shape.end());
@@ -135,11 +143,15 @@ Types infer_scatter(const Graph& g, const Node& node) {
 }
 
 Types infer_squeeze(const Graph& g, const Node& node) {
-  return like_input(g, node, squeeze_shape(node, g.opset, input_type(g, node, 0).shape, constant_params(g, node)));
+  return like_input(
+      g, node,
+      squeeze_shape(node, g.opset, input_type(g, node, 0).shape, constant_params(g, node)));
 }
 
 Types infer_unsqueeze(const Graph& g, const Node& node) {
-  return like_input(g, node, unsqueeze_shape(node, g.opset, input_type(g, node, 0).shape, constant_params(g, node)));
+  return like_input(
+      g, node,
+      unsqueeze_shape(node, g.opset, input_type(g, node, 0).shape, constant_params(g, node)));
 }
 
 Types infer_expand(const Graph& g, const Node& node) {
@@ -165,7 +177,8 @@ Types infer_pad(const Graph& g, const Node& node) {
   std::vector<int64_t> shape = in.shape;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] != kUnknownDim) shape[d] += spec.begins[d] + spec.ends[d];
-    if (shape[d] < kUnknownDim) throw node_error(node, fmt::format("padding makes dim {} negative", d));
+    if (shape[d] < kUnknownDim)
+      throw node_error(node, fmt::format("padding makes dim {} negative", d));
   }
   return like_input(g, node, shape);
 }
@@ -203,15 +216,18 @@ Types infer_constant(const Graph& g, const Node& node) {
 Types infer_depth_space(const Graph& g, const Node& node, bool to_space) {
   const TensorType& in = input_type(g, node, 0);
   int64_t b = node.attr_int("blocksize", 0);
-  if (in.shape.size() != 4) throw node_error(node, fmt::format("input must be 4-D, got {}", in.str()));
+  if (in.shape.size() != 4)
+    throw node_error(node, fmt::format("input must be 4-D, got {}", in.str()));
   if (b <= 0) throw node_error(node, "blocksize must be positive");
   auto scale = [&](int64_t d, int64_t num, int64_t den) {
     if (d == kUnknownDim) return kUnknownDim;
-    if (d * num % den != 0) throw node_error(node, fmt::format("dim {} is not divisible by {}", d, den));
+    if (d * num % den != 0)
+      throw node_error(node, fmt::format("dim {} is not divisible by {}", d, den));
     return d * num / den;
   };
   auto s = in.shape;
-  if (to_space) return like_input(g, node, {s[0], scale(s[1], 1, b * b), scale(s[2], b, 1), scale(s[3], b, 1)});
+  if (to_space)
+    return like_input(g, node, {s[0], scale(s[1], 1, b * b), scale(s[2], b, 1), scale(s[3], b, 1)});
   return like_input(g, node, {s[0], scale(s[1], b * b, 1), scale(s[2], 1, b), scale(s[3], 1, b)});
 }
 
@@ -229,7 +245,8 @@ Types infer_one_hot(const Graph& g, const Node& node) {
 // NonZero's output size depends on the data: known only for a constant input.
 Types infer_non_zero(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  const TensorData* t = &required_constant(g, node, 0, "the data, on whose values the output shape depends");
+  const TensorData* t =
+      &required_constant(g, node, 0, "the data, on whose values the output shape depends");
   int64_t count = 0;
   for (int64_t i = 0; i < t->numel(); ++i) count += t->get_double(i) != 0;
   return {TensorType{DataType::i64(), {rank_of(in), count}, {}}};
@@ -237,14 +254,16 @@ Types infer_non_zero(const Graph& g, const Node& node) {
 
 Types infer_trilu(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  if (in.shape.size() < 2) throw node_error(node, fmt::format("input must have rank >= 2, got {}", in.str()));
+  if (in.shape.size() < 2)
+    throw node_error(node, fmt::format("input must have rank >= 2, got {}", in.str()));
   return {in};
 }
 
 // Compress keeps the slices where the condition is true: known only for a constant condition.
 Types infer_compress(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  const TensorData* cond = &required_constant(g, node, 1, "the condition, on whose values the output shape depends");
+  const TensorData* cond =
+      &required_constant(g, node, 1, "the condition, on whose values the output shape depends");
   int64_t kept = 0;
   for (int64_t i = 0; i < cond->numel(); ++i) kept += cond->get_int(i) != 0;
   if (!node.has_attr("axis")) return like_input(g, node, {kept});
@@ -255,7 +274,8 @@ Types infer_compress(const Graph& g, const Node& node) {
 
 Types infer_eye_like(const Graph& g, const Node& node) {
   TensorType t = input_type(g, node, 0);
-  if (t.shape.size() != 2) throw node_error(node, fmt::format("input must be 2-D, got {}", t.str()));
+  if (t.shape.size() != 2)
+    throw node_error(node, fmt::format("input must be 2-D, got {}", t.str()));
   if (node.has_attr("dtype")) t.dtype = onnx_dtype(node.attr_int("dtype", 1), node);
   return {t};
 }
@@ -287,13 +307,16 @@ std::vector<OpDef> tensor_defs() {
       {"ConstantOfShape", 9, I, infer_constant_of_shape},
       {"Range", 11, I, infer_range},
       {"Constant", 1, O, infer_constant},
-      {"DepthToSpace", 1, I, [](const Graph& g, const Node& n) { return infer_depth_space(g, n, true); }},
-      {"SpaceToDepth", 1, I, [](const Graph& g, const Node& n) { return infer_depth_space(g, n, false); }},
+      {"DepthToSpace", 1, I,
+       [](const Graph& g, const Node& n) { return infer_depth_space(g, n, true); }},
+      {"SpaceToDepth", 1, I,
+       [](const Graph& g, const Node& n) { return infer_depth_space(g, n, false); }},
       {"OneHot", 9, I, infer_one_hot},
       {"NonZero", 9, O, infer_non_zero},
       {"Trilu", 14, I, infer_trilu},
       {"Compress", 9, O, infer_compress},
-      {"ReverseSequence", 10, I, [](const Graph& g, const Node& n) { return Types{input_type(g, n, 0)}; }},
+      {"ReverseSequence", 10, I,
+       [](const Graph& g, const Node& n) { return Types{input_type(g, n, 0)}; }},
       {"EyeLike", 9, I, infer_eye_like},
   };
 }

@@ -55,7 +55,8 @@ CandidateBuilder matmul_candidate(int64_t k_extent = kK, int64_t factor = 8) {
     te::Tensor A = te::placeholder({kM, kK}, DataType::f32(), "A");
     te::Tensor B = te::placeholder({kK, kN}, DataType::f32(), "B");
     IterVar k = te::reduce_axis(0, k_extent, "k");
-    te::Tensor C = te::compute({kM, kN}, [&](te::Expr i, te::Expr j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+    te::Tensor C = te::compute(
+        {kM, kN}, [&](te::Expr i, te::Expr j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
     te::Schedule s = te::create_schedule({C});
     te::Stage c = s[C];
     auto [jo, ji] = c.split(C.axis(1), factor);
@@ -153,7 +154,8 @@ TEST(MeasureTest, RtolDecidesAcceptance) {
   opt.rtol = 1e-2;
   MeasureResult loose = measure(matmul_candidate(), "mm", p.inputs, p.reference, opt);
   EXPECT_EQ(loose.error, MeasureError::kWrongAnswer);
-  EXPECT_NE(loose.message.find("1 of 768 elements differ (rtol 0.01); the first at [0, 0]"), std::string::npos)
+  EXPECT_NE(loose.message.find("1 of 768 elements differ (rtol 0.01); the first at [0, 0]"),
+            std::string::npos)
       << loose.message;
 }
 
@@ -236,7 +238,8 @@ TEST(MeasureTest, HangIsTimeout) {
     CandidateBuilder build;
     const char* phase;
   };
-  for (const Case& c : {Case{hanging_build, "while building"}, Case{fake_candidate(hanging_run), "while running"}}) {
+  for (const Case& c : {Case{hanging_build, "while building"},
+                        Case{fake_candidate(hanging_run), "while running"}}) {
     auto t0 = std::chrono::steady_clock::now();
     MeasureResult r = measure(c.build, "mm", p.inputs, p.reference, quick(1));
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -256,14 +259,18 @@ TEST(MeasureTest, InvalidOptionsAreErrors) {
     return opt;
   };
   for (const MeasureOptions& opt :
-       {opt_with([](MeasureOptions& o) { o.number = 0; }), opt_with([](MeasureOptions& o) { o.repeat = 0; }),
-        opt_with([](MeasureOptions& o) { o.timeout_s = 0; }), opt_with([](MeasureOptions& o) { o.rtol = -1; }),
+       {opt_with([](MeasureOptions& o) { o.number = 0; }),
+        opt_with([](MeasureOptions& o) { o.repeat = 0; }),
+        opt_with([](MeasureOptions& o) { o.timeout_s = 0; }),
+        opt_with([](MeasureOptions& o) { o.rtol = -1; }),
         opt_with([](MeasureOptions& o) { o.min_repeat_ms = -1; }),
-        // NaN passed `timeout_s > 0`'s negation, and an infinite or huge timeout overflowed the deadline.
+        // NaN passed `timeout_s > 0`'s negation, and an infinite or huge timeout overflowed the
+        // deadline.
         opt_with([](MeasureOptions& o) { o.timeout_s = std::numeric_limits<double>::quiet_NaN(); }),
         opt_with([](MeasureOptions& o) { o.timeout_s = std::numeric_limits<double>::infinity(); }),
-        opt_with([](MeasureOptions& o) { o.timeout_s = 1e300; }),
-        opt_with([](MeasureOptions& o) { o.min_repeat_ms = std::numeric_limits<double>::infinity(); })}) {
+        opt_with([](MeasureOptions& o) { o.timeout_s = 1e300; }), opt_with([](MeasureOptions& o) {
+          o.min_repeat_ms = std::numeric_limits<double>::infinity();
+        })}) {
     EXPECT_THROW(measure(matmul_candidate(), "mm", p.inputs, p.reference, opt), Error);
   }
   std::vector<runtime::NDArray> half_ref{runtime::NDArray::empty({2}, DataType::f16())};

@@ -10,8 +10,8 @@
 #include <limits>
 #include <sstream>
 
-#include "topi/config_space.h"
 #include "tests/expect_error.h"
+#include "topi/config_space.h"
 
 namespace tessel::autotune {
 namespace {
@@ -23,8 +23,10 @@ using topi::ConfigSpace;
 const char* kTarget = "llvm -mcpu=skylake";
 const char* kDense = "dense|float32[128,256]|float32[512,256]";
 
-TuningRecord make_record(uint64_t index, std::vector<double> costs, MeasureError error = MeasureError::kNone,
-                         const std::string& workload = kDense, const std::string& target = kTarget) {
+TuningRecord make_record(uint64_t index, std::vector<double> costs,
+                         MeasureError error = MeasureError::kNone,
+                         const std::string& workload = kDense,
+                         const std::string& target = kTarget) {
   TuningRecord r;
   r.target = target;
   r.workload = workload;
@@ -38,8 +40,10 @@ TuningRecord make_record(uint64_t index, std::vector<double> costs, MeasureError
 }
 
 // A record whose config differs for each index (the database tells configs apart by their JSON).
-TuningRecord config_record(uint64_t index, std::vector<double> costs, MeasureError error = MeasureError::kNone,
-                           const std::string& workload = kDense, const std::string& target = kTarget) {
+TuningRecord config_record(uint64_t index, std::vector<double> costs,
+                           MeasureError error = MeasureError::kNone,
+                           const std::string& workload = kDense,
+                           const std::string& target = kTarget) {
   TuningRecord r = make_record(index, std::move(costs), error, workload, target);
   r.config = fmt::format(R"({{"tile":[4,{}],"unroll":1}})", index);
   return r;
@@ -77,19 +81,22 @@ void write_file(const std::string& path, const std::string& text) {
 
 TEST(Records, LineFormat) {
   TuningRecord r = make_record(37, {1.25e-4, 1.5e-4});
-  EXPECT_EQ(record_to_line(r),
-            R"({"v":1,"target":"llvm -mcpu=skylake","workload":"dense|float32[128,256]|float32[512,256]",)"
-            R"("config":{"tile":[4,32],"unroll":1},"config_index":37,"costs":[0.000125,0.00015],)"
-            R"("error":"none","error_msg":"","timestamp":1700000037})");
+  EXPECT_EQ(
+      record_to_line(r),
+      R"({"v":1,"target":"llvm -mcpu=skylake","workload":"dense|float32[128,256]|float32[512,256]",)"
+      R"("config":{"tile":[4,32],"unroll":1},"config_index":37,"costs":[0.000125,0.00015],)"
+      R"("error":"none","error_msg":"","timestamp":1700000037})");
 }
 
 TEST(Records, LineRoundTripForEveryErrorKind) {
-  for (MeasureError e : {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
-                        MeasureError::kTimeout, MeasureError::kWrongAnswer, MeasureError::kSlowerInModel,
-                        MeasureError::kFallbackInModel}) {
+  for (MeasureError e :
+       {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
+        MeasureError::kTimeout, MeasureError::kWrongAnswer, MeasureError::kSlowerInModel,
+        MeasureError::kFallbackInModel}) {
     // Costs that need every digit to round-trip.
-    TuningRecord r = make_record(5, e == MeasureError::kNone ? std::vector<double>{1.0 / 3, 2e-7} : std::vector<double>{},
-                                 e);
+    TuningRecord r = make_record(
+        5, e == MeasureError::kNone ? std::vector<double>{1.0 / 3, 2e-7} : std::vector<double>{},
+        e);
     r.error_msg = "line 1\n\"quoted\"";
     SCOPED_TRACE(measure_error_name(e));
     expect_same(record_from_line(record_to_line(r)), r);
@@ -114,18 +121,28 @@ TEST(Records, RejectedLines) {
     line.replace(line.find(from), from.size(), to);
     return line;
   };
-  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[])")); }, {"without costs"});
-  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[-1])")); }, {"-1", "seconds"});
-  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[0.001,0])")); }, {"cost 0", "positive"});
-  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[1e999])")); }, {"invalid JSON", "1e999"});
-  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":["1"])")); }, {"\"1\"", "positive"});
-  expect_error([&] { record_from_line(with(R"("timestamp":1700000001)", R"("timestamp":-5)")); }, {"timestamp -5"});
-  expect_error([&] { record_from_line(with(R"("timestamp":1700000001)", R"("timestamp":1.5)")); }, {"timestamp"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[])")); },
+               {"without costs"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[-1])")); },
+               {"-1", "seconds"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[0.001,0])")); },
+               {"cost 0", "positive"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":[1e999])")); },
+               {"invalid JSON", "1e999"});
+  expect_error([&] { record_from_line(with(R"("costs":[0.001])", R"("costs":["1"])")); },
+               {"\"1\"", "positive"});
+  expect_error([&] { record_from_line(with(R"("timestamp":1700000001)", R"("timestamp":-5)")); },
+               {"timestamp -5"});
+  expect_error([&] { record_from_line(with(R"("timestamp":1700000001)", R"("timestamp":1.5)")); },
+               {"timestamp"});
   expect_error([&] { record_from_line(with(R"("error":"none")", R"("error":"oops")")); }, {"oops"});
-  expect_error([&] { record_from_line(with(R"("config_index":1)", R"("config_index":-1)")); }, {"config_index"});
-  expect_error([&] { record_from_line(with(R"("target":"llvm -mcpu=skylake",)", "")); }, {"\"target\""});
-  expect_error([&] { record_from_line(with(R"("config":{"tile":[4,32],"unroll":1})", R"("config":[4])")); },
-               {"\"config\"", "object"});
+  expect_error([&] { record_from_line(with(R"("config_index":1)", R"("config_index":-1)")); },
+               {"config_index"});
+  expect_error([&] { record_from_line(with(R"("target":"llvm -mcpu=skylake",)", "")); },
+               {"\"target\""});
+  expect_error(
+      [&] { record_from_line(with(R"("config":{"tile":[4,32],"unroll":1})", R"("config":[4])")); },
+      {"\"config\"", "object"});
   expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2)")); }, {"version 2"});
   expect_error([&] { record_from_line(good.substr(0, 40)); }, {"invalid JSON"});
 }
@@ -162,15 +179,16 @@ TEST(Records, SkipsCorruptForeignAndTruncatedLinesWithWarnings) {
   std::string good = record_to_line(make_record(7, {1e-3}));
   std::string wrong_field = good;
   wrong_field.replace(wrong_field.find(R"("error":"none")"), 14, R"("error":"boom")");
-  write_file(path, good + "\n" +                                                       // 1
-                       "not json at all\n" +                                           // 2
-                       "\n" +                                                          // 3: blank, no warning
-                       R"({"v":2,"target":"x"})" + "\n" +                              // 4: a newer format
-                       R"({"input":["llvm","dense",[],{}],"version":0.2})" + "\n" +  // 5: TVM's format
-                       wrong_field + "\n" +                                            // 6
-                       "[1, 2]\n" +                                                    // 7
-                       good + "\n" +                                                   // 8
-                       good.substr(0, good.size() / 2));                              // 9: cut off by a kill
+  write_file(path, good + "\n" +                           // 1
+                       "not json at all\n" +               // 2
+                       "\n" +                              // 3: blank, no warning
+                       R"({"v":2,"target":"x"})" + "\n" +  // 4: a newer format
+                       R"({"input":["llvm","dense",[],{}],"version":0.2})" +
+                       "\n" +                             // 5: TVM's format
+                       wrong_field + "\n" +               // 6
+                       "[1, 2]\n" +                       // 7
+                       good + "\n" +                      // 8
+                       good.substr(0, good.size() / 2));  // 9: cut off by a kill
   std::vector<std::string> warnings;
   std::vector<TuningRecord> records = load_records(path, &warnings);
   ASSERT_EQ(records.size(), 2u);
@@ -200,7 +218,8 @@ TEST(Records, WriterEndsATruncatedLineBeforeAppending) {
     RecordWriter w(path);
     w.write(make_record(1, {2e-3}));
   }
-  EXPECT_EQ(read_file(path), good + "\n" + good.substr(0, 30) + "\n" + record_to_line(make_record(1, {2e-3})) + "\n");
+  EXPECT_EQ(read_file(path), good + "\n" + good.substr(0, 30) + "\n" +
+                                 record_to_line(make_record(1, {2e-3})) + "\n");
   std::vector<std::string> warnings;
   std::vector<TuningRecord> records = load_records(path, &warnings);
   ASSERT_EQ(records.size(), 2u);
@@ -220,7 +239,8 @@ TEST(Records, AZeroCostIsACorruptRecord) {
   std::vector<std::string> warnings;
   ASSERT_EQ(load_records(path, &warnings).size(), 1u);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], path + ":2: skipped a corrupt record: cost 0 is not a positive number of seconds");
+  EXPECT_EQ(warnings[0],
+            path + ":2: skipped a corrupt record: cost 0 is not a positive number of seconds");
 }
 
 // A line past 1 MiB is not a record Tessel wrote: skipped without holding it, and reading goes on.
@@ -233,7 +253,8 @@ TEST(Records, AnOverlongLineIsSkipped) {
   ASSERT_EQ(records.size(), 1u);
   expect_same(records[0], make_record(1, {1e-3}));
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], path + ":1: skipped a line of more than 1048576 bytes (not a tuning record)");
+  EXPECT_EQ(warnings[0],
+            path + ":1: skipped a line of more than 1048576 bytes (not a tuning record)");
 }
 
 // /dev/zero would be read forever, a FIFO would block the open: only regular files are records.
@@ -250,7 +271,8 @@ TEST(Records, OnlyRegularFilesAreRead) {
 TEST(Records, MissingFileIsAnError) {
   std::string path = temp_path("missing");
   expect_error([&] { load_records(path, nullptr); }, {path});
-  expect_error([&] { RecordWriter w(::testing::TempDir() + "no_such_dir/records.json"); }, {"no_such_dir/records.json"});
+  expect_error([&] { RecordWriter w(::testing::TempDir() + "no_such_dir/records.json"); },
+               {"no_such_dir/records.json"});
 }
 
 TEST(Database, BestIsTheLowestMedianCostIgnoringErrors) {
@@ -299,11 +321,11 @@ TEST(ChooseConfig, LowestCostUnlessTheFallbackHoldsOrIsVetoed) {
   EXPECT_EQ(choose_config({}), std::nullopt);
   EXPECT_EQ(choose_config({{inf}, {1.0, false, true}}), std::nullopt);  // failed, vetoed
   EXPECT_EQ(choose_config({{2.0}, {1.0}, {1.0}}), 1u);                  // the first of equals
-  EXPECT_EQ(choose_config({{1.0, true}, {0.97}}), 0u);                  // not 5% better: the fallback
+  EXPECT_EQ(choose_config({{1.0, true}, {0.97}}), 0u);  // not 5% better: the fallback
   EXPECT_EQ(choose_config({{1.0, true}, {0.9}}), 1u);
-  EXPECT_EQ(choose_config({{1.0, true, true}, {0.97}}), 1u);            // a vetoed fallback holds nothing
-  EXPECT_EQ(choose_config({{inf, true}, {0.97}}), 1u);                  // nor does a failed one
-  EXPECT_EQ(choose_config({{1.0, true}, {0.5, false, true}}), 0u);      // a vetoed config never wins
+  EXPECT_EQ(choose_config({{1.0, true, true}, {0.97}}), 1u);  // a vetoed fallback holds nothing
+  EXPECT_EQ(choose_config({{inf, true}, {0.97}}), 1u);        // nor does a failed one
+  EXPECT_EQ(choose_config({{1.0, true}, {0.5, false, true}}), 0u);  // a vetoed config never wins
 }
 
 TEST(Records, TheFallbackFlagRoundTripsAndIsOptional) {
@@ -346,7 +368,8 @@ TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
   db.add(config_record(2, {0.8e-3, 0.8e-3}));
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
   TuningRecord veto = config_record(1, {1.2e-3}, MeasureError::kSlowerInModel);
-  veto.config = R"({"unroll": 1, "tile": [4, 1]})";  // written by another tool: configs match by index
+  veto.config =
+      R"({"unroll": 1, "tile": [4, 1]})";  // written by another tool: configs match by index
   db.add(veto);
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);
   db.add(config_record(2, {1.1e-3}, MeasureError::kSlowerInModel));

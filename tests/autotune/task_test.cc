@@ -1,9 +1,8 @@
 // Task extraction: one task per distinct Conv/MatMul/Gemm workload, weighted by occurrences.
 #include "autotune/task.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "passes/infer_type.h"
 #include "passes/pipeline.h"
@@ -13,17 +12,20 @@ namespace tessel::autotune {
 namespace {
 
 using passes::testing::Builder;
-using passes::testing::random_tensor;
 using passes::testing::ints;
+using passes::testing::random_tensor;
 
-// x -> conv(3x3, s1) -> relu -> conv(3x3, s1, same weights shape) -> relu -> conv(3x3, s2) -> flatten -> matmul
+// x -> conv(3x3, s1) -> relu -> conv(3x3, s1, same weights shape) -> relu -> conv(3x3, s2) ->
+// flatten -> matmul
 graph::Graph model() {
   Builder b;
   graph::ValueId x = b.input("x", {1, 4, 8, 8});
   auto conv = [&](graph::ValueId in, int64_t stride, const std::string& name) {
     graph::ValueId w = b.constant(name + "_w", random_tensor({4, 4, 3, 3}, 1));
     return b.op("Relu", {b.op("Conv", {in, w},
-                              {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({stride, stride})}},
+                              {{"kernel_shape", ints({3, 3})},
+                               {"pads", ints({1, 1, 1, 1})},
+                               {"strides", ints({stride, stride})}},
                               name)});
   };
   graph::ValueId h = conv(conv(x, 1, "c1"), 1, "c2");
@@ -47,7 +49,8 @@ TEST(TaskTest, OneTaskPerDistinctWorkloadWithItsWeight) {
   EXPECT_DOUBLE_EQ(tasks[0].flops, 2.0 * (4 * 8 * 8) * (4 * 3 * 3));
   EXPECT_DOUBLE_EQ(tasks[2].flops, 2.0 * 10 * 64);
   EXPECT_EQ(tasks[0].workload,
-            "Conv|float32[1, 4, 8, 8]|float32[4, 4, 3, 3]|kernel_shape=[3, 3];pads=[1, 1, 1, 1];strides=[1, 1]");
+            "Conv|float32[1, 4, 8, 8]|float32[4, 4, 3, 3]|kernel_shape=[3, 3];pads=[1, 1, 1, "
+            "1];strides=[1, 1]");
   EXPECT_NE(tasks[1].workload.find("strides=[2, 2]"), std::string::npos) << tasks[1].workload;
 }
 
@@ -68,13 +71,16 @@ graph::Graph packable_model() {
   std::vector<graph::ValueId> outs;
   for (int64_t width : {13, 32}) {
     graph::ValueId x = b.input(fmt::format("x{}", width), {1, 32, 4, width});
-    graph::ValueId w = b.constant(fmt::format("w{}", width), random_tensor({32, 32, 3, 3}, static_cast<uint32_t>(width)));
-    outs.push_back(b.op("Relu", {b.op("Conv", {x, w}, {{"pads", ints({1, 1, 1, 1})}, {"group", int64_t{1}}})}));
+    graph::ValueId w = b.constant(fmt::format("w{}", width),
+                                  random_tensor({32, 32, 3, 3}, static_cast<uint32_t>(width)));
+    outs.push_back(b.op(
+        "Relu", {b.op("Conv", {x, w}, {{"pads", ints({1, 1, 1, 1})}, {"group", int64_t{1}}})}));
   }
   return b.finish(outs);
 }
 
-graph::Graph planned(graph::Graph g, const passes::ConvLayoutChoice& layout, std::vector<passes::FusedGroup>& groups) {
+graph::Graph planned(graph::Graph g, const passes::ConvLayoutChoice& layout,
+                     std::vector<passes::FusedGroup>& groups) {
   passes::GraphPipelineOptions opt;
   opt.conv_layout = layout;
   groups = passes::run_graph_pipeline(g, opt).groups;
@@ -92,15 +98,19 @@ TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
     ASSERT_EQ(g.nodes[convs[k]].op_type, "ConvNCHWc");
     EXPECT_EQ(workload_key(g, g.nodes[convs[k]]), predicted[k]);
   }
-  EXPECT_EQ(predicted[0], "ConvNCHWc|float32[1, 32, 4, 13]|float32[2, 32, 3, 3, 16]|pads=[1, 1, 1, 1]");
+  EXPECT_EQ(predicted[0],
+            "ConvNCHWc|float32[1, 32, 4, 13]|float32[2, 32, 3, 3, 16]|pads=[1, 1, 1, 1]");
 }
 
 TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {
   std::vector<passes::FusedGroup> groups, other_groups;
   graph::Graph g = planned(packable_model(), {}, groups);
-  graph::Graph other = planned(packable_model(), [](const graph::Graph& pg, const graph::Node& conv) {
-    return !passes::rule_prefers_packed(pg, conv);
-  }, other_groups);
+  graph::Graph other = planned(
+      packable_model(),
+      [](const graph::Graph& pg, const graph::Node& conv) {
+        return !passes::rule_prefers_packed(pg, conv);
+      },
+      other_groups);
   std::vector<Task> tasks = extract_tasks_both_layouts(g, groups, other, other_groups);
   ASSERT_EQ(tasks.size(), 4u);
   EXPECT_EQ(tasks[0].op, "ConvNCHWc");

@@ -3,8 +3,8 @@
 // computes the right answer (each candidate is checked against the reference executor).
 #include "autotune/tune.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,8 +20,6 @@
 #include <thread>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "codegen/target.h"
 #include "passes/pipeline.h"
 #include "runtime/module.h"
@@ -32,8 +30,8 @@ namespace tessel::autotune {
 namespace {
 
 using passes::testing::Builder;
-using passes::testing::random_tensor;
 using passes::testing::ints;
+using passes::testing::random_tensor;
 using tessel::testing::expect_error;
 
 const char* kTarget = "llvm -mcpu=test";
@@ -41,7 +39,8 @@ const char* kTarget = "llvm -mcpu=test";
 class TempFile {
  public:
   explicit TempFile(const std::string& name)
-      : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-{}-{}", getpid(), name)).string()) {
+      : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-{}-{}", getpid(), name))
+                  .string()) {
     std::filesystem::remove(path_);
   }
   ~TempFile() { std::filesystem::remove(path_); }
@@ -91,7 +90,8 @@ TuneOptions options(const std::string& records, const std::string& tuner, int tr
   opt.trials = trials;
   opt.batch_size = 8;
   opt.records_path = records;
-  opt.remeasure_rounds = 0;  // the tests below count records; re-measurement and controls have their own tests
+  opt.remeasure_rounds =
+      0;  // the tests below count records; re-measurement and controls have their own tests
   opt.control_every = 0;
   return opt;
 }
@@ -120,7 +120,8 @@ TEST(TuneTask, CrashingAndHangingCandidatesAreRecordedAndTuningGoesOn) {
     }
     return success(synthetic_cost(c));
   };
-  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "random", 20), 0);
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget,
+                           options(records.path(), "random", 20), 0);
   EXPECT_EQ(r.trials, 20);
   EXPECT_EQ(r.errors, 2);
   EXPECT_EQ(r.stop_reason, "trials");
@@ -148,7 +149,8 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
     measured.push_back(c.index());
     return success(synthetic_cost(c));
   };
-  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "xgb", 24), 0);
+  TaskResult first =
+      tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "xgb", 24), 0);
   EXPECT_EQ(first.trials, 24);
 
   // A killed run's file: resuming with a larger budget measures only the difference.
@@ -214,13 +216,16 @@ TEST(TuneTask, AResumedRunSurvivesAZeroCostRecord) {
   std::string line = record_to_line(zero);
   std::string costs = line.substr(line.find("\"costs\":"));
   line.replace(line.find("\"costs\":"), costs.find(']') + 1, "\"costs\":[0]");
-  { std::ofstream(records.path(), std::ios::app) << line << "\n"; }
+  {
+    std::ofstream(records.path(), std::ios::app) << line << "\n";
+  }
   TuneOptions again = options(records.path(), "xgb", 32);
   std::vector<std::string> warnings;
   again.resume = load_records(records.path(), &warnings);
   TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find(":17: skipped a corrupt record: cost 0"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find(":17: skipped a corrupt record: cost 0"), std::string::npos)
+      << warnings[0];
   EXPECT_EQ(r.resumed, 16);
   EXPECT_EQ(r.trials, 16);
   EXPECT_TRUE(std::isfinite(r.best_cost_s));
@@ -239,7 +244,8 @@ TEST(TuneTask, ARecordWhoseIndexIsNotItsConfigsIsOfAnotherSpace) {
   tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 8), 0);
   std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
   ASSERT_EQ(saved.size(), 8u);
-  auto bad = std::find_if(saved.begin(), saved.end(), [](const TuningRecord& r) { return !r.fallback; });
+  auto bad =
+      std::find_if(saved.begin(), saved.end(), [](const TuningRecord& r) { return !r.fallback; });
   ASSERT_NE(bad, saved.end());
   uint64_t config = bad->config_index;
   bad->config_index = space.size() + 5;
@@ -259,14 +265,16 @@ TEST(TuneTask, ARecordWhoseIndexIsNotItsConfigsIsOfAnotherSpace) {
 // Tunes the synthetic task over 24 grid trials into `records`, appends a verdict of the model
 // check (`kind`) on the config of the record `pick` chooses, resumes with 24 trials again, and
 // returns both runs' results.
-std::pair<TaskResult, TaskResult> tune_around_a_verdict(const std::string& records, MeasureError kind,
-                                                        const std::function<bool(const TuningRecord&,
-                                                                                 const TaskResult&)>& pick) {
+std::pair<TaskResult, TaskResult> tune_around_a_verdict(
+    const std::string& records, MeasureError kind,
+    const std::function<bool(const TuningRecord&, const TaskResult&)>& pick) {
   topi::ConfigSpace space = synthetic_space();
   ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
-  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, options(records, "grid", 24), 0);
+  TaskResult first =
+      tune_task(synthetic_task(), space, measurer, kTarget, options(records, "grid", 24), 0);
   std::vector<TuningRecord> saved = load_records(records, nullptr);
-  auto at = std::find_if(saved.begin(), saved.end(), [&](const TuningRecord& r) { return pick(r, first); });
+  auto at = std::find_if(saved.begin(), saved.end(),
+                         [&](const TuningRecord& r) { return pick(r, first); });
   EXPECT_NE(at, saved.end());
   if (at == saved.end()) return {first, first};
   TuningRecord verdict = *at;
@@ -277,14 +285,13 @@ std::pair<TaskResult, TaskResult> tune_around_a_verdict(const std::string& recor
   return {first, tune_task(synthetic_task(), space, measurer, kTarget, again, 0)};
 }
 
-// A config vetoed by the model check (tessel tune --model-check-rounds) stays measured, so a resumed
-// run does not measure it again, but it is never the result.
+// A config vetoed by the model check (tessel tune --model-check-rounds) stays measured, so a
+// resumed run does not measure it again, but it is never the result.
 TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   TempFile records("veto.json");
-  auto [first, second] = tune_around_a_verdict(records.path(), MeasureError::kSlowerInModel,
-                                               [](const TuningRecord& r, const TaskResult& first) {
-                                                 return r.config == first.best_config;
-                                               });
+  auto [first, second] = tune_around_a_verdict(
+      records.path(), MeasureError::kSlowerInModel,
+      [](const TuningRecord& r, const TaskResult& first) { return r.config == first.best_config; });
   EXPECT_EQ(second.trials, 0);
   EXPECT_EQ(second.resumed, 24);
   EXPECT_NE(second.best_config, first.best_config);
@@ -298,8 +305,9 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
 // before it: a resumed run ends with the fallback unless it finds a new config that beats it.
 TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
   TempFile records("pin.json");
-  auto [first, second] = tune_around_a_verdict(records.path(), MeasureError::kFallbackInModel,
-                                               [](const TuningRecord& r, const TaskResult&) { return r.fallback; });
+  auto [first, second] =
+      tune_around_a_verdict(records.path(), MeasureError::kFallbackInModel,
+                            [](const TuningRecord& r, const TaskResult&) { return r.fallback; });
   std::string fallback = synthetic_space().fallback().to_json();
   EXPECT_NE(first.best_config, fallback);
   EXPECT_FALSE(first.pinned);
@@ -321,7 +329,9 @@ TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
   EXPECT_EQ(third.trials, 8);
   EXPECT_FALSE(third.pinned);
   EXPECT_DOUBLE_EQ(third.best_cost_s, 1e-6);
-  EXPECT_EQ(Database(load_records(records.path(), nullptr)).best(kTarget, synthetic_task().workload)->config,
+  EXPECT_EQ(Database(load_records(records.path(), nullptr))
+                .best(kTarget, synthetic_task().workload)
+                ->config,
             third.best_config);
 }
 
@@ -340,13 +350,17 @@ TEST(TuneTask, TheFallbackIsMeasuredAgainAsAControl) {
   opt.control_every = 8;
   TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
   EXPECT_EQ(r.trials, 40);  // controls are not trials
-  EXPECT_EQ(fallback_runs, 1 + 4);  // first, then after each full 8 trials (batches of 8, 8, 8, 8, 7)
+  EXPECT_EQ(fallback_runs,
+            1 + 4);  // first, then after each full 8 trials (batches of 8, 8, 8, 8, 7)
   EXPECT_DOUBLE_EQ(r.fallback_cost_s, synthetic_cost(space.fallback()));
   std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
   EXPECT_EQ(saved.size(), 44u);
-  EXPECT_EQ(std::count_if(saved.begin(), saved.end(), [](const TuningRecord& rec) { return rec.fallback; }), 5);
+  EXPECT_EQ(std::count_if(saved.begin(), saved.end(),
+                          [](const TuningRecord& rec) { return rec.fallback; }),
+            5);
   opt.control_every = -1;
-  expect_error([&] { tune_task(synthetic_task(), space, measurer, kTarget, opt, 0); }, {"control_every"});
+  expect_error([&] { tune_task(synthetic_task(), space, measurer, kTarget, opt, 0); },
+               {"control_every"});
 }
 
 TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {
@@ -387,11 +401,13 @@ TEST(TuneTask, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
     ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
       return success(c.index() == fallback ? 1e-3 : c.index() == other ? 1e-3 * (1 - gain) : 2e-3);
     };
-    TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 12), 0);
+    TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget,
+                             options(records.path(), "grid", 12), 0);
     std::string want = (gain > kMinGainOverDefault ? space.get(7) : space.fallback()).to_json();
     EXPECT_EQ(r.best_config, want);
     std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
-    for (const TuningRecord& rec : saved) EXPECT_EQ(rec.fallback, rec.config_index == fallback) << rec.config;
+    for (const TuningRecord& rec : saved)
+      EXPECT_EQ(rec.fallback, rec.config_index == fallback) << rec.config;
     EXPECT_EQ(Database(saved).best(kTarget, synthetic_task().workload)->config, want);
   }
 }
@@ -408,7 +424,8 @@ TEST(TuneTask, ConfigsTheTemplateRejectsAreSkippedUnmeasured) {
     EXPECT_EQ(space.invalid_reason(c), "") << c.to_json();
     return success(synthetic_cost(c));
   };
-  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "random", 30), 0);
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget,
+                           options(records.path(), "random", 30), 0);
   EXPECT_EQ(r.trials, 30);
   EXPECT_EQ(measured, 30);
   EXPECT_GT(r.invalid, 0);
@@ -428,7 +445,8 @@ TEST(TuneTask, StopsEarlyAndWhenTheSpaceRunsOut) {
 
   topi::ConfigSpace small;
   small.define_knob("k", {1, 2, 3});
-  TaskResult all = tune_task(synthetic_task(), small, flat, kTarget, options(records.path(), "random", 100), 0);
+  TaskResult all =
+      tune_task(synthetic_task(), small, flat, kTarget, options(records.path(), "random", 100), 0);
   EXPECT_EQ(all.trials, 3);
   EXPECT_EQ(all.stop_reason, "space exhausted");
 }
@@ -437,7 +455,8 @@ TEST(TuneTask, RejectsBadOptions) {
   topi::ConfigSpace space = synthetic_space();
   ConfigMeasurer m = [](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
   TuneOptions opt = options("/tmp/unused.json", "annealing", 10);
-  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"annealing", "xgb", "random"});
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); },
+               {"annealing", "xgb", "random"});
   opt = options("", "random", 10);
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"records"});
   opt = options("/tmp/unused.json", "random", 0);
@@ -448,7 +467,8 @@ TEST(TuneTask, RejectsBadOptions) {
   opt.time_budget_s = std::numeric_limits<double>::infinity();
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"time budget"});
   opt = options("/nonexistent-dir/records.json", "random", 5);
-  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"/nonexistent-dir/records.json"});
+  expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); },
+               {"/nonexistent-dir/records.json"});
 }
 
 // Conv(3x3, 8 -> 12 channels, 9x10) + Relu, a packed conv (3x3, 32 -> 32 channels, stride 2 over
@@ -458,7 +478,9 @@ graph::Graph small_model() {
   Builder b;
   graph::ValueId x = b.input("x", {1, 8, 9, 10});
   graph::ValueId w = b.constant("w", random_tensor({12, 8, 3, 3}, 1));
-  graph::ValueId conv = b.op("Relu", {b.op("Conv", {x, w}, {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}})});
+  graph::ValueId conv =
+      b.op("Relu",
+           {b.op("Conv", {x, w}, {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}})});
   graph::ValueId x2 = b.input("x2", {1, 32, 5, 13});
   graph::ValueId w2 = b.constant("w2", random_tensor({32, 32, 3, 3}, 3));
   graph::ValueId packed = b.op("Conv", {x2, w2, b.constant("bias2", random_tensor({32}, 4))},
@@ -477,7 +499,9 @@ TEST(TuneTasks, EveryTemplateConfigTriedIsCorrect) {
   graph::Graph g = small_model(), other = small_model();
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
   passes::GraphPipelineOptions invert;
-  invert.conv_layout = [](const graph::Graph& pg, const graph::Node& conv) { return !passes::rule_prefers_packed(pg, conv); };
+  invert.conv_layout = [](const graph::Graph& pg, const graph::Node& conv) {
+    return !passes::rule_prefers_packed(pg, conv);
+  };
   passes::GraphPipelineResult other_plan = passes::run_graph_pipeline(other, invert);
   std::vector<Task> tasks = extract_tasks_both_layouts(g, plan.groups, other, other_plan.groups);
   ASSERT_EQ(tasks.size(), 4u);
@@ -488,12 +512,13 @@ TEST(TuneTasks, EveryTemplateConfigTriedIsCorrect) {
   opt.measure.number = 1;
   opt.measure.repeat = 1;
   int calls = 0;
-  std::vector<TaskResult> results = tune_tasks({{&g, &plan.groups}, {&other, &other_plan.groups}}, tasks,
-                                               Target::parse("llvm -mcpu=native"), opt, [&](const TuneProgress& p) {
-                                                 ++calls;
-                                                 EXPECT_EQ(p.num_tasks, 4);
-                                                 EXPECT_LE(p.trials_done, p.trials_total);
-                                               });
+  std::vector<TaskResult> results =
+      tune_tasks({{&g, &plan.groups}, {&other, &other_plan.groups}}, tasks,
+                 Target::parse("llvm -mcpu=native"), opt, [&](const TuneProgress& p) {
+                   ++calls;
+                   EXPECT_EQ(p.num_tasks, 4);
+                   EXPECT_LE(p.trials_done, p.trials_total);
+                 });
   ASSERT_EQ(results.size(), 4u);
   for (const TaskResult& r : results) {
     EXPECT_EQ(r.trials, 24) << r.task.workload;

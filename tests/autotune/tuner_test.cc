@@ -49,7 +49,8 @@ double tile_cost(const ConfigEntity& c) {
   std::vector<Annotation> ann = c.annotate("ann");
   double unroll_gain = reg <= 6 ? 0.4 : -0.4;
   penalty -= unroll_gain * ((ann[0] == Annotation::kUnroll) + (ann[1] == Annotation::kUnroll));
-  penalty += 0.05 * std::log2(static_cast<double>(y[1])) + 0.1 * std::log2(static_cast<double>(x[1]));
+  penalty +=
+      0.05 * std::log2(static_cast<double>(y[1])) + 0.1 * std::log2(static_cast<double>(x[1]));
   return 1e-3 * std::exp(0.5 * penalty);
 }
 
@@ -67,7 +68,9 @@ ConfigSpace tiny_space() {
   return s;
 }
 
-double tiny_cost(const ConfigEntity& c) { return static_cast<double>(c.split("t")[1] * c.knob("k")); }
+double tiny_cost(const ConfigEntity& c) {
+  return static_cast<double>(c.split("t")[1] * c.knob("k"));
+}
 
 // Runs `trials` measurements in batches of 16; returns the best cost found.
 double tune(Tuner& tuner, int trials) {
@@ -121,7 +124,8 @@ TEST(TunerTest, GridVisitsIndicesInOrder) {
   EXPECT_EQ(tuner->next_batch(1).at(0).index(), 8u);
 }
 
-std::vector<uint64_t> proposals(const std::string& name, const ConfigSpace& space, uint64_t seed, int batches) {
+std::vector<uint64_t> proposals(const std::string& name, const ConfigSpace& space, uint64_t seed,
+                                int batches) {
   std::unique_ptr<Tuner> tuner = make_tuner(name, space, seed);
   std::vector<uint64_t> out;
   for (int b = 0; b < batches; ++b) {
@@ -159,7 +163,8 @@ TEST(TunerTest, ResumedConfigsAreNeverProposed) {
 
 TEST(TunerTest, SamplesHugeSpacesWithoutEnumerating) {
   ConfigSpace space;  // 2 * 10^12 points
-  for (int i = 0; i < 12; ++i) space.define_knob(fmt::format("k{}", i), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  for (int i = 0; i < 12; ++i)
+    space.define_knob(fmt::format("k{}", i), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   space.define_knob("last", {0, 1});
   for (const std::string name : {"random", "ga"}) {
     SCOPED_TRACE(name);
@@ -227,8 +232,9 @@ TEST(TunerTest, GAAndXGBFindBetterConfigsThanRandom) {
       mean[name] += tune(*tuner, kTrials) / kSeeds;
     }
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    std::cout << fmt::format("{:>6}: mean best cost over {} seeds after {} trials {:.4f} ms ({:.2f} s)\n", name,
-                             kSeeds, kTrials, mean[name] * 1e3, took.count());
+    std::cout << fmt::format(
+        "{:>6}: mean best cost over {} seeds after {} trials {:.4f} ms ({:.2f} s)\n", name, kSeeds,
+        kTrials, mean[name] * 1e3, took.count());
   }
   EXPECT_LT(mean["ga"], mean["random"]);
   EXPECT_LT(mean["xgb"], mean["random"]);

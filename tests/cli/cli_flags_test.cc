@@ -50,10 +50,14 @@ TEST_F(CliFlagsTest, UsageErrorsAreOneLineErrorsWithExitCode1) {
   expect_one_line_error("compile " + kModel + " -o " + path("x.tar") + " --bogus",
                         {"--bogus", "tessel compile --help"});
   expect_one_line_error("", {"subcommand", "tessel --help"});
-  expect_one_line_error("run " + path("x.tar") + " --fill-mode sometimes", {"--fill-mode", "sometimes"});
-  expect_one_line_error("compile " + kModel + " -o " + path("x.tar") + " -O 7", {"--opt-level", "7"});
-  expect_one_line_error("compile " + path("missing.onnx") + " -o " + path("x.tar"), {"missing.onnx"});
-  expect_one_line_error("tune " + kModel + " -o " + path("x.json") + " --tuner annealing", {"--tuner"});
+  expect_one_line_error("run " + path("x.tar") + " --fill-mode sometimes",
+                        {"--fill-mode", "sometimes"});
+  expect_one_line_error("compile " + kModel + " -o " + path("x.tar") + " -O 7",
+                        {"--opt-level", "7"});
+  expect_one_line_error("compile " + path("missing.onnx") + " -o " + path("x.tar"),
+                        {"missing.onnx"});
+  expect_one_line_error("tune " + kModel + " -o " + path("x.json") + " --tuner annealing",
+                        {"--tuner"});
   EXPECT_FALSE(fs::exists(path("x.tar")));
 }
 
@@ -69,13 +73,16 @@ TEST_F(CliFlagsTest, HelpStillPrintsHelpAndExits0) {
 // 2147483648 was narrowed to 32 bits on its way to the kernels, and reported as a negative dim.
 TEST_F(CliFlagsTest, InputShapesPast32BitsNameTheFlagInputAndDim) {
   std::string compile = "compile " + kModel + " -o " + path("x.tar") + " --input-shapes ";
-  expect_one_line_error(compile + "'data:[1,3,2147483648,1]'",
-                        {"--input-shapes", "input 'data' dim 2 is 2147483648, more than 2147483647"});
-  expect_one_line_error(compile + "'data:[1,3,99999999999999999999999,1]'", {"--input-shapes", "input 'data' dim 2"});
+  expect_one_line_error(
+      compile + "'data:[1,3,2147483648,1]'",
+      {"--input-shapes", "input 'data' dim 2 is 2147483648, more than 2147483647"});
+  expect_one_line_error(compile + "'data:[1,3,99999999999999999999999,1]'",
+                        {"--input-shapes", "input 'data' dim 2"});
   expect_one_line_error("inspect " + kModel + " --input-shapes 'data:[1,3,65536,65536]'",
                         {"--input-shapes", "input 'data' has more than 2147483647 elements"});
-  for (const char* malformed : {"'data:[1,3'", "'data:[1,3]]'", "':[1]'", "'data:[1,,3]'", "'data:[1,-3]'",
-                                "'data:[1,3] data:[1,3]'", "'data:[[1]]'", "'data:]1['"}) {
+  for (const char* malformed :
+       {"'data:[1,3'", "'data:[1,3]]'", "':[1]'", "'data:[1,,3]'", "'data:[1,-3]'",
+        "'data:[1,3] data:[1,3]'", "'data:[[1]]'", "'data:]1['"}) {
     expect_one_line_error(compile + malformed, {"--input-shapes"});
   }
 }
@@ -83,8 +90,9 @@ TEST_F(CliFlagsTest, InputShapesPast32BitsNameTheFlagInputAndDim) {
 // A 100,000-step LSTM overflowed the stack in FuseOps; now it is refused before unrolling.
 TEST_F(CliFlagsTest, AnLstmOverTheUnrollLimitIsRefused) {
   std::string lstm = std::string(TESSEL_MODELS_DIR) + "/lstm_classifier.onnx";
-  expect_one_line_error("compile " + lstm + " -o " + path("x.tar") + " --input-shapes 'seq:[100000,1,16]'",
-                        {"(LSTM)", "100000 time steps", "at most 1024"});
+  expect_one_line_error(
+      "compile " + lstm + " -o " + path("x.tar") + " --input-shapes 'seq:[100000,1,16]'",
+      {"(LSTM)", "100000 time steps", "at most 1024"});
 }
 
 // NaN passed CLI11's checks (every comparison with it is false), and inf, and so did huge counts.
@@ -96,7 +104,8 @@ TEST_F(CliFlagsTest, NumbersMustBeFiniteAndInRange) {
     }
   }
   expect_one_line_error(tune + "--timeout 0", {"--timeout", "out of range"});
-  for (const char* flag : {"--trials", "--early-stopping", "--number", "--repeat", "--model-check-rounds"}) {
+  for (const char* flag :
+       {"--trials", "--early-stopping", "--number", "--repeat", "--model-check-rounds"}) {
     expect_one_line_error(tune + flag + " 99999999999", {flag, "out of range"});
     expect_one_line_error(tune + flag + " nan", {flag});
   }
@@ -115,15 +124,16 @@ TEST_F(CliFlagsTest, EmptyValuesAndEmptyListItemsAreErrors) {
   for (const char* flag : {"--inputs", "--outputs"}) {
     expect_one_line_error("run " + path("x.tar") + " " + flag + " ''", {flag, "empty"});
   }
-  for (const char* flag : {"--target", "--input-shapes", "--dump-ir", "--dump-dir", "--tuning-records",
-                           "--disabled-pass"}) {
+  for (const char* flag : {"--target", "--input-shapes", "--dump-ir", "--dump-dir",
+                           "--tuning-records", "--disabled-pass"}) {
     expect_one_line_error(compile + flag + " ''", {flag});
   }
   expect_one_line_error("compile " + kModel + " -o ''", {"--output", "empty"});
   expect_one_line_error("inspect " + kModel + " --input-shapes ''", {"--input-shapes", "empty"});
   expect_one_line_error(compile + "--disabled-pass fuse_ops,,eliminate_common_subexpr",
                         {"--disabled-pass", "has an empty item"});
-  expect_one_line_error(compile + "--dump-ir graph, --dump-dir " + path("dump"), {"--dump-ir", "has an empty item"});
+  expect_one_line_error(compile + "--dump-ir graph, --dump-dir " + path("dump"),
+                        {"--dump-ir", "has an empty item"});
   std::string tune = "tune " + kModel + " -o " + path("x.json") + " ";
   expect_one_line_error(tune + "--tasks 0,1,", {"--tasks", "has an empty item"});
   expect_one_line_error(tune + "--tuning-records ''", {"--tuning-records"});

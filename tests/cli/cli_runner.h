@@ -44,13 +44,15 @@ inline void write(const std::filesystem::path& file, const std::string& bytes) {
   std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// Exit 1 and a single line: "tessel: error: ..." containing every part (no signal, no internal error).
+// Exit 1 and a single line: "tessel: error: ..." containing every part (no signal, no internal
+// error).
 inline void expect_user_error(const Result& r, std::initializer_list<std::string> parts) {
   EXPECT_TRUE(r.exited) << "killed by a signal: " << r.output;
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_EQ(r.output.rfind("tessel: error: ", 0), 0u) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  for (const std::string& part : parts) EXPECT_NE(r.output.find(part), std::string::npos) << part << " in:\n" << r.output;
+  for (const std::string& part : parts)
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << " in:\n" << r.output;
 }
 
 }  // namespace tessel::testing

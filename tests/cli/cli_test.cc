@@ -6,10 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -46,9 +46,9 @@ class CliTest : public ::testing::Test {
   static std::string edited_package(const std::string& name, const std::string& sed_expr) {
     fs::path work = dir_ / (name + ".d");
     fs::create_directories(work);
-    std::string cmd = "tar -xf " + path("model.tar") + " -C " + work.string() + " && sed -i '" + sed_expr + "' " +
-                      (work / "mod.json").string() + " && tar -cf " + path(name) + " -C " + work.string() +
-                      " mod.so mod.json mod.params";
+    std::string cmd = "tar -xf " + path("model.tar") + " -C " + work.string() + " && sed -i '" +
+                      sed_expr + "' " + (work / "mod.json").string() + " && tar -cf " + path(name) +
+                      " -C " + work.string() + " mod.so mod.json mod.params";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return path(name);
   }
@@ -59,7 +59,8 @@ fs::path CliTest::dir_;
 
 void expect_error(const Result& r, int code, const std::string& message) {
   EXPECT_EQ(r.code, code) << r.output;
-  EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n" << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n"
+                                                       << r.output;
 }
 
 runtime::NDArray random_input(std::vector<int64_t> shape, unsigned seed) {
@@ -74,7 +75,8 @@ runtime::NDArray random_input(std::vector<int64_t> shape, unsigned seed) {
 void expect_package_matches_reference(const std::string& package, const std::string& work_prefix) {
   runtime::NDArray x = random_input({1, 3, 32, 32}, 3);
   runtime::save_npz(work_prefix + "in.npz", {{"data", x}});
-  Result r = run(tessel("run " + package + " --inputs " + work_prefix + "in.npz --outputs " + work_prefix + "out.npz"));
+  Result r = run(tessel("run " + package + " --inputs " + work_prefix + "in.npz --outputs " +
+                        work_prefix + "out.npz"));
   ASSERT_EQ(r.code, 0) << r.output;
   auto outputs = runtime::load_npz(work_prefix + "out.npz");
   ASSERT_EQ(outputs.size(), 1u);
@@ -82,7 +84,8 @@ void expect_package_matches_reference(const std::string& package, const std::str
 
   graph::TensorData xt(DataType::f32(), x.shape());
   std::memcpy(xt.raw(), x.raw_data(), x.nbytes());
-  std::vector<graph::TensorData> want = reference::run(frontend::import_onnx(kModel), {{"data", xt}});
+  std::vector<graph::TensorData> want =
+      reference::run(frontend::import_onnx(kModel), {{"data", xt}});
   const runtime::NDArray& got = outputs[0].second;
   ASSERT_EQ(got.shape(), want[0].shape());
   for (int64_t i = 0; i < got.numel(); ++i) {
@@ -98,22 +101,25 @@ TEST_F(CliTest, PackageRunOnNpzMatchesTheReferenceExecutor) {
 TEST_F(CliTest, PrintTimeAndProfilePrintTables) {
   Result r = run(tessel("run " + path("model.tar") + " --print-time --repeat 3 --number 2"));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("Execution time summary (3 repeats x 2 runs)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Execution time summary (3 repeats x 2 runs)"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("median (ms)"), std::string::npos) << r.output;
 
   r = run(tessel("run " + path("model.tar") + " --profile --print-top 3"));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("GFLOP/s"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Conv"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("more kernels"), std::string::npos) << r.output;  // only the top 3 are shown
+  EXPECT_NE(r.output.find("more kernels"), std::string::npos)
+      << r.output;  // only the top 3 are shown
   EXPECT_NE(r.output.find("total "), std::string::npos) << r.output;
 }
 
 TEST_F(CliTest, InspectShowsIoOpsFusionGroupsAndMemoryPlan) {
   Result r = run(tessel("inspect " + kModel));
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* want : {"data", "float32[1, 3, 32, 32]", "prob", "BatchNormalization", "unsupported ops: none",
-                           "fusion groups", "[Conv+Add+Relu]", "memory plan:"}) {
+  for (const char* want :
+       {"data", "float32[1, 3, 32, 32]", "prob", "BatchNormalization", "unsupported ops: none",
+        "fusion groups", "[Conv+Add+Relu]", "memory plan:"}) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << " in:\n" << r.output;
   }
 }
@@ -129,18 +135,21 @@ TEST_F(CliTest, PackageLoadsInAProgramWithoutLlvm) {
 
 TEST_F(CliTest, DumpIrWritesEveryStage) {
   fs::path dump = dir_ / "dump";
-  Result r = run(tessel("compile " + kModel + " -o " + path("dumped.tar") + " --dump-ir all --dump-dir " + dump.string()));
+  Result r = run(tessel("compile " + kModel + " -o " + path("dumped.tar") +
+                        " --dump-ir all --dump-dir " + dump.string()));
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* file : {"graph.txt", "te.txt", "tir.txt", "llvm.ll", "asm.s"}) {
     EXPECT_GT(fs::file_size(dump / file), 0u) << file;
   }
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --dump-ir graph,bogus --dump-dir " + dump.string())),
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
+                          " --dump-ir graph,bogus --dump-dir " + dump.string())),
                1, "--dump-ir: unknown stage 'bogus'");
 }
 
 TEST_F(CliTest, DisabledPassesChangeTheKernels) {
   Result fused = run(tessel("compile " + kModel + " -o " + path("fused.tar")));
-  Result unfused = run(tessel("compile " + kModel + " -o " + path("unfused.tar") + " --disabled-pass fuse_ops"));
+  Result unfused =
+      run(tessel("compile " + kModel + " -o " + path("unfused.tar") + " --disabled-pass fuse_ops"));
   ASSERT_EQ(fused.code, 0) << fused.output;
   ASSERT_EQ(unfused.code, 0) << unfused.output;
   auto kernels = [](const std::string& out) {
@@ -152,20 +161,29 @@ TEST_F(CliTest, DisabledPassesChangeTheKernels) {
 }
 
 TEST_F(CliTest, FlagErrorsNameTheFlag) {
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --bogus")), 1, "--bogus");
-  expect_error(run(tessel("run " + path("model.tar") + " --fill-mode sometimes")), 1, "--fill-mode");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " -O 7")), 1, "--opt-level");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data[1,3]'")), 1,
-               "--input-shapes: 'data[1,3]'");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data:[1,x]'")), 1,
-               "bad dim 'x'");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'nope:[1,3,32,32]'")), 1,
-               "'nope', which is not an input");
-  expect_error(run(tessel("compile " + path("missing.onnx") + " -o " + path("x.tar"))), 1, "missing.onnx");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --disabled-pass fold_constant,bogus")), 1,
-               "disabled pass 'bogus' is not a graph pass");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --disabled-pass infer_type")), 1,
-               "disabled pass 'infer_type' is required");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --bogus")), 1,
+               "--bogus");
+  expect_error(run(tessel("run " + path("model.tar") + " --fill-mode sometimes")), 1,
+               "--fill-mode");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " -O 7")), 1,
+               "--opt-level");
+  expect_error(
+      run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data[1,3]'")), 1,
+      "--input-shapes: 'data[1,3]'");
+  expect_error(
+      run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data:[1,x]'")), 1,
+      "bad dim 'x'");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
+                          " --input-shapes 'nope:[1,3,32,32]'")),
+               1, "'nope', which is not an input");
+  expect_error(run(tessel("compile " + path("missing.onnx") + " -o " + path("x.tar"))), 1,
+               "missing.onnx");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
+                          " --disabled-pass fold_constant,bogus")),
+               1, "disabled pass 'bogus' is not a graph pass");
+  expect_error(
+      run(tessel("tune " + kModel + " -o " + path("x.json") + " --disabled-pass infer_type")), 1,
+      "disabled pass 'infer_type' is required");
   EXPECT_FALSE(fs::exists(path("x.tar")));
 }
 
@@ -176,14 +194,20 @@ TEST_F(CliTest, BadPackagesAreRejectedWithTheReason) {
     junk << std::string(3000, 'x');
   }
   expect_error(run(tessel("run " + path("junk.tar"))), 1, "cannot open package");
-  ASSERT_EQ(std::system(("tar -cf " + path("empty.tar") + " -C " + dir_.string() + " in.npz 2>/dev/null || tar -cf " +
-                         path("empty.tar") + " --files-from /dev/null").c_str()), 0);
+  ASSERT_EQ(std::system(("tar -cf " + path("empty.tar") + " -C " + dir_.string() +
+                         " in.npz 2>/dev/null || tar -cf " + path("empty.tar") +
+                         " --files-from /dev/null")
+                            .c_str()),
+            0);
   expect_error(run(tessel("run " + path("empty.tar"))), 1, "has no mod.so");
-  expect_error(run(tessel("run " + edited_package("v99.tar", "s/\"version\": 1/\"version\": 99/"))), 1,
-               "package format version 99");
-  expect_error(run(tessel("run " + edited_package("arm.tar", "s/\"arch\": \"x86_64\"/\"arch\": \"aarch64\"/"))), 1,
-               "was compiled for aarch64");
-  expect_error(run(tessel("run " + edited_package("broken.tar", "s/\"kernels\"/\"kernelz\"/"))), 1, "is corrupt");
+  expect_error(run(tessel("run " + edited_package("v99.tar", "s/\"version\": 1/\"version\": 99/"))),
+               1, "package format version 99");
+  expect_error(
+      run(tessel("run " +
+                 edited_package("arm.tar", "s/\"arch\": \"x86_64\"/\"arch\": \"aarch64\"/"))),
+      1, "was compiled for aarch64");
+  expect_error(run(tessel("run " + edited_package("broken.tar", "s/\"kernels\"/\"kernelz\"/"))), 1,
+               "is corrupt");
 }
 
 TEST_F(CliTest, BadInputsAndOutputsAreRejected) {
@@ -192,12 +216,15 @@ TEST_F(CliTest, BadInputsAndOutputsAreRejected) {
                "input 'data' is float32[1, 3, 8, 8] but the model expects float32[1, 3, 32, 32]");
   runtime::NDArray ints = runtime::NDArray::empty({1, 3, 32, 32}, DataType::i32());
   runtime::save_npz(path("ints.npz"), {{"data", ints}});
-  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("ints.npz"))), 1, "int32");
+  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("ints.npz"))), 1,
+               "int32");
   runtime::save_npz(path("named.npz"), {{"image", random_input({1, 3, 32, 32}, 1)}});
   expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("named.npz"))), 1,
                "array 'image' but the model has no input of that name");
-  expect_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")), 1, "/nonexistent-dir/out.npz");
-  expect_error(run(tessel("compile " + kModel + " -o /nonexistent-dir/model.tar")), 1, "/nonexistent-dir does not exist");
+  expect_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")), 1,
+               "/nonexistent-dir/out.npz");
+  expect_error(run(tessel("compile " + kModel + " -o /nonexistent-dir/model.tar")), 1,
+               "/nonexistent-dir does not exist");
 }
 
 size_t line_count(const std::string& file) {
@@ -212,7 +239,8 @@ size_t line_count(const std::string& file) {
 TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   std::string records = path("records.json");
   // Without the model check, whose vetoes would make the counts below depend on timing.
-  std::string fast = " --tuner random --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
+  std::string fast =
+      " --tuner random --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
   Result r = run(tessel("tune " + kModel + " -o " + records + " --trials 4" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
   // 6 tasks, and each of the 5 convs in its other layout (packed)
@@ -224,17 +252,23 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
 
   expect_error(run(tessel("tune " + kModel + " -o " + records + " --trials 6" + fast)), 1,
                "exists: pass --resume to continue that run");
-  r = run(tessel("tune " + kModel + " -o " + records + " --resume --trials 6 --tasks 0,2-3" + fast));
+  r = run(
+      tessel("tune " + kModel + " -o " + records + " --resume --trials 6 --tasks 0,2-3" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find(fmt::format("resuming: {} records", first)), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("resuming: {} records", first)), std::string::npos)
+      << r.output;
   EXPECT_GE(line_count(records), first + 3u * 2u);  // 2 more trials for each of the 3 tasks
 
-  r = run(tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records));
+  r = run(
+      tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned ("), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("of them keep the fallback config, which no measured config beat), 0 without records use "
-                          "the fallback schedule; 6 convs laid out (direct or packed) by records of both forms"),
-            std::string::npos)
+  EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned ("), std::string::npos)
+      << r.output;
+  EXPECT_NE(
+      r.output.find(
+          "of them keep the fallback config, which no measured config beat), 0 without records use "
+          "the fallback schedule; 6 convs laid out (direct or packed) by records of both forms"),
+      std::string::npos)
       << r.output;
   expect_package_matches_reference(path("tuned.tar"), path("tuned-"));
 }
@@ -244,11 +278,13 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
 // per layout of the workload.
 TEST_F(CliTest, TuneChecksTheTunedModel) {
   std::string records = path("checked.json");
-  Result r = run(tessel("tune " + kModel + " -o " + records +
-                        " --tasks 0,6 --trials 4 --tuner random --number 1 --repeat 1 --min-repeat-ms 0"
-                        " --model-check-rounds 2"));
+  Result r =
+      run(tessel("tune " + kModel + " -o " + records +
+                 " --tasks 0,6 --trials 4 --tuner random --number 1 --repeat 1 --min-repeat-ms 0"
+                 " --model-check-rounds 2"));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("model check: the build with these records against the untuned one, 2 alternating rounds"),
+  EXPECT_NE(r.output.find("model check: the build with these records against the untuned one, 2 "
+                          "alternating rounds"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("outputs agree"), std::string::npos) << r.output;
@@ -260,36 +296,46 @@ TEST_F(CliTest, TuneChecksTheTunedModel) {
   };
   std::ifstream in(records);
   std::string lines((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(count(lines, R"("error":"slower_in_model")"), count(r.output, "  vetoed  ")) << r.output;
+  EXPECT_EQ(count(lines, R"("error":"slower_in_model")"), count(r.output, "  vetoed  "))
+      << r.output;
   size_t untuned = count(r.output, "  untuned  ");
   EXPECT_GE(count(lines, R"("error":"fallback_in_model")"), untuned) << r.output;
   EXPECT_LE(count(lines, R"("error":"fallback_in_model")"), 2 * untuned) << r.output;
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --model-check-rounds -1")), 1,
-               "--model-check-rounds");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --model-check-rounds -1")),
+               1, "--model-check-rounds");
 }
 
 TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
   Result r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list"));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("Conv|float32[1, 3, 32, 32]|float32[16, 3, 3, 3]"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("ConvNCHWc      1       0.88  task 0     ConvNCHWc|float32[1, 3, 32, 32]|float32[1, 3, 3, 3, 16]"),
+  EXPECT_NE(r.output.find("Conv|float32[1, 3, 32, 32]|float32[16, 3, 3, 3]"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("ConvNCHWc      1       0.88  task 0     ConvNCHWc|float32[1, 3, 32, "
+                          "32]|float32[1, 3, 3, 3, 16]"),
             std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(path("unused.json")));
-  r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list --conv-layouts rule"));
+  r = run(tessel("tune " + kModel + " -o " + path("unused.json") +
+                 " --tasks list --conv-layouts rule"));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 7) << r.output;  // a header and 6 tasks
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 7)
+      << r.output;  // a header and 6 tasks
 
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")), 1, "--tuner");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")), 1,
+               "--tuner");
   expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19")), 1,
                "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")), 1, "--conv-layouts");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")),
+               1, "--conv-layouts");
   expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks two")), 1,
                "--tasks: 'two' is not a task number or range");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 1, "--trials");
-  expect_error(run(tessel("tune " + kModel + " -o /nonexistent/x.json --trials 1")), 1, "/nonexistent/x.json");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("y.tar") + " --tuning-records /nonexistent.json")), 1,
-               "--tuning-records");
+  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 1,
+               "--trials");
+  expect_error(run(tessel("tune " + kModel + " -o /nonexistent/x.json --trials 1")), 1,
+               "/nonexistent/x.json");
+  expect_error(run(tessel("compile " + kModel + " -o " + path("y.tar") +
+                          " --tuning-records /nonexistent.json")),
+               1, "--tuning-records");
 }
 
 }  // namespace

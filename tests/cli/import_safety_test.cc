@@ -45,7 +45,8 @@ TEST_F(ImportSafetyTest, MalformedModelsEndInOneErrorLine) {
     std::string file = path(model.name + ".onnx");
     std::ofstream(file, std::ios::binary) << model.bytes;
     expect_one_line_error(run_tessel("inspect " + file), model.error);
-    expect_one_line_error(run_tessel("compile " + file + " -o " + path(model.name + ".tar")), model.error);
+    expect_one_line_error(run_tessel("compile " + file + " -o " + path(model.name + ".tar")),
+                          model.error);
     EXPECT_FALSE(fs::exists(path(model.name + ".tar")));
   }
 }
@@ -59,14 +60,16 @@ TEST_F(ImportSafetyTest, CheckerMessagesAreOneLine) {
   std::string file = path("undefined_input.onnx");
   std::ofstream(file, std::ios::binary) << m.SerializeAsString();
   expect_one_line_error(run_tessel("inspect " + file), "failed the ONNX checker");
-  expect_one_line_error(run_tessel("compile " + file + " -o " + path("x.tar")), "failed the ONNX checker");
+  expect_one_line_error(run_tessel("compile " + file + " -o " + path("x.tar")),
+                        "failed the ONNX checker");
 }
 
 TEST_F(ImportSafetyTest, DevZeroIsRefusedPromptly) {
   auto start = std::chrono::steady_clock::now();
   expect_one_line_error(run_tessel("compile /dev/zero -o " + path("zero.tar")),
                         "ONNX model '/dev/zero' is not a regular file");
-  expect_one_line_error(run_tessel("inspect /dev/zero"), "ONNX model '/dev/zero' is not a regular file");
+  expect_one_line_error(run_tessel("inspect /dev/zero"),
+                        "ONNX model '/dev/zero' is not a regular file");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 

@@ -98,11 +98,8 @@ TEST(BuildTest, SeveralFunctionsInOneModule) {
   auto c = float_array({8}, [](int64_t) { return 0.0f; });
   mod.get_function("add2")(a, a, c);
   EXPECT_EQ(c.data<float>()[7], 14.0f);
-  expect_error(
-      [&] {
-        build({elementwise_add("f", 4), elementwise_add("f", 8)}, host_target());
-      },
-      {"two functions", "'f'"});
+  expect_error([&] { build({elementwise_add("f", 4), elementwise_add("f", 8)}, host_target()); },
+               {"two functions", "'f'"});
 }
 
 TEST(BuildTest, FunctionKeepsItsModuleAlive) {

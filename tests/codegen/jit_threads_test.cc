@@ -39,12 +39,14 @@ PrimFunc half_plus_weight(const std::string& name) {
   Buffer w = Buffer::make("W", DataType::f32(), {PrimExpr(kSize)});
   Buffer y = Buffer::make("Y", DataType::f32(), {PrimExpr(kSize)});
   Var i("i");
-  Stmt body = loop(i, PrimExpr(kSize), store(y, load(t, i) * 0.5f + load(w, i), i), ForKind::kParallel);
+  Stmt body =
+      loop(i, PrimExpr(kSize), store(y, load(t, i) * 0.5f + load(w, i), i), ForKind::kParallel);
   return make_func(name, {t, w, y}, body);
 }
 
 runtime::NDArray input_array(int seed, int64_t n = kSize) {
-  return float_array({n}, [seed](int64_t i) { return 0.001f * static_cast<float>((i * 7 + seed * 13) % 1000); });
+  return float_array(
+      {n}, [seed](int64_t i) { return 0.001f * static_cast<float>((i * 7 + seed * 13) % 1000); });
 }
 
 runtime::NDArray weight_array(int64_t n = kSize) {
@@ -58,7 +60,8 @@ bool same_values(const runtime::NDArray& a, const runtime::NDArray& b) {
 // Builds exp_scale, runs it and checks it against std::exp; returns the number of wrong elements.
 // The shared JIT session lives only as long as some module holds it, so a cycle alone creates the
 // LLJIT and destroys it with the module.
-int build_run_destroy(const std::string& name, const runtime::NDArray& x, const runtime::NDArray& w) {
+int build_run_destroy(const std::string& name, const runtime::NDArray& x,
+                      const runtime::NDArray& w) {
   runtime::Module mod = build(exp_scale(name, x.numel()), host_target());
   runtime::NDArray t = runtime::NDArray::empty(x.shape(), DataType::f32());
   mod.get_function(name)(x, w, t);
@@ -99,7 +102,8 @@ TEST_F(JitCyclesTest, TwoThreadsCycleAtOnce) {
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       runtime::NDArray x = input_array(t, kCycleSize);
-      for (int cycle = 0; cycle < 25; ++cycle) wrong[t] += build_run_destroy("exp_scale_" + std::to_string(t), x, w);
+      for (int cycle = 0; cycle < 25; ++cycle)
+        wrong[t] += build_run_destroy("exp_scale_" + std::to_string(t), x, w);
     });
   }
   for (auto& th : threads) th.join();
@@ -109,15 +113,17 @@ TEST_F(JitCyclesTest, TwoThreadsCycleAtOnce) {
 // A two-kernel model over the executor: X (input) -> exp_scale -> T (a planned buffer) ->
 // half_plus_weight -> Y (output); W is a weight both kernels read.
 runtime::Model jit_model(const std::string& suffix = "") {
-  runtime::Module mod = build({exp_scale("exp_scale" + suffix), half_plus_weight("half_plus_weight" + suffix)},
-                              host_target());
+  runtime::Module mod =
+      build({exp_scale("exp_scale" + suffix), half_plus_weight("half_plus_weight" + suffix)},
+            host_target());
   runtime::ExecutorPlan plan;
   plan.buffer_bytes = {kSize * 4};
   auto entry = [](int buffer, const std::string& param) {
     return runtime::StorageEntry{{kSize}, DataType::f32(), buffer, param};
   };
   plan.storage = {entry(-1, ""), entry(-1, "w"), entry(0, ""), entry(-1, "")};
-  plan.kernels = {{"exp_scale" + suffix, {0, 1, 2}, "", 0}, {"half_plus_weight" + suffix, {2, 1, 3}, "", 0}};
+  plan.kernels = {{"exp_scale" + suffix, {0, 1, 2}, "", 0},
+                  {"half_plus_weight" + suffix, {2, 1, 3}, "", 0}};
   plan.inputs = {{"x", 0}};
   plan.outputs = {{"y", 3}};
   return runtime::Model(mod, plan, {{"w", weight_array()}});
@@ -137,8 +143,10 @@ std::vector<runtime::NDArray> serial_outputs(runtime::Model& m, int n) {
     runtime::NDArray x = input_array(s);
     out.push_back(run_once(m, x));
     for (int64_t i = 0; i < kSize; i += 511) {
-      float expected = std::exp(x.data<float>()[i] * w.data<float>()[i]) * 0.5f + w.data<float>()[i];
-      EXPECT_NEAR(out.back().data<float>()[i], expected, 1e-5f * expected) << "input " << s << " element " << i;
+      float expected =
+          std::exp(x.data<float>()[i] * w.data<float>()[i]) * 0.5f + w.data<float>()[i];
+      EXPECT_NEAR(out.back().data<float>()[i], expected, 1e-5f * expected)
+          << "input " << s << " element " << i;
     }
   }
   return out;

@@ -19,12 +19,14 @@ PrimFunc scale(const std::string& name, float factor) {
   Buffer a = Buffer::make("A", DataType::f32(), {PrimExpr(int64_t{4})});
   Buffer c = Buffer::make("C", DataType::f32(), {PrimExpr(int64_t{4})});
   Var i("i");
-  return make_func(name, {a, c}, loop(i, PrimExpr(int64_t{4}), store(c, load(a, i) * PrimExpr(factor), i)));
+  return make_func(name, {a, c},
+                   loop(i, PrimExpr(int64_t{4}), store(c, load(a, i) * PrimExpr(factor), i)));
 }
 
 TEST(KernelTableTest, ExportedLibraryServesExactlyItsKernels) {
   std::string library = (std::filesystem::path(::testing::TempDir()) /
-                         ("tessel-kernel-table-" + std::to_string(getpid()) + ".so")).string();
+                         ("tessel-kernel-table-" + std::to_string(getpid()) + ".so"))
+                            .string();
   export_library({scale("twice", 2), scale("thrice", 3)}, host_target(), library);
   runtime::Module mod = runtime::load_library(library, {"twice", "thrice"}, "test library");
   std::remove(library.c_str());  // mapped already
@@ -41,10 +43,11 @@ TEST(KernelTableTest, ExportedLibraryServesExactlyItsKernels) {
 
 TEST(KernelTableTest, LoadingNamesAKernelTheTableLacks) {
   std::string library = (std::filesystem::path(::testing::TempDir()) /
-                         ("tessel-kernel-table-missing-" + std::to_string(getpid()) + ".so")).string();
+                         ("tessel-kernel-table-missing-" + std::to_string(getpid()) + ".so"))
+                            .string();
   export_library({scale("twice", 2)}, host_target(), library);
   expect_error([&] { runtime::load_library(library, {"twice", "exit"}, "lib.so"); },
-                        {"lib.so has no kernel 'exit' in its kernel table"});
+               {"lib.so has no kernel 'exit' in its kernel table"});
   std::remove(library.c_str());
 }
 

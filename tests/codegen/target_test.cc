@@ -63,23 +63,32 @@ TEST(TargetTest, RejectsBadStringsNamingTheCulprit) {
 // Each of these was accepted: an empty value meant the host, a second value overrode the first,
 // empty features were dropped, and any core count went through.
 TEST(TargetTest, RejectsEmptyDuplicatedAndHugeValues) {
-  for (const char* empty : {"llvm -mcpu=", "llvm -mcpu", "llvm -mtriple=", "llvm -mattr=", "llvm -num-cores"}) {
+  for (const char* empty :
+       {"llvm -mcpu=", "llvm -mcpu", "llvm -mtriple=", "llvm -mattr=", "llvm -num-cores"}) {
     SCOPED_TRACE(empty);
     expect_error([&] { Target::parse(empty); }, {"is malformed", "=VALUE"});
   }
-  expect_error([] { Target::parse("llvm -mtriple=x86_64-pc-linux-gnu="); }, {"'-mtriple=x86_64-pc-linux-gnu='"});
+  expect_error([] { Target::parse("llvm -mtriple=x86_64-pc-linux-gnu="); },
+               {"'-mtriple=x86_64-pc-linux-gnu='"});
   expect_error([] { Target::parse("llvm -mcpu=skylake -mcpu=znver4"); }, {"gives -mcpu twice"});
-  expect_error([] { Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake -mtriple=aarch64-linux-gnu"); },
-               {"gives -mtriple twice"});
-  for (const char* features : {"llvm -mattr=,,,", "llvm -mattr=+avx2,,+fma", "llvm -mattr=+avx2,"}) {
+  expect_error(
+      [] {
+        Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake -mtriple=aarch64-linux-gnu");
+      },
+      {"gives -mtriple twice"});
+  for (const char* features :
+       {"llvm -mattr=,,,", "llvm -mattr=+avx2,,+fma", "llvm -mattr=+avx2,"}) {
     SCOPED_TRACE(features);
     expect_error([&] { Target::parse(features); }, {"empty CPU feature", features + 5});
   }
-  for (const char* cores : {"llvm -num-cores=99999999999", "llvm -num-cores=65537", "llvm -num-cores=-1"}) {
+  for (const char* cores :
+       {"llvm -num-cores=99999999999", "llvm -num-cores=65537", "llvm -num-cores=-1"}) {
     SCOPED_TRACE(cores);
     expect_error([&] { Target::parse(cores); }, {"-num-cores", "from 0 to 65536"});
   }
-  EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell -num-cores=65536").num_cores, 65536);
+  EXPECT_EQ(
+      Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell -num-cores=65536").num_cores,
+      65536);
 }
 
 }  // namespace

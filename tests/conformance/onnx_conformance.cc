@@ -1,13 +1,15 @@
-// ONNX backend conformance: runs every test directory (model.onnx + test_data_set_N/{input,output}_K.pb)
-// of ONNX's node/, pytorch-converted/, pytorch-operator/ and simple/ suites through an engine and
-// compares with the stored outputs (rtol 1e-3, atol 1e-7 as ONNX's runner; exact for ints/bools).
-// Each test runs in a forked child so a crash (or a hang, past --timeout) fails that test only.
-// Engines: "reference" (reference::run on the imported graph) and "compiled" (compile_graph, then
-// run the JIT-compiled model); a model with an op that has no te lowering is unsupported on the
-// compiled engine. Exits non-zero when a test not listed in the engine's expected list
-// (expected_unsupported.txt, expected_unsupported_compiled.txt) fails or is unsupported.
+// ONNX backend conformance: runs every test directory (model.onnx +
+// test_data_set_N/{input,output}_K.pb) of ONNX's node/, pytorch-converted/, pytorch-operator/ and
+// simple/ suites through an engine and compares with the stored outputs (rtol 1e-3, atol 1e-7 as
+// ONNX's runner; exact for ints/bools). Each test runs in a forked child so a crash (or a hang,
+// past --timeout) fails that test only. Engines: "reference" (reference::run on the imported graph)
+// and "compiled" (compile_graph, then run the JIT-compiled model); a model with an op that has no
+// te lowering is unsupported on the compiled engine. Exits non-zero when a test not listed in the
+// engine's expected list (expected_unsupported.txt, expected_unsupported_compiled.txt) fails or is
+// unsupported.
 //
-// usage: onnx_conformance [--engine reference|compiled] [--filter SUBSTR] [--verbose] [--write-expected]
+// usage: onnx_conformance [--engine reference|compiled] [--filter SUBSTR] [--verbose]
+// [--write-expected]
 //                         [--expected FILE] [--timeout SECONDS] [--no-fork] [DATA_DIR]
 #include <fmt/format.h>
 #include <poll.h>
@@ -43,7 +45,8 @@ using Inputs = std::map<std::string, TensorData>;
 // A way to execute an imported graph. It throws UnsupportedFeatureError for what it cannot run yet.
 using Engine = std::function<std::vector<TensorData>(const Graph&, const Inputs&)>;
 
-const std::vector<std::string> kFolders = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+const std::vector<std::string> kFolders = {"node", "pytorch-converted", "pytorch-operator",
+                                           "simple"};
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-7;
 
@@ -60,8 +63,10 @@ std::string op_in_message(const std::string& message) {
 // failure: an op without a te lowering (lower_to_te's message), or a shape, axis or bound that
 // the model gives as a runtime input (the compiler specializes on shapes only, not on values).
 std::string compile_unsupported_reason(const std::string& message) {
-  if (message.find("has no te lowering") != std::string::npos) return "no te lowering: " + op_in_message(message);
-  if (message.find("training-mode Dropout is random") != std::string::npos) return "training-only (random)";
+  if (message.find("has no te lowering") != std::string::npos)
+    return "no te lowering: " + op_in_message(message);
+  if (message.find("training-mode Dropout is random") != std::string::npos)
+    return "training-only (random)";
   if (message.find("must be a constant") != std::string::npos) {
     return "runtime value where a constant is needed: " + op_in_message(message);
   }
@@ -82,7 +87,9 @@ std::vector<TensorData> run_compiled(const Graph& g, const Inputs& inputs) {
       for (const std::string& name : e.inputs()) {
         if (inputs.count(name)) opt.params.emplace(name, inputs.at(name));
       }
-      if (opt.params.size() == bound) throw tessel::frontend::UnsupportedFeatureError(compile_unsupported_reason(e.what()), e.what());
+      if (opt.params.size() == bound)
+        throw tessel::frontend::UnsupportedFeatureError(compile_unsupported_reason(e.what()),
+                                                        e.what());
     } catch (const tessel::Error& e) {
       std::string reason = compile_unsupported_reason(e.what());
       if (reason.empty()) throw;
@@ -94,7 +101,8 @@ std::vector<TensorData> run_compiled(const Graph& g, const Inputs& inputs) {
   }
   model.run();
   std::vector<TensorData> out;
-  for (int i = 0; i < model.num_outputs(); ++i) out.push_back(tessel::to_tensor_data(model.get_output(i)));
+  for (int i = 0; i < model.num_outputs(); ++i)
+    out.push_back(tessel::to_tensor_data(model.get_output(i)));
   return out;
 }
 
@@ -121,7 +129,8 @@ double half_to_double(uint16_t h) {
 
 double element(const TensorData& t, int64_t i) {
   if (t.dtype() == tessel::DataType::f16()) return half_to_double(t.data<uint16_t>()[i]);
-  if (t.dtype() == tessel::DataType::bf16()) return std::bit_cast<float>(uint32_t{t.data<uint16_t>()[i]} << 16);
+  if (t.dtype() == tessel::DataType::bf16())
+    return std::bit_cast<float>(uint32_t{t.data<uint16_t>()[i]} << 16);
   return t.get_double(i);
 }
 
@@ -134,7 +143,9 @@ TensorData as_declared(const TensorData& t, tessel::DataType declared) {
   return out;
 }
 
-std::string type_str(const TensorData& t) { return tessel::graph::TensorType{t.dtype(), t.shape(), {}}.str(); }
+std::string type_str(const TensorData& t) {
+  return tessel::graph::TensorType{t.dtype(), t.shape(), {}}.str();
+}
 
 // The first mismatch of output k, or "" when it matches.
 std::string compare_output(const TensorData& got, const TensorData& want, size_t k) {
@@ -148,15 +159,16 @@ std::string compare_output(const TensorData& got, const TensorData& want, size_t
     bool ok;
     if (is_float) {
       double a = element(got, i), e = element(want, i);
-      ok = (std::isnan(a) && std::isnan(e)) || a == e || std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
+      ok = (std::isnan(a) && std::isnan(e)) || a == e ||
+           std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
     } else {
       ok = got.get_int(i) == want.get_int(i);
     }
     if (!ok && bad++ == 0) first = i;
   }
   if (bad == 0) return "";
-  return fmt::format("output {} ({}): element {} is {}, expected {} ({} of {} elements differ)", k, type_str(want),
-                     first, is_float ? element(got, first) : got.get_int(first),
+  return fmt::format("output {} ({}): element {} is {}, expected {} ({} of {} elements differ)", k,
+                     type_str(want), first, is_float ? element(got, first) : got.get_int(first),
                      is_float ? element(want, first) : want.get_int(first), bad, want.numel());
 }
 
@@ -167,20 +179,25 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, const std::string& pre
     if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
   }
   // input_10.pb after input_9.pb.
-  auto index = [&](const fs::path& p) { return std::stoi(p.stem().string().substr(prefix.size())); };
-  std::sort(out.begin(), out.end(), [&](const fs::path& a, const fs::path& b) { return index(a) < index(b); });
+  auto index = [&](const fs::path& p) {
+    return std::stoi(p.stem().string().substr(prefix.size()));
+  };
+  std::sort(out.begin(), out.end(),
+            [&](const fs::path& a, const fs::path& b) { return index(a) < index(b); });
   return out;
 }
 
 std::vector<TensorData> read_tensors(const fs::path& set_dir, const std::string& prefix) {
   std::vector<TensorData> out;
-  for (const auto& p : sorted_entries(set_dir, prefix)) out.push_back(tessel::frontend::read_tensor_file(p.string()));
+  for (const auto& p : sorted_entries(set_dir, prefix))
+    out.push_back(tessel::frontend::read_tensor_file(p.string()));
   return out;
 }
 
 // A model with string or sequence values is unsupported for that reason first: its ops
 // (StringNormalizer, SequenceInsert, ...) are only the symptom.
-std::string unsupported_reason(const tessel::frontend::UnsupportedOpsError& e, const std::string& model) {
+std::string unsupported_reason(const tessel::frontend::UnsupportedOpsError& e,
+                               const std::string& model) {
   try {
     tessel::frontend::import_onnx(model, {{}, [](const std::string&, int) { return true; }});
   } catch (const tessel::frontend::UnsupportedFeatureError& feature) {
@@ -191,7 +208,8 @@ std::string unsupported_reason(const tessel::frontend::UnsupportedOpsError& e, c
   std::vector<std::string> missing, too_old;
   bool training = false, ml = false;
   for (const auto& op : e.ops()) {
-    const tessel::graph::OpDef* def = op.domain.empty() ? tessel::graph::find_op(op.op_type) : nullptr;
+    const tessel::graph::OpDef* def =
+        op.domain.empty() ? tessel::graph::find_op(op.op_type) : nullptr;
     if (def && op.opset < def->since_opset) {
       too_old.push_back(fmt::format("{} (since opset {})", op.op_type, def->since_opset));
     } else {
@@ -203,7 +221,8 @@ std::string unsupported_reason(const tessel::frontend::UnsupportedOpsError& e, c
   if (training) return "training-only";
   if (ml) return "ai.onnx.ml ops";
   if (missing.empty()) {
-    return fmt::format("op {} not implemented at ai.onnx opset {}", fmt::join(too_old, ", "), e.ops()[0].opset);
+    return fmt::format("op {} not implemented at ai.onnx opset {}", fmt::join(too_old, ", "),
+                       e.ops()[0].opset);
   }
   return fmt::format("op {} not implemented yet", fmt::join(missing, ", "));
 }
@@ -215,17 +234,20 @@ TestResult run_test_unisolated(const fs::path& dir, const Engine& engine) {
     Graph g = import_onnx(model);
     std::map<std::string, std::vector<int64_t>> imported_shapes;
     for (const fs::path& set : sorted_entries(dir, "test_data_set_")) {
-      std::vector<TensorData> ins = read_tensors(set, "input_"), want = read_tensors(set, "output_");
+      std::vector<TensorData> ins = read_tensors(set, "input_"),
+                              want = read_tensors(set, "output_");
       if (ins.size() != g.inputs.size()) {
-        return {Outcome::kFail, "", fmt::format("{} has {} inputs, the model {}", set.filename().string(), ins.size(),
-                                                g.inputs.size())};
+        return {Outcome::kFail, "",
+                fmt::format("{} has {} inputs, the model {}", set.filename().string(), ins.size(),
+                            g.inputs.size())};
       }
       // Dynamic dims take the test's shapes; import again when they change.
       std::map<std::string, std::vector<int64_t>> shapes;
       Inputs inputs;
       for (size_t k = 0; k < ins.size(); ++k) {
         const auto& in = g.value(g.inputs[k]);
-        if (!in.type.is_static() || imported_shapes.count(in.name)) shapes[in.name] = ins[k].shape();
+        if (!in.type.is_static() || imported_shapes.count(in.name))
+          shapes[in.name] = ins[k].shape();
         inputs[in.name] = as_declared(ins[k], in.type.dtype);
       }
       if (shapes != imported_shapes) {
@@ -234,11 +256,14 @@ TestResult run_test_unisolated(const fs::path& dir, const Engine& engine) {
       }
       std::vector<TensorData> got = engine(g, inputs);
       if (got.size() != want.size()) {
-        return {Outcome::kFail, "", fmt::format("{} outputs, expected {}", got.size(), want.size())};
+        return {Outcome::kFail, "",
+                fmt::format("{} outputs, expected {}", got.size(), want.size())};
       }
       for (size_t k = 0; k < want.size(); ++k) {
-        std::string mismatch = compare_output(got[k], as_declared(want[k], g.value(g.outputs[k]).type.dtype), k);
-        if (!mismatch.empty()) return {Outcome::kFail, "", set.filename().string() + ": " + mismatch};
+        std::string mismatch =
+            compare_output(got[k], as_declared(want[k], g.value(g.outputs[k]).type.dtype), k);
+        if (!mismatch.empty())
+          return {Outcome::kFail, "", set.filename().string() + ": " + mismatch};
       }
     }
     return {Outcome::kPass, "", ""};
@@ -258,7 +283,8 @@ bool read_until_eof(int fd, std::string& data, int timeout_s) {
   for (;;) {
     int wait_ms = -1;
     if (timeout_s > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       wait_ms = static_cast<int>(left.count());
     }
@@ -285,7 +311,8 @@ TestResult run_test_forked(const fs::path& dir, const Engine& engine, int timeou
   if (pid == 0) {
     close(fds[0]);
     TestResult r = run_test_unisolated(dir, engine);
-    std::string msg = std::string(1, static_cast<char>(r.outcome)) + r.reason + '\0' + r.message.substr(0, 4000);
+    std::string msg =
+        std::string(1, static_cast<char>(r.outcome)) + r.reason + '\0' + r.message.substr(0, 4000);
     for (size_t done = 0; done < msg.size();) {
       ssize_t n = write(fds[1], msg.data() + done, msg.size() - done);
       if (n <= 0) break;
@@ -301,13 +328,17 @@ TestResult run_test_forked(const fs::path& dir, const Engine& engine, int timeou
   int status = 0;
   waitpid(pid, &status, 0);
   if (!finished) {
-    return {Outcome::kFail, "", fmt::format("timed out after {} s (the test process was killed)", timeout_s)};
+    return {Outcome::kFail, "",
+            fmt::format("timed out after {} s (the test process was killed)", timeout_s)};
   }
   if (WIFSIGNALED(status)) {
-    return {Outcome::kFail, "", fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))};
+    return {
+        Outcome::kFail, "",
+        fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))};
   }
   size_t nul = data.find('\0');
-  if (data.empty() || nul == std::string::npos) return {Outcome::kFail, "", "the test process exited without a result"};
+  if (data.empty() || nul == std::string::npos)
+    return {Outcome::kFail, "", "the test process exited without a result"};
   return {static_cast<Outcome>(data[0]), data.substr(1, nul - 1), data.substr(nul + 1)};
 }
 
@@ -330,8 +361,10 @@ std::map<std::string, std::string> read_expected(const std::string& path) {
 
 void write_expected(const std::string& path, const std::map<std::string, std::string>& entries) {
   std::ofstream out(path, std::ios::trunc);
-  out << "# ONNX conformance tests expected to fail or be unsupported, one per line: folder/test  # reason\n"
-         "# Regenerate with `onnx_conformance --write-expected` (keeps the reasons already written here).\n";
+  out << "# ONNX conformance tests expected to fail or be unsupported, one per line: folder/test  "
+         "# reason\n"
+         "# Regenerate with `onnx_conformance --write-expected` (keeps the reasons already written "
+         "here).\n";
   for (const auto& [id, reason] : entries) out << id << "  # " << reason << "\n";
   if (!out) throw tessel::Error(fmt::format("cannot write '{}'", path));
 }
@@ -343,9 +376,12 @@ std::string first_line(const std::string& s, size_t max_len) {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::kPass: return "PASS";
-    case Outcome::kFail: return "FAIL";
-    case Outcome::kUnsupported: return "UNSUPPORTED";
+    case Outcome::kPass:
+      return "PASS";
+    case Outcome::kFail:
+      return "FAIL";
+    case Outcome::kUnsupported:
+      return "UNSUPPORTED";
   }
   return "?";
 }
@@ -359,7 +395,8 @@ std::string summary(const TestResult& r) {
 // The engine's list of expected failures in this folder: expected_unsupported.txt for the
 // reference engine, expected_unsupported_ENGINE.txt for the others.
 std::string default_expected_path(const std::string& engine) {
-  std::string name = engine == "reference" ? "expected_unsupported.txt" : "expected_unsupported_" + engine + ".txt";
+  std::string name = engine == "reference" ? "expected_unsupported.txt"
+                                           : "expected_unsupported_" + engine + ".txt";
   return (fs::path(TESSEL_CONFORMANCE_DIR) / name).string();
 }
 
@@ -382,15 +419,24 @@ Options parse_args(int argc, char** argv) {
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--engine") o.engine = value(i);
-    else if (a == "--filter") o.filter = value(i);
-    else if (a == "--expected") o.expected_path = value(i);
-    else if (a == "--timeout") o.timeout_s = std::stoi(value(i));
-    else if (a == "--verbose") o.verbose = true;
-    else if (a == "--write-expected") o.write_expected = true;
-    else if (a == "--no-fork") o.fork = false;
-    else if (a.rfind("--", 0) == 0) throw tessel::Error(fmt::format("unknown flag '{}'", a));
-    else o.data_dir = a;
+    if (a == "--engine")
+      o.engine = value(i);
+    else if (a == "--filter")
+      o.filter = value(i);
+    else if (a == "--expected")
+      o.expected_path = value(i);
+    else if (a == "--timeout")
+      o.timeout_s = std::stoi(value(i));
+    else if (a == "--verbose")
+      o.verbose = true;
+    else if (a == "--write-expected")
+      o.write_expected = true;
+    else if (a == "--no-fork")
+      o.fork = false;
+    else if (a.rfind("--", 0) == 0)
+      throw tessel::Error(fmt::format("unknown flag '{}'", a));
+    else
+      o.data_dir = a;
   }
   if (o.expected_path.empty()) o.expected_path = default_expected_path(o.engine);
   return o;
@@ -403,7 +449,8 @@ struct FolderCounts {
 int run(const Options& opt) {
   auto all_engines = engines();
   auto engine_it = all_engines.find(opt.engine);
-  if (engine_it == all_engines.end()) throw tessel::Error(fmt::format("unknown engine '{}'", opt.engine));
+  if (engine_it == all_engines.end())
+    throw tessel::Error(fmt::format("unknown engine '{}'", opt.engine));
   const Engine& engine = engine_it->second;
   std::map<std::string, std::string> expected = read_expected(opt.expected_path);
   std::map<std::string, std::string> regenerated = expected;  // entries outside this run are kept
@@ -413,17 +460,20 @@ int run(const Options& opt) {
 
   for (const std::string& folder : kFolders) {
     fs::path root = fs::path(opt.data_dir) / folder;
-    if (!fs::is_directory(root)) throw tessel::Error(fmt::format("no test folder '{}'", root.string()));
+    if (!fs::is_directory(root))
+      throw tessel::Error(fmt::format("no test folder '{}'", root.string()));
     std::vector<fs::path> dirs;
     for (const auto& e : fs::directory_iterator(root)) {
       std::string id = folder + "/" + e.path().filename().string();
-      if (fs::exists(e.path() / "model.onnx") && id.find(opt.filter) != std::string::npos) dirs.push_back(e.path());
+      if (fs::exists(e.path() / "model.onnx") && id.find(opt.filter) != std::string::npos)
+        dirs.push_back(e.path());
     }
     std::sort(dirs.begin(), dirs.end());
     FolderCounts counts;
     for (const fs::path& dir : dirs) {
       std::string id = folder + "/" + dir.filename().string();
-      TestResult r = opt.fork ? run_test_forked(dir, engine, opt.timeout_s) : run_test_unisolated(dir, engine);
+      TestResult r =
+          opt.fork ? run_test_forked(dir, engine, opt.timeout_s) : run_test_unisolated(dir, engine);
       bool is_expected = expected.count(id) != 0;
       regenerated.erase(id);
       if (r.outcome == Outcome::kPass) {
@@ -431,7 +481,8 @@ int run(const Options& opt) {
         if (is_expected) now_passing.push_back(id);
       } else {
         (r.outcome == Outcome::kFail ? counts.fail : counts.unsupported)++;
-        std::string reason = r.outcome == Outcome::kFail ? "fails: " + first_line(r.message, 100) : r.reason;
+        std::string reason =
+            r.outcome == Outcome::kFail ? "fails: " + first_line(r.message, 100) : r.reason;
         regenerated[id] = is_expected && !expected[id].empty() ? expected[id] : reason;
         if (is_expected) {
           ++counts.expected, ++skipped;
@@ -441,25 +492,27 @@ int run(const Options& opt) {
         }
       }
       if (opt.verbose) {
-        fmt::print("{:<12} {}{}\n", outcome_name(r.outcome), id, r.outcome == Outcome::kPass ? "" : ": " + summary(r));
+        fmt::print("{:<12} {}{}\n", outcome_name(r.outcome), id,
+                   r.outcome == Outcome::kPass ? "" : ": " + summary(r));
       }
     }
-    fmt::print("{}: {} passed, {} failed, {} unsupported ({} of them expected)\n", folder, counts.pass, counts.fail,
-               counts.unsupported, counts.expected);
+    fmt::print("{}: {} passed, {} failed, {} unsupported ({} of them expected)\n", folder,
+               counts.pass, counts.fail, counts.unsupported, counts.expected);
   }
 
   for (const auto& [id, r] : failures) {
     fmt::print("{} {}: {}\n", outcome_name(r.outcome), id, summary(r));
   }
   if (!now_passing.empty()) {
-    fmt::print("{} tests listed in {} now pass (run --write-expected to drop them): {}\n", now_passing.size(),
-               opt.expected_path, fmt::join(now_passing, ", "));
+    fmt::print("{} tests listed in {} now pass (run --write-expected to drop them): {}\n",
+               now_passing.size(), opt.expected_path, fmt::join(now_passing, ", "));
   }
   if (opt.write_expected) {
     write_expected(opt.expected_path, regenerated);
     fmt::print("wrote {} entries to {}\n", regenerated.size(), opt.expected_path);
   }
-  fmt::print("{} passed, {} failed{}\n", passed, failed, skipped ? fmt::format(", {} skipped", skipped) : "");
+  fmt::print("{} passed, {} failed{}\n", passed, failed,
+             skipped ? fmt::format(", {} skipped", skipped) : "");
   return failed == 0 || opt.write_expected ? 0 : 1;
 }
 

@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
-#include <nlohmann/json.hpp>
 
 #include "autotune/records.h"
 #include "autotune/task.h"
@@ -28,7 +28,8 @@ const std::string kModel = std::string(TESSEL_MODELS_DIR) + "/resnet_mini.onnx";
 class TempRecords {
  public:
   explicit TempRecords(const std::string& name)
-      : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-check-{}-{}.json", getpid(), name))
+      : path_((std::filesystem::temp_directory_path() /
+               fmt::format("tessel-check-{}-{}.json", getpid(), name))
                   .string()) {}
   ~TempRecords() { std::filesystem::remove(path_); }
   const std::string& path() const { return path_; }
@@ -51,11 +52,14 @@ autotune::TuningRecord write_records_with_a_tuned_conv(const std::string& path) 
   opt.measure.min_repeat_ms = 0;
   opt.remeasure_rounds = 0;
   opt.records_path = measured.path();
-  autotune::tune_tasks({{&plan.graph, &plan.groups}}, {tasks.at(0)}, Target::parse(CompileOptions().target), opt);
+  autotune::tune_tasks({{&plan.graph, &plan.groups}}, {tasks.at(0)},
+                       Target::parse(CompileOptions().target), opt);
   std::vector<autotune::TuningRecord> records = autotune::load_records(measured.path(), nullptr);
-  auto fallback = std::find_if(records.begin(), records.end(), [](const auto& r) { return r.fallback; });
-  auto other = std::find_if(records.begin(), records.end(),
-                            [](const auto& r) { return !r.fallback && r.error == autotune::MeasureError::kNone; });
+  auto fallback =
+      std::find_if(records.begin(), records.end(), [](const auto& r) { return r.fallback; });
+  auto other = std::find_if(records.begin(), records.end(), [](const auto& r) {
+    return !r.fallback && r.error == autotune::MeasureError::kNone;
+  });
   EXPECT_NE(fallback, records.end());
   EXPECT_NE(other, records.end());
   fallback->costs = {1.0};
@@ -152,14 +156,16 @@ TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) 
   ASSERT_EQ(saved.size(), 2u);
   EXPECT_EQ(saved[1].error, autotune::MeasureError::kFallbackInModel);
   EXPECT_TRUE(saved[1].fallback);
-  EXPECT_EQ(nlohmann::json::parse(saved[1].config), nlohmann::json::parse(check.workloads[0].untuned_config));
+  EXPECT_EQ(nlohmann::json::parse(saved[1].config),
+            nlohmann::json::parse(check.workloads[0].untuned_config));
   EXPECT_EQ(saved[1].config_index, check.workloads[0].untuned_config_index);
   EXPECT_FALSE(autotune::Database(saved).best(check.target, tuned.workload));
   EXPECT_TRUE(check_with(no_fallback.path(), 1).workloads.empty());
 }
 
 // A check with one workload per (workload, untuned workload, config) and its rounds' speed-ups.
-ModelCheck check_of(const std::vector<std::tuple<std::string, std::string, std::string, std::vector<double>>>& ws) {
+ModelCheck check_of(
+    const std::vector<std::tuple<std::string, std::string, std::string, std::vector<double>>>& ws) {
   ModelCheck c;
   for (const auto& [workload, untuned, config, rounds] : ws) {
     WorkloadCheck w;

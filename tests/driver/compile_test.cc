@@ -36,7 +36,8 @@ TEST(CompileTest, ElementwiseModelMatchesTheReference) {
     graph::TensorData got = to_tensor_data(m.get_output(o));
     ASSERT_EQ(got.shape(), want[o].shape());
     for (int64_t i = 0; i < got.numel(); ++i) {
-      ASSERT_NEAR(got.get_double(i), want[o].get_double(i), 1e-5) << "output " << o << " element " << i;
+      ASSERT_NEAR(got.get_double(i), want[o].get_double(i), 1e-5)
+          << "output " << o << " element " << i;
     }
   }
   EXPECT_FALSE(m.timings().empty());
@@ -50,14 +51,18 @@ TEST(CompileTest, InputErrorsNameTheInput) {
     m.set_input("x", to_ndarray(random_tensor({2, 3, 15}, 1)));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("input 'x' is float32[2, 3, 15] but the model expects float32[2, 3, 16]"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "input 'x' is float32[2, 3, 15] but the model expects float32[2, 3, 16]"),
+              std::string::npos)
+        << e.what();
   }
   try {
     m.set_input("nope", to_ndarray(random_tensor({16}, 1)));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no input named 'nope'; its inputs are: x, y"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no input named 'nope'; its inputs are: x, y"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -66,7 +66,8 @@ TEST(ConcurrentModelsTest, CopiesOfOneCompiledModelRunInThreads) {
   });
   EXPECT_EQ(mismatches, std::vector<int>(kThreads, 0));
   // The copies shared the original's weights and left its arrays alone.
-  EXPECT_EQ(copies[0].params().begin()->second.raw_data(), model.params().begin()->second.raw_data());
+  EXPECT_EQ(copies[0].params().begin()->second.raw_data(),
+            model.params().begin()->second.raw_data());
   EXPECT_TRUE(same_values(model.get_output(0), expected[kThreads - 1]));
 }
 
@@ -83,7 +84,8 @@ TEST(ConcurrentModelsTest, ModelsCompiledInSeveralThreadsAtOnce) {
 }
 
 TEST(ConcurrentModelsTest, APackageLoadedInSeveralThreadsAtOnce) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessel-threads-" + std::to_string(getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessel-threads-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::string package = (dir / "model.tar").string();
   compile(kModel).export_package(package);

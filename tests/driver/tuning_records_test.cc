@@ -1,7 +1,7 @@
 // Applying tuning records at compile time: each tunable kernel takes the lowest-cost successful
 // record of its workload and target; the others, and records that no longer fit, use the fallback.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,17 +20,19 @@
 namespace tessel {
 namespace {
 using passes::testing::Builder;
-using passes::testing::random_tensor;
 using passes::testing::ints;
+using passes::testing::random_tensor;
 
 // Conv(3x3, 4 -> 8) + Relu, and a second, distinct Conv(1x1) that no record covers.
 graph::Graph model() {
   Builder b;
   graph::ValueId x = b.input("x", {1, 4, 10, 12});
-  graph::ValueId h = b.op("Conv", {x, b.constant("w", random_tensor({8, 4, 3, 3}, 1))},
-                          {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}}, "conv3x3");
+  graph::ValueId h =
+      b.op("Conv", {x, b.constant("w", random_tensor({8, 4, 3, 3}, 1))},
+           {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}}, "conv3x3");
   h = b.op("Relu", {h});
-  h = b.op("Conv", {h, b.constant("w1", random_tensor({6, 8, 1, 1}, 2))}, {{"kernel_shape", ints({1, 1})}}, "conv1x1");
+  h = b.op("Conv", {h, b.constant("w1", random_tensor({6, 8, 1, 1}, 2))},
+           {{"kernel_shape", ints({1, 1})}}, "conv1x1");
   return b.finish({h});
 }
 
@@ -53,9 +55,13 @@ autotune::TuningRecord record(const std::string& target, const std::string& conf
 
 class RecordsFile {
  public:
-  RecordsFile() : path_((std::filesystem::temp_directory_path() / fmt::format("tessel-apply-{}.json", getpid())).string()) {}
+  RecordsFile()
+      : path_(
+            (std::filesystem::temp_directory_path() / fmt::format("tessel-apply-{}.json", getpid()))
+                .string()) {}
   ~RecordsFile() { std::filesystem::remove(path_); }
-  void write(const std::vector<autotune::TuningRecord>& records, const std::string& extra_line = "") {
+  void write(const std::vector<autotune::TuningRecord>& records,
+             const std::string& extra_line = "") {
     std::ofstream out(path_);
     for (const auto& r : records) out << autotune::record_to_line(r) << "\n";
     out << extra_line;
@@ -73,12 +79,16 @@ void expect_matches_reference(const graph::Graph& g, CompiledModel& m) {
   graph::TensorData want = reference::run(g, {{"x", x}})[0];
   graph::TensorData got = to_tensor_data(m.get_output(0));
   ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-4) << i;
+  for (int64_t i = 0; i < got.numel(); ++i)
+    ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-4) << i;
 }
 
-const char* kSlow = R"({"tile_row":[4,2],"tile_col":[3,4],"tile_y":[10,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":0})";
-const char* kBest = R"({"tile_row":[1,8],"tile_col":[1,12],"tile_y":[4,3],"reorder_k":[1,2,0],"unroll_k":1,"parallel":1})";
-const char* kFailed = R"({"tile_row":[8,1],"tile_col":[3,4],"tile_y":[10,1],"reorder_k":[2,1,0],"unroll_k":0,"parallel":0})";
+const char* kSlow =
+    R"({"tile_row":[4,2],"tile_col":[3,4],"tile_y":[10,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":0})";
+const char* kBest =
+    R"({"tile_row":[1,8],"tile_col":[1,12],"tile_y":[4,3],"reorder_k":[1,2,0],"unroll_k":1,"parallel":1})";
+const char* kFailed =
+    R"({"tile_row":[8,1],"tile_col":[3,4],"tile_y":[10,1],"reorder_k":[2,1,0],"unroll_k":0,"parallel":0})";
 
 TEST(TuningRecordsTest, TheLowestCostSuccessfulRecordIsApplied) {
   graph::Graph g = model();
@@ -155,7 +165,8 @@ TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
     compile_graph(model(), opt);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/records.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/records.json"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -196,7 +207,10 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
   const std::vector<Case> cases = {
       {{{false, 2e-4}, {true, 1e-4}}, "ConvNCHWc", 1, 1},
       {{{false, 1e-4}, {true, 2e-4}}, "Conv", 1, 1},
-      {{{false, 2e-4}, {true, 1.95e-4}}, "Conv", 1, 1},  // 2.5% faster: not enough to overrule the rule
+      {{{false, 2e-4}, {true, 1.95e-4}},
+       "Conv",
+       1,
+       1},                             // 2.5% faster: not enough to overrule the rule
       {{{true, 1e-6}}, "Conv", 0, 0},  // only the packed form was measured: no comparison
       {{{false, 2e-4}, {true, 1e-4}}, "Conv", 0, 1, true},
       {{{false, 2e-4}, {true, 1e-4}}, "Conv", 0, 1, false},
@@ -218,7 +232,8 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
     file.write(records);
     opt.tuning_records = file.path();
     CompiledModel m = compile_graph(g, opt);
-    EXPECT_NE(m.fusion_summary().find("[" + c.op + "+Relu]"), std::string::npos) << m.fusion_summary();
+    EXPECT_NE(m.fusion_summary().find("[" + c.op + "+Relu]"), std::string::npos)
+        << m.fusion_summary();
     EXPECT_EQ(m.tuning().layouts_from_records, c.decided);
     EXPECT_EQ(m.tuning().tuned, c.tuned);  // the chosen form's record applies
     EXPECT_TRUE(m.tuning().warnings.empty());
@@ -227,7 +242,8 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
     m.run();
     graph::TensorData want = reference::run(g, {{"x", x}})[0];
     graph::TensorData got = to_tensor_data(m.get_output(0));
-    for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-3) << i;
+    for (int64_t i = 0; i < got.numel(); ++i)
+      ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-3) << i;
   }
 }
 

@@ -51,7 +51,8 @@ TEST(OnnxImporterTest, ImportsNodeTestAbs) {
 }
 
 TEST(OnnxImporterTest, ImportsConvAttributes) {
-  graph::Graph g = import_onnx(kData + "/node/test_conv_with_strides_padding/model.onnx", permissive());
+  graph::Graph g =
+      import_onnx(kData + "/node/test_conv_with_strides_padding/model.onnx", permissive());
   const graph::Node& conv = only_node(g, "Conv");
   EXPECT_EQ(conv.attr_ints("kernel_shape", {}), (std::vector<int64_t>{3, 3}));
   EXPECT_EQ(conv.attr_ints("pads", {}), (std::vector<int64_t>{1, 1, 1, 1}));
@@ -164,7 +165,8 @@ TEST(OnnxImporterTest, IfBranchesCaptureOuterValuesAsTrailingInputs) {
     EXPECT_EQ(branch->value(branch->inputs[0]).type.str(), "float32[2]") << key;
   }
   const graph::Graph& else_g = *node.attr_graph("else_branch");
-  EXPECT_EQ(else_g.nodes[0].inputs, (std::vector<graph::ValueId>{else_g.inputs[1], else_g.inputs[0]}));
+  EXPECT_EQ(else_g.nodes[0].inputs,
+            (std::vector<graph::ValueId>{else_g.inputs[1], else_g.inputs[0]}));
 }
 
 TEST(OnnxImporterTest, NestedBranchesCaptureThroughEveryLevel) {
@@ -205,7 +207,8 @@ TEST(OnnxImporterTest, NodesGetGeneratedNamesAndOmittedInputsAreNoValue) {
   ASSERT_EQ(g.nodes.size(), 2u);
   EXPECT_EQ(g.nodes[0].name, "Relu_0");
   EXPECT_EQ(g.nodes[1].name, "Clip_1");
-  EXPECT_EQ(g.nodes[1].inputs, (std::vector<graph::ValueId>{g.nodes[0].outputs[0], graph::kNoValue, graph::kNoValue}));
+  EXPECT_EQ(g.nodes[1].inputs,
+            (std::vector<graph::ValueId>{g.nodes[0].outputs[0], graph::kNoValue, graph::kNoValue}));
   EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.str(), "float32[4]");  // from ONNX shape inference
 }
 
@@ -296,8 +299,9 @@ TEST(OnnxImporterTest, ReportsAllUnsupportedOpsAtOnce) {
     EXPECT_EQ(e.ops()[2].count, 6);
     EXPECT_EQ(e.ops()[2].node_names.size(), 5u);  // the first five
     std::string msg = e.what();
-    for (const char* part : {"three-unsupported", "Hardmax (ai.onnx opset 13): 2 nodes: Hardmax_1, Hardmax_2",
-                             "LpNormalization", "MyOp (com.example opset 1): 6 nodes", "(1 more)"}) {
+    for (const char* part :
+         {"three-unsupported", "Hardmax (ai.onnx opset 13): 2 nodes: Hardmax_1, Hardmax_2",
+          "LpNormalization", "MyOp (com.example opset 1): 6 nodes", "(1 more)"}) {
       EXPECT_NE(msg.find(part), std::string::npos) << part << " not in\n" << msg;
     }
   }
@@ -337,7 +341,8 @@ TEST(OnnxImporterTest, CheckerFailuresBecomeErrors) {
   });
   EXPECT_NE(msg.find("ONNX checker"), std::string::npos) << msg;
   EXPECT_NE(msg.find("undefined_value"), std::string::npos) << msg;
-  // The checker's own line breaks (around the node it prints) are joined: `tessel: error:` is one line.
+  // The checker's own line breaks (around the node it prints) are joined: `tessel: error:` is one
+  // line.
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_NE(msg.find("; name:  OpType: Add; is not output"), std::string::npos) << msg;
 }

@@ -16,7 +16,9 @@ namespace {
 using onnx::TensorProto;
 using tessel::testing::expect_error;
 
-ImportOptions permissive() { return ImportOptions{{}, [](const std::string&, int) { return true; }}; }
+ImportOptions permissive() {
+  return ImportOptions{{}, [](const std::string&, int) { return true; }};
+}
 
 graph::Graph import_text(const std::string& text) {
   return import_onnx_bytes(onnx_text_to_model_bytes(text), permissive(), "m.onnx");
@@ -34,7 +36,8 @@ TEST(OnnxShapeInferenceTest, LayerNormalizationAxisOutsideTheRank) {
     graph::Graph g = import_text(std::string(R"(
       <ir_version: 8, opset_import: ["" : 17]>
       g (float[2, 3] x, float[3] s, float[3] b) => (float[2, 3] y, float[2, 1] mean, float[2, 1] inv) {
-        y, mean, inv = LayerNormalization <axis = )") + axis + R"(> (x, s, b)
+        y, mean, inv = LayerNormalization <axis = )") +
+                                 axis + R"(> (x, s, b)
       })");
     expect_error([&] { infer_node(g, 0); }, {"LayerNormalization", "is out of range for rank 2"});
   }
@@ -75,7 +78,8 @@ TEST(OnnxShapeInferenceTest, ShapeInputsLongerThanAnyRankAreNotExpanded) {
     SCOPED_TRACE(node);
     EXPECT_NO_THROW(import_text(std::string(R"(
       <ir_version: 8, opset_import: ["" : 13]>
-      g (float[1] x, int64[1099511627776] shape) => (float[1] y) {)") + node + "}"));
+      g (float[1] x, int64[1099511627776] shape) => (float[1] y) {)") +
+                                node + "}"));
   }
 }
 
@@ -86,25 +90,31 @@ TEST(OnnxShapeInferenceTest, CountsTheOpTableCheckedOnlyInternally) {
     g (float[1, 2, 5, 5] x, float[4, 2, 3, 3] w) => (float[1, 4, 3, 3] y) {
       y = Conv <kernel_shape = [3]> (x, w)
     })");
-  expect_error([&] { infer_node(conv, 0); }, {"(Conv)", "kernel_shape has 1 dims but the input has 2 spatial dims"});
+  expect_error([&] { infer_node(conv, 0); },
+               {"(Conv)", "kernel_shape has 1 dims but the input has 2 spatial dims"});
   graph::Graph branch = import_text(R"(
     <ir_version: 8, opset_import: ["" : 13]>
     g (bool c, float[2] x) => (float[2] y) {
       y = If (c) <then_branch = t () => () { z = Identity (x) },
                   else_branch = e () => () { z = Identity (x) }>
     })");
-  expect_error([&] { infer_node(branch, 0); }, {"(If)", "the branches have 0 outputs but the node has 1"});
+  expect_error([&] { infer_node(branch, 0); },
+               {"(If)", "the branches have 0 outputs but the node has 1"});
 }
 
 TEST(OnnxShapeInferenceTest, SequenceAndSubgraphOpsWithBadCounts) {
   // libonnx divided by the scalar split.
-  onnx::ModelProto split = tessel::testing::one_node_model("SplitToSequence", {"x", "zero"}, {{"y", {1, 2}}}, 13);
-  tessel::testing::add_value(split.mutable_graph()->mutable_input(), "x", TensorProto::FLOAT, {4, 2});
-  tessel::testing::add_initializer(split.mutable_graph(), "zero", TensorProto::INT64, {}, std::string(8, '\0'));
+  onnx::ModelProto split =
+      tessel::testing::one_node_model("SplitToSequence", {"x", "zero"}, {{"y", {1, 2}}}, 13);
+  tessel::testing::add_value(split.mutable_graph()->mutable_input(), "x", TensorProto::FLOAT,
+                             {4, 2});
+  tessel::testing::add_initializer(split.mutable_graph(), "zero", TensorProto::INT64, {},
+                                   std::string(8, '\0'));
   onnx::TypeProto* y = split.mutable_graph()->mutable_output(0)->mutable_type();
   onnx::TypeProto element = *y;
   *y->mutable_sequence_type()->mutable_elem_type() = element;
-  expect_error([&] { import_onnx_bytes(split.SerializeAsString(), permissive(), "m.onnx"); }, {"has a sequence type"});
+  expect_error([&] { import_onnx_bytes(split.SerializeAsString(), permissive(), "m.onnx"); },
+               {"has a sequence type"});
   // libonnx sized its axis lists by num_scan_inputs (2^31) and ran out of memory.
   EXPECT_NO_THROW(import_text(R"(
     <ir_version: 8, opset_import: ["" : 13]>

@@ -1,12 +1,11 @@
 #include "frontend/onnx_tensor.h"
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
-
-#include <onnx/onnx_pb.h>
 
 #include "ir/error.h"
 #include "tests/expect_error.h"
@@ -28,12 +27,14 @@ TEST(OnnxTensorTest, ReadsStoredTestData) {
   ASSERT_EQ(x.dtype(), DataType::f32());
   ASSERT_EQ(x.shape(), (std::vector<int64_t>{3, 4, 5}));
   ASSERT_EQ(y.shape(), x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(y.data<float>()[i], std::fabs(x.data<float>()[i])) << i;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    EXPECT_EQ(y.data<float>()[i], std::fabs(x.data<float>()[i])) << i;
 }
 
 TEST(OnnxTensorTest, RoundTripsStoredTestData) {
-  for (const char* file : {"/node/test_abs/test_data_set_0/input_0.pb", "/node/test_and2d/test_data_set_0/output_0.pb",
-                           "/node/test_argmax_default_axis_example/test_data_set_0/output_0.pb"}) {
+  for (const char* file :
+       {"/node/test_abs/test_data_set_0/input_0.pb", "/node/test_and2d/test_data_set_0/output_0.pb",
+        "/node/test_argmax_default_axis_example/test_data_set_0/output_0.pb"}) {
     graph::TensorData stored = read_tensor_file(kData + file);
     std::string copy = ::testing::TempDir() + "/round_trip.pb";
     write_tensor_file(copy, stored, "t");
@@ -42,12 +43,14 @@ TEST(OnnxTensorTest, RoundTripsStoredTestData) {
 }
 
 TEST(OnnxTensorTest, RoundTripsEveryDtype) {
-  for (DataType dtype : {DataType::f16(), DataType::f32(), DataType::f64(), DataType::i8(), DataType::i16(),
-                         DataType::i32(), DataType::i64(), DataType::u8(), DataType::u16(), DataType::u32(),
-                         DataType::u64(), DataType::boolean(), DataType::bf16()}) {
+  for (DataType dtype :
+       {DataType::f16(), DataType::f32(), DataType::f64(), DataType::i8(), DataType::i16(),
+        DataType::i32(), DataType::i64(), DataType::u8(), DataType::u16(), DataType::u32(),
+        DataType::u64(), DataType::boolean(), DataType::bf16()}) {
     graph::TensorData t(dtype, {2, 3});
     auto* bytes = static_cast<unsigned char*>(t.raw());
-    for (size_t i = 0; i < t.nbytes(); ++i) bytes[i] = static_cast<unsigned char>(dtype.is_bool() ? i % 2 : i * 7 + 1);
+    for (size_t i = 0; i < t.nbytes(); ++i)
+      bytes[i] = static_cast<unsigned char>(dtype.is_bool() ? i % 2 : i * 7 + 1);
     std::string path = ::testing::TempDir() + "/dtype.pb";
     write_tensor_file(path, t);
     EXPECT_TRUE(same_tensor(read_tensor_file(path), t)) << dtype.str();
@@ -99,7 +102,8 @@ TEST(OnnxTensorTest, SizesAreCheckedBeforeAllocating) {
   }
   tessel::testing::expect_error(
       [&] { read_tensor_file(path); },
-      {"tensor in '" + path + "': raw_data has 32 bytes but float [1099511627776] needs 4398046511104"});
+      {"tensor in '" + path +
+       "': raw_data has 32 bytes but float [1099511627776] needs 4398046511104"});
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ TEST(ProtoFileTest, DevicesDirectoriesAndFifosAreRefused) {
   for (const std::string& path : {std::string("/dev/zero"), ::testing::TempDir(), fifo}) {
     SCOPED_TRACE(path);
     expect_error([&] { import_onnx(path); }, {"ONNX model '" + path + "' is not a regular file"});
-    expect_error([&] { read_tensor_file(path); }, {"tensor file '" + path + "' is not a regular file"});
+    expect_error([&] { read_tensor_file(path); },
+                 {"tensor file '" + path + "' is not a regular file"});
     expect_error([&] { list_unsupported_ops(path); }, {"is not a regular file"});
   }
   std::filesystem::remove(fifo);
@@ -33,9 +34,12 @@ TEST(ProtoFileTest, DevicesDirectoriesAndFifosAreRefused) {
 
 TEST(ProtoFileTest, FilesOverTwoGibibytesAreRefusedUnread) {
   std::string big = ::testing::TempDir() + "/proto_file_test_big.onnx";
-  { std::ofstream create(big); }
+  {
+    std::ofstream create(big);
+  }
   std::filesystem::resize_file(big, uintmax_t{1} << 31);  // sparse: no disk space used
-  expect_error([&] { import_onnx(big); }, {big, "has 2147483648 bytes, over protobuf's 2 GiB message limit"});
+  expect_error([&] { import_onnx(big); },
+               {big, "has 2147483648 bytes, over protobuf's 2 GiB message limit"});
   std::filesystem::remove(big);
 }
 

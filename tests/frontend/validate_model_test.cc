@@ -21,7 +21,9 @@ using tessel::testing::add_value;
 using tessel::testing::expect_error;
 using tessel::testing::one_node_model;
 
-graph::Graph import_model(const onnx::ModelProto& m) { return import_onnx_bytes(m.SerializeAsString(), {}, "m.onnx"); }
+graph::Graph import_model(const onnx::ModelProto& m) {
+  return import_onnx_bytes(m.SerializeAsString(), {}, "m.onnx");
+}
 
 // The op table's type inference over the graph, as the graph pipeline runs it first.
 void infer_types(graph::Graph& g) {
@@ -57,14 +59,16 @@ TEST(ValidateModelTest, TensorSizesAreCheckedAgainstTheirDims) {
 
   w->clear_raw_data();
   w->add_float_data(1.0f);  // one of two
-  expect_error([&] { import_model(m); }, {"'m.onnx': initializer 'w': float_data has 1 entries but float [2] needs 2"});
+  expect_error([&] { import_model(m); },
+               {"'m.onnx': initializer 'w': float_data has 1 entries but float [2] needs 2"});
 
   w->clear_float_data();
   w->clear_dims();
   for (int64_t d : {int64_t{1} << 62, int64_t{8}}) w->add_dims(d);
   w->set_raw_data(std::string(8, '\0'));
-  expect_error([&] { import_model(m); },
-               {"initializer 'w': float [4611686018427387904, 8] has more elements than fit in 64 bits"});
+  expect_error(
+      [&] { import_model(m); },
+      {"initializer 'w': float [4611686018427387904, 8] has more elements than fit in 64 bits"});
 
   w->set_dims(1, -2);
   expect_error([&] { import_model(m); }, {"initializer 'w' has a negative dim -2"});
@@ -92,8 +96,8 @@ TEST(ValidateModelTest, TensorsInAttributesSubgraphsAndFunctionsAreChecked) {
   value->set_data_type(TensorProto::INT64);
   value->add_dims(2);
   value->set_raw_data(short_int64);
-  expect_error([&] { import_model(constant); },
-               {"attribute 'value' of node 'bad_node' (Constant): raw_data has 3 bytes but int64 [2] needs 16"});
+  expect_error([&] { import_model(constant); }, {"attribute 'value' of node 'bad_node' (Constant): "
+                                                 "raw_data has 3 bytes but int64 [2] needs 16"});
 
   // A sparse initializer's indices, which the ONNX checker reads.
   onnx::ModelProto sparse = one_node_model("Relu", {"s"}, {{"y", {4}}}, 13);
@@ -107,7 +111,8 @@ TEST(ValidateModelTest, TensorsInAttributesSubgraphsAndFunctionsAreChecked) {
   s->mutable_indices()->set_data_type(TensorProto::INT64);
   s->mutable_indices()->add_dims(2);
   s->mutable_indices()->set_raw_data(short_int64);
-  expect_error([&] { import_model(sparse); }, {"sparse initializer 's' (indices): raw_data has 3 bytes"});
+  expect_error([&] { import_model(sparse); },
+               {"sparse initializer 's' (indices): raw_data has 3 bytes"});
 
   // An initializer of an If branch.
   onnx::ModelProto branch = one_node_model("If", {"c"}, {{"y", {2}}}, 13);
@@ -143,28 +148,32 @@ TEST(ValidateModelTest, WindowAttributesAreInRange) {
     std::string op, attr;
     std::vector<int64_t> values;  // one value: an INT attribute
   };
-  for (const Case& c : {Case{"Conv", "dilations", {1, 0}}, Case{"Conv", "kernel_shape", {3, -1}},
-                        Case{"Conv", "pads", {0, 0, -1, 0}}, Case{"Conv", "group", {0}},
-                        Case{"MaxPool", "strides", {0, 1}}, Case{"AveragePool", "strides", {int64_t{1} << 40, 1}},
-                        Case{"DepthToSpace", "blocksize", {int64_t{1} << 40}}}) {
+  for (const Case& c :
+       {Case{"Conv", "dilations", {1, 0}}, Case{"Conv", "kernel_shape", {3, -1}},
+        Case{"Conv", "pads", {0, 0, -1, 0}}, Case{"Conv", "group", {0}},
+        Case{"MaxPool", "strides", {0, 1}}, Case{"AveragePool", "strides", {int64_t{1} << 40, 1}},
+        Case{"DepthToSpace", "blocksize", {int64_t{1} << 40}}}) {
     SCOPED_TRACE(c.op + "." + c.attr);
     std::vector<std::string> inputs{"x"};
     if (c.op == "Conv") inputs.push_back("w");
     onnx::ModelProto m = one_node_model(c.op, inputs, {{"y", {1, 1, 4, 4}}}, 13);
-    for (const auto& in : inputs) add_value(m.mutable_graph()->mutable_input(), in, TensorProto::FLOAT, {1, 1, 4, 4});
+    for (const auto& in : inputs)
+      add_value(m.mutable_graph()->mutable_input(), in, TensorProto::FLOAT, {1, 1, 4, 4});
     onnx::NodeProto* node = m.mutable_graph()->mutable_node(0);
     if (c.op == "MaxPool" || c.op == "AveragePool") {
       AttributeProto* kernel = add_attr(node, "kernel_shape", AttributeProto::INTS);
       kernel->add_ints(2);
       kernel->add_ints(2);
     }
-    AttributeProto* a = add_attr(node, c.attr, c.values.size() == 1 ? AttributeProto::INT : AttributeProto::INTS);
+    AttributeProto* a =
+        add_attr(node, c.attr, c.values.size() == 1 ? AttributeProto::INT : AttributeProto::INTS);
     if (c.values.size() == 1) {
       a->set_i(c.values[0]);
     } else {
       for (int64_t v : c.values) a->add_ints(v);
     }
-    std::string want = fmt::format("'m.onnx': node 'bad_node' ({}): attribute '{}' has", c.op, c.attr);
+    std::string want =
+        fmt::format("'m.onnx': node 'bad_node' ({}): attribute '{}' has", c.op, c.attr);
     expect_error([&] { import_model(m); }, {want, "it must be between"});
   }
 }
@@ -172,7 +181,8 @@ TEST(ValidateModelTest, WindowAttributesAreInRange) {
 TEST(ValidateModelTest, DeclaredDimsAreNotNegative) {
   onnx::ModelProto m = one_node_model("Relu", {"x"}, {{"y", {2, 3}}}, 13);
   add_value(m.mutable_graph()->mutable_input(), "x", TensorProto::FLOAT, {2, -3});
-  expect_error([&] { import_model(m); }, {"'m.onnx': value 'x' declares a negative dim -3 (dim 1)"});
+  expect_error([&] { import_model(m); },
+               {"'m.onnx': value 'x' declares a negative dim -3 (dim 1)"});
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ class ScratchFile {
   // Replaces the file's contents with `bytes`; returns its path.
   const std::string& write(const std::string& bytes) {
     FILE* f = std::fopen(path_.c_str(), "wb");
-    if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
+    if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
+        std::fclose(f) != 0) {
       std::perror("tessel fuzz: writing the scratch file");
       std::abort();
     }

@@ -32,7 +32,9 @@ constexpr uint64_t kMaxPlanBytes = 256 << 20;
 
 bool fits(const ExecutorPlan& plan) {
   uint64_t total = 0;
-  auto add = [&](uint64_t bytes) { return !__builtin_add_overflow(total, bytes, &total) && total <= kMaxPlanBytes; };
+  auto add = [&](uint64_t bytes) {
+    return !__builtin_add_overflow(total, bytes, &total) && total <= kMaxPlanBytes;
+  };
   for (int64_t bytes : plan.buffer_bytes) {
     if (!add(static_cast<uint64_t>(bytes))) return false;
   }
@@ -52,7 +54,8 @@ bool fits(const ExecutorPlan& plan) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes = fuzz::as_string(data, size);
   size_t nul = bytes.find('\0');
-  std::string json = bytes.substr(0, nul), params_bytes = nul == std::string::npos ? "" : bytes.substr(nul + 1);
+  std::string json = bytes.substr(0, nul),
+              params_bytes = nul == std::string::npos ? "" : bytes.substr(nul + 1);
   std::map<std::string, NDArray> params;
   bool params_loaded = false;
   fuzz::expect_clean_failure([&] {

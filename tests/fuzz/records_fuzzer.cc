@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static fuzz::ScratchFile file(".json");
   fuzz::expect_clean_failure([&] {
     std::vector<std::string> warnings;
-    std::vector<autotune::TuningRecord> records = autotune::load_records(file.write(fuzz::as_string(data, size)), &warnings);
+    std::vector<autotune::TuningRecord> records =
+        autotune::load_records(file.write(fuzz::as_string(data, size)), &warnings);
     autotune::Database db(records);
     for (const autotune::TuningRecord& r : records) {
       db.best(r.target, r.workload);

@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!parsed) return 0;
   std::string printed = parsed->str();
   if (Target::parse(printed).str() != printed) {
-    std::fprintf(stderr, "target '%s' does not round-trip through Target::parse\n", printed.c_str());
+    std::fprintf(stderr, "target '%s' does not round-trip through Target::parse\n",
+                 printed.c_str());
     std::abort();
   }
   return 0;

@@ -1,17 +1,19 @@
+#include "ir/expr.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
 
 #include "ir/error.h"
-#include "ir/expr.h"
 #include "ir/printer.h"
 
 namespace tessel {
 
 TEST(DataTypeTest, StrAndParseRoundTrip) {
-  for (DataType t : {DataType::i8(), DataType::i32(), DataType::u16(), DataType::f32(),
-                     DataType::f64(), DataType::boolean(), DataType::f32().with_lanes(8),
-                     DataType::i64().with_lanes(4), DataType::bf16(), DataType::bf16().with_lanes(8)}) {
+  for (DataType t :
+       {DataType::i8(), DataType::i32(), DataType::u16(), DataType::f32(), DataType::f64(),
+        DataType::boolean(), DataType::f32().with_lanes(8), DataType::i64().with_lanes(4),
+        DataType::bf16(), DataType::bf16().with_lanes(8)}) {
     EXPECT_EQ(DataType::parse(t.str()), t) << t.str();
   }
   EXPECT_EQ(DataType::bf16().str(), "bfloat16");

@@ -13,7 +13,9 @@ struct Padding {
   Buffer a = Buffer::make("A", DataType::f32(), {16});
   Var i{"i"};
   PrimExpr in_bounds = i >= 1 && i < 17;
-  PrimExpr guarded_load() const { return if_then_else(in_bounds, BufferLoadNode::make(a, {i - 1}), 0.0f); }
+  PrimExpr guarded_load() const {
+    return if_then_else(in_bounds, BufferLoadNode::make(a, {i - 1}), 0.0f);
+  }
 };
 
 TEST(IfThenElseTest, IsItsOwnNodeKindNotASelect) {

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "ir/printer.h"
+
+#include <gtest/gtest.h>
 
 namespace tessel {
 

@@ -1,7 +1,8 @@
+#include "ir/structural_equal.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/printer.h"
-#include "ir/structural_equal.h"
 
 namespace tessel {
 

@@ -57,7 +57,8 @@ TEST_P(ZooTest, CompiledMatchesReference) {
     graph::TensorData got = to_tensor_data(m.get_output(static_cast<int>(o)));
     ASSERT_EQ(got.shape(), want[o].shape());
     double scale = 0;
-    for (int64_t i = 0; i < want[o].numel(); ++i) scale = std::max(scale, std::fabs(want[o].get_double(i)));
+    for (int64_t i = 0; i < want[o].numel(); ++i)
+      scale = std::max(scale, std::fabs(want[o].get_double(i)));
     for (int64_t i = 0; i < want[o].numel(); ++i) {
       ASSERT_NEAR(got.get_double(i), want[o].get_double(i), c.tolerance * std::max(scale, 1e-6))
           << c.model << " output " << o << " element " << i;
@@ -66,8 +67,10 @@ TEST_P(ZooTest, CompiledMatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooTest,
-                         ::testing::Values(ZooCase{"resnet_mini", 1e-4}, ZooCase{"mobilenet_mini", 1e-4},
-                                           ZooCase{"transformer_block", 1e-4}, ZooCase{"lstm_classifier", 1e-4}),
+                         ::testing::Values(ZooCase{"resnet_mini", 1e-4},
+                                           ZooCase{"mobilenet_mini", 1e-4},
+                                           ZooCase{"transformer_block", 1e-4},
+                                           ZooCase{"lstm_classifier", 1e-4}),
                          [](const auto& info) { return info.param.model; });
 
 }  // namespace

@@ -1,19 +1,20 @@
 // decompose_recurrent: one-node LSTM / GRU / RNN graphs with random constant weights, evaluated by
 // the reference executor before the pass (its recurrent op is the oracle) and after it (primitive
 // ops only), and compiled end to end for a few cases.
+#include "passes/decompose_recurrent.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 
 #include "driver/compile.h"
-#include "tests/expect_error.h"
 #include "graph_builder.h"
 #include "ir/error.h"
 #include "ir/op_table.h"
-#include "passes/decompose_recurrent.h"
 #include "passes/infer_type.h"
 #include "reference/reference.h"
+#include "tests/expect_error.h"
 
 namespace tessel::passes {
 namespace {
@@ -26,10 +27,10 @@ struct RnnCase {
   std::string direction = "forward";
   int64_t layout = 0;
   bool bias = true;
-  bool initial_h = false;         // a runtime input
-  bool initial_h_const = false;   // a constant
-  bool initial_c = false;         // LSTM only, runtime
-  bool peepholes = false;         // LSTM only
+  bool initial_h = false;        // a runtime input
+  bool initial_h_const = false;  // a constant
+  bool initial_c = false;        // LSTM only, runtime
+  bool peepholes = false;        // LSTM only
   double clip = 0;
   int64_t linear_before_reset = 0;  // GRU only
   int64_t input_forget = 0;         // LSTM only
@@ -74,7 +75,8 @@ Built build(const RnnCase& c) {
   if (c.bias) in[3] = weight("B", random_tensor({dirs, 2 * gates * kHidden}, 4));
   if (!c.seq_lens.empty()) {
     graph::TensorData lens(DataType::i32(), {kBatch});
-    for (int64_t i = 0; i < kBatch; ++i) lens.data<int32_t>()[i] = static_cast<int32_t>(c.seq_lens[i]);
+    for (int64_t i = 0; i < kBatch; ++i)
+      lens.data<int32_t>()[i] = static_cast<int32_t>(c.seq_lens[i]);
     if (c.runtime_lens) {
       in[4] = b.g.add_value("seq_lens", {DataType::i32(), {kBatch}, {}});
       b.g.inputs.push_back(in[4]);
@@ -95,8 +97,8 @@ Built build(const RnnCase& c) {
   }
   if (c.peepholes) in[7] = weight("P", random_tensor({dirs, 3 * kHidden}, 7));
   while (!in.empty() && in.back() == graph::kNoValue) in.pop_back();
-  std::map<std::string, graph::Attr> attrs = {{"hidden_size", kHidden}, {"direction", c.direction},
-                                              {"layout", c.layout}};
+  std::map<std::string, graph::Attr> attrs = {
+      {"hidden_size", kHidden}, {"direction", c.direction}, {"layout", c.layout}};
   if (c.clip > 0) attrs["clip"] = c.clip;
   if (c.op == "GRU") attrs["linear_before_reset"] = c.linear_before_reset;
   if (c.input_forget) attrs["input_forget"] = c.input_forget;
@@ -110,12 +112,14 @@ Built build(const RnnCase& c) {
   return out;
 }
 
-void expect_near(const std::vector<graph::TensorData>& want, const std::vector<graph::TensorData>& got, double tol) {
+void expect_near(const std::vector<graph::TensorData>& want,
+                 const std::vector<graph::TensorData>& got, double tol) {
   ASSERT_EQ(want.size(), got.size());
   for (size_t o = 0; o < want.size(); ++o) {
     ASSERT_EQ(want[o].shape(), got[o].shape()) << "output " << o;
     for (int64_t i = 0; i < want[o].numel(); ++i) {
-      ASSERT_NEAR(want[o].get_double(i), got[o].get_double(i), tol * (1 + std::fabs(want[o].get_double(i))))
+      ASSERT_NEAR(want[o].get_double(i), got[o].get_double(i),
+                  tol * (1 + std::fabs(want[o].get_double(i))))
           << "output " << o << " element " << i;
     }
   }
@@ -141,7 +145,8 @@ TEST_P(DecomposeRecurrentTest, UnrolledGraphMatchesTheRecurrentOp) {
   decompose_recurrent(after);
   after.validate();
   for (const auto& node : after.nodes) {
-    EXPECT_TRUE(node.op_type != "LSTM" && node.op_type != "GRU" && node.op_type != "RNN") << after.str();
+    EXPECT_TRUE(node.op_type != "LSTM" && node.op_type != "GRU" && node.op_type != "RNN")
+        << after.str();
   }
   expect_typed(after);
   EXPECT_EQ(after.value(after.outputs[0]).name, built.g.value(built.g.outputs[0]).name);
@@ -160,17 +165,18 @@ std::vector<RnnCase> cases() {
   for (std::string op : {"LSTM", "GRU", "RNN"}) {
     for (std::string dir : {"forward", "reverse", "bidirectional"}) {
       for (int64_t layout : {0, 1}) {
-        out.push_back(with(op + "_" + dir + "_layout" + std::to_string(layout), [&](RnnCase& c) {
-          c.op = op, c.direction = dir, c.layout = layout;
-        }));
-        out.push_back(with(op + "_" + dir + "_layout" + std::to_string(layout) + "_states", [&](RnnCase& c) {
-          c.op = op, c.direction = dir, c.layout = layout;
-          c.initial_h = true, c.initial_c = op == "LSTM", c.peepholes = op == "LSTM";
-          c.linear_before_reset = 1;
-        }));
+        out.push_back(with(op + "_" + dir + "_layout" + std::to_string(layout),
+                           [&](RnnCase& c) { c.op = op, c.direction = dir, c.layout = layout; }));
+        out.push_back(
+            with(op + "_" + dir + "_layout" + std::to_string(layout) + "_states", [&](RnnCase& c) {
+              c.op = op, c.direction = dir, c.layout = layout;
+              c.initial_h = true, c.initial_c = op == "LSTM", c.peepholes = op == "LSTM";
+              c.linear_before_reset = 1;
+            }));
       }
     }
-    out.push_back(with(op + "_no_bias_clip", [&](RnnCase& c) { c.op = op, c.bias = false, c.clip = 0.5; }));
+    out.push_back(
+        with(op + "_no_bias_clip", [&](RnnCase& c) { c.op = op, c.bias = false, c.clip = 0.5; }));
     out.push_back(with(op + "_const_h0_bidirectional", [&](RnnCase& c) {
       c.op = op, c.direction = "bidirectional", c.initial_h_const = true, c.layout = 1;
     }));
@@ -180,18 +186,22 @@ std::vector<RnnCase> cases() {
     out.push_back(with(op + "_seq_lens_layout1", [&](RnnCase& c) {
       c.op = op, c.layout = 1, c.seq_lens = {1, 4, 3}, c.initial_c = op == "LSTM";
     }));
-    out.push_back(with(op + "_opset10", [&](RnnCase& c) { c.op = op, c.opset = 10, c.clip = 0.7; }));
+    out.push_back(
+        with(op + "_opset10", [&](RnnCase& c) { c.op = op, c.opset = 10, c.clip = 0.7; }));
     out.push_back(with(op + "_runtime_weights_opset9", [&](RnnCase& c) {
-      c.op = op, c.opset = 9, c.runtime_weights = true, c.direction = "bidirectional", c.peepholes = op == "LSTM";
+      c.op = op, c.opset = 9, c.runtime_weights = true, c.direction = "bidirectional",
+      c.peepholes = op == "LSTM";
       c.linear_before_reset = 1;
     }));
     out.push_back(with(op + "_runtime_weights_and_lens", [&](RnnCase& c) {
-      c.op = op, c.runtime_weights = true, c.direction = "bidirectional", c.peepholes = op == "LSTM";
+      c.op = op, c.runtime_weights = true, c.direction = "bidirectional",
+      c.peepholes = op == "LSTM";
       c.seq_lens = {3, 0, 4}, c.runtime_lens = true, c.layout = 1;
     }));
   }
   out.push_back(with("GRU_linear_before_reset_clip", [](RnnCase& c) {
-    c.op = "GRU", c.linear_before_reset = 1, c.clip = 0.3, c.direction = "reverse", c.initial_h = true;
+    c.op = "GRU", c.linear_before_reset = 1, c.clip = 0.3, c.direction = "reverse",
+    c.initial_h = true;
   }));
   out.push_back(with("LSTM_input_forget_peepholes", [](RnnCase& c) {
     c.input_forget = 1, c.peepholes = true, c.initial_c = true, c.direction = "bidirectional";
@@ -202,11 +212,11 @@ std::vector<RnnCase> cases() {
     c.betas = {0.4, 1.2, 0.1};
     c.direction = "bidirectional";
   }));
-  out.push_back(with("GRU_activations", [](RnnCase& c) {
-    c.op = "GRU", c.activations = {"Softsign", "Softplus"};
-  }));
+  out.push_back(with("GRU_activations",
+                     [](RnnCase& c) { c.op = "GRU", c.activations = {"Softsign", "Softplus"}; }));
   out.push_back(with("RNN_activations", [](RnnCase& c) {
-    c.op = "RNN", c.activations = {"Relu", "ThresholdedRelu"}, c.alphas = {0.1}, c.direction = "bidirectional";
+    c.op = "RNN", c.activations = {"Relu", "ThresholdedRelu"}, c.alphas = {0.1},
+    c.direction = "bidirectional";
   }));
   return out;
 }
@@ -223,7 +233,8 @@ TEST(DecomposeRecurrentTest, ValueNamesFollowTheNodeAndStep) {
 }
 
 TEST(DecomposeRecurrentTest, ConstantWeightsNeedNoRuntimeSlicing) {
-  Built built = build(with("", [](RnnCase& c) { c.direction = "bidirectional", c.peepholes = true; }));
+  Built built =
+      build(with("", [](RnnCase& c) { c.direction = "bidirectional", c.peepholes = true; }));
   decompose_recurrent(built.g);
   for (const auto& node : built.g.nodes) {
     EXPECT_TRUE(node.op_type != "Slice" && node.op_type != "Transpose") << node.describe();
@@ -252,7 +263,8 @@ TEST(DecomposeRecurrentTest, TooManyStepsAreRefused) {
     auto w = b.constant("W", random_tensor({dirs, 8, 2}, 1));
     auto r = b.constant("R", random_tensor({dirs, 8, 2}, 2));
     std::string direction = dirs == 2 ? "bidirectional" : "forward";
-    auto outs = b.node("LSTM", {x, w, r}, {{"hidden_size", int64_t{2}}, {"direction", direction}}, 3, "cell");
+    auto outs = b.node("LSTM", {x, w, r}, {{"hidden_size", int64_t{2}}, {"direction", direction}},
+                       3, "cell");
     graph::Graph g = b.finish(outs);
     infer_type(g);
     return g;
@@ -261,8 +273,9 @@ TEST(DecomposeRecurrentTest, TooManyStepsAreRefused) {
   decompose_recurrent(at_limit);
   EXPECT_GT(at_limit.nodes.size(), 1u);
   graph::Graph huge = lstm(100000, 1);
-  tessel::testing::expect_error([&] { decompose_recurrent(huge); },
-                                {"node 'cell' (LSTM)", "100000 time steps", "at most 1024 per model"});
+  tessel::testing::expect_error(
+      [&] { decompose_recurrent(huge); },
+      {"node 'cell' (LSTM)", "100000 time steps", "at most 1024 per model"});
   graph::Graph both_ways = lstm(kMaxUnrolledSteps / 2 + 1, 2);
   tessel::testing::expect_error([&] { decompose_recurrent(both_ways); }, {"1026 time steps"});
 }
@@ -280,31 +293,36 @@ TEST_P(CompiledRecurrentTest, CompiledMatchesReference) {
     for (const auto& [name, value] : built.inputs) m.set_input(name, to_ndarray(value));
     m.run();
     std::vector<graph::TensorData> got;
-    for (int o = 0; o < m.num_outputs(); ++o) got.push_back(to_tensor_data(m.get_output(o)).clone());
+    for (int o = 0; o < m.num_outputs(); ++o)
+      got.push_back(to_tensor_data(m.get_output(o)).clone());
     SCOPED_TRACE("opt_level " + std::to_string(opt_level));
     expect_near(want, got, 1e-4);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cells, CompiledRecurrentTest,
-                         ::testing::Values(with("LSTM_bidirectional_states", [](RnnCase& c) {
-                                             c.direction = "bidirectional", c.initial_h = true, c.initial_c = true;
-                                             c.peepholes = true, c.clip = 0.8;
-                                           }),
-                                           with("GRU_reverse_layout1", [](RnnCase& c) {
-                                             c.op = "GRU", c.direction = "reverse", c.layout = 1;
-                                           }),
-                                           with("GRU_linear_before_reset", [](RnnCase& c) {
-                                             c.op = "GRU", c.linear_before_reset = 1, c.initial_h = true;
-                                           }),
-                                           with("RNN_seq_lens", [](RnnCase& c) {
-                                             c.op = "RNN", c.seq_lens = {2, 4, 0}, c.direction = "bidirectional";
-                                           }),
-                                           with("LSTM_runtime_weights_and_lens", [](RnnCase& c) {
-                                             c.runtime_weights = true, c.peepholes = true, c.seq_lens = {3, 1, 4};
-                                             c.runtime_lens = true, c.direction = "bidirectional";
-                                           })),
-                         [](const auto& info) { return info.param.label; });
+INSTANTIATE_TEST_SUITE_P(
+    Cells, CompiledRecurrentTest,
+    ::testing::Values(with("LSTM_bidirectional_states",
+                           [](RnnCase& c) {
+                             c.direction = "bidirectional", c.initial_h = true, c.initial_c = true;
+                             c.peepholes = true, c.clip = 0.8;
+                           }),
+                      with("GRU_reverse_layout1",
+                           [](RnnCase& c) { c.op = "GRU", c.direction = "reverse", c.layout = 1; }),
+                      with("GRU_linear_before_reset",
+                           [](RnnCase& c) {
+                             c.op = "GRU", c.linear_before_reset = 1, c.initial_h = true;
+                           }),
+                      with("RNN_seq_lens",
+                           [](RnnCase& c) {
+                             c.op = "RNN", c.seq_lens = {2, 4, 0}, c.direction = "bidirectional";
+                           }),
+                      with("LSTM_runtime_weights_and_lens",
+                           [](RnnCase& c) {
+                             c.runtime_weights = true, c.peepholes = true, c.seq_lens = {3, 1, 4};
+                             c.runtime_lens = true, c.direction = "bidirectional";
+                           })),
+    [](const auto& info) { return info.param.label; });
 
 }  // namespace
 }  // namespace tessel::passes

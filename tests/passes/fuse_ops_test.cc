@@ -12,7 +12,8 @@ using testing::ints;
 using testing::random_tensor;
 
 // Group membership by node name, for golden partitions.
-std::vector<std::vector<std::string>> partition(const graph::Graph& g, const std::vector<FusedGroup>& groups) {
+std::vector<std::vector<std::string>> partition(const graph::Graph& g,
+                                                const std::vector<FusedGroup>& groups) {
   std::vector<std::vector<std::string>> out;
   for (const auto& grp : groups) {
     std::vector<std::string> names;
@@ -54,7 +55,8 @@ TEST(FuseOpsTest, ResidualAddFusesIntoTheSecondConv) {
   graph::Graph g = b.finish({r2});
   infer_type(g);
   auto groups = fuse_ops(g);
-  EXPECT_EQ(partition(g, groups), (Partition{{"conv1", "relu1"}, {"conv2", "add", "relu2"}})) << to_string(g, groups);
+  EXPECT_EQ(partition(g, groups), (Partition{{"conv1", "relu1"}, {"conv2", "add", "relu2"}}))
+      << to_string(g, groups);
   // The residual is an input of the second group.
   EXPECT_EQ(groups[1].inputs.size(), 2u);
 }
@@ -69,7 +71,8 @@ TEST(FuseOpsTest, ElementwiseDiamondFusesWhole) {
   graph::Graph g = b.finish({s});
   infer_type(g);
   auto groups = fuse_ops(g);
-  EXPECT_EQ(partition(g, groups), (Partition{{"exp", "neg", "abs", "add"}})) << to_string(g, groups);
+  EXPECT_EQ(partition(g, groups), (Partition{{"exp", "neg", "abs", "add"}}))
+      << to_string(g, groups);
 }
 
 TEST(FuseOpsTest, ElementwiseFusesIntoAReductionButNotAfterIt) {
@@ -105,7 +108,8 @@ TEST(FuseOpsTest, InjectiveChainsFuseAndOpaqueOpsStayAlone) {
   graph::Graph g = b.finish({topk[0]});
   infer_type(g);
   auto groups = fuse_ops(g);
-  EXPECT_EQ(partition(g, groups), (Partition{{"transpose", "reshape"}, {"topk"}})) << to_string(g, groups);
+  EXPECT_EQ(partition(g, groups), (Partition{{"transpose", "reshape"}, {"topk"}}))
+      << to_string(g, groups);
 }
 
 TEST(FuseOpsTest, GroupSizeLimit) {

@@ -13,7 +13,9 @@ using graph::Graph;
 using graph::TensorData;
 using graph::ValueId;
 
-inline graph::TensorType f32(std::vector<int64_t> shape) { return {DataType::f32(), std::move(shape), {}}; }
+inline graph::TensorType f32(std::vector<int64_t> shape) {
+  return {DataType::f32(), std::move(shape), {}};
+}
 
 inline TensorData random_tensor(std::vector<int64_t> shape, uint32_t seed) {
   TensorData t(DataType::f32(), std::move(shape));
@@ -34,18 +36,22 @@ struct Builder {
     g.inputs.push_back(v);
     return v;
   }
-  ValueId constant(const std::string& name, TensorData data) { return g.add_constant(name, std::move(data)); }
+  ValueId constant(const std::string& name, TensorData data) {
+    return g.add_constant(name, std::move(data));
+  }
   // Adds `op` reading `inputs`; outputs are untyped until infer_type.
-  std::vector<ValueId> node(const std::string& op, std::vector<ValueId> inputs, std::map<std::string, graph::Attr> attrs = {},
-                            int num_outputs = 1, const std::string& name = "") {
+  std::vector<ValueId> node(const std::string& op, std::vector<ValueId> inputs,
+                            std::map<std::string, graph::Attr> attrs = {}, int num_outputs = 1,
+                            const std::string& name = "") {
     std::string n = name.empty() ? op + std::to_string(counter++) : name;
     std::vector<ValueId> outs;
-    for (int i = 0; i < num_outputs; ++i) outs.push_back(g.add_value(n + "_out" + std::to_string(i), {}));
+    for (int i = 0; i < num_outputs; ++i)
+      outs.push_back(g.add_value(n + "_out" + std::to_string(i), {}));
     g.add_node(graph::Node{op, n, std::move(inputs), outs, std::move(attrs)});
     return outs;
   }
-  ValueId op(const std::string& op, std::vector<ValueId> inputs, std::map<std::string, graph::Attr> attrs = {},
-             const std::string& name = "") {
+  ValueId op(const std::string& op, std::vector<ValueId> inputs,
+             std::map<std::string, graph::Attr> attrs = {}, const std::string& name = "") {
     return node(op, std::move(inputs), std::move(attrs), 1, name)[0];
   }
   Graph finish(std::vector<ValueId> outputs) {

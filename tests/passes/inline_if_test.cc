@@ -30,10 +30,11 @@ std::shared_ptr<graph::Graph> branch(const std::string& op) {
   return std::make_shared<graph::Graph>(b.finish({b.op(op, {x})}));
 }
 
-graph::Graph if_model(std::shared_ptr<graph::Graph> then_g, std::shared_ptr<graph::Graph> else_g, bool constant_cond,
-                      bool cond_value = true) {
+graph::Graph if_model(std::shared_ptr<graph::Graph> then_g, std::shared_ptr<graph::Graph> else_g,
+                      bool constant_cond, bool cond_value = true) {
   Builder b;
-  ValueId cond = constant_cond ? b.constant("cond", flag(cond_value)) : b.g.add_value("cond", {DataType::boolean(), {1}, {}});
+  ValueId cond = constant_cond ? b.constant("cond", flag(cond_value))
+                               : b.g.add_value("cond", {DataType::boolean(), {1}, {}});
   if (!constant_cond) b.g.inputs.push_back(cond);
   ValueId x = b.input("x", {2, 3});
   ValueId y = b.op("If", {cond, x}, {{"then_branch", then_g}, {"else_branch", else_g}}, "if0");
@@ -49,7 +50,8 @@ void expect_compiled_matches_reference(const graph::Graph& g, bool cond) {
   m.run();
   TensorData got = to_tensor_data(m.get_output(0));
   ASSERT_EQ(got.shape(), want[0].shape());
-  for (int64_t i = 0; i < got.numel(); ++i) EXPECT_FLOAT_EQ(got.get_double(i), want[0].get_double(i)) << "cond " << cond;
+  for (int64_t i = 0; i < got.numel(); ++i)
+    EXPECT_FLOAT_EQ(got.get_double(i), want[0].get_double(i)) << "cond " << cond;
 }
 
 TEST(InlineIfTest, RuntimeConditionSelectsTheBranchAtRunTime) {
@@ -83,7 +85,9 @@ TEST(InlineIfTest, NestedIfInsideABranchIsInlinedToo) {
   Builder inner;
   ValueId x = inner.input("x", {2, 3});
   ValueId c2 = inner.constant("cond2", flag(true));
-  ValueId y = inner.op("If", {c2, x}, {{"then_branch", branch("Sigmoid")}, {"else_branch", branch("Tanh")}}, "inner");
+  ValueId y =
+      inner.op("If", {c2, x}, {{"then_branch", branch("Sigmoid")}, {"else_branch", branch("Tanh")}},
+               "inner");
   auto then_g = std::make_shared<graph::Graph>(inner.finish({y}));
   graph::Graph g = if_model(then_g, branch("Neg"), false);
   expect_compiled_matches_reference(g, true);
@@ -93,7 +97,8 @@ TEST(InlineIfTest, NestedIfInsideABranchIsInlinedToo) {
 TEST(InlineIfTest, BranchesWithDifferentOutputCountsAreAnError) {
   Builder two;
   ValueId x = two.input("x", {2, 3});
-  auto then_g = std::make_shared<graph::Graph>(two.finish({two.op("Exp", {x}), two.op("Neg", {x})}));
+  auto then_g =
+      std::make_shared<graph::Graph>(two.finish({two.op("Exp", {x}), two.op("Neg", {x})}));
   graph::Graph g = if_model(then_g, branch("Neg"), false);
   try {
     compile_graph(g);

@@ -1,6 +1,6 @@
-// pack_conv_weights: a Conv with rows of partial vectors and a long reduction becomes ConvNCHWc reading
-// weights packed by output channel, and computes the same values (reference and compiled); other
-// convs are left alone.
+// pack_conv_weights: a Conv with rows of partial vectors and a long reduction becomes ConvNCHWc
+// reading weights packed by output channel, and computes the same values (reference and compiled);
+// other convs are left alone.
 #include "passes/pack_conv_weights.h"
 
 #include <gtest/gtest.h>
@@ -36,7 +36,8 @@ graph::Graph conv_model(const ConvSpec& c) {
   graph::ValueId bias = b.constant("bias", random_tensor({c.w[0]}, 2));
   std::vector<int64_t> pads(2 * (c.w.size() - 2), 1), strides(c.w.size() - 2, 1);
   strides.back() = c.last_stride;
-  std::map<std::string, graph::Attr> attrs{{"pads", ints(pads)}, {"strides", ints(strides)}, {"group", c.group}};
+  std::map<std::string, graph::Attr> attrs{
+      {"pads", ints(pads)}, {"strides", ints(strides)}, {"group", c.group}};
   if (!c.dilations.empty()) attrs["dilations"] = ints(c.dilations);
   graph::ValueId y = b.op("Conv", {x, w, bias}, attrs, "conv");
   graph::ValueId relu = b.op("Relu", {y});
@@ -56,7 +57,8 @@ TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
 // The packed conv against Conv on the reference, and compiled (the pass runs in the compiler)
 // against the reference on the original graph.
 void expect_packed_matches_conv(const ConvSpec& spec) {
-  SCOPED_TRACE(::testing::Message() << "W [" << spec.w[0] << ", " << spec.w[1] << ", ...] rank " << spec.w.size());
+  SCOPED_TRACE(::testing::Message()
+               << "W [" << spec.w[0] << ", " << spec.w[1] << ", ...] rank " << spec.w.size());
   graph::Graph g = conv_model(spec);
   infer_type(g);
   graph::Graph before = g;
@@ -74,7 +76,8 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   EXPECT_EQ(g.value(conv.outputs[0]).type, before.value(before.nodes[0].outputs[0]).type);
 
   graph::TensorData x = random_tensor(spec.x, 3);
-  std::vector<graph::TensorData> want = reference::run(before, {{"x", x}}), got = reference::run(g, {{"x", x}});
+  std::vector<graph::TensorData> want = reference::run(before, {{"x", x}}),
+                                 got = reference::run(g, {{"x", x}});
   CompiledModel m = compile_graph(before);
   EXPECT_NE(m.fusion_summary().find("ConvNCHWc"), std::string::npos) << m.fusion_summary();
   m.set_input("x", to_ndarray(x));
@@ -84,14 +87,15 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
     graph::TensorData compiled = to_tensor_data(m.get_output(static_cast<int>(o)));
     for (int64_t i = 0; i < want[o].numel(); ++i) {
       EXPECT_NEAR(got[o].get_double(i), want[o].get_double(i), 1e-9);
-      EXPECT_NEAR(compiled.get_double(i), want[o].get_double(i), 1e-4) << "output " << o << " at " << i;
+      EXPECT_NEAR(compiled.get_double(i), want[o].get_double(i), 1e-4)
+          << "output " << o << " at " << i;
     }
   }
 }
 
 TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   expect_packed_matches_conv({{1, 32, 6, 13}, {32, 32, 3, 3}});       // 2-D, 7 wide, two blocks
-  expect_packed_matches_conv({{2, 48, 19}, {48, 48, 7}});            // 1-D, batch 2, three blocks
+  expect_packed_matches_conv({{2, 48, 19}, {48, 48, 7}});             // 1-D, batch 2, three blocks
   expect_packed_matches_conv({{1, 16, 3, 4, 9}, {16, 16, 2, 3, 3}});  // 3-D
   expect_packed_matches_conv({{1, 32, 9, 17}, {32, 32, 3, 3}, 1, true, {2, 2}});  // dilated
   // The Conv's result is a graph output too: its kernel ends at the unpacking, the Relu is another.
@@ -117,7 +121,8 @@ TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
 
 TEST(PackConvWeights, OtherConvsAreLeftAlone) {
   std::vector<ConvSpec> alone = {
-      {{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1},  // unstrided output rows of whole vectors
+      {{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1},  // unstrided output rows of whole
+                                                                // vectors
       {{1, 32, 6, 13}, {32, 16, 3, 3}, 2},                      // grouped
       {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, false},               // weights are a graph input
       {{1, 32, 6, 13}, {24, 32, 3, 3}},                         // output channels not whole blocks
@@ -127,15 +132,17 @@ TEST(PackConvWeights, OtherConvsAreLeftAlone) {
     graph::Graph g = conv_model(c);
     infer_type(g);
     pack_conv_weights(g);
-    EXPECT_EQ(g.nodes[0].op_type, "Conv") << c.w[0] << "x" << c.w[1] << " over width " << c.x.back();
+    EXPECT_EQ(g.nodes[0].op_type, "Conv")
+        << c.w[0] << "x" << c.w[1] << " over width " << c.x.back();
   }
 }
 
 // Tuning records overrule the rule through the choice, both ways; convs the pass cannot rewrite
 // are never offered.
 TEST(PackConvWeights, AChoiceOverrulesTheRule) {
-  const std::vector<ConvSpec> packable = {{{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1},  // kept direct
-                                          {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, true, {}, false, 1}}; // packed
+  const std::vector<ConvSpec> packable = {
+      {{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1},   // kept direct
+      {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, true, {}, false, 1}};  // packed
   for (const ConvSpec& c : packable) {
     graph::Graph g = conv_model(c);
     infer_type(g);

@@ -26,15 +26,16 @@ graph::TensorData i64s(std::vector<int64_t> v) {
   return t;
 }
 
-void expect_same_outputs(const graph::Graph& before, const graph::Graph& after, const graph::TensorData& x,
-                         float tol = 1e-5f) {
+void expect_same_outputs(const graph::Graph& before, const graph::Graph& after,
+                         const graph::TensorData& x, float tol = 1e-5f) {
   auto want = reference::run(before, {{"x", x}});
   auto got = reference::run(after, {{"x", x}});
   ASSERT_EQ(want.size(), got.size());
   for (size_t o = 0; o < want.size(); ++o) {
     ASSERT_EQ(want[o].shape(), got[o].shape());
     for (int64_t i = 0; i < want[o].numel(); ++i) {
-      ASSERT_NEAR(want[o].get_double(i), got[o].get_double(i), tol * (1 + std::fabs(want[o].get_double(i))));
+      ASSERT_NEAR(want[o].get_double(i), got[o].get_double(i),
+                  tol * (1 + std::fabs(want[o].get_double(i))));
     }
   }
 }
@@ -64,7 +65,8 @@ TEST(InferTypeTest, UnsupportedOpAndDynamicShapesAreNamed) {
     infer_type(g);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'mystery' (NoSuchOp)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 'mystery' (NoSuchOp)"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -91,7 +93,8 @@ TEST(FoldConstantTest, AMalformedConstantNodeIsAUserError) {
   auto x = b.constant("x", random_tensor({2, 1, 3, 3}, 1));
   auto w = b.constant("w", random_tensor({2}, 2));
   graph::Graph g = b.finish({b.op("Conv", {x, w}, {}, "conv")});
-  tessel::testing::expect_error([&] { infer_type(g); }, {"node 'conv' (Conv)", "must have the rank of X"});
+  tessel::testing::expect_error([&] { infer_type(g); },
+                                {"node 'conv' (Conv)", "must have the rank of X"});
 }
 
 TEST(SimplifyInferenceTest, BatchNormFoldsIntoConvWeights) {
@@ -101,10 +104,11 @@ TEST(SimplifyInferenceTest, BatchNormFoldsIntoConvWeights) {
   auto c = b.op("Conv", {x, w}, {{"kernel_shape", std::vector<int64_t>{3, 3}}}, "conv");
   auto var = random_tensor({4}, 5);
   for (int i = 0; i < 4; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.1f;
-  auto bn = b.op("BatchNormalization",
-                 {c, b.constant("gamma", random_tensor({4}, 2)), b.constant("beta", random_tensor({4}, 3)),
-                  b.constant("mean", random_tensor({4}, 4)), b.constant("var", var)},
-                 {{"epsilon", 1e-5}}, "bn");
+  auto bn = b.op(
+      "BatchNormalization",
+      {c, b.constant("gamma", random_tensor({4}, 2)), b.constant("beta", random_tensor({4}, 3)),
+       b.constant("mean", random_tensor({4}, 4)), b.constant("var", var)},
+      {{"epsilon", 1e-5}}, "bn");
   auto r = b.op("Relu", {bn}, {}, "relu");
   graph::Graph g = b.finish({r});
   infer_type(g);
@@ -122,10 +126,11 @@ TEST(SimplifyInferenceTest, StandaloneBatchNormBecomesScaleShiftAndDropoutGoes) 
   auto d = b.op("Dropout", {x}, {}, "dropout");
   auto var = random_tensor({3}, 5);
   for (int i = 0; i < 3; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.1f;
-  auto bn = b.op("BatchNormalization",
-                 {d, b.constant("gamma", random_tensor({3}, 2)), b.constant("beta", random_tensor({3}, 3)),
-                  b.constant("mean", random_tensor({3}, 4)), b.constant("var", var)},
-                 {}, "bn");
+  auto bn = b.op(
+      "BatchNormalization",
+      {d, b.constant("gamma", random_tensor({3}, 2)), b.constant("beta", random_tensor({3}, 3)),
+       b.constant("mean", random_tensor({3}, 4)), b.constant("var", var)},
+      {}, "bn");
   auto y = b.op("Identity", {bn}, {}, "identity");
   auto z = b.op("Relu", {y}, {}, "relu");
   graph::Graph g = b.finish({z});
@@ -143,7 +148,9 @@ TEST(SimplifyInferenceTest, TrainingModeDropoutStays) {
   auto x = b.input("x", {4});
   graph::TensorData on(DataType::boolean(), {});
   on.data<uint8_t>()[0] = 1;
-  auto d = b.op("Dropout", {x, b.constant("ratio", random_tensor({}, 1)), b.constant("training", on)}, {}, "dropout");
+  auto d =
+      b.op("Dropout", {x, b.constant("ratio", random_tensor({}, 1)), b.constant("training", on)},
+           {}, "dropout");
   graph::Graph g = b.finish({d});
   g.opset = 13;
   infer_type(g);
@@ -156,7 +163,9 @@ TEST(SimplifyInferenceTest, InferenceModeDropoutWithAConstantFalseModeGoes) {
   Builder b;
   auto x = b.input("x", {4});
   graph::TensorData off(DataType::boolean(), {});
-  auto d = b.op("Dropout", {x, b.constant("ratio", random_tensor({}, 1)), b.constant("training", off)}, {}, "dropout");
+  auto d =
+      b.op("Dropout", {x, b.constant("ratio", random_tensor({}, 1)), b.constant("training", off)},
+           {}, "dropout");
   graph::Graph g = b.finish({b.op("Relu", {d}, {}, "relu")});
   g.opset = 13;
   infer_type(g);

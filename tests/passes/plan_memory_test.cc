@@ -13,13 +13,15 @@ using testing::f32;
 // A graph of typed values only: plan_memory looks at types and at the kernels' reads and writes.
 struct Values {
   graph::Graph g;
-  ValueId add(const std::string& name, std::vector<int64_t> shape) { return g.add_value(name, f32(std::move(shape))); }
+  ValueId add(const std::string& name, std::vector<int64_t> shape) {
+    return g.add_value(name, f32(std::move(shape)));
+  }
 };
 
 TEST(PlanMemoryTest, ChainReusesBuffersAndNeverSharesWithinAKernel) {
   Values v;
-  ValueId x = v.add("x", {256}), a = v.add("a", {256}), b = v.add("b", {256}), c = v.add("c", {256}),
-          y = v.add("y", {256});
+  ValueId x = v.add("x", {256}), a = v.add("a", {256}), b = v.add("b", {256}),
+          c = v.add("c", {256}), y = v.add("y", {256});
   v.g.inputs = {x};
   v.g.outputs = {y};
   MemoryPlan plan = plan_memory(v.g, {{{x}, {a}}, {{a}, {b}}, {{b}, {c}}, {{c}, {y}}});
@@ -37,31 +39,34 @@ TEST(PlanMemoryTest, ChainReusesBuffersAndNeverSharesWithinAKernel) {
 
 TEST(PlanMemoryTest, LongLivedValueKeepsItsBufferAndBestFitPicksTheSmallest) {
   Values v;
-  ValueId x = v.add("x", {16}), skip = v.add("skip", {64}), big = v.add("big", {1024}), small = v.add("small", {32}),
-          mid = v.add("mid", {32}), y = v.add("y", {16});
+  ValueId x = v.add("x", {16}), skip = v.add("skip", {64}), big = v.add("big", {1024}),
+          small = v.add("small", {32}), mid = v.add("mid", {32}), y = v.add("y", {16});
   v.g.inputs = {x};
   v.g.outputs = {y};
   // skip lives until the last kernel; big and small die, and mid then fits best in small's buffer.
-  MemoryPlan plan = plan_memory(v.g, {{{x}, {skip}}, {{x}, {big}}, {{big}, {small}}, {{small}, {mid}},
-                                      {{mid, skip}, {y}}});
+  MemoryPlan plan = plan_memory(
+      v.g, {{{x}, {skip}}, {{x}, {big}}, {{big}, {small}}, {{small}, {mid}}, {{mid, skip}, {y}}});
   EXPECT_NE(plan.buffer_of.at(skip), plan.buffer_of.at(big));
   EXPECT_NE(plan.buffer_of.at(skip), plan.buffer_of.at(small));
   EXPECT_NE(plan.buffer_of.at(skip), plan.buffer_of.at(mid));
   EXPECT_EQ(plan.buffer_of.at(mid), plan.buffer_of.at(big));  // big is free once small is written
   EXPECT_EQ(plan.buffer_bytes.size(), 3u);
   for (const auto& [value, buffer] : plan.buffer_of) {
-    EXPECT_GE(plan.buffer_bytes[buffer], v.g.value(value).type.numel() * 4) << v.g.value(value).name;
+    EXPECT_GE(plan.buffer_bytes[buffer], v.g.value(value).type.numel() * 4)
+        << v.g.value(value).name;
   }
 }
 
 TEST(PlanMemoryTest, UnreadValueIsFreedAfterItsKernelAndSummaryNamesTheCounts) {
   Values v;
-  ValueId x = v.add("x", {8}), unused = v.add("unused", {8}), t = v.add("t", {8}), y = v.add("y", {8});
+  ValueId x = v.add("x", {8}), unused = v.add("unused", {8}), t = v.add("t", {8}),
+          y = v.add("y", {8});
   v.g.inputs = {x};
   v.g.outputs = {y};
   MemoryPlan plan = plan_memory(v.g, {{{x}, {t, unused}}, {{t}, {y}}});
   EXPECT_EQ(plan.buffer_bytes.size(), 2u);
-  EXPECT_NE(plan.summary().find("2 intermediates in 2 buffers"), std::string::npos) << plan.summary();
+  EXPECT_NE(plan.summary().find("2 intermediates in 2 buffers"), std::string::npos)
+      << plan.summary();
 }
 
 }  // namespace

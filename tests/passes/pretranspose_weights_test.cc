@@ -35,10 +35,12 @@ TEST(PretransposeWeights, ConstantWeightsAreTransposedOnce) {
   EXPECT_EQ(w.constant->shape(), (std::vector<int64_t>{5, 4}));
   const graph::TensorData& original = *before.value(before.nodes[0].inputs[1]).constant;
   for (int64_t r = 0; r < 4; ++r) {
-    for (int64_t c = 0; c < 5; ++c) EXPECT_EQ(w.constant->get_double(c * 4 + r), original.get_double(r * 5 + c));
+    for (int64_t c = 0; c < 5; ++c)
+      EXPECT_EQ(w.constant->get_double(c * 4 + r), original.get_double(r * 5 + c));
   }
   graph::TensorData x = random_tensor({3, 5}, 3);
-  graph::TensorData want = reference::run(before, {{"x", x}})[0], got = reference::run(g, {{"x", x}})[0];
+  graph::TensorData want = reference::run(before, {{"x", x}})[0],
+                    got = reference::run(g, {{"x", x}})[0];
   for (int64_t i = 0; i < want.numel(); ++i) EXPECT_FLOAT_EQ(got.get_double(i), want.get_double(i));
 
   // And through the compiler (which runs the pass), against the reference on the original graph.
@@ -46,7 +48,8 @@ TEST(PretransposeWeights, ConstantWeightsAreTransposedOnce) {
   m.set_input("x", to_ndarray(x));
   m.run();
   graph::TensorData compiled = to_tensor_data(m.get_output(0));
-  for (int64_t i = 0; i < want.numel(); ++i) EXPECT_NEAR(compiled.get_double(i), want.get_double(i), 1e-5);
+  for (int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_NEAR(compiled.get_double(i), want.get_double(i), 1e-5);
 }
 
 TEST(PretransposeWeights, GemmsSharingWeightsShareTheTransposedCopy) {

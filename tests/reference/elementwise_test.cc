@@ -16,10 +16,14 @@ TEST(ElementwiseRefTest, AddBroadcasts) {
 }
 
 TEST(ElementwiseRefTest, IntegerDivisionTruncatesAndModFollowsDivisorSign) {
-  expect_tensor(eval1("Div", {i64({4}, {7, -7, 7, -7}), i64({4}, {2, 2, -2, -2})}), kI64, {4}, {3, -3, -3, 3});
-  expect_tensor(eval1("Mod", {i64({4}, {7, -7, 7, -7}), i64({4}, {3, 3, -3, -3})}), kI64, {4}, {1, 2, -2, -1});
-  expect_tensor(eval1("Mod", {i64({2}, {-7, 7}), i64({2}, {3, -3})}, {{"fmod", int64_t{1}}}), kI64, {2}, {-1, 1});
-  expect_tensor(eval1("Mod", {f32({2}, {-7.5, 7.5}), f32({1}, {2})}, {{"fmod", int64_t{1}}}), kF32, {2}, {-1.5, 1.5});
+  expect_tensor(eval1("Div", {i64({4}, {7, -7, 7, -7}), i64({4}, {2, 2, -2, -2})}), kI64, {4},
+                {3, -3, -3, 3});
+  expect_tensor(eval1("Mod", {i64({4}, {7, -7, 7, -7}), i64({4}, {3, 3, -3, -3})}), kI64, {4},
+                {1, 2, -2, -1});
+  expect_tensor(eval1("Mod", {i64({2}, {-7, 7}), i64({2}, {3, -3})}, {{"fmod", int64_t{1}}}), kI64,
+                {2}, {-1, 1});
+  expect_tensor(eval1("Mod", {f32({2}, {-7.5, 7.5}), f32({1}, {2})}, {{"fmod", int64_t{1}}}), kF32,
+                {2}, {-1.5, 1.5});
   expect_error([] { eval1("Div", {i64({1}, {1}), i64({1}, {0})}); }, "division by zero");
 }
 
@@ -43,7 +47,9 @@ TEST(ElementwiseRefTest, ActivationsMatchTheirFormulas) {
   };
   f("LeakyRelu", {{"alpha", 0.1}}, [](double v) { return v < 0 ? 0.1 * v : v; });
   f("Elu", {}, [](double v) { return v < 0 ? std::exp(v) - 1 : v; });
-  f("Selu", {}, [](double v) { return 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * (std::exp(v) - 1)); });
+  f("Selu", {}, [](double v) {
+    return 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * (std::exp(v) - 1));
+  });
   f("HardSigmoid", {}, [](double v) { return std::max(0.0, std::min(1.0, 0.2 * v + 0.5)); });
   f("HardSwish", {}, [](double v) { return v * std::max(0.0, std::min(1.0, v / 6 + 0.5)); });
   f("Sigmoid", {}, [](double v) { return 1 / (1 + std::exp(-v)); });
@@ -51,16 +57,20 @@ TEST(ElementwiseRefTest, ActivationsMatchTheirFormulas) {
   f("Softsign", {}, [](double v) { return v / (1 + std::abs(v)); });
   f("Celu", {{"alpha", 2.0}}, [](double v) { return v > 0 ? v : 2 * (std::exp(v / 2) - 1); });
   f("ThresholdedRelu", {{"alpha", 1.0}}, [](double v) { return v > 1 ? v : 0.0; });
-  f("Shrink", {{"bias", 0.5}, {"lambd", 1.0}}, [](double v) { return v < -1 ? v + 0.5 : v > 1 ? v - 0.5 : 0.0; });
+  f("Shrink", {{"bias", 0.5}, {"lambd", 1.0}}, [](double v) {
+    return v < -1 ? v + 0.5 : v > 1 ? v - 0.5 : 0.0;
+  });
   f("Erf", {}, [](double v) { return std::erf(v); });
   f("Atan", {}, [](double v) { return std::atan(v); });
 }
 
 TEST(ElementwiseRefTest, RoundIsHalfToEvenAndSignWorksOnInts) {
-  expect_tensor(eval1("Round", {f32({5}, {0.5, 1.5, 2.5, -0.5, -1.7})}), kF32, {5}, {0, 2, 2, -0.0, -2});
+  expect_tensor(eval1("Round", {f32({5}, {0.5, 1.5, 2.5, -0.5, -1.7})}), kF32, {5},
+                {0, 2, 2, -0.0, -2});
   expect_tensor(eval1("Sign", {i64({3}, {-5, 0, 9})}), kI64, {3}, {-1, 0, 1});
   expect_tensor(eval1("Relu", {i64({2}, {-5, 9})}), kI64, {2}, {0, 9});
-  expect_tensor(eval1("Abs", {make_tensor(DataType::i8(), {2}, {-3, 4})}), DataType::i8(), {2}, {3, 4});
+  expect_tensor(eval1("Abs", {make_tensor(DataType::i8(), {2}, {-3, 4})}), DataType::i8(), {2},
+                {3, 4});
 }
 
 TEST(ElementwiseRefTest, ClipBoundsFromInputsOrAttributes) {
@@ -69,20 +79,24 @@ TEST(ElementwiseRefTest, ClipBoundsFromInputsOrAttributes) {
   expect_tensor(eval1("Clip", {x, TensorData(), f32({}, {0})}), kF32, {4}, {-3, -1, 0, 0});
   expect_tensor(eval1("Clip", {x}, {{"min", -1.5}}, 6), kF32, {4}, {-1.5, -1, 1, 3});
   TensorData xi = make_tensor(DataType::i8(), {3}, {-100, 5, 100});
-  expect_tensor(eval1("Clip", {xi, make_tensor(DataType::i8(), {}, {-10})}), DataType::i8(), {3}, {-10, 5, 100});
+  expect_tensor(eval1("Clip", {xi, make_tensor(DataType::i8(), {}, {-10})}), DataType::i8(), {3},
+                {-10, 5, 100});
 }
 
 TEST(ElementwiseRefTest, ComparisonsLogicAndWhere) {
   expect_tensor(eval1("Less", {f32({3}, {1, 2, 3}), f32({1}, {2})}), kBool, {3}, {1, 0, 0});
-  expect_tensor(eval1("GreaterOrEqual", {i64({3}, {1, 2, 3}), i64({1}, {2})}), kBool, {3}, {0, 1, 1});
+  expect_tensor(eval1("GreaterOrEqual", {i64({3}, {1, 2, 3}), i64({1}, {2})}), kBool, {3},
+                {0, 1, 1});
   TensorData a = make_tensor(kBool, {4}, {0, 0, 1, 1}), b = make_tensor(kBool, {4}, {0, 1, 0, 1});
   expect_tensor(eval1("Xor", {a, b}), kBool, {4}, {0, 1, 1, 0});
   expect_tensor(eval1("And", {a, b}), kBool, {4}, {0, 0, 0, 1});
   expect_tensor(eval1("Not", {a}), kBool, {4}, {1, 1, 0, 0});
   TensorData cond = make_tensor(kBool, {2, 1}, {1, 0});
-  expect_tensor(eval1("Where", {cond, f32({2}, {1, 2}), f32({1}, {9})}), kF32, {2, 2}, {1, 2, 9, 9});
-  expect_tensor(eval1("IsInf", {f32({3}, {INFINITY, -INFINITY, 1})}, {{"detect_negative", int64_t{0}}}), kBool, {3},
-                {1, 0, 0});
+  expect_tensor(eval1("Where", {cond, f32({2}, {1, 2}), f32({1}, {9})}), kF32, {2, 2},
+                {1, 2, 9, 9});
+  expect_tensor(
+      eval1("IsInf", {f32({3}, {INFINITY, -INFINITY, 1})}, {{"detect_negative", int64_t{0}}}),
+      kBool, {3}, {1, 0, 0});
   expect_tensor(eval1("IsNaN", {f32({2}, {NAN, 1})}), kBool, {2}, {1, 0});
 }
 
@@ -108,14 +122,17 @@ TEST(ElementwiseRefTest, CastAndCastLike) {
 
 TEST(ElementwiseRefTest, CastToAndFromBfloat16) {
   const double tie = 1.0 + 3 * std::ldexp(1.0, -8);
-  TensorData b = eval1("Cast", {f32({7}, {1.0, -2.5, 3.14159, 1e-40, tie, INFINITY, NAN})}, {{"to", int64_t{16}}});
+  TensorData b = eval1("Cast", {f32({7}, {1.0, -2.5, 3.14159, 1e-40, tie, INFINITY, NAN})},
+                       {{"to", int64_t{16}}});
   ASSERT_EQ(b.dtype(), DataType::bf16());
   EXPECT_EQ(std::vector<uint16_t>(b.data<uint16_t>(), b.data<uint16_t>() + 7),
             (std::vector<uint16_t>{0x3F80, 0xC020, 0x4049, 0x0001, 0x3F81, 0x7F80, 0x7FC0}));
-  expect_tensor(eval1("Cast", {b}, {{"to", int64_t{1}}}), kF32, {7},
-                {1.0, -2.5, 3.140625, std::ldexp(1.0, -133), 1.0 + std::ldexp(1.0, -7), INFINITY, NAN}, 0);
+  expect_tensor(
+      eval1("Cast", {b}, {{"to", int64_t{1}}}), kF32, {7},
+      {1.0, -2.5, 3.140625, std::ldexp(1.0, -133), 1.0 + std::ldexp(1.0, -7), INFINITY, NAN}, 0);
   TensorData small = eval1("Cast", {f32({3}, {1.0, -2.5, 3.14159})}, {{"to", int64_t{16}}});
-  expect_tensor(eval1("CastLike", {small, make_tensor(DataType::i32(), {}, {0})}), DataType::i32(), {3}, {1, -2, 3});
+  expect_tensor(eval1("CastLike", {small, make_tensor(DataType::i32(), {}, {0})}), DataType::i32(),
+                {3}, {1, -2, 3});
   TensorData from_int = eval1("CastLike", {make_tensor(DataType::i64(), {2}, {-3, 257}), b});
   EXPECT_EQ(from_int.dtype(), DataType::bf16());
   EXPECT_EQ(from_int.data<uint16_t>()[0], 0xC040);
@@ -125,8 +142,10 @@ TEST(ElementwiseRefTest, CastToAndFromBfloat16) {
 TEST(ElementwiseRefTest, BitShiftIsLogical) {
   TensorData x = make_tensor(DataType::u8(), {3}, {16, 255, 1});
   TensorData s = make_tensor(DataType::u8(), {3}, {1, 4, 7});
-  expect_tensor(eval1("BitShift", {x, s}, {{"direction", std::string("RIGHT")}}), DataType::u8(), {3}, {8, 15, 0});
-  expect_tensor(eval1("BitShift", {x, s}, {{"direction", std::string("LEFT")}}), DataType::u8(), {3}, {32, 240, 128});
+  expect_tensor(eval1("BitShift", {x, s}, {{"direction", std::string("RIGHT")}}), DataType::u8(),
+                {3}, {8, 15, 0});
+  expect_tensor(eval1("BitShift", {x, s}, {{"direction", std::string("LEFT")}}), DataType::u8(),
+                {3}, {32, 240, 128});
 }
 
 TEST(ElementwiseRefTest, PReluAndDropout) {
@@ -135,8 +154,11 @@ TEST(ElementwiseRefTest, PReluAndDropout) {
   auto out = eval("Dropout", {f32({2}, {1, 2}), f32({}, {0.3})}, {}, 2);
   expect_tensor(out[0], kF32, {2}, {1, 2});
   expect_tensor(out[1], kBool, {2}, {1, 1});
-  expect_error([] { eval("Dropout", {f32({2}, {1, 2}), f32({}, {0.3}), make_tensor(kBool, {}, {1})}, {}, 2); },
-               "training-mode");
+  expect_error(
+      [] {
+        eval("Dropout", {f32({2}, {1, 2}), f32({}, {0.3}), make_tensor(kBool, {}, {1})}, {}, 2);
+      },
+      "training-mode");
 }
 
 }  // namespace

@@ -11,22 +11,29 @@ namespace {
 using Ints = std::vector<int64_t>;
 using Attrs = std::map<std::string, Attr>;
 
-TensorData i64(Ints shape, const std::vector<double>& v) { return graph::testing::i64(std::move(shape), v); }
+TensorData i64(Ints shape, const std::vector<double>& v) {
+  return graph::testing::i64(std::move(shape), v);
+}
 
 // Scores [N=2, C=3]: row 0 = {1, 2, 3}, row 1 = {4, 5, 6}; targets {2, 0}.
 TensorData scores_2x3() { return f32({2, 3}, {1, 2, 3, 4, 5, 6}); }
 
 TEST(RefLossTest, NllReductions) {
   TensorData x = scores_2x3(), t = i64({2}, {2, 0});
-  expect_near(values(eval_op("NegativeLogLikelihoodLoss", {x, t}, {{"reduction", std::string("none")}})[0]), {-3, -4});
-  expect_near(values(eval_op("NegativeLogLikelihoodLoss", {x, t}, {{"reduction", std::string("sum")}})[0]), {-7});
+  expect_near(
+      values(eval_op("NegativeLogLikelihoodLoss", {x, t}, {{"reduction", std::string("none")}})[0]),
+      {-3, -4});
+  expect_near(
+      values(eval_op("NegativeLogLikelihoodLoss", {x, t}, {{"reduction", std::string("sum")}})[0]),
+      {-7});
   expect_near(values(eval_op("NegativeLogLikelihoodLoss", {x, t})[0]), {-3.5});
 }
 
 TEST(RefLossTest, NllWeightedMeanDividesByTheWeightSum) {
   // loss = {-0.5 * 3, -2 * 4}; mean = -9.5 / (0.5 + 2).
   TensorData w = f32({3}, {2, 1, 0.5});
-  expect_near(values(eval_op("NegativeLogLikelihoodLoss", {scores_2x3(), i64({2}, {2, 0}), w})[0]), {-9.5 / 2.5});
+  expect_near(values(eval_op("NegativeLogLikelihoodLoss", {scores_2x3(), i64({2}, {2, 0}), w})[0]),
+              {-9.5 / 2.5});
 }
 
 TEST(RefLossTest, NllIgnoreIndexDropsElementsFromSumAndCount) {
@@ -41,8 +48,8 @@ TEST(RefLossTest, NllIgnoreIndexDropsElementsFromSumAndCount) {
 TEST(RefLossTest, NllOverSpatialDims) {
   // [N=1, C=2, d1=2, d2=2]: class c at position p is 10 * c + p; targets pick classes {1, 0, 0, 1}.
   TensorData x = f32({1, 2, 2, 2}, {0, 1, 2, 3, 10, 11, 12, 13});
-  auto y =
-      eval_op("NegativeLogLikelihoodLoss", {x, i64({1, 2, 2}, {1, 0, 0, 1})}, {{"reduction", std::string("none")}});
+  auto y = eval_op("NegativeLogLikelihoodLoss", {x, i64({1, 2, 2}, {1, 0, 0, 1})},
+                   {{"reduction", std::string("none")}});
   EXPECT_EQ(y[0].shape(), (Ints{1, 2, 2}));
   expect_near(values(y[0]), {-10, -1, -2, -13});
 }
@@ -60,9 +67,7 @@ TEST(RefLossTest, SoftmaxCrossEntropyWithLogProb) {
 
 TEST(RefLossTest, ErrorsNameTheNode) {
   testing::expect_error(
-      [] {
-        testing::eval1("NegativeLogLikelihoodLoss", {scores_2x3(), i64({2}, {3, 0})});
-      },
+      [] { testing::eval1("NegativeLogLikelihoodLoss", {scores_2x3(), i64({2}, {3, 0})}); },
       "outside the 3 classes");
 }
 

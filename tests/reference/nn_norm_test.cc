@@ -11,9 +11,10 @@ using Ints = std::vector<int64_t>;
 
 TEST(RefNormTest, BatchNormInferenceUsesRunningStatistics) {
   TensorData x = ramp({2, 2, 3}, 0.5, -1);
-  auto y = eval_op("BatchNormalization",
-                   {x, f32({2}, {1, 2}), f32({2}, {0, 1}), f32({2}, {0.5, -1}), f32({2}, {4, 0.25})},
-                   {{"epsilon", 0.0}});
+  auto y =
+      eval_op("BatchNormalization",
+              {x, f32({2}, {1, 2}), f32({2}, {0, 1}), f32({2}, {0.5, -1}), f32({2}, {4, 0.25})},
+              {{"epsilon", 0.0}});
   std::vector<double> xv = values(x), want;
   double scale[] = {1, 2}, bias[] = {0, 1}, mean[] = {0.5, -1}, var[] = {4, 0.25};
   for (int i = 0; i < 12; ++i) {
@@ -25,9 +26,10 @@ TEST(RefNormTest, BatchNormInferenceUsesRunningStatistics) {
 
 TEST(RefNormTest, BatchNormTrainingModeUpdatesRunningStatistics) {
   // One channel, values 1..4: batch mean 2.5, population variance 1.25.
-  auto y = eval_op("BatchNormalization", {f32({4, 1}, {1, 2, 3, 4}), f32({1}, {1}), f32({1}, {0}), f32({1}, {0}),
-                                          f32({1}, {1})},
-                   {{"training_mode", int64_t{1}}, {"epsilon", 0.0}, {"momentum", 0.5}}, 3);
+  auto y = eval_op(
+      "BatchNormalization",
+      {f32({4, 1}, {1, 2, 3, 4}), f32({1}, {1}), f32({1}, {0}), f32({1}, {0}), f32({1}, {1})},
+      {{"training_mode", int64_t{1}}, {"epsilon", 0.0}, {"momentum", 0.5}}, 3);
   double sd = std::sqrt(1.25);
   expect_near(values(y[0]), {-1.5 / sd, -0.5 / sd, 0.5 / sd, 1.5 / sd});
   expect_near(values(y[1]), {1.25});
@@ -35,7 +37,8 @@ TEST(RefNormTest, BatchNormTrainingModeUpdatesRunningStatistics) {
 }
 
 TEST(RefNormTest, InstanceNormNormalizesEachPlane) {
-  auto y = eval_op("InstanceNormalization", {f32({1, 2, 2}, {1, 3, 10, 20}), f32({2}, {1, 2}), f32({2}, {0, 5})},
+  auto y = eval_op("InstanceNormalization",
+                   {f32({1, 2, 2}, {1, 3, 10, 20}), f32({2}, {1, 2}), f32({2}, {0, 5})},
                    {{"epsilon", 0.0}});
   expect_near(values(y[0]), {-1, 1, 3, 7});
 }
@@ -49,7 +52,8 @@ TEST(RefNormTest, LayerNormOverTrailingDimsWithStatistics) {
     double mean = 0, var = 0;
     for (int i = 0; i < 4; ++i) mean += xv[row * 4 + i] / 4;
     for (int i = 0; i < 4; ++i) var += std::pow(xv[row * 4 + i] - mean, 2) / 4;
-    for (int i = 0; i < 4; ++i) want.push_back((xv[row * 4 + i] - mean) / std::sqrt(var) * (i + 1) + (i % 2 ? -0.5 : 0.5));
+    for (int i = 0; i < 4; ++i)
+      want.push_back((xv[row * 4 + i] - mean) / std::sqrt(var) * (i + 1) + (i % 2 ? -0.5 : 0.5));
   }
   expect_near(values(y[0]), want);
   EXPECT_EQ(y[1].shape(), (Ints{2, 1, 1}));
@@ -59,7 +63,8 @@ TEST(RefNormTest, LayerNormOverTrailingDimsWithStatistics) {
 
 TEST(RefNormTest, LrnSumsSquaresOverNeighbouringChannels) {
   TensorData x = f32({1, 3, 1, 1}, {1, 2, 3});
-  auto y = eval_op("LRN", {x}, {{"size", int64_t{2}}, {"alpha", 0.5}, {"beta", 1.0}, {"bias", 1.0}});
+  auto y =
+      eval_op("LRN", {x}, {{"size", int64_t{2}}, {"alpha", 0.5}, {"beta", 1.0}, {"bias", 1.0}});
   // size 2: channel c sums c and c + 1.
   expect_near(values(y[0]), {1 / (1 + 0.25 * 5), 2 / (1 + 0.25 * 13), 3 / (1 + 0.25 * 9)});
 }
@@ -87,8 +92,8 @@ TEST(RefSoftmaxTest, OldOpsetsCoerceToTwoDimensions) {
   auto y = eval_op("Softmax", {x}, {}, 1, 11);  // default axis 1: rows of 4
   std::vector<double> v = values(y[0]);
   double denom = 1 + std::exp(1) + std::exp(2) + std::exp(3);
-  expect_near(v, {1 / denom, std::exp(1) / denom, std::exp(2) / denom, std::exp(3) / denom, 1 / denom,
-                  std::exp(1) / denom, std::exp(2) / denom, std::exp(3) / denom});
+  expect_near(v, {1 / denom, std::exp(1) / denom, std::exp(2) / denom, std::exp(3) / denom,
+                  1 / denom, std::exp(1) / denom, std::exp(2) / denom, std::exp(3) / denom});
   auto h = eval_op("Hardmax", {f32({2, 3}, {1, 3, 3, -1, -2, -5})});
   expect_near(values(h[0]), {0, 1, 0, 1, 0, 0});
   auto h_old = eval_op("Hardmax", {f32({2, 1, 2}, {1, 3, 3, -1})}, {}, 1, 12);

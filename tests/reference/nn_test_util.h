@@ -26,7 +26,8 @@ inline TensorData f32(std::vector<int64_t> shape, const std::vector<double>& val
 // 0, 1, 2, ... scaled and shifted, so data is deterministic and not symmetric.
 inline TensorData ramp(std::vector<int64_t> shape, double scale = 1.0, double shift = 0.0) {
   TensorData t(DataType::f32(), std::move(shape));
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(shift + scale * static_cast<double>(i));
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.data<float>()[i] = static_cast<float>(shift + scale * static_cast<double>(i));
   return t;
 }
 
@@ -36,7 +37,8 @@ inline std::vector<double> values(const TensorData& t) {
   return v;
 }
 
-inline void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-4) {
+inline void expect_near(const std::vector<double>& got, const std::vector<double>& want,
+                        double tol = 1e-4) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
 }
@@ -44,15 +46,17 @@ inline void expect_near(const std::vector<double>& got, const std::vector<double
 // Builds a graph holding `op` over constant inputs (an undefined TensorData is an omitted input),
 // checks that type inference predicts the shapes the reference produces, and returns the outputs.
 inline std::vector<TensorData> eval_op(const std::string& op, const std::vector<TensorData>& inputs,
-                                       std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
-                                       int opset = 17) {
+                                       std::map<std::string, Attr> attrs = {},
+                                       size_t num_outputs = 1, int opset = 17) {
   Graph g;
   g.opset = opset;
   Node node{op, "n0", {}, {}, std::move(attrs)};
   for (size_t i = 0; i < inputs.size(); ++i) {
-    node.inputs.push_back(inputs[i].defined() ? g.add_constant("in" + std::to_string(i), inputs[i]) : graph::kNoValue);
+    node.inputs.push_back(inputs[i].defined() ? g.add_constant("in" + std::to_string(i), inputs[i])
+                                              : graph::kNoValue);
   }
-  for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back(g.add_value("out" + std::to_string(i), {}));
+  for (size_t i = 0; i < num_outputs; ++i)
+    node.outputs.push_back(g.add_value("out" + std::to_string(i), {}));
   const graph::OpDef* def = graph::find_op(op);
   EXPECT_NE(def, nullptr) << op;
   std::vector<graph::TensorType> types = def->infer_type(g, node);

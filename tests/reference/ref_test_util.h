@@ -20,9 +20,10 @@ using graph::testing::i64;
 using graph::testing::make_tensor;
 
 // Runs `op_type` on `inputs` (an undefined TensorData is an omitted input) as graph inputs.
-inline std::vector<TensorData> eval(const std::string& op_type, const std::vector<TensorData>& inputs,
-                                    std::map<std::string, graph::Attr> attrs = {}, size_t num_outputs = 1,
-                                    int opset = 17) {
+inline std::vector<TensorData> eval(const std::string& op_type,
+                                    const std::vector<TensorData>& inputs,
+                                    std::map<std::string, graph::Attr> attrs = {},
+                                    size_t num_outputs = 1, int opset = 17) {
   std::vector<graph::testing::OpInput> specs;
   std::map<std::string, TensorData> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -33,7 +34,8 @@ inline std::vector<TensorData> eval(const std::string& op_type, const std::vecto
     specs.push_back(graph::testing::value_of(inputs[i].dtype(), inputs[i].shape()));
     feeds["in" + std::to_string(i)] = inputs[i];
   }
-  graph::Graph g = graph::testing::one_node_graph(op_type, specs, std::move(attrs), num_outputs, opset);
+  graph::Graph g =
+      graph::testing::one_node_graph(op_type, specs, std::move(attrs), num_outputs, opset);
   return run(g, feeds);
 }
 inline TensorData eval1(const std::string& op_type, const std::vector<TensorData>& inputs,

@@ -19,13 +19,19 @@ double dot_row(const std::vector<double>& m, int r, const std::vector<double>& v
 }
 
 TEST(RefLstmTest, OneStepMatchesHandUnrolledGates) {
-  TensorData x = f32({1, 1, 2}, {0.5, -1.0}), w = ramp({1, 8, 2}, 0.1, -0.3), r = ramp({1, 8, 2}, 0.05, -0.2);
-  TensorData b = ramp({1, 16}, 0.01), h0 = f32({1, 1, 2}, {0.1, -0.2}), c0 = f32({1, 1, 2}, {0.3, 0.4});
+  TensorData x = f32({1, 1, 2}, {0.5, -1.0}), w = ramp({1, 8, 2}, 0.1, -0.3),
+             r = ramp({1, 8, 2}, 0.05, -0.2);
+  TensorData b = ramp({1, 16}, 0.01), h0 = f32({1, 1, 2}, {0.1, -0.2}),
+             c0 = f32({1, 1, 2}, {0.3, 0.4});
   TensorData p = ramp({1, 6}, 0.1, -0.2);
-  auto out = eval_op("LSTM", {x, w, r, b, TensorData(), h0, c0, p}, {{"hidden_size", int64_t{2}}}, 3);
-  std::vector<double> xv = values(x), wv = values(w), rv = values(r), bv = values(b), h = values(h0), c = values(c0),
-                      pv = values(p);
-  auto gate = [&](int g, int j) { return dot_row(wv, g * 2 + j, xv) + dot_row(rv, g * 2 + j, h) + bv[g * 2 + j] + bv[8 + g * 2 + j]; };
+  auto out =
+      eval_op("LSTM", {x, w, r, b, TensorData(), h0, c0, p}, {{"hidden_size", int64_t{2}}}, 3);
+  std::vector<double> xv = values(x), wv = values(w), rv = values(r), bv = values(b),
+                      h = values(h0), c = values(c0), pv = values(p);
+  auto gate = [&](int g, int j) {
+    return dot_row(wv, g * 2 + j, xv) + dot_row(rv, g * 2 + j, h) + bv[g * 2 + j] +
+           bv[8 + g * 2 + j];
+  };
   std::vector<double> y_h, y_c;
   for (int j = 0; j < 2; ++j) {
     double i = sigmoid(gate(0, j) + pv[j] * c[j]);
@@ -42,19 +48,23 @@ TEST(RefLstmTest, OneStepMatchesHandUnrolledGates) {
 }
 
 TEST(RefGruTest, OneStepMatchesHandUnrolledGatesInBothResetForms) {
-  TensorData x = f32({1, 1, 3}, {0.5, -1.0, 2.0}), w = ramp({1, 6, 3}, 0.1, -0.5), r = ramp({1, 6, 2}, -0.07, 0.3);
+  TensorData x = f32({1, 1, 3}, {0.5, -1.0, 2.0}), w = ramp({1, 6, 3}, 0.1, -0.5),
+             r = ramp({1, 6, 2}, -0.07, 0.3);
   TensorData b = ramp({1, 12}, 0.02, -0.1), h0 = f32({1, 1, 2}, {0.25, -0.5});
-  std::vector<double> xv = values(x), wv = values(w), rv = values(r), bv = values(b), h = values(h0);
+  std::vector<double> xv = values(x), wv = values(w), rv = values(r), bv = values(b),
+                      h = values(h0);
   for (int64_t lbr : {0, 1}) {
     auto out = eval_op("GRU", {x, w, r, b, TensorData(), h0},
                        {{"hidden_size", int64_t{2}}, {"linear_before_reset", lbr}}, 2);
     std::vector<double> rg(2), want;
-    for (int k = 0; k < 2; ++k) rg[k] = sigmoid(dot_row(wv, 2 + k, xv) + dot_row(rv, 2 + k, h) + bv[2 + k] + bv[8 + k]);
+    for (int k = 0; k < 2; ++k)
+      rg[k] = sigmoid(dot_row(wv, 2 + k, xv) + dot_row(rv, 2 + k, h) + bv[2 + k] + bv[8 + k]);
     for (int j = 0; j < 2; ++j) {
       double z = sigmoid(dot_row(wv, j, xv) + dot_row(rv, j, h) + bv[j] + bv[6 + j]);
       std::vector<double> reset_h{rg[0] * h[0], rg[1] * h[1]};
-      double cand = lbr ? dot_row(wv, 4 + j, xv) + bv[4 + j] + rg[j] * (dot_row(rv, 4 + j, h) + bv[10 + j])
-                        : dot_row(wv, 4 + j, xv) + bv[4 + j] + dot_row(rv, 4 + j, reset_h) + bv[10 + j];
+      double cand =
+          lbr ? dot_row(wv, 4 + j, xv) + bv[4 + j] + rg[j] * (dot_row(rv, 4 + j, h) + bv[10 + j])
+              : dot_row(wv, 4 + j, xv) + bv[4 + j] + dot_row(rv, 4 + j, reset_h) + bv[10 + j];
       want.push_back((1 - z) * std::tanh(cand) + z * h[j]);
     }
     expect_near(values(out[0]), want, 1e-5);
@@ -71,12 +81,14 @@ TEST(RefRnnTest, TwoStepsWithDefaultTanh) {
 }
 
 TEST(RefRnnTest, ReverseBidirectionalAndSequenceLengths) {
-  TensorData x = ramp({3, 2, 2}, 0.2, -0.5), w = ramp({1, 3, 2}, 0.1, -0.2), r = ramp({1, 3, 3}, -0.05, 0.2);
+  TensorData x = ramp({3, 2, 2}, 0.2, -0.5), w = ramp({1, 3, 2}, 0.1, -0.2),
+             r = ramp({1, 3, 3}, -0.05, 0.2);
   std::map<std::string, Attr> attrs{{"hidden_size", int64_t{3}}};
   auto fwd = eval_op("RNN", {x, w, r}, attrs, 2);
   // Reverse over reversed time equals forward.
   std::vector<double> xv = values(x), flipped;
-  for (int t = 2; t >= 0; --t) flipped.insert(flipped.end(), xv.begin() + t * 4, xv.begin() + t * 4 + 4);
+  for (int t = 2; t >= 0; --t)
+    flipped.insert(flipped.end(), xv.begin() + t * 4, xv.begin() + t * 4 + 4);
   attrs["direction"] = std::string("reverse");
   auto rev = eval_op("RNN", {f32({3, 2, 2}, flipped), w, r}, attrs, 2);
   expect_near(values(rev[1]), values(fwd[1]), 1e-6);
@@ -85,7 +97,8 @@ TEST(RefRnnTest, ReverseBidirectionalAndSequenceLengths) {
   std::vector<double> w2 = values(w), r2 = values(r);
   w2.insert(w2.end(), w2.begin(), w2.end());
   r2.insert(r2.end(), r2.begin(), r2.end());
-  auto bi = eval_op("RNN", {f32({3, 2, 2}, flipped), f32({2, 3, 2}, w2), f32({2, 3, 3}, r2)}, attrs, 2);
+  auto bi =
+      eval_op("RNN", {f32({3, 2, 2}, flipped), f32({2, 3, 2}, w2), f32({2, 3, 3}, r2)}, attrs, 2);
   EXPECT_EQ(bi[0].shape(), (Ints{3, 2, 2, 3}));
   std::vector<double> bh = values(bi[1]);
   expect_near({bh.begin() + 6, bh.end()}, values(fwd[1]), 1e-6);
@@ -105,7 +118,8 @@ TEST(RefRnnTest, ReverseBidirectionalAndSequenceLengths) {
 }
 
 TEST(RefLstmTest, BatchFirstLayoutTransposesInputsAndOutputs) {
-  TensorData x = ramp({2, 3, 2}, 0.1, -0.3), w = ramp({1, 8, 2}, 0.05, -0.2), r = ramp({1, 8, 2}, -0.03, 0.1);
+  TensorData x = ramp({2, 3, 2}, 0.1, -0.3), w = ramp({1, 8, 2}, 0.05, -0.2),
+             r = ramp({1, 8, 2}, -0.03, 0.1);
   std::vector<double> xv = values(x), seq_major(12);
   for (int b = 0; b < 2; ++b)
     for (int t = 0; t < 3; ++t)
@@ -116,8 +130,10 @@ TEST(RefLstmTest, BatchFirstLayoutTransposesInputsAndOutputs) {
   std::vector<double> y = values(ref[0]), ybf = values(bf[0]);
   for (int b = 0; b < 2; ++b)
     for (int t = 0; t < 3; ++t)
-      for (int j = 0; j < 2; ++j) EXPECT_NEAR(ybf[(b * 3 + t) * 2 + j], y[(t * 2 + b) * 2 + j], 1e-6);
-  expect_near(values(bf[2]), values(ref[2]), 1e-6);  // [batch, 1, H] and [1, batch, H] share the order
+      for (int j = 0; j < 2; ++j)
+        EXPECT_NEAR(ybf[(b * 3 + t) * 2 + j], y[(t * 2 + b) * 2 + j], 1e-6);
+  expect_near(values(bf[2]), values(ref[2]),
+              1e-6);  // [batch, 1, H] and [1, batch, H] share the order
 }
 
 }  // namespace

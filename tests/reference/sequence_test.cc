@@ -8,7 +8,8 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-std::vector<double> einsum(const std::string& eq, const std::vector<TensorData>& in, Ints want_shape) {
+std::vector<double> einsum(const std::string& eq, const std::vector<TensorData>& in,
+                           Ints want_shape) {
   auto out = eval_op("Einsum", in, {{"equation", eq}});
   EXPECT_EQ(out[0].shape(), want_shape) << eq;
   return values(out[0]);
@@ -63,7 +64,11 @@ graph::Graph make_if_graph() {
   graph::ValueId b = g.add_value("b", {DataType::f32(), {2, 2}, {}});
   graph::ValueId y = g.add_value("out", {DataType::f32(), {2, 2}, {}});
   g.inputs = {cond, a, b};
-  g.add_node(Node{"If", "if0", {cond, a, b}, {y}, {{"then_branch", branch(true)}, {"else_branch", branch(false)}}});
+  g.add_node(Node{"If",
+                  "if0",
+                  {cond, a, b},
+                  {y},
+                  {{"then_branch", branch(true)}, {"else_branch", branch(false)}}});
   g.outputs.push_back(y);
   return g;
 }
@@ -75,7 +80,8 @@ TEST(RefIfTest, RunsTheChosenBranchOnOuterValues) {
     TensorData cond(DataType::boolean(), {});
     cond.data<uint8_t>()[0] = c;
     auto out = run(g, {{"cond", cond}, {"a", a}, {"b", b}});
-    expect_near(values(out[0]), c ? std::vector<double>{2, 1, 4, 3} : std::vector<double>{1, 3, 2, 4});
+    expect_near(values(out[0]),
+                c ? std::vector<double>{2, 1, 4, 3} : std::vector<double>{1, 3, 2, 4});
   }
   EXPECT_EQ(graph::find_op("If")->infer_type(g, g.nodes[0])[0].str(), "float32[2, 2]");
 }

@@ -20,7 +20,9 @@ using tessel::testing::expect_error;
 
 constexpr int64_t kSize = 1024;
 
-float* floats(const TesselValue& v) { return static_cast<float*>(static_cast<DLTensor*>(v.v_handle)->data); }
+float* floats(const TesselValue& v) {
+  return static_cast<float*>(static_cast<DLTensor*>(v.v_handle)->data);
+}
 
 // C++ kernels over three float arrays of kSize: "scale" C = A * B, "add" C = A + B, and
 // "hooked_scale", which calls the test's hook first.
@@ -32,7 +34,8 @@ class TestModule : public ModuleNode {
     auto elementwise = [this, name](float (*op)(float, float), bool hooked) {
       return Function(name, [this, op, hooked](const TesselValue* args, const int32_t*, int32_t) {
         if (hooked) hook();
-        for (int64_t i = 0; i < kSize; ++i) floats(args[2])[i] = op(floats(args[0])[i], floats(args[1])[i]);
+        for (int64_t i = 0; i < kSize; ++i)
+          floats(args[2])[i] = op(floats(args[0])[i], floats(args[1])[i]);
       });
     };
     auto mul = [](float a, float b) { return a * b; };
@@ -41,7 +44,9 @@ class TestModule : public ModuleNode {
     if (name == "add") return elementwise([](float a, float b) { return a + b; }, false);
     return {};
   }
-  std::vector<std::string> function_names() const override { return {"scale", "hooked_scale", "add"}; }
+  std::vector<std::string> function_names() const override {
+    return {"scale", "hooked_scale", "add"};
+  }
   std::string source(const std::string&) const override { return ""; }
 };
 
@@ -52,7 +57,8 @@ NDArray filled(const std::function<float(int64_t)>& value) {
 }
 
 NDArray input_values(int seed) {
-  return filled([seed](int64_t i) { return static_cast<float>((i * 3 + seed * 101) % 977) * 0.25f; });
+  return filled(
+      [seed](int64_t i) { return static_cast<float>((i * 3 + seed * 101) % 977) * 0.25f; });
 }
 
 NDArray weight_values() {
@@ -76,7 +82,8 @@ Model test_model(std::shared_ptr<TestModule> module, const std::string& first_ke
 // What the model computes for input x: x * w + w.
 NDArray expected_output(const NDArray& x) {
   NDArray w = weight_values();
-  return filled([&](int64_t i) { return x.data<float>()[i] * w.data<float>()[i] + w.data<float>()[i]; });
+  return filled(
+      [&](int64_t i) { return x.data<float>()[i] * w.data<float>()[i] + w.data<float>()[i]; });
 }
 
 bool same_values(const NDArray& a, const NDArray& b) {
@@ -90,7 +97,8 @@ NDArray run_once(Model& m, const NDArray& x) {
 }
 
 // A copy of an executor would share its arrays, so only a Model (which knows its weights) copies.
-static_assert(!std::is_copy_constructible_v<GraphExecutor> && std::is_move_constructible_v<GraphExecutor>);
+static_assert(!std::is_copy_constructible_v<GraphExecutor> &&
+              std::is_move_constructible_v<GraphExecutor>);
 
 TEST(ModelCopyTest, CopyHasItsOwnArraysAndSharesTheWeights) {
   Model original = test_model(std::make_shared<TestModule>());
@@ -107,7 +115,8 @@ TEST(ModelCopyTest, CopyHasItsOwnArraysAndSharesTheWeights) {
   EXPECT_TRUE(same_values(copy.get_output("y"), expected_output(x2)));
   for (int s = 0; s < 4; ++s) {
     bool is_weight = s == 1;
-    EXPECT_EQ(copy.executor().storage(s).raw_data() == original.executor().storage(s).raw_data(), is_weight)
+    EXPECT_EQ(copy.executor().storage(s).raw_data() == original.executor().storage(s).raw_data(),
+              is_weight)
         << "storage entry " << s;
   }
   EXPECT_EQ(copy.params().at("w").raw_data(), original.params().at("w").raw_data());
@@ -161,7 +170,8 @@ TEST(ModelThreadsTest, SecondThreadOnOneModelIsRefused) {
   std::thread runner([&] { model.run(); });
   entered.get_future().wait();
   expect_error([&] { model.run(); }, {"model run", "another thread", "its own copy"});
-  expect_error([&] { model.set_input("x", input_values(6)); }, {"model set_input", "another thread"});
+  expect_error([&] { model.set_input("x", input_values(6)); },
+               {"model set_input", "another thread"});
   expect_error([&] { model.run_profiled(); }, {"model run", "another thread"});
   release.set_value();
   runner.join();

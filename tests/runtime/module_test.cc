@@ -12,7 +12,8 @@ namespace {
 
 // A kernel with the backend signature: out[i] = in[i] * scale + bias for float32 1-d arrays,
 // args (in, out, scale: float, bias: int).
-extern "C" int32_t scale_bias_kernel(const TesselValue* args, const int32_t* codes, int32_t num_args) {
+extern "C" int32_t scale_bias_kernel(const TesselValue* args, const int32_t* codes,
+                                     int32_t num_args) {
   if (num_args != 4 || codes[0] != kTesselArgDLTensor || codes[1] != kTesselArgDLTensor ||
       codes[2] != kTesselArgFloat || codes[3] != kTesselArgInt) {
     TesselSetLastError("scale_bias_kernel: bad arguments");
@@ -66,7 +67,8 @@ TEST(FunctionTest, BackendErrorBecomesErrorWithFunctionName) {
 
 TEST(FunctionTest, KeepAliveLivesAsLongAsAnyCopy) {
   bool released = false;
-  std::shared_ptr<void> owner(static_cast<void*>(&released), [](void* p) { *static_cast<bool*>(p) = true; });
+  std::shared_ptr<void> owner(static_cast<void*>(&released),
+                              [](void* p) { *static_cast<bool*>(p) = true; });
   Function copy;
   {
     Function f = Function::from_backend("k", scale_bias_kernel, std::move(owner));
@@ -77,9 +79,7 @@ TEST(FunctionTest, KeepAliveLivesAsLongAsAnyCopy) {
   EXPECT_TRUE(released);
 }
 
-TEST(FunctionTest, CallingUndefinedFunctionIsAnError) {
-  EXPECT_THROW(Function().call({}), Error);
-}
+TEST(FunctionTest, CallingUndefinedFunctionIsAnError) { EXPECT_THROW(Function().call({}), Error); }
 
 // A module whose functions are hand-written backend entry points.
 class TableModule : public ModuleNode {

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <string>
 
-#include "tests/expect_error.h"
 #include "ir/error.h"
+#include "tests/expect_error.h"
 
 namespace tessel::runtime {
 namespace {
@@ -20,7 +20,8 @@ TEST(NDArrayTest, EmptyIsAlignedWithShapeStridesAndDtype) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(a.raw_data()) % 64, 0u);
     EXPECT_EQ(a.shape(), shape);
     EXPECT_EQ(a.ndim(), static_cast<int>(shape.size()));
-    int64_t expected_numel = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+    int64_t expected_numel =
+        std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
     EXPECT_EQ(a.numel(), expected_numel);
     EXPECT_EQ(a.nbytes(), static_cast<size_t>(expected_numel) * 4);
 
@@ -60,8 +61,10 @@ TEST(NDArrayTest, NegativeDimIsAnError) {
 // A shape from a file (mod.json, mod.params) whose byte size overflows int64 is an error, not a
 // wrapped-around small allocation.
 TEST(NDArrayTest, ShapeWhoseSizeOverflowsIsAnError) {
-  expect_error([] { NDArray::empty({int64_t{1} << 40, int64_t{1} << 40}, DataType::f32()); }, {"too large"});
-  expect_error([] { NDArray::empty({int64_t{1} << 62}, DataType::f64()); }, {"float64", "too large"});
+  expect_error([] { NDArray::empty({int64_t{1} << 40, int64_t{1} << 40}, DataType::f32()); },
+               {"too large"});
+  expect_error([] { NDArray::empty({int64_t{1} << 62}, DataType::f64()); },
+               {"float64", "too large"});
 }
 
 // Found by the package fuzzer (tests/fuzz): a zero dim made the size 0, so the check passed, and
@@ -69,15 +72,17 @@ TEST(NDArrayTest, ShapeWhoseSizeOverflowsIsAnError) {
 TEST(NDArrayTest, AZeroDimDoesNotExcuseOverflowingStrides) {
   expect_error([] { NDArray::empty({0, int64_t{1} << 40, int64_t{1} << 40}, DataType::f32()); },
                {"[0, 1099511627776, 1099511627776]", "too large"});
-  expect_error([] { NDArray::nbytes_of({int64_t{1} << 40, 0, int64_t{1} << 40}, DataType::u8()); }, {"too large"});
+  expect_error([] { NDArray::nbytes_of({int64_t{1} << 40, 0, int64_t{1} << 40}, DataType::u8()); },
+               {"too large"});
   EXPECT_EQ(NDArray::nbytes_of({3, 0, int64_t{1} << 40}, DataType::f32()), 0u);
   EXPECT_EQ(NDArray::nbytes_of({2, 3}, DataType::f64()), 48u);
 }
 
 TEST(NDArrayTest, DataTypeConversionRoundTrips) {
-  for (DataType t : {DataType::i8(), DataType::i32(), DataType::i64(), DataType::u8(),
-                     DataType::u64(), DataType::f16(), DataType::f32(), DataType::f64(),
-                     DataType::bf16(), DataType::boolean(), DataType::f32().with_lanes(4), DataType::handle()}) {
+  for (DataType t :
+       {DataType::i8(), DataType::i32(), DataType::i64(), DataType::u8(), DataType::u64(),
+        DataType::f16(), DataType::f32(), DataType::f64(), DataType::bf16(), DataType::boolean(),
+        DataType::f32().with_lanes(4), DataType::handle()}) {
     EXPECT_EQ(from_dl(to_dl(t)), t) << t.str();
   }
   DLDataType b = to_dl(DataType::boolean());
@@ -113,7 +118,8 @@ TEST(NDArrayTest, CopyIsDeepAndCopyFromToMoveBytes) {
 TEST(NDArrayTest, CopySizeMismatchNamesBothSizes) {
   NDArray a = NDArray::empty({2, 3}, DataType::f32());
   std::vector<float> buf(5);
-  expect_error([&] { a.copy_from(buf.data(), 20); }, {"copy_from", "20 bytes", "24 bytes", "[2, 3]"});
+  expect_error([&] { a.copy_from(buf.data(), 20); },
+               {"copy_from", "20 bytes", "24 bytes", "[2, 3]"});
   expect_error([&] { a.copy_to(buf.data(), 20); }, {"copy_to", "20 bytes", "24 bytes"});
 }
 
@@ -142,9 +148,10 @@ struct ForeignTensor {
   int* deleted;
 };
 
-DLManagedTensor* make_foreign(int* deleted, std::vector<int64_t> shape, std::vector<int64_t> strides,
-                              DLDeviceType device = kDLCPU) {
-  auto* ctx = new ForeignTensor{std::vector<float>(16), std::move(shape), std::move(strides), deleted};
+DLManagedTensor* make_foreign(int* deleted, std::vector<int64_t> shape,
+                              std::vector<int64_t> strides, DLDeviceType device = kDLCPU) {
+  auto* ctx =
+      new ForeignTensor{std::vector<float>(16), std::move(shape), std::move(strides), deleted};
   std::iota(ctx->data.begin(), ctx->data.end(), 0.0f);
   auto* m = new DLManagedTensor{};
   m->dl_tensor.data = ctx->data.data();

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/error.h"
 #include "tests/expect_error.h"
 #include "tests/runtime/temp_dir_fixture.h"
-#include "ir/error.h"
 
 namespace tessel::runtime {
 namespace {
@@ -32,34 +32,60 @@ using tessel::testing::expect_error;
 //                       u=np.arange(6, dtype=np.uint16).reshape(2, 3), s=np.array(2.5))
 // numpy writes each local header with a zip64 extra field (force_zip64), which libzip must accept.
 constexpr std::string_view kNumpySavez =
-    "504b030414000000000000002100217a3c82980000009800000005001400782e6e707901001000980000000000000098"
-    "00000000000000934e554d5059010076007b276465736372273a20273c6634272c2027666f727472616e5f6f72646572"
-    "273a2046616c73652c20277368617065273a2028332c2032292c207d2020202020202020202020202020202020202020"
-    "20202020202020202020202020202020202020202020202020202020202020202020202020200a0000c03f000000c000"
-    "00404000008840000000000000e040504b030414000000000000002100c8b83ce48800000088000000050014006e2e6e"
-    "70790100100088000000000000008800000000000000934e554d5059010076007b276465736372273a20273c6938272c"
-    "2027666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028292c207d202020202020202020"
-    "202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020"
-    "20202020200af9ffffffffffffff504b03041400000000000000210016938cbb830000008300000005001400622e6e70"
-    "790100100083000000000000008300000000000000934e554d5059010076007b276465736372273a20277c6231272c20"
-    "27666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028332c292c207d2020202020202020"
-    "202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020"
-    "202020200a010001504b0102140314000000000000002100217a3c829800000098000000050000000000000000000000"
-    "800100000000782e6e7079504b0102140314000000000000002100c8b83ce48800000088000000050000000000000000"
-    "0000008001cf0000006e2e6e7079504b010214031400000000000000210016938cbb8300000083000000050000000000"
+    "504b030414000000000000002100217a3c82980000009800000005001400782e6e7079010010009800000000000000"
+    "98"
+    "00000000000000934e554d5059010076007b276465736372273a20273c6634272c2027666f727472616e5f6f726465"
+    "72"
+    "273a2046616c73652c20277368617065273a2028332c2032292c207d20202020202020202020202020202020202020"
+    "20"
+    "20202020202020202020202020202020202020202020202020202020202020202020202020200a0000c03f000000c0"
+    "00"
+    "00404000008840000000000000e040504b030414000000000000002100c8b83ce48800000088000000050014006e2e"
+    "6e"
+    "70790100100088000000000000008800000000000000934e554d5059010076007b276465736372273a20273c693827"
+    "2c"
+    "2027666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028292c207d2020202020202020"
+    "20"
+    "2020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020"
+    "20"
+    "20202020200af9ffffffffffffff504b03041400000000000000210016938cbb830000008300000005001400622e6e"
+    "70"
+    "790100100083000000000000008300000000000000934e554d5059010076007b276465736372273a20277c6231272c"
+    "20"
+    "27666f727472616e5f6f72646572273a2046616c73652c20277368617065273a2028332c292c207d20202020202020"
+    "20"
+    "2020202020202020202020202020202020202020202020202020202020202020202020202020202020202020202020"
+    "20"
+    "202020200a010001504b0102140314000000000000002100217a3c8298000000980000000500000000000000000000"
+    "00"
+    "800100000000782e6e7079504b0102140314000000000000002100c8b83ce488000000880000000500000000000000"
+    "00"
+    "0000008001cf0000006e2e6e7079504b010214031400000000000000210016938cbb83000000830000000500000000"
+    "00"
     "00000000000080018e010000622e6e7079504b0506000000000300030099000000480200000000";
 constexpr std::string_view kNumpySavezCompressed =
-    "504b0304140000000800000021007c7cc6134a0000008600000005001400682e6e70790100100086000000000000004a"
-    "000000000000009bec17ea1b10c9c850c650ad9e925a9c5ca46ea5a06e9366a4aea3a09e965f54529498179f5f94920a"
-    "12774bcc294e058a17672416a402f91ac63a9a3a0ab50a14002e060b863dffab01504b03041400000008000000210005"
-    "950f6e520000008c00000005001400752e6e7079010010008c0000000000000052000000000000009bec17ea1b10c9c8"
-    "50c650ad9e925a9c5ca46ea5a06e536aa4aea3a09e965f54529498179f5f94920a12774bcc294e058a17672416a402f9"
-    "1a463a0ac69a3a0ab50a64032e06064606260666061606560600504b03041400000008000000210035b43a9347000000"
-    "8800000005001400732e6e707901001000880000000000000047000000000000009bec17ea1b10c9c850c650ad9e925a"
-    "9c5ca46ea5a06e9366a1aea3a09e965f54529498179f5f94920a12774bcc294e058a17672416a402f91a9a3a0ab50a14"
-    "012e063060710000504b01021403140000000800000021007c7cc6134a00000086000000050000000000000000000000"
-    "800100000000682e6e7079504b010214031400000008000000210005950f6e520000008c000000050000000000000000"
-    "000000800181000000752e6e7079504b010214031400000008000000210035b43a934700000088000000050000000000"
+    "504b0304140000000800000021007c7cc6134a0000008600000005001400682e6e7079010010008600000000000000"
+    "4a"
+    "000000000000009bec17ea1b10c9c850c650ad9e925a9c5ca46ea5a06e9366a4aea3a09e965f54529498179f5f9492"
+    "0a"
+    "12774bcc294e058a17672416a402f91ac63a9a3a0ab50a14002e060b863dffab01504b030414000000080000002100"
+    "05"
+    "950f6e520000008c00000005001400752e6e7079010010008c0000000000000052000000000000009bec17ea1b10c9"
+    "c8"
+    "50c650ad9e925a9c5ca46ea5a06e536aa4aea3a09e965f54529498179f5f94920a12774bcc294e058a17672416a402"
+    "f9"
+    "1a463a0ac69a3a0ab50a64032e06064606260666061606560600504b03041400000008000000210035b43a93470000"
+    "00"
+    "8800000005001400732e6e707901001000880000000000000047000000000000009bec17ea1b10c9c850c650ad9e92"
+    "5a"
+    "9c5ca46ea5a06e9366a1aea3a09e965f54529498179f5f94920a12774bcc294e058a17672416a402f91a9a3a0ab50a"
+    "14"
+    "012e063060710000504b01021403140000000800000021007c7cc6134a000000860000000500000000000000000000"
+    "00"
+    "800100000000682e6e7079504b010214031400000008000000210005950f6e520000008c0000000500000000000000"
+    "00"
+    "000000800181000000752e6e7079504b010214031400000008000000210035b43a9347000000880000000500000000"
+    "00"
     "00000000000080010a010000732e6e7079504b0506000000000300030099000000880100000000";
 
 std::string unhex(std::string_view hex) {
@@ -71,7 +97,6 @@ std::string unhex(std::string_view hex) {
 
 class NpzTest : public tessel::testing::TempDirTest {
  protected:
-
   std::string write_file(const std::string& name, const std::string& bytes) const {
     std::ofstream(path(name), std::ios::binary) << bytes;
     return path(name);
@@ -79,11 +104,11 @@ class NpzTest : public tessel::testing::TempDirTest {
   // The names in the test directory.
   std::vector<std::string> listing() const {
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir_))
+      names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
   }
-
 };
 
 // An array whose bytes are a deterministic pattern (0/1 for bool).
@@ -101,9 +126,10 @@ void expect_same(const NDArray& got, const NDArray& want, const std::string& wha
   EXPECT_EQ(std::memcmp(got.raw_data(), want.raw_data(), want.nbytes()), 0) << what;
 }
 
-const DataType kAllDtypes[] = {DataType::f16(), DataType::f32(), DataType::f64(), DataType::i8(),
-                               DataType::i16(), DataType::i32(), DataType::i64(), DataType::u8(),
-                               DataType::u16(), DataType::u32(), DataType::u64(), DataType::boolean()};
+const DataType kAllDtypes[] = {DataType::f16(), DataType::f32(), DataType::f64(),
+                               DataType::i8(),  DataType::i16(), DataType::i32(),
+                               DataType::i64(), DataType::u8(),  DataType::u16(),
+                               DataType::u32(), DataType::u64(), DataType::boolean()};
 
 TEST_F(NpzTest, RoundTripsEveryDtypeAndShape) {
   std::vector<std::pair<std::string, NDArray>> arrays;
@@ -144,7 +170,8 @@ TEST_F(NpzTest, ReadsNumpySavez) {
   const NDArray& b = arrays[2].second;
   ASSERT_EQ(b.dtype(), DataType::boolean());
   ASSERT_EQ(b.shape(), std::vector<int64_t>{3});
-  EXPECT_EQ(std::vector<uint8_t>(b.data<uint8_t>(), b.data<uint8_t>() + 3), (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_EQ(std::vector<uint8_t>(b.data<uint8_t>(), b.data<uint8_t>() + 3),
+            (std::vector<uint8_t>{1, 0, 1}));
 }
 
 TEST_F(NpzTest, ReadsNumpySavezCompressed) {
@@ -201,8 +228,10 @@ TEST_F(NpzTest, ReadsVersions2And3AndHeaderVariants) {
     }
   }
   // 1-byte dtypes have no byte order; any marker is accepted.
-  EXPECT_EQ(parse_npy(npy(1, "{'descr': '>u1', 'fortran_order': False, 'shape': (), }", "\x07"), "u").dtype(),
-            DataType::u8());
+  EXPECT_EQ(
+      parse_npy(npy(1, "{'descr': '>u1', 'fortran_order': False, 'shape': (), }", "\x07"), "u")
+          .dtype(),
+      DataType::u8());
 }
 
 TEST_F(NpzTest, WritesVersion2WhenTheHeaderNeedsIt) {
@@ -227,26 +256,35 @@ TEST_F(NpzTest, BadArraysNameTheFileAndArray) {
       {npy(4, f4, data), "unsupported .npy format version 4.0"},
       {npy(1, f4, data).substr(0, 40), "truncated .npy header"},
       {npy(1, "{'descr': '<f4', 'shape': (2,), }", data), "no 'fortran_order' key"},
-      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data), "unexpected keys"},
-      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", data), "corrupt .npy header"},
-      {npy(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", data), "fortran_order is not True"},
-      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data), "not a tuple of integers"},
+      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data),
+       "unexpected keys"},
+      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", data),
+       "corrupt .npy header"},
+      {npy(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", data),
+       "fortran_order is not True"},
+      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data),
+       "not a tuple of integers"},
       {npy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", data), "big-endian"},
       {npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", data), "Fortran-order"},
-      {npy(1, "{'descr': '<U5', 'fortran_order': False, 'shape': (2,), }", data), "unsupported dtype '<U5'"},
-      {npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", data), "unsupported dtype '|O'"},
-      {npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", data), "unsupported dtype '<c8'"},
+      {npy(1, "{'descr': '<U5', 'fortran_order': False, 'shape': (2,), }", data),
+       "unsupported dtype '<U5'"},
+      {npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", data),
+       "unsupported dtype '|O'"},
+      {npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", data),
+       "unsupported dtype '<c8'"},
       {npy(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", data),
        "unsupported dtype [('a', '<f4')] (structured"},
       {npy(1, f4, data.substr(0, 7)),
        "truncated data: a float32 array of shape (2,) needs 8 bytes, the file has 7"},
       {npy(1, f4, data + "x"), "trailing bytes"},
-      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", data),
+      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+           data),
        "too large"},
   };
   for (const Case& c : cases) {
     std::string file = path("bad.npz");
-    write_zip(file, {{"ok.npy", to_npy(pattern_array({2}, DataType::f32()))}, {"a.npy", c.payload}});
+    write_zip(file,
+              {{"ok.npy", to_npy(pattern_array({2}, DataType::f32()))}, {"a.npy", c.payload}});
     expect_error([&] { load_npz(file); }, {"'" + file + "' array 'a'", c.message});
   }
 }
@@ -258,7 +296,8 @@ TEST_F(NpzTest, BadArchivesNameTheFile) {
   expect_error([&] { load_npz(text); }, {"'" + text + "'", "Not a zip archive"});
   std::string other = path("other.npz");
   write_zip(other, {{"readme.txt", "hi"}});
-  expect_error([&] { load_npz(other); }, {"'" + other + "' entry 'readme.txt' is not a .npy array"});
+  expect_error([&] { load_npz(other); },
+               {"'" + other + "' entry 'readme.txt' is not a .npy array"});
   // A flipped data byte in a stored entry fails its CRC check.
   std::string bytes = unhex(kNumpySavez);
   size_t x_data = bytes.find(std::string_view("\x00\x00\xc0\x3f", 4));
@@ -292,7 +331,8 @@ TEST_F(NpzTest, DuplicateEntriesAreRefused) {
   }
   for (size_t at; (at = bytes.find("b.npy")) != std::string::npos;) bytes[at] = 'a';
   write_file("dup.npz", bytes);
-  expect_error([&] { load_npz(file); }, {"'" + file + "' entry 'a.npy'", "two entries of this name"});
+  expect_error([&] { load_npz(file); },
+               {"'" + file + "' entry 'a.npy'", "two entries of this name"});
 }
 
 TEST_F(NpzTest, ImpossibleDeclaredSizesNameTheEntry) {
@@ -310,28 +350,27 @@ TEST_F(NpzTest, ImpossibleDeclaredSizesNameTheEntry) {
   put_u32(marker, entry + 24, 0xFFFFFFFF);
   std::string four_gib = write_file("four_gib.npz", marker);
   expect_error([&] { load_npz(four_gib); },
-               {"'" + four_gib + "'", "entry 'a.npy' is corrupt: its size is 0xFFFFFFFF", "no zip64 extra field"});
+               {"'" + four_gib + "'", "entry 'a.npy' is corrupt: its size is 0xFFFFFFFF",
+                "no zip64 extra field"});
   // Just under 4 GiB: a stored entry's size is its stored bytes.
   std::string big = bytes;
   put_u32(big, entry + 24, 0xFFFFFFF0);
   std::string almost = write_file("almost.npz", big);
-  expect_error([&] { load_npz(almost); },
-               {"'" + almost + "' entry 'a.npy'", "declares a size of 4294967280 bytes but stores"});
+  expect_error([&] { load_npz(almost); }, {"'" + almost + "' entry 'a.npy'",
+                                           "declares a size of 4294967280 bytes but stores"});
 }
 
 TEST_F(NpzTest, AFifoIsNotRead) {
   std::string fifo = path("in.npz");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  expect_error([&] { load_npz(fifo); }, {"'" + fifo + "'", "not a regular file"});  // instead of blocking
+  expect_error([&] { load_npz(fifo); },
+               {"'" + fifo + "'", "not a regular file"});  // instead of blocking
 }
 
 TEST_F(NpzTest, SaveToMissingDirectoryFailsAndLeavesNothing) {
   std::string file = path("no/such/dir/out.npz");
-  expect_error(
-      [&] {
-        save_npz(file, {{"a", pattern_array({2}, DataType::f32())}});
-      },
-      {"cannot write '" + file + "'"});
+  expect_error([&] { save_npz(file, {{"a", pattern_array({2}, DataType::f32())}}); },
+               {"cannot write '" + file + "'"});
   EXPECT_TRUE(listing().empty());
 }
 
@@ -343,11 +382,8 @@ TEST_F(NpzTest, SaveRejectsBadArraysAndLeavesNothing) {
         save_npz(file, {{"a", ok}, {"v", pattern_array({2}, DataType::f32().with_lanes(4))}});
       },
       {"cannot write '" + file + "' array 'v'", "float32x4 has no .npy equivalent"});
-  expect_error(
-      [&] {
-        save_npz(file, {{"a", ok}, {"a", ok}});
-      },
-      {"cannot write '" + file + "' entry 'a.npy'", "duplicate"});
+  expect_error([&] { save_npz(file, {{"a", ok}, {"a", ok}}); },
+               {"cannot write '" + file + "' entry 'a.npy'", "duplicate"});
   expect_error([&] { save_npz(file, {{"a", NDArray()}}); }, {"array 'a': undefined"});
   expect_error([&] { save_npz(file, {}); }, {"cannot write '" + file + "'", "no entries"});
   EXPECT_TRUE(listing().empty());

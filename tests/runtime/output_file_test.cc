@@ -28,8 +28,9 @@ class OutputFileTest : public tessel::testing::TempDirTest {
     EXPECT_EQ(mkfifo(path(name).c_str(), 0600), 0);
     return path(name);
   }
-  size_t entries() const { return std::distance(fs::directory_iterator(dir_), fs::directory_iterator()); }
-
+  size_t entries() const {
+    return std::distance(fs::directory_iterator(dir_), fs::directory_iterator());
+  }
 };
 
 std::string contents(const std::string& file) {
@@ -37,18 +38,24 @@ std::string contents(const std::string& file) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-void write_text(int fd, const std::string& text) { ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size())); }
+void write_text(int fd, const std::string& text) {
+  ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
+}
 
 TEST_F(OutputFileTest, RefusesEverythingButARegularFile) {
   std::string pipe = fifo("pipe");
   std::string dir = path("dir");
   fs::create_directory(dir);
   fs::create_symlink(pipe, path("link-to-pipe"));
-  expect_error([&] { check_replaceable(pipe, "the package"); }, {"the package '" + pipe + "'", "FIFO"});
-  expect_error([&] { check_replaceable(dir, "the .npz"); }, {"the .npz '" + dir + "'", "directory"});
-  expect_error([&] { check_replaceable(path("link-to-pipe"), "the .npz"); }, {"link-to-pipe", "FIFO"});
+  expect_error([&] { check_replaceable(pipe, "the package"); },
+               {"the package '" + pipe + "'", "FIFO"});
+  expect_error([&] { check_replaceable(dir, "the .npz"); },
+               {"the .npz '" + dir + "'", "directory"});
+  expect_error([&] { check_replaceable(path("link-to-pipe"), "the .npz"); },
+               {"link-to-pipe", "FIFO"});
   // stat only: the device is not touched.
-  expect_error([&] { check_replaceable("/dev/full", "the package"); }, {"'/dev/full'", "character device"});
+  expect_error([&] { check_replaceable("/dev/full", "the package"); },
+               {"'/dev/full'", "character device"});
   check_replaceable(path("new"), "the package");
   std::ofstream(path("regular")) << "x";
   check_replaceable(path("regular"), "the package");
@@ -61,10 +68,11 @@ TEST_F(OutputFileTest, WriteAtomicallyReplacesARegularFileAndLeavesNoTemporary) 
   write_atomically(file, "the output", [](int fd) { write_text(fd, "second"); });
   EXPECT_EQ(contents(file), "second");
   // A failing writer leaves the old file and no temporary.
-  EXPECT_THROW(write_atomically(file, "the output", [](int fd) {
-                 write_text(fd, "partial");
-                 throw Error("disk on fire");
-               }),
+  EXPECT_THROW(write_atomically(file, "the output",
+                                [](int fd) {
+                                  write_text(fd, "partial");
+                                  throw Error("disk on fire");
+                                }),
                Error);
   EXPECT_EQ(contents(file), "second");
   EXPECT_EQ(entries(), 1u);
@@ -78,7 +86,8 @@ TEST_F(OutputFileTest, WritersLeaveAFifoAndADirectoryAlone) {
   ExecutorPlan plan;
   NDArray a = NDArray::empty({2}, DataType::f32());
   for (const std::string& target : {pipe, dir}) {
-    expect_error([&] { save_npz(target, {{"a", a}}); }, {"the .npz '" + target + "'", "not a regular file"});
+    expect_error([&] { save_npz(target, {{"a", a}}); },
+                 {"the .npz '" + target + "'", "not a regular file"});
     expect_error([&] { write_package(target, path("mod.so"), plan, {}); },
                  {"the package '" + target + "'", "not a regular file"});
     expect_error([&] { write_atomically(target, "the output", [](int) {}); }, {"'" + target + "'"});

@@ -79,13 +79,16 @@ TEST(ExecutorPlanJsonTest, NumbersThatAreNotIntegersOfTheFieldsRangeAreRefused) 
   const Case cases[] = {
       {plan_json(shape, R"("shape": [7.7e128])"), "'shape' holds 7.7e+128, not an integer"},
       {plan_json(shape, R"("shape": [1.5])"), "'shape' holds 1.5"},
-      {plan_json(storage0, R"("storage": 4294967296)"), "'storage' holds 4294967296, not an integer from -2147483648"},
-      {plan_json(R"("buffers": [])", R"("buffers": [18446744073709551615])"), "'buffers' holds 18446744073709551615"},
+      {plan_json(storage0, R"("storage": 4294967296)"),
+       "'storage' holds 4294967296, not an integer from -2147483648"},
+      {plan_json(R"("buffers": [])", R"("buffers": [18446744073709551615])"),
+       "'buffers' holds 18446744073709551615"},
       {plan_json(R"("version": 1)", R"("version": "1")"), "'version' holds a string"},
       {plan_json(R"("buffers": [])", R"("buffers": 3)"), "'buffers' is a number, not an array"},
   };
   for (const Case& c : cases) {
-    expect_error([&] { ExecutorPlan::from_json(c.json, "p:mod.json"); }, {"p:mod.json is corrupt", c.message});
+    expect_error([&] { ExecutorPlan::from_json(c.json, "p:mod.json"); },
+                 {"p:mod.json is corrupt", c.message});
   }
 }
 

@@ -1,6 +1,6 @@
 // load_package calls only the kernels of mod.so's kernel table and refuses inconsistent plans and
-// corrupt package files (issue 22, item 7). The libraries are small C files built with the system cc,
-// as export_library links its objects, so these tests need no LLVM.
+// corrupt package files (issue 22, item 7). The libraries are small C files built with the system
+// cc, as export_library links its objects, so these tests need no LLVM.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -43,12 +43,12 @@ const char* host_arch() {
 
 class PackageLoaderTest : public tessel::testing::TempDirTest {
  protected:
-
   // kAddOne and `table` (C code after it) built into a shared library with cc.
   std::string library(const std::string& name, const std::string& table) const {
     std::string source = path(name + ".c");
     std::ofstream(source) << kAddOne << table;
-    std::string command = "cc -shared -fPIC -I" + kSourceRoot.string() + " -o " + path(name + ".so") + " " + source;
+    std::string command =
+        "cc -shared -fPIC -I" + kSourceRoot.string() + " -o " + path(name + ".so") + " " + source;
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
     return path(name + ".so");
   }
@@ -58,7 +58,6 @@ static const TesselKernelEntry kernels[] = {{"add_one", add_one}};
 const TesselKernelTable __tessel_kernel_table = {TESSEL_KERNEL_TABLE_VERSION, 1, kernels};
 )");
   }
-
 };
 
 // x -> add_one -> y, and a weight w that no kernel reads.
@@ -66,7 +65,9 @@ ExecutorPlan add_one_plan() {
   ExecutorPlan p;
   p.target = "llvm";
   p.arch = host_arch();
-  p.storage = {{{1}, DataType::f32(), -1, ""}, {{1}, DataType::f32(), -1, ""}, {{1}, DataType::f32(), -1, "w"}};
+  p.storage = {{{1}, DataType::f32(), -1, ""},
+               {{1}, DataType::f32(), -1, ""},
+               {{1}, DataType::f32(), -1, "w"}};
   p.kernels = {{"add_one", {0, 1}, "Add", 0}};
   p.inputs = {{"x", 0}};
   p.outputs = {{"y", 1}};
@@ -99,7 +100,8 @@ TEST_F(PackageLoaderTest, AKernelOutsideTheTableIsRefused) {
     plan.kernels[0].name = name;
     std::string package = path(name + ".tar");
     write_package(package, library, plan, weights());
-    expect_error([&] { load_package(package); }, {"package " + package + ": mod.so", "no kernel '" + name + "'"});
+    expect_error([&] { load_package(package); },
+                 {"package " + package + ": mod.so", "no kernel '" + name + "'"});
   }
 }
 
@@ -107,7 +109,8 @@ TEST_F(PackageLoaderTest, AKernelOutsideTheTableIsRefused) {
 TEST_F(PackageLoaderTest, ALibraryWithoutAKernelTableIsRefused) {
   std::string package = path("old.tar");
   write_package(package, library("old", ""), add_one_plan(), weights());
-  expect_error([&] { load_package(package); }, {"package " + package, "no kernel table", "recompile the model"});
+  expect_error([&] { load_package(package); },
+               {"package " + package, "no kernel table", "recompile the model"});
 }
 
 TEST_F(PackageLoaderTest, MalformedKernelTablesAreRefused) {
@@ -130,7 +133,8 @@ TEST_F(PackageLoaderTest, MalformedKernelTablesAreRefused) {
   int i = 0;
   for (const Case& c : cases) {
     std::string package = path("bad" + std::to_string(i) + ".tar");
-    write_package(package, library("bad" + std::to_string(i++), c.table), add_one_plan(), weights());
+    write_package(package, library("bad" + std::to_string(i++), c.table), add_one_plan(),
+                  weights());
     expect_error([&] { load_package(package); }, {"package " + package, c.message});
   }
 }
@@ -162,20 +166,24 @@ TEST_F(PackageLoaderTest, InconsistentPlansAreRefused) {
       {edited(inputs, R"("inputs": [{"name": "x", "storage": 2}])"),
        "input 'x' is storage entry 2, which holds the weight 'w'"},
       {edited(R"("param": "w")", R"("param": "")"), "storage entry 2 has an empty 'param'"},
-      {edited(R"("dtype": "float32")", R"("dtype": "float32", "buffer": -1)"), "storage entry 0 has the buffer index -1"},
-      {good.substr(0, good.find(R"("kernels": [)")) + R"("kernels": [], )" + good.substr(good.find(R"("outputs")")),
+      {edited(R"("dtype": "float32")", R"("dtype": "float32", "buffer": -1)"),
+       "storage entry 0 has the buffer index -1"},
+      {good.substr(0, good.find(R"("kernels": [)")) + R"("kernels": [], )" +
+           good.substr(good.find(R"("outputs")")),
        "pkg:mod.json lists no kernels"},
   };
   ExecutorPlan::from_json(good, "pkg:mod.json");
   for (const Case& c : cases) {
-    expect_error([&] { ExecutorPlan::from_json(c.json, "pkg:mod.json"); }, {"pkg:mod.json", c.message});
+    expect_error([&] { ExecutorPlan::from_json(c.json, "pkg:mod.json"); },
+                 {"pkg:mod.json", c.message});
   }
   // Through load_package, naming the package.
   ExecutorPlan plan = add_one_plan();
   plan.inputs.push_back(plan.inputs[0]);
   std::string package = path("twice.tar");
   write_package(package, good_library(), plan, weights());
-  expect_error([&] { load_package(package); }, {package + ":mod.json", "input 'x' is listed twice"});
+  expect_error([&] { load_package(package); },
+               {package + ":mod.json", "input 'x' is listed twice"});
 }
 
 std::string contents(const std::string& file) {
@@ -189,14 +197,15 @@ TEST_F(PackageLoaderTest, AMemberClaimingMoreThanTheFileIsRefused) {
   write_package(package, good_library(), add_one_plan(), weights());
   std::string bytes = contents(package);
   ASSERT_EQ(bytes.substr(0, 6), "mod.so");  // the first ustar header
-  bytes.replace(124, 11, "77777777777");     // size: 8 GiB - 1, in octal
-  bytes.replace(148, 8, 8, ' ');             // the checksum counts its own field as spaces
+  bytes.replace(124, 11, "77777777777");    // size: 8 GiB - 1, in octal
+  bytes.replace(148, 8, 8, ' ');            // the checksum counts its own field as spaces
   unsigned sum = 0;
   for (int i = 0; i < 512; ++i) sum += static_cast<unsigned char>(bytes[i]);
   std::string checksum = fmt::format("{:06o}", sum);
   bytes.replace(148, 7, checksum + '\0');
   std::ofstream(package, std::ios::binary | std::ios::trunc) << bytes;
-  expect_error([&] { load_package(package); }, {"package " + package, "member mod.so claims 8589934591 bytes"});
+  expect_error([&] { load_package(package); },
+               {"package " + package, "member mod.so claims 8589934591 bytes"});
 }
 
 TEST_F(PackageLoaderTest, TwoMembersOfTheSameNameAreRefused) {
@@ -205,7 +214,8 @@ TEST_F(PackageLoaderTest, TwoMembersOfTheSameNameAreRefused) {
   std::ofstream(path("mod.json")) << "{}";
   std::string command = "tar -rf " + package + " -C " + dir_.string() + " mod.json";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  expect_error([&] { load_package(package); }, {"package " + package, "two members named mod.json"});
+  expect_error([&] { load_package(package); },
+               {"package " + package, "two members named mod.json"});
 }
 
 TEST_F(PackageLoaderTest, ParamsClaimingMoreThanTheFileAreRefusedBeforeAllocating) {

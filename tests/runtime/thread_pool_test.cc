@@ -41,7 +41,8 @@ TEST_F(ThreadPoolTest, EveryTaskRunsExactlyOnceAndCallerRunsTaskZero) {
       EXPECT_EQ(rc, 0);
       EXPECT_EQ(wrong_num_tasks, 0);
       for (int32_t t = 0; t < expected_tasks; ++t) {
-        EXPECT_EQ(runs[t], 1) << "task " << t << " of " << num_tasks << " on " << threads << " threads";
+        EXPECT_EQ(runs[t], 1) << "task " << t << " of " << num_tasks << " on " << threads
+                              << " threads";
       }
       EXPECT_EQ(task0_thread, std::this_thread::get_id());
     }
@@ -65,7 +66,8 @@ TEST_F(ThreadPoolTest, PartialSumsCombineToTheSerialSum) {
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i % 1000) - 300;
   int64_t expected = 0;
   for (int32_t v : values) expected += v;
-  for (int32_t num_tasks : {1, 3, 4, 16, 0}) EXPECT_EQ(parallel_sum(values, num_tasks), expected) << num_tasks;
+  for (int32_t num_tasks : {1, 3, 4, 16, 0})
+    EXPECT_EQ(parallel_sum(values, num_tasks), expected) << num_tasks;
 }
 
 TEST_F(ThreadPoolTest, NestedLaunchRunsSeriallyInTheCallingThread) {
@@ -118,7 +120,8 @@ TEST_F(ThreadPoolTest, DefaultComesFromTesselNumThreads) {
     num_threads();
     FAIL() << "expected tessel::Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("TESSEL_NUM_THREADS='many'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("TESSEL_NUM_THREADS='many'"), std::string::npos)
+        << e.what();
   }
   // Through the C ABI the bad value becomes an error code and message.
   auto noop = [](int32_t, int32_t, void*) -> int32_t { return 0; };
@@ -205,8 +208,8 @@ TEST_F(ThreadPoolTest, ResizingWhileOtherThreadsLaunch) {
 TEST(ParseNumThreadsTest, AcceptsOnlyPositiveIntegersInRange) {
   EXPECT_EQ(detail::parse_num_threads("4"), 4);
   EXPECT_EQ(detail::parse_num_threads("1024"), 1024);
-  for (const char* bad : {"", "0", "-0", "-2", "4x", " 4", "4 ", "+4", "0x10", "1e3", "4.0", "1025", "2147483648",
-                          "99999999999"}) {
+  for (const char* bad : {"", "0", "-0", "-2", "4x", " 4", "4 ", "+4", "0x10", "1e3", "4.0", "1025",
+                          "2147483648", "99999999999"}) {
     EXPECT_EQ(detail::parse_num_threads(bad), std::nullopt) << "'" << bad << "'";
   }
 }

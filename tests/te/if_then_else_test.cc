@@ -28,7 +28,8 @@ runtime::NDArray guarded_input(Guard guard) {
   const size_t bytes = kWidth * sizeof(float);
   auto* s = new Storage;
   s->mapping_bytes = 2 * page;
-  s->mapping = mmap(nullptr, s->mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  s->mapping =
+      mmap(nullptr, s->mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   EXPECT_NE(s->mapping, MAP_FAILED);
   char* first = static_cast<char*>(s->mapping);
   char* data;
@@ -58,10 +59,11 @@ runtime::NDArray guarded_input(Guard guard) {
 // P[i] = A[i - kPad] inside, 0 in the kPad elements on each side; B[i] = P[i] + P[i+1] + P[i+2].
 struct Padding {
   Tensor A = placeholder({kWidth}, DataType::f32(), "A");
-  Tensor P = compute({kWidth + 2 * kPad}, [&](Expr i) {
-    return if_then_else(i >= kPad && i < kWidth + kPad, A(i - kPad), 0.0f);
-  }, "P");
-  Tensor B = compute({kWidth + 2 * kPad - 2}, [&](Expr i) { return P(i) + P(i + 1) + P(i + 2); }, "B");
+  Tensor P = compute(
+      {kWidth + 2 * kPad},
+      [&](Expr i) { return if_then_else(i >= kPad && i < kWidth + kPad, A(i - kPad), 0.0f); }, "P");
+  Tensor B =
+      compute({kWidth + 2 * kPad - 2}, [&](Expr i) { return P(i) + P(i + 1) + P(i + 2); }, "B");
 
   static std::vector<float> padded() {
     std::vector<float> p(kWidth + 2 * kPad, 0.0f);
@@ -74,8 +76,8 @@ struct Padding {
     return b;
   }
   // Runs `s` (whose output is `out`) on both guarded placements of A.
-  static void check(const Schedule& s, const Tensor& in, const Tensor& out, const std::vector<float>& want,
-                    bool expect_masked_load) {
+  static void check(const Schedule& s, const Tensor& in, const Tensor& out,
+                    const std::vector<float>& want, bool expect_masked_load) {
     runtime::Module m = build(s, {in, out}, Target::parse("llvm -mcpu=native"), "pad");
     if (expect_masked_load) {
       EXPECT_NE(m.source("ll").find("llvm.masked.load"), std::string::npos) << m.source("ll");
@@ -95,7 +97,8 @@ TEST(IfThenElseTeTest, ScalarPaddingStaysInsideTheInput) {
 }
 
 TEST(IfThenElseTeTest, VectorizedPaddingMasksItsLoads) {
-  for (int64_t factor : {8, 16}) {  // 72 elements: 16 leaves a tail that loop partitioning splits off
+  for (int64_t factor :
+       {8, 16}) {  // 72 elements: 16 leaves a tail that loop partitioning splits off
     Padding p;
     Schedule s = create_schedule({p.P});
     auto [outer, inner] = s[p.P].split(p.P.axis(0), factor);

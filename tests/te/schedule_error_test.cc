@@ -18,7 +18,8 @@ struct Chain {
 };
 
 void expect_contains(const std::string& msg, std::initializer_list<const char*> parts) {
-  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+  for (const char* p : parts)
+    EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
 }
 
 TEST(ScheduleErrorTest, AxisNotALeaf) {
@@ -40,14 +41,17 @@ TEST(ScheduleErrorTest, ComputeAtNonConsumer) {
 TEST(ScheduleErrorTest, ComputeAtOfAnOutput) {
   Chain c;
   Schedule s = create_schedule({c.C, c.D});
-  expect_contains(error_of([&] { s[c.C].compute_at(s[c.C], c.C.axis(0)); }), {"stage 'C'", "output"});
+  expect_contains(error_of([&] { s[c.C].compute_at(s[c.C], c.C.axis(0)); }),
+                  {"stage 'C'", "output"});
 }
 
 TEST(ScheduleErrorTest, VectorizeOrParallelizeReductionAxis) {
   Chain c;
   Schedule s = create_schedule({c.C, c.D});
-  expect_contains(error_of([&] { s[c.C].vectorize(c.k); }), {"vectorize", "stage 'C'", "axis 'k'", "reduction"});
-  expect_contains(error_of([&] { s[c.C].parallel(c.k); }), {"parallel", "stage 'C'", "axis 'k'", "reduction"});
+  expect_contains(error_of([&] { s[c.C].vectorize(c.k); }),
+                  {"vectorize", "stage 'C'", "axis 'k'", "reduction"});
+  expect_contains(error_of([&] { s[c.C].parallel(c.k); }),
+                  {"parallel", "stage 'C'", "axis 'k'", "reduction"});
 }
 
 TEST(ScheduleErrorTest, FuseNonAdjacentOrMixed) {
@@ -66,16 +70,19 @@ TEST(ScheduleErrorTest, InlineReductionOrOutput) {
   Chain c;
   Tensor E = compute({16}, [&](Expr i) { return c.C(i) + 1.0f; }, "E");
   Schedule s = create_schedule({E});
-  expect_contains(error_of([&] { s[c.C].compute_inline(); }), {"compute_inline", "stage 'C'", "reduction"});
+  expect_contains(error_of([&] { s[c.C].compute_inline(); }),
+                  {"compute_inline", "stage 'C'", "reduction"});
   expect_contains(error_of([&] { s[E].compute_inline(); }), {"stage 'E'", "output"});
 }
 
 TEST(ScheduleErrorTest, BadFactorsAndReorders) {
   Chain c;
   Schedule s = create_schedule({c.C});
-  expect_contains(error_of([&] { s[c.C].split(c.C.axis(0), 0); }), {"stage 'C'", "axis 'i'", "positive"});
+  expect_contains(error_of([&] { s[c.C].split(c.C.axis(0), 0); }),
+                  {"stage 'C'", "axis 'i'", "positive"});
   expect_contains(error_of([&] { s[c.C].reorder({c.k, c.k}); }), {"reorder", "axis 'k'", "twice"});
-  expect_contains(error_of([&] { s[c.C].bind(c.C.axis(0), "threadIdx.w"); }), {"bind", "threadIdx.w"});
+  expect_contains(error_of([&] { s[c.C].bind(c.C.axis(0), "threadIdx.w"); }),
+                  {"bind", "threadIdx.w"});
   s[c.C].unroll(c.C.axis(0));
   expect_contains(error_of([&] { s[c.C].vectorize(c.C.axis(0)); }), {"already unrolled"});
 }
@@ -85,7 +92,8 @@ TEST(ScheduleErrorTest, BindOnCpuTargetIsAClearError) {
   Schedule s = create_schedule({c.D});
   s[c.D].bind(c.D.axis(0), "threadIdx.x");
   std::string msg = error_of<Error>([&] { build(s, {c.A, c.D}, Target::parse("llvm"), "f"); });
-  for (const char* p : {"stage 'D'", "axis 'i'", "threadIdx.x", "CPU"}) EXPECT_NE(msg.find(p), std::string::npos) << msg;
+  for (const char* p : {"stage 'D'", "axis 'i'", "threadIdx.x", "CPU"})
+    EXPECT_NE(msg.find(p), std::string::npos) << msg;
 }
 
 TEST(ScheduleErrorTest, MissingArgumentsAreNamed) {
@@ -111,9 +119,11 @@ TEST(ScheduleErrorTest, ComputeAtAxisSplitAfterwards) {
 TEST(OperationErrorTest, BadComputeDefinitions) {
   Tensor A = placeholder({4, 4}, DataType::f32(), "A");
   std::string msg = error_of<Error>([&] { A(1); });
-  EXPECT_NE(msg.find("tensor 'A' has 2 dimensions but is indexed with 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tensor 'A' has 2 dimensions but is indexed with 1"), std::string::npos)
+      << msg;
   IterVar k = reduce_axis(0, 4, "k");
-  msg = error_of<Error>([&] { compute({4}, [&](Expr i) { return sum(A(i, k), {k}) + 1.0f; }, "X"); });
+  msg =
+      error_of<Error>([&] { compute({4}, [&](Expr i) { return sum(A(i, k), {k}) + 1.0f; }, "X"); });
   EXPECT_NE(msg.find("compute 'X'"), std::string::npos) << msg;
   msg = error_of<Error>([&] { placeholder({-3}, DataType::f32(), "P"); });
   EXPECT_NE(msg.find("'P'"), std::string::npos) << msg;

@@ -148,7 +148,8 @@ TEST(ScheduleTest, ComputeAtProducerConsumer) {
 }
 
 TEST(ScheduleTest, ComputeAtUnderNonDividingSplitWithStencil) {
-  // C[i] = B[i] + B[i+1]: the producer region overlaps between iterations and the last block is short.
+  // C[i] = B[i] + B[i+1]: the producer region overlaps between iterations and the last block is
+  // short.
   Tensor A = placeholder({51}, DataType::f32(), "A");
   Tensor B = compute({51}, [&](Expr i) { return A(i) * 2.0f; }, "B");
   Tensor C = compute({50}, [&](Expr i) { return B(i) + B(i + 1); }, "C");
@@ -257,8 +258,9 @@ TEST(ScheduleTest, ReductionsOfEachKind) {
   Tensor A = placeholder({7, 13}, DataType::f32(), "A");
   IterVar k1 = reduce_axis(0, 13, "k"), k2 = reduce_axis(0, 13, "k"), k3 = reduce_axis(0, 13, "k"),
           k4 = reduce_axis(0, 13, "k");
-  Reducer prod("prod", [](PrimExpr x, PrimExpr y) { return x * y; },
-               [](DataType t) { return make_const(t, 1); });
+  Reducer prod(
+      "prod", [](PrimExpr x, PrimExpr y) { return x * y; },
+      [](DataType t) { return make_const(t, 1); });
   Tensor S = compute({7}, [&](Expr i) { return sum(A(i, k1), {k1}); }, "S");
   Tensor Mx = compute({7}, [&](Expr i) { return max(A(i, k2), {k2}); }, "Mx");
   Tensor Mn = compute({7}, [&](Expr i) { return min(A(i, k3), {k3}); }, "Mn");
@@ -310,7 +312,8 @@ TEST(ScheduleTest, SymbolicMatmul) {
   auto [io, jo, ii, ji] = s[C].tile(C.axis(0), C.axis(1), 4, 8);
   s[C].reorder({io, jo, k, ii, ji});
   runtime::Module mod = build(s, {A, B, C}, Target::parse("llvm -mcpu=native"), "mm");
-  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{5, 9, 3}, {16, 16, 16}, {33, 7, 12}}) {
+  for (auto [M, N, K] :
+       {std::tuple<int64_t, int64_t, int64_t>{5, 9, 3}, {16, 16, 16}, {33, 7, 12}}) {
     auto a = random_array({M, K}), b = random_array({K, N}), c = zeros({M, N});
     mod.get_function("mm")(a, b, c);
     expect_near(c, naive_matmul(a, b, M, N, K));

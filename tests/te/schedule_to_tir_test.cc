@@ -19,8 +19,11 @@ TEST(ScheduleToTirTest, ReductionInitBeforeTheReduceLoop) {
 
   Buffer a = f->buffers[0], b = f->buffers[1], c = f->buffers[2];
   Var i("i"), j("j"), kk("k");
-  Stmt update = BufferStoreNode::make(
-      c, BufferLoadNode::make(c, {i, j}) + BufferLoadNode::make(a, {i, kk}) * BufferLoadNode::make(b, {kk, j}), {i, j});
+  Stmt update =
+      BufferStoreNode::make(c,
+                            BufferLoadNode::make(c, {i, j}) +
+                                BufferLoadNode::make(a, {i, kk}) * BufferLoadNode::make(b, {kk, j}),
+                            {i, j});
   Stmt expected = ForNode::make(
       i, 0, 4, ForKind::kSerial,
       ForNode::make(j, 0, 4, ForKind::kSerial,

@@ -35,13 +35,15 @@ inline runtime::NDArray zeros(std::vector<int64_t> shape) {
 
 // Compiles `s` for the host and calls it with `arrays` (in argument order).
 inline void build_and_run(const Schedule& s, const std::vector<Tensor>& args,
-                          const std::vector<runtime::NDArray>& arrays, const std::string& name = "f") {
+                          const std::vector<runtime::NDArray>& arrays,
+                          const std::string& name = "f") {
   runtime::Module m = build(s, args, Target::parse("llvm -mcpu=native"), name);
   std::vector<runtime::Arg> call_args(arrays.begin(), arrays.end());
   m.get_function(name).call(call_args);
 }
 
-inline void expect_near(const runtime::NDArray& got, const std::vector<float>& want, float tol = 1e-4f) {
+inline void expect_near(const runtime::NDArray& got, const std::vector<float>& want,
+                        float tol = 1e-4f) {
   ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
   const float* g = got.data<float>();
   for (size_t i = 0; i < want.size(); ++i) {
@@ -49,8 +51,8 @@ inline void expect_near(const runtime::NDArray& got, const std::vector<float>& w
   }
 }
 
-inline std::vector<float> naive_matmul(const runtime::NDArray& a, const runtime::NDArray& b, int64_t m,
-                                       int64_t n, int64_t k) {
+inline std::vector<float> naive_matmul(const runtime::NDArray& a, const runtime::NDArray& b,
+                                       int64_t m, int64_t n, int64_t k) {
   std::vector<float> c(m * n, 0.0f);
   const float *pa = a.data<float>(), *pb = b.data<float>();
   for (int64_t i = 0; i < m; ++i)

@@ -20,11 +20,11 @@ struct Workload {
     Var i("i"), jo("jo"), ji("ji");
     PrimExpr j = jo * 8 + ji;
     Stmt store = BufferStoreNode::make(b, tanh(BufferLoadNode::make(a, {i, j})) + 1.0f, {i, j});
-    Stmt body = ForNode::make(
-        i, 0, 3, ForKind::kSerial,
-        ForNode::make(jo, 0, ceildiv(n, 8), ForKind::kSerial,
-                      ForNode::make(ji, 0, 8, ForKind::kVectorized,
-                                    IfThenElseNode::make(likely(j < n), store))));
+    Stmt body =
+        ForNode::make(i, 0, 3, ForKind::kSerial,
+                      ForNode::make(jo, 0, ceildiv(n, 8), ForKind::kSerial,
+                                    ForNode::make(ji, 0, 8, ForKind::kVectorized,
+                                                  IfThenElseNode::make(likely(j < n), store))));
     return PrimFunc::make("tanh_plus_one", {a->data, b->data}, {a, b}, body);
   }
 };
@@ -85,7 +85,8 @@ TEST(PipelineTest, DumpIrParsing) {
     parse_dump_ir("flatten,vectorize_loops");
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown tir pass 'flatten'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown tir pass 'flatten'"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("flatten_buffers"), std::string::npos) << e.what();
   }
 }

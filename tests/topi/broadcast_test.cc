@@ -46,7 +46,8 @@ TEST(BroadcastTest, MismatchedDimsAreAnError) {
     binary(a, b, [](PrimExpr x, PrimExpr y) { return x + y; }, "add7");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("add7: dims 3 and 2 do not broadcast"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("add7: dims 3 and 2 do not broadcast"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -17,8 +17,10 @@ TEST(ComputeElementwiseTest, FloatMathMatchesTheReference) {
   auto x = m.input("x", random_data(DataType::f32(), {2, 3, 7}, 1, -0.95, 0.95));
   auto wide = m.input("wide", random_data(DataType::f32(), {2, 3, 7}, 2, -6, 6));
   auto ge1 = m.input("ge1", random_data(DataType::f32(), {42}, 3, 1, 40));
-  for (const char* op : {"Asin", "Acos", "Atanh", "Atan", "Tan"}) m.op(std::string(op) + "_x", op, {x});
-  for (const char* op : {"Atan", "Sinh", "Cosh", "Asinh", "Celu", "Tan"}) m.op(std::string(op) + "_wide", op, {wide});
+  for (const char* op : {"Asin", "Acos", "Atanh", "Atan", "Tan"})
+    m.op(std::string(op) + "_x", op, {x});
+  for (const char* op : {"Atan", "Sinh", "Cosh", "Asinh", "Celu", "Tan"})
+    m.op(std::string(op) + "_wide", op, {wide});
   m.op("acosh", "Acosh", {ge1});
   m.op("atan_big", "Atan", {ge1});
   m.op("celu_alpha", "Celu", {wide}, {{"alpha", Attr(0.5)}});
@@ -31,7 +33,8 @@ TEST(ComputeElementwiseTest, FloatMathMatchesTheReference) {
 TEST(ComputeElementwiseTest, NanAndInfTests) {
   OpGraph m;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
-  auto x = m.input("x", tensor_of<double>(DataType::f32(), {2, 4}, {inf, -inf, nan, 0, 1, -1e30, 3.5, -inf}));
+  auto x = m.input(
+      "x", tensor_of<double>(DataType::f32(), {2, 4}, {inf, -inf, nan, 0, 1, -1e30, 3.5, -inf}));
   m.op("isnan", "IsNaN", {x});
   m.op("isinf", "IsInf", {x});
   m.op("isinf_pos", "IsInf", {x}, {{"detect_negative", Attr(int64_t{0})}});
@@ -74,7 +77,8 @@ TEST(ComputeElementwiseTest, WhereBroadcastsAllThreeInputs) {
 
 TEST(ComputeElementwiseTest, CastBetweenFloatIntAndBool) {
   OpGraph m;
-  auto x = m.input("x", tensor_of<double>(DataType::f32(), {8}, {-2.7, -0.5, 0, 0.25, 1.5, 3.99, 100.2, -0.0}));
+  auto x = m.input(
+      "x", tensor_of<double>(DataType::f32(), {8}, {-2.7, -0.5, 0, 0.25, 1.5, 3.99, 100.2, -0.0}));
   auto i = m.input("i", tensor_of<int64_t>(DataType::i64(), {6}, {-300, -1, 0, 1, 255, 70000}));
   auto flag = m.input("flag", random_data(DataType::boolean(), {5}, 15));
   auto like = m.input("like", random_data(DataType::i32(), {1}, 16));
@@ -103,13 +107,16 @@ TensorData bfloat16_of(std::vector<uint16_t> bits) {
 TEST(ComputeElementwiseTest, CastToAndFromBfloat16) {
   OpGraph m;
   const double tie = 1 + 3 * std::ldexp(1.0, -8), above_half = 1 + 3 * std::ldexp(1.0, -9);
-  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  auto x = m.input("x", tensor_of<double>(DataType::f32(), {10}, {1.0, -2.5, 3.14159, 1e-40, tie, above_half, inf, -inf,
-                                                                   nan, -0.0}));
+  const double inf = std::numeric_limits<double>::infinity(),
+               nan = std::numeric_limits<double>::quiet_NaN();
+  auto x = m.input(
+      "x", tensor_of<double>(DataType::f32(), {10},
+                             {1.0, -2.5, 3.14159, 1e-40, tie, above_half, inf, -inf, nan, -0.0}));
   auto d = m.input("d", tensor_of<double>(DataType::f64(), {4}, {1.0 + 1e-12, -3.3, 1e300, nan}));
   auto i = m.input("i", ints({-300, 0, 257, 70001, 16777217}));
   // 1, -2.5, the smallest subnormal, inf, -inf, NaN, 3.140625, -0, 2^23, -2^31.
-  auto b = m.input("b", bfloat16_of({0x3F80, 0xC020, 0x0001, 0x7F80, 0xFF80, 0x7FC0, 0x4049, 0x8000, 0x4B00, 0xCF00}));
+  auto b = m.input("b", bfloat16_of({0x3F80, 0xC020, 0x0001, 0x7F80, 0xFF80, 0x7FC0, 0x4049, 0x8000,
+                                     0x4B00, 0xCF00}));
   auto finite = m.input("finite", bfloat16_of({0x3F80, 0xC020, 0x4049, 0x8000, 0x4B00, 0xC2FF}));
   // Wide enough for the vectorized loop and its tail.
   auto bulk = m.input("bulk", random_data(DataType::f32(), {3, 41}, 17, -1e4, 1e4));
@@ -148,7 +155,8 @@ TEST(ComputeElementwiseTest, PowWithIntegerAndMixedOperands) {
 
 TEST(ComputeElementwiseTest, IntegerDivModAndFloatFmod) {
   OpGraph m;
-  auto a = m.input("a", tensor_of<int64_t>(DataType::i64(), {2, 6}, {-7, -6, -1, 0, 5, 7, 9, -9, 4, -4, 13, -13}));
+  auto a = m.input("a", tensor_of<int64_t>(DataType::i64(), {2, 6},
+                                           {-7, -6, -1, 0, 5, 7, 9, -9, 4, -4, 13, -13}));
   auto b = m.input("b", tensor_of<int64_t>(DataType::i64(), {6}, {3, -3, 2, -5, -3, 4}));
   auto a32 = m.input("a32", random_data(DataType::i32(), {4, 6}, 17, -50, 50));
   auto b32 = m.input("b32", tensor_of<int64_t>(DataType::i32(), {6}, {7, -7, 3, -2, 11, -13}));
@@ -178,7 +186,8 @@ TEST(ComputeElementwiseTest, BitShiftWrapsPerWidth) {
   auto x32 = m.input("x32", random_data(DataType::u32(), {3, 4}, 20, 0, 4000000000.0));
   auto s32 = m.input("s32", random_data(DataType::u32(), {4}, 21, 0, 31));
   auto x64 = m.input("x64", random_data(DataType::u64(), {8}, 22, 0, 9.0e18));
-  auto s64 = m.input("s64", tensor_of<int64_t>(DataType::i64(), {8}, {0, 1, 13, 31, 32, 63, 62, 5}));
+  auto s64 =
+      m.input("s64", tensor_of<int64_t>(DataType::i64(), {8}, {0, 1, 13, 31, 32, 63, 62, 5}));
   auto x64u = m.op("s64_as_u64", "Cast", {s64}, {{"to", Attr(int64_t{13})}})[0];
   for (const char* dir : {"LEFT", "RIGHT"}) {
     auto attrs = std::map<std::string, Attr>{{"direction", Attr(std::string(dir))}};

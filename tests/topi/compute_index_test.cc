@@ -20,8 +20,10 @@ TEST(ComputeIndexTest, ScatterElementsReductionsAndNegativeIndices) {
   auto updi = m.input("updi", random_data(DataType::i64(), {2, 3}, 4, -9, 9));
   for (const char* r : {"none", "add", "mul", "max", "min"}) {
     std::string s = r;
-    m.op("axis1_" + s, "ScatterElements", {x, idx, upd}, {{"axis", int_attr(1)}, {"reduction", str_attr(s)}});
-    m.op("int_" + s, "ScatterElements", {xi, idx, updi}, {{"axis", int_attr(-1)}, {"reduction", str_attr(s)}});
+    m.op("axis1_" + s, "ScatterElements", {x, idx, upd},
+         {{"axis", int_attr(1)}, {"reduction", str_attr(s)}});
+    m.op("int_" + s, "ScatterElements", {xi, idx, updi},
+         {{"axis", int_attr(-1)}, {"reduction", str_attr(s)}});
   }
   // Along axis 0: indices smaller than the data in the other dim too.
   auto idx0 = m.input("idx0", tensor_of<int64_t>(DataType::i64(), {2, 3}, {2, 0, -1, 2, 1, 0}));
@@ -49,19 +51,21 @@ TEST(ComputeIndexTest, ScatterNDSlicesElementsAndReductions) {
   auto rows = m.input("rows", tensor_of<int64_t>(DataType::i64(), {3, 1}, {1, 3, -3}));
   auto row_upd = m.input("row_upd", random_data(DataType::f32(), {3, 3, 2}, 11));
   // Single elements, from a [2, 2] grid of tuples.
-  auto elems =
-      m.input("elems", tensor_of<int64_t>(DataType::i64(), {2, 2, 3}, {0, 0, 0, 3, 2, 1, -1, -1, -1, 2, 1, 0}));
+  auto elems = m.input("elems", tensor_of<int64_t>(DataType::i64(), {2, 2, 3},
+                                                   {0, 0, 0, 3, 2, 1, -1, -1, -1, 2, 1, 0}));
   auto elem_upd = m.input("elem_upd", random_data(DataType::f32(), {2, 2}, 12));
   // One tuple (indices of rank 1) addressing a [2] row.
   auto one = m.input("one", tensor_of<int64_t>(DataType::i64(), {2}, {2, -1}));
   auto one_upd = m.input("one_upd", random_data(DataType::f32(), {2}, 13));
   for (const char* r : {"none", "add", "mul", "max", "min"}) {
     m.op(std::string("rows_") + r, "ScatterND", {x, rows, row_upd}, {{"reduction", str_attr(r)}});
-    m.op(std::string("elems_") + r, "ScatterND", {x, elems, elem_upd}, {{"reduction", str_attr(r)}});
+    m.op(std::string("elems_") + r, "ScatterND", {x, elems, elem_upd},
+         {{"reduction", str_attr(r)}});
   }
   m.op("one", "ScatterND", {x, one, one_upd});
   auto none = m.input("none", random_data(DataType::i64(), {0, 1}, 16));
-  m.op("no_updates", "ScatterND", {x, none, m.input("none_upd", random_data(DataType::f32(), {0, 3, 2}, 17))},
+  m.op("no_updates", "ScatterND",
+       {x, none, m.input("none_upd", random_data(DataType::f32(), {0, 3, 2}, 17))},
        {{"reduction", str_attr("mul")}});
   auto xi = m.input("xi", random_data(DataType::i32(), {5}, 14, -9, 9));
   auto idx_i = m.input("idx_i", tensor_of<int64_t>(DataType::i64(), {3, 1}, {4, 0, 4}));
@@ -87,8 +91,10 @@ TEST(ComputeIndexTest, GatherNDWithBatchDims) {
   auto full = m.input("full", tensor_of<int64_t>(DataType::i64(), {2, 3}, {0, 1, 1, -1, -1, 0}));
   auto rows = m.input("rows", tensor_of<int64_t>(DataType::i64(), {2, 2, 1}, {2, 0, -1, 1}));
   auto pairs = m.input("pairs", tensor_of<int64_t>(DataType::i64(), {2, 2}, {0, 1, 1, 0}));
-  auto batch = m.input("batch", tensor_of<int64_t>(DataType::i64(), {3, 2, 1}, {3, 0, -1, 2, 1, 1}));
-  auto batch_full = m.input("batch_full", tensor_of<int64_t>(DataType::i64(), {3, 2}, {0, 1, 3, 0, -4, -1}));
+  auto batch =
+      m.input("batch", tensor_of<int64_t>(DataType::i64(), {3, 2, 1}, {3, 0, -1, 2, 1, 1}));
+  auto batch_full =
+      m.input("batch_full", tensor_of<int64_t>(DataType::i64(), {3, 2}, {0, 1, 3, 0, -4, -1}));
   m.op("elements", "GatherND", {x, full});
   m.op("slices", "GatherND", {x, rows});
   m.op("int32", "GatherND", {xi, pairs});
@@ -116,7 +122,8 @@ TEST(ComputeIndexTest, ReverseSequenceAlongEitherAxis) {
   auto xt = m.input("xt", random_data(DataType::i64(), {3, 5}, 23, -9, 9));
   auto lens_t = m.input("lens_t", tensor_of<int64_t>(DataType::i64(), {3}, {0, 5, 3}));
   m.op("time_major", "ReverseSequence", {x, lens});
-  m.op("batch_major", "ReverseSequence", {xt, lens_t}, {{"batch_axis", int_attr(0)}, {"time_axis", int_attr(1)}});
+  m.op("batch_major", "ReverseSequence", {xt, lens_t},
+       {{"batch_axis", int_attr(0)}, {"time_axis", int_attr(1)}});
   m.check();
 }
 
@@ -146,7 +153,8 @@ TEST(ComputeIndexTest, EinsumEquations) {
   einsum("ellipsis_matmul", {ba, bb}, "...ij,...jk->...ik");
   einsum("broadcast_batch", {ba, one}, "...ij,...jk->...ik");
   einsum("three_operands", {a, b, v}, "ij,jk,j->ik");
-  einsum("int_matvec", {ai, m.input("vi", random_data(DataType::i64(), {4}, 32, -5, 5))}, "ij,j->i");
+  einsum("int_matvec", {ai, m.input("vi", random_data(DataType::i64(), {4}, 32, -5, 5))},
+         "ij,j->i");
   m.check();
 }
 

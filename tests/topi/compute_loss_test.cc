@@ -12,11 +12,12 @@ namespace {
 using namespace testing;  // NOLINT
 
 // Targets in [0, classes), with every `every`-th element set to `ignore` (every = 0: none).
-TensorData targets(DataType dtype, std::vector<int64_t> shape, int64_t classes, uint32_t seed, int64_t every = 0,
-                   int64_t ignore = 0) {
+TensorData targets(DataType dtype, std::vector<int64_t> shape, int64_t classes, uint32_t seed,
+                   int64_t every = 0, int64_t ignore = 0) {
   TensorData t = random_data(DataType::i64(), shape, seed, 0, static_cast<double>(classes - 1));
   std::vector<int64_t> values;
-  for (int64_t i = 0; i < t.numel(); ++i) values.push_back(every && i % every == 0 ? ignore : t.get_int(i));
+  for (int64_t i = 0; i < t.numel(); ++i)
+    values.push_back(every && i % every == 0 ? ignore : t.get_int(i));
   return tensor_of(dtype, std::move(shape), values);
 }
 
@@ -26,8 +27,8 @@ Attrs reduction(const std::string& r, int64_t ignore_index) {
 }
 
 // Every reduction of `op`, without and with weights, on the given scores and targets.
-void add_reductions(OpGraph& m, const std::string& op, ValueId x, ValueId t, ValueId w, const std::string& prefix,
-                    int num_outputs = 1) {
+void add_reductions(OpGraph& m, const std::string& op, ValueId x, ValueId t, ValueId w,
+                    const std::string& prefix, int num_outputs = 1) {
   for (const char* r : {"none", "sum", "mean"}) {
     m.op(prefix + r, op, {x, t}, reduction(r), num_outputs);
     m.op(prefix + r + "_weight", op, {x, t, w}, reduction(r), num_outputs);
@@ -40,7 +41,8 @@ TEST(ComputeLossTest, NllReductionsAndWeights) {
   auto t = m.input("t", targets(DataType::i64(), {6}, 5, 2));
   auto w = m.input("w", random_data(DataType::f32(), {5}, 3, 0.1, 2));
   add_reductions(m, "NegativeLogLikelihoodLoss", x, t, w, "nll_");
-  m.op("default_is_mean", "NegativeLogLikelihoodLoss", {x, t, m.constant("wc", random_data(DataType::f32(), {5}, 4, 0, 1))});
+  m.op("default_is_mean", "NegativeLogLikelihoodLoss",
+       {x, t, m.constant("wc", random_data(DataType::f32(), {5}, 4, 0, 1))});
   m.check();
 }
 

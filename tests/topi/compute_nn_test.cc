@@ -13,9 +13,12 @@ namespace tessel::topi {
 namespace {
 
 using namespace testing;  // NOLINT
-TensorData f32(std::vector<int64_t> shape, uint32_t seed) { return random_data(DataType::f32(), std::move(shape), seed, -1, 1); }
+TensorData f32(std::vector<int64_t> shape, uint32_t seed) {
+  return random_data(DataType::f32(), std::move(shape), seed, -1, 1);
+}
 
-void expect_close(const graph::Graph& g, const std::map<std::string, TensorData>& feeds, const CompiledModel& m) {
+void expect_close(const graph::Graph& g, const std::map<std::string, TensorData>& feeds,
+                  const CompiledModel& m) {
   std::vector<TensorData> want = reference::run(g, feeds);
   ASSERT_EQ(m.num_outputs(), static_cast<int>(want.size()));
   for (size_t o = 0; o < want.size(); ++o) {
@@ -47,21 +50,29 @@ TEST(ComputeNnTest, Conv2dAttributeVariants) {
   auto w = m.constant("w", f32({6, 4, 3, 3}, 2));
   auto bias = m.constant("b", f32({6}, 3));
   m.op("pad1_bias", "Conv", {x, w, bias}, {{"pads", ints_attr({1, 1, 1, 1})}});
-  m.op("stride2", "Conv", {x, w}, {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({0, 1, 2, 1})}});
-  m.op("dilated", "Conv", {x, w}, {{"dilations", ints_attr({2, 3})}, {"pads", ints_attr({2, 1, 0, 3})}});
-  m.op("same_upper", "Conv", {x, w}, {{"auto_pad", str_attr("SAME_UPPER")}, {"strides", ints_attr({2, 3})}});
-  m.op("same_lower", "Conv", {x, w}, {{"auto_pad", str_attr("SAME_LOWER")}, {"strides", ints_attr({2, 2})}});
+  m.op("stride2", "Conv", {x, w},
+       {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({0, 1, 2, 1})}});
+  m.op("dilated", "Conv", {x, w},
+       {{"dilations", ints_attr({2, 3})}, {"pads", ints_attr({2, 1, 0, 3})}});
+  m.op("same_upper", "Conv", {x, w},
+       {{"auto_pad", str_attr("SAME_UPPER")}, {"strides", ints_attr({2, 3})}});
+  m.op("same_lower", "Conv", {x, w},
+       {{"auto_pad", str_attr("SAME_LOWER")}, {"strides", ints_attr({2, 2})}});
   m.op("valid", "Conv", {x, w, bias}, {{"auto_pad", str_attr("VALID")}});
   m.op("grouped", "Conv", {x, m.constant("wg", f32({6, 2, 3, 1}, 4))}, {{"group", int_attr(2)}});
-  m.op("depthwise", "Conv", {x, m.constant("wd", f32({8, 1, 3, 3}, 5)), m.constant("bd", f32({8}, 6))},
+  m.op("depthwise", "Conv",
+       {x, m.constant("wd", f32({8, 1, 3, 3}, 5)), m.constant("bd", f32({8}, 6))},
        {{"group", int_attr(4)}, {"pads", ints_attr({1, 1, 1, 1})}});
   auto w1 = m.constant("w1", f32({16, 4, 1, 1}, 7));
   m.op("pointwise", "Conv", {x, w1});
   // Strided last axes read the input phase by phase: one phase, two of three, all with dilation.
   m.op("pointwise_stride2", "Conv", {x, w1}, {{"strides", ints_attr({2, 2})}});
-  m.op("narrow_stride3", "Conv", {x, m.constant("wn", f32({6, 4, 3, 2}, 13))}, {{"strides", ints_attr({1, 3})}});
-  m.op("dilated_stride2", "Conv", {x, w}, {{"dilations", ints_attr({1, 2})}, {"strides", ints_attr({2, 2})},
-                                           {"pads", ints_attr({1, 2, 1, 2})}});
+  m.op("narrow_stride3", "Conv", {x, m.constant("wn", f32({6, 4, 3, 2}, 13))},
+       {{"strides", ints_attr({1, 3})}});
+  m.op("dilated_stride2", "Conv", {x, w},
+       {{"dilations", ints_attr({1, 2})},
+        {"strides", ints_attr({2, 2})},
+        {"pads", ints_attr({1, 2, 1, 2})}});
   check(m);
 }
 
@@ -83,13 +94,19 @@ TEST(ComputeNnTest, ConvTransposeVariants) {
   auto w = m.constant("w", f32({4, 3, 3, 3}, 14));
   m.op("plain", "ConvTranspose", {x, w, m.constant("b", f32({3}, 15))});
   m.op("stride2_pads", "ConvTranspose", {x, w},
-       {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 0, 1, 2})}, {"output_padding", ints_attr({1, 1})}});
-  m.op("dilated", "ConvTranspose", {x, w}, {{"dilations", ints_attr({2, 1})}, {"strides", ints_attr({1, 3})}});
+       {{"strides", ints_attr({2, 2})},
+        {"pads", ints_attr({1, 0, 1, 2})},
+        {"output_padding", ints_attr({1, 1})}});
+  m.op("dilated", "ConvTranspose", {x, w},
+       {{"dilations", ints_attr({2, 1})}, {"strides", ints_attr({1, 3})}});
   m.op("grouped", "ConvTranspose", {x, m.constant("wg", f32({4, 2, 2, 3}, 16))},
        {{"group", int_attr(2)}, {"strides", ints_attr({2, 1})}});
-  m.op("output_shape", "ConvTranspose", {x, w}, {{"strides", ints_attr({2, 2})}, {"output_shape", ints_attr({10, 12})}});
-  m.op("same_upper", "ConvTranspose", {x, w}, {{"strides", ints_attr({2, 2})}, {"auto_pad", str_attr("SAME_UPPER")}});
-  m.op("conv1d_t", "ConvTranspose", {m.input("x1", f32({2, 2, 7}, 17)), m.constant("w1", f32({2, 3, 4}, 18))},
+  m.op("output_shape", "ConvTranspose", {x, w},
+       {{"strides", ints_attr({2, 2})}, {"output_shape", ints_attr({10, 12})}});
+  m.op("same_upper", "ConvTranspose", {x, w},
+       {{"strides", ints_attr({2, 2})}, {"auto_pad", str_attr("SAME_UPPER")}});
+  m.op("conv1d_t", "ConvTranspose",
+       {m.input("x1", f32({2, 2, 7}, 17)), m.constant("w1", f32({2, 3, 4}, 18))},
        {{"strides", ints_attr({3})}, {"pads", ints_attr({1, 2})}});
   check(m);
 }
@@ -97,15 +114,20 @@ TEST(ComputeNnTest, ConvTransposeVariants) {
 TEST(ComputeNnTest, PoolVariants) {
   OpGraph m;
   auto x = m.input("x", f32({2, 3, 10, 13}, 19));
-  Attrs k3s2{{"kernel_shape", ints_attr({3, 3})}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}};
+  Attrs k3s2{{"kernel_shape", ints_attr({3, 3})},
+             {"strides", ints_attr({2, 2})},
+             {"pads", ints_attr({1, 1, 1, 1})}};
   Attrs ceil = k3s2;
   ceil["ceil_mode"] = int_attr(1);
   ceil["pads"] = ints_attr({0, 1, 1, 0});
-  Attrs dilated{{"kernel_shape", ints_attr({2, 3})}, {"dilations", ints_attr({2, 2})}, {"pads", ints_attr({1, 0, 0, 2})}};
+  Attrs dilated{{"kernel_shape", ints_attr({2, 3})},
+                {"dilations", ints_attr({2, 2})},
+                {"pads", ints_attr({1, 0, 0, 2})}};
   m.op("max", "MaxPool", {x}, k3s2);
   m.op("max_ceil", "MaxPool", {x}, ceil);
   m.op("max_dilated", "MaxPool", {x}, dilated);
-  m.op("max_same", "MaxPool", {x}, {{"kernel_shape", ints_attr({3, 2})}, {"auto_pad", str_attr("SAME_UPPER")}});
+  m.op("max_same", "MaxPool", {x},
+       {{"kernel_shape", ints_attr({3, 2})}, {"auto_pad", str_attr("SAME_UPPER")}});
   m.op("avg", "AveragePool", {x}, k3s2);
   Attrs include = k3s2;
   include["count_include_pad"] = int_attr(1);
@@ -121,8 +143,11 @@ TEST(ComputeNnTest, PoolVariants) {
   m.op("global_max", "GlobalMaxPool", {x});
   m.op("global_lp", "GlobalLpPool", {x}, {{"p", int_attr(3)}});
   // Rows of whole lane groups: the global pools reduce lanes of partials, then combine them.
-  for (auto [name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
-           {"wide", {2, 3, 5, 32}}, {"eight", {1, 4, 3, 24}}, {"flat1d", {1, 2, 48}}, {"deep3d", {1, 2, 2, 3, 16}}}) {
+  for (auto [name, shape] :
+       std::vector<std::pair<std::string, std::vector<int64_t>>>{{"wide", {2, 3, 5, 32}},
+                                                                 {"eight", {1, 4, 3, 24}},
+                                                                 {"flat1d", {1, 2, 48}},
+                                                                 {"deep3d", {1, 2, 2, 3, 16}}}) {
     auto xl = m.input("x_" + name, f32(shape, 23));
     m.op("global_avg_" + name, "GlobalAveragePool", {xl});
     m.op("global_max_" + name, "GlobalMaxPool", {xl});
@@ -131,7 +156,8 @@ TEST(ComputeNnTest, PoolVariants) {
   auto x1 = m.input("x1", f32({1, 2, 17}, 20));
   m.op("max1d", "MaxPool", {x1}, {{"kernel_shape", ints_attr({4})}, {"strides", ints_attr({3})}});
   auto x3 = m.input("x3", f32({1, 2, 4, 5, 6}, 21));
-  m.op("avg3d", "AveragePool", {x3}, {{"kernel_shape", ints_attr({2, 2, 3})}, {"pads", ints_attr({0, 1, 1, 1, 0, 1})}});
+  m.op("avg3d", "AveragePool", {x3},
+       {{"kernel_shape", ints_attr({2, 2, 3})}, {"pads", ints_attr({0, 1, 1, 1, 0, 1})}});
   check(m);
 }
 
@@ -140,20 +166,31 @@ TEST(ComputeNnTest, PoolVariants) {
 TEST(ComputeNnTest, MaxPoolIndices) {
   OpGraph m(12);
   auto x = m.input("x", f32({2, 3, 7, 8}, 64));
-  Attrs k3s2{{"kernel_shape", ints_attr({3, 3})}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}};
+  Attrs k3s2{{"kernel_shape", ints_attr({3, 3})},
+             {"strides", ints_attr({2, 2})},
+             {"pads", ints_attr({1, 1, 1, 1})}};
   m.op("rows", "MaxPool", {x}, k3s2, 2);
   k3s2["storage_order"] = int_attr(1);
   m.op("cols", "MaxPool", {x}, k3s2, 2);
   m.op("dilated_ceil", "MaxPool", {x},
-       {{"kernel_shape", ints_attr({2, 3})}, {"dilations", ints_attr({2, 1})}, {"strides", ints_attr({2, 3})},
-        {"ceil_mode", int_attr(1)}, {"storage_order", int_attr(1)}},
+       {{"kernel_shape", ints_attr({2, 3})},
+        {"dilations", ints_attr({2, 1})},
+        {"strides", ints_attr({2, 3})},
+        {"ceil_mode", int_attr(1)},
+        {"storage_order", int_attr(1)}},
        2);
-  auto ties = m.input("ties", tensor_of(DataType::f32(), {1, 1, 3, 3}, std::vector<double>{1, 2, 2, 2, 0, 2, 1, 1, 1}));
+  auto ties = m.input("ties", tensor_of(DataType::f32(), {1, 1, 3, 3},
+                                        std::vector<double>{1, 2, 2, 2, 0, 2, 1, 1, 1}));
   m.op("ties", "MaxPool", {ties}, {{"kernel_shape", ints_attr({2, 2})}}, 2);
-  m.op("ties_cols", "MaxPool", {ties}, {{"kernel_shape", ints_attr({2, 2})}, {"storage_order", int_attr(1)}}, 2);
-  m.op("pool1d", "MaxPool", {m.input("x1", f32({2, 2, 9}, 65))}, {{"kernel_shape", ints_attr({4})}, {"strides", ints_attr({2})}}, 2);
+  m.op("ties_cols", "MaxPool", {ties},
+       {{"kernel_shape", ints_attr({2, 2})}, {"storage_order", int_attr(1)}}, 2);
+  m.op("pool1d", "MaxPool", {m.input("x1", f32({2, 2, 9}, 65))},
+       {{"kernel_shape", ints_attr({4})}, {"strides", ints_attr({2})}}, 2);
   m.op("pool3d", "MaxPool", {m.input("x3", f32({1, 2, 4, 5, 3}, 66))},
-       {{"kernel_shape", ints_attr({2, 2, 2})}, {"pads", ints_attr({0, 1, 0, 1, 0, 1})}, {"storage_order", int_attr(1)}}, 2);
+       {{"kernel_shape", ints_attr({2, 2, 2})},
+        {"pads", ints_attr({0, 1, 0, 1, 0, 1})},
+        {"storage_order", int_attr(1)}},
+       2);
   check(m);
 }
 
@@ -164,10 +201,15 @@ TEST(ComputeNnTest, GemmVariants) {
   auto b = m.constant("b", f32({19, 37}, 24));
   auto bt = m.constant("bt", f32({37, 19}, 25));
   m.op("plain", "Gemm", {a, b});
-  m.op("trans_b_bias", "Gemm", {a, bt, m.constant("c_n", f32({37}, 26))}, {{"transB", int_attr(1)}});
+  m.op("trans_b_bias", "Gemm", {a, bt, m.constant("c_n", f32({37}, 26))},
+       {{"transB", int_attr(1)}});
   m.op("trans_both", "Gemm", {at, bt, m.constant("c_m1", f32({7, 1}, 27))},
-       {{"transA", int_attr(1)}, {"transB", int_attr(1)}, {"alpha", float_attr(0.5)}, {"beta", float_attr(2)}});
-  m.op("full_c", "Gemm", {at, b, m.input("c", f32({7, 37}, 28))}, {{"transA", int_attr(1)}, {"beta", float_attr(-1)}});
+       {{"transA", int_attr(1)},
+        {"transB", int_attr(1)},
+        {"alpha", float_attr(0.5)},
+        {"beta", float_attr(2)}});
+  m.op("full_c", "Gemm", {at, b, m.input("c", f32({7, 37}, 28))},
+       {{"transA", int_attr(1)}, {"beta", float_attr(-1)}});
   m.op("scalar_c", "Gemm", {a, b, m.constant("c0", f32({1}, 29))}, {{"alpha", float_attr(3)}});
   // One row: the column tiles run in parallel instead.
   m.op("row", "Gemm", {m.input("a1", f32({1, 19}, 30)), m.constant("wide", f32({300, 19}, 31))},
@@ -179,9 +221,12 @@ TEST(ComputeNnTest, MatMulShapes) {
   OpGraph m;
   auto a = m.input("a", f32({5, 7}, 32));
   m.op("mm2d", "MatMul", {a, m.constant("b", f32({7, 40}, 33))});
-  m.op("batched", "MatMul", {m.input("a3", f32({2, 3, 5, 7}, 34)), m.input("b3", f32({2, 3, 7, 4}, 35))});
-  m.op("broadcast", "MatMul", {m.input("ab", f32({2, 1, 5, 7}, 36)), m.constant("bb", f32({3, 7, 9}, 37))});
-  m.op("shared_b", "MatMul", {m.input("a4", f32({3, 6, 7}, 38)), m.constant("b2", f32({7, 6}, 39))});
+  m.op("batched", "MatMul",
+       {m.input("a3", f32({2, 3, 5, 7}, 34)), m.input("b3", f32({2, 3, 7, 4}, 35))});
+  m.op("broadcast", "MatMul",
+       {m.input("ab", f32({2, 1, 5, 7}, 36)), m.constant("bb", f32({3, 7, 9}, 37))});
+  m.op("shared_b", "MatMul",
+       {m.input("a4", f32({3, 6, 7}, 38)), m.constant("b2", f32({7, 6}, 39))});
   m.op("vec_mat", "MatMul", {m.input("v", f32({7}, 40)), m.constant("bv", f32({2, 7, 3}, 41))});
   m.op("mat_vec", "MatMul", {a, m.constant("u", f32({7}, 42))});
   check(m);
@@ -194,7 +239,9 @@ TEST(ComputeNnTest, RankZeroOperands) {
   dot.op("dot", "MatMul", {dot.input("v", f32({7}, 43)), dot.constant("u", f32({7}, 44))});
   expect_compile_error(dot.b.g, "rank-0 result has no te lowering");
   OpGraph gemm;
-  gemm.op("g", "Gemm", {gemm.input("a", f32({2, 3}, 1)), gemm.constant("b", f32({3, 4}, 2)), gemm.constant("c", f32({}, 3))},
+  gemm.op("g", "Gemm",
+          {gemm.input("a", f32({2, 3}, 1)), gemm.constant("b", f32({3, 4}, 2)),
+           gemm.constant("c", f32({}, 3))},
           {{"beta", float_attr(0.5)}});
   check(gemm);
 }
@@ -209,7 +256,8 @@ TEST(ComputeNnTest, SoftmaxFamilyAxes) {
       m.op(std::string(op) + "_axis1", op, {x}, {{"axis", int_attr(-2)}});
     }
     // Ties: Hardmax marks the first maximum only.
-    m.op("hardmax_ties", "Hardmax", {m.input("t", tensor_of(DataType::f32(), {2, 3}, std::vector<double>{1, 3, 3, 2, 2, 0}))});
+    m.op("hardmax_ties", "Hardmax",
+         {m.input("t", tensor_of(DataType::f32(), {2, 3}, std::vector<double>{1, 3, 3, 2, 2, 0}))});
     SCOPED_TRACE(opset);
     check(m);
   }
@@ -218,14 +266,19 @@ TEST(ComputeNnTest, SoftmaxFamilyAxes) {
 TEST(ComputeNnTest, Normalizations) {
   OpGraph m;
   auto x = m.input("x", f32({2, 3, 4, 5}, 46));
-  m.op("instance", "InstanceNormalization", {x, m.constant("s3", f32({3}, 47)), m.constant("b3", f32({3}, 48))},
+  m.op("instance", "InstanceNormalization",
+       {x, m.constant("s3", f32({3}, 47)), m.constant("b3", f32({3}, 48))},
        {{"epsilon", float_attr(1e-3)}});
-  m.op("layer_last", "LayerNormalization", {x, m.constant("s5", f32({5}, 49)), m.constant("b5", f32({5}, 50))}, {}, 3);
-  m.op("layer_axis1", "LayerNormalization", {x, m.constant("s45", f32({3, 4, 5}, 51))}, {{"axis", int_attr(1)}});
+  m.op("layer_last", "LayerNormalization",
+       {x, m.constant("s5", f32({5}, 49)), m.constant("b5", f32({5}, 50))}, {}, 3);
+  m.op("layer_axis1", "LayerNormalization", {x, m.constant("s45", f32({3, 4, 5}, 51))},
+       {{"axis", int_attr(1)}});
   m.op("batch_norm", "BatchNormalization",
-       {x, m.constant("g", f32({3}, 52)), m.constant("beta", f32({3}, 53)), m.constant("mean", f32({3}, 54)),
+       {x, m.constant("g", f32({3}, 52)), m.constant("beta", f32({3}, 53)),
+        m.constant("mean", f32({3}, 54)),
         m.constant("var", random_data(DataType::f32(), {3}, 55, 0.5, 2))});
-  m.op("lrn", "LRN", {x}, {{"size", int_attr(3)}, {"alpha", float_attr(0.1)}, {"beta", float_attr(0.6)}});
+  m.op("lrn", "LRN", {x},
+       {{"size", int_attr(3)}, {"alpha", float_attr(0.1)}, {"beta", float_attr(0.6)}});
   m.op("lrn_even", "LRN", {x}, {{"size", int_attr(4)}, {"bias", float_attr(2)}});
   check(m);
 }
@@ -235,12 +288,17 @@ TEST(ComputeNnTest, BatchNormTraining) {
   for (int opset : {14, 15}) {
     OpGraph m(opset);
     m.op("bn4d", "BatchNormalization",
-         {m.input("x", f32({2, 3, 4, 5}, 56)), m.constant("g", f32({3}, 57)), m.constant("b", f32({3}, 58)),
-          m.input("mean", f32({3}, 59)), m.input("var", random_data(DataType::f32(), {3}, 60, 0.5, 2))},
-         {{"training_mode", int_attr(1)}, {"momentum", float_attr(0.7)}, {"epsilon", float_attr(1e-2)}}, 3);
+         {m.input("x", f32({2, 3, 4, 5}, 56)), m.constant("g", f32({3}, 57)),
+          m.constant("b", f32({3}, 58)), m.input("mean", f32({3}, 59)),
+          m.input("var", random_data(DataType::f32(), {3}, 60, 0.5, 2))},
+         {{"training_mode", int_attr(1)},
+          {"momentum", float_attr(0.7)},
+          {"epsilon", float_attr(1e-2)}},
+         3);
     m.op("bn3d_defaults", "BatchNormalization",
-         {m.input("x3", f32({4, 2, 6}, 61)), m.constant("g2", f32({2}, 62)), m.constant("b2", f32({2}, 63)),
-          m.constant("mean2", f32({2}, 64)), m.constant("var2", random_data(DataType::f32(), {2}, 65, 0.5, 2))},
+         {m.input("x3", f32({4, 2, 6}, 61)), m.constant("g2", f32({2}, 62)),
+          m.constant("b2", f32({2}, 63)), m.constant("mean2", f32({2}, 64)),
+          m.constant("var2", random_data(DataType::f32(), {2}, 65, 0.5, 2))},
          {{"training_mode", int_attr(1)}}, 3);
     SCOPED_TRACE(opset);
     check(m);
@@ -252,7 +310,8 @@ TEST(ComputeNnTest, BatchNormTraining) {
 graph::Graph conv_block(int64_t channels, int64_t size) {
   passes::testing::Builder b;
   auto x = b.input("x", {1, channels, size, size});
-  auto conv = b.op("Conv", {x, b.constant("w", f32({channels, channels, 3, 3}, 56))}, {{"pads", ints_attr({1, 1, 1, 1})}}, "conv");
+  auto conv = b.op("Conv", {x, b.constant("w", f32({channels, channels, 3, 3}, 56))},
+                   {{"pads", ints_attr({1, 1, 1, 1})}}, "conv");
   auto add = b.op("Add", {conv, b.constant("bias", f32({channels, 1, 1}, 57))}, {}, "bias_add");
   auto relu = b.op("Relu", {add}, {}, "relu");
   return b.finish({b.op("Add", {relu, x}, {}, "residual")});
@@ -261,7 +320,8 @@ graph::Graph conv_block(int64_t channels, int64_t size) {
 TEST(ComputeNnTest, ConvBiasReluResidualIsOneKernel) {
   graph::Graph g = conv_block(8, 37);
   CompiledModel model = compile_graph(g);
-  EXPECT_NE(model.fusion_summary().find("[Conv+Add+Relu+Add]"), std::string::npos) << model.fusion_summary();
+  EXPECT_NE(model.fusion_summary().find("[Conv+Add+Relu+Add]"), std::string::npos)
+      << model.fusion_summary();
   EXPECT_EQ(model.executor().ops().size(), 1u) << model.fusion_summary();
   std::map<std::string, TensorData> feeds{{"x", f32({1, 8, 37, 37}, 58)}};
   model.set_input("x", to_ndarray(feeds["x"]));
@@ -273,16 +333,21 @@ TEST(ComputeNnTest, DenseAndPoolEpiloguesAndPreActivationsMatchTheReference) {
   passes::testing::Builder b;
   auto x = b.input("x", {3, 40});
   auto fc = b.op("MatMul", {x, b.constant("w", f32({40, 50}, 59))}, {}, "fc");
-  auto fc_out = b.op("Relu", {b.op("Add", {fc, b.constant("bias", f32({50}, 60))}, {}, "fc_bias")}, {}, "fc_relu");
+  auto fc_out = b.op("Relu", {b.op("Add", {fc, b.constant("bias", f32({50}, 60))}, {}, "fc_bias")},
+                     {}, "fc_relu");
   auto img = b.input("img", {1, 4, 12, 20});
   auto pre = b.op("Relu", {img}, {}, "pre_relu");
-  auto conv = b.op("Conv", {pre, b.constant("cw", f32({4, 4, 3, 3}, 61))}, {{"pads", ints_attr({1, 1, 1, 1})}}, "conv");
-  auto pool = b.op("MaxPool", {conv}, {{"kernel_shape", ints_attr({2, 2})}, {"strides", ints_attr({2, 2})}}, "pool");
+  auto conv = b.op("Conv", {pre, b.constant("cw", f32({4, 4, 3, 3}, 61))},
+                   {{"pads", ints_attr({1, 1, 1, 1})}}, "conv");
+  auto pool = b.op("MaxPool", {conv},
+                   {{"kernel_shape", ints_attr({2, 2})}, {"strides", ints_attr({2, 2})}}, "pool");
   auto pool_out = b.op("Sigmoid", {pool}, {}, "pool_sigmoid");
   graph::Graph g = b.finish({fc_out, pool_out});
   CompiledModel model = compile_graph(g);
-  EXPECT_NE(model.fusion_summary().find("[MatMul+Add+Relu]"), std::string::npos) << model.fusion_summary();
-  std::map<std::string, TensorData> feeds{{"x", f32({3, 40}, 62)}, {"img", f32({1, 4, 12, 20}, 63)}};
+  EXPECT_NE(model.fusion_summary().find("[MatMul+Add+Relu]"), std::string::npos)
+      << model.fusion_summary();
+  std::map<std::string, TensorData> feeds{{"x", f32({3, 40}, 62)},
+                                          {"img", f32({1, 4, 12, 20}, 63)}};
   for (const auto& [name, value] : feeds) model.set_input(name, to_ndarray(value));
   model.run();
   expect_close(g, feeds, model);

@@ -13,8 +13,9 @@ using namespace testing;  // NOLINT
 using graph::Attr;
 using Attrs = std::map<std::string, Attr>;
 
-const char* const kReductions[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-                                   "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
+const char* const kReductions[] = {"ReduceSum",       "ReduceMean",     "ReduceMax", "ReduceMin",
+                                   "ReduceProd",      "ReduceL1",       "ReduceL2",  "ReduceLogSum",
+                                   "ReduceLogSumExp", "ReduceSumSquare"};
 
 // Opset 13: axes are an attribute, except ReduceSum's (an input).
 TEST(ComputeReduceTest, EveryKindWithAxesAttributes) {
@@ -55,8 +56,8 @@ TEST(ComputeReduceTest, IntegerReductionsAreExact) {
   auto x = m.input("x", random_data(DataType::i64(), {3, 5, 2}, 3, -7, 7));
   auto i32 = m.input("i32", random_data(DataType::i32(), {4, 6}, 4, -100, 100));
   auto axes = m.constant("axes", ints({1}));
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-                         "ReduceSumSquare", "ReduceL2"}) {
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                         "ReduceL1", "ReduceSumSquare", "ReduceL2"}) {
     m.op(std::string(op) + "_i64", op, {x, axes});
     m.op(std::string(op) + "_i32", op, {i32, axes}, {{"keepdims", Attr(int64_t{0})}});
   }
@@ -78,9 +79,12 @@ TEST(ComputeReduceTest, ArgMaxArgMinWithTies) {
   for (const char* op : {"ArgMax", "ArgMin"}) {
     for (int64_t last : {0, 1}) {
       std::string n = std::string(op) + (last ? "_last" : "_first");
-      m.op(n + "_axis1", op, {ties}, {{"axis", Attr(int64_t{1})}, {"select_last_index", Attr(last)}});
+      m.op(n + "_axis1", op, {ties},
+           {{"axis", Attr(int64_t{1})}, {"select_last_index", Attr(last)}});
       m.op(n + "_neg_drop", op, {ties},
-           {{"axis", Attr(int64_t{-1})}, {"keepdims", Attr(int64_t{0})}, {"select_last_index", Attr(last)}});
+           {{"axis", Attr(int64_t{-1})},
+            {"keepdims", Attr(int64_t{0})},
+            {"select_last_index", Attr(last)}});
       m.op(n + "_i64", op, {i}, {{"select_last_index", Attr(last)}});
     }
     m.op(std::string(op) + "_distinct", op, {x}, {{"axis", Attr(int64_t{2})}});
@@ -118,18 +122,22 @@ TEST(ComputeReduceTest, ReductionFusesWithItsElementwiseInput) {
 // values, ties (the lower index first), k = 1 and k = the whole axis.
 TEST(ComputeReduceTest, TopKVariants) {
   OpGraph v1(1);
-  v1.op("topk_attr", "TopK", {v1.input("x", random_data(DataType::f32(), {3, 5}, 11))}, {{"k", Attr(int64_t{2})}}, 2);
+  v1.op("topk_attr", "TopK", {v1.input("x", random_data(DataType::f32(), {3, 5}, 11))},
+        {{"k", Attr(int64_t{2})}}, 2);
   v1.check();
   OpGraph m(11);
   auto x = m.input("x", random_data(DataType::f32(), {3, 4, 6}, 12));
   auto k2 = m.constant("k2", ints({2}));
   m.op("top_last", "TopK", {x, k2}, {}, 2);
   m.op("top_axis1", "TopK", {x, m.constant("k3", ints({3}))}, {{"axis", Attr(int64_t{1})}}, 2);
-  m.op("small_neg_axis", "TopK", {x, k2}, {{"axis", Attr(int64_t{-3})}, {"largest", Attr(int64_t{0})}}, 2);
+  m.op("small_neg_axis", "TopK", {x, k2},
+       {{"axis", Attr(int64_t{-3})}, {"largest", Attr(int64_t{0})}}, 2);
   m.op("unsorted_all", "TopK", {x, m.constant("k6", ints({6}))}, {{"sorted", Attr(int64_t{0})}}, 2);
-  auto ties = m.input("ties", tensor_of(DataType::f32(), {2, 5}, std::vector<double>{1, 3, 3, 1, 2, 0, 0, 0, 0, 0}));
+  auto ties = m.input("ties", tensor_of(DataType::f32(), {2, 5},
+                                        std::vector<double>{1, 3, 3, 1, 2, 0, 0, 0, 0, 0}));
   m.op("ties_largest", "TopK", {ties, m.constant("k4", ints({4}))}, {}, 2);
-  m.op("ties_smallest", "TopK", {ties, m.constant("k1", ints({1}))}, {{"largest", Attr(int64_t{0})}}, 2);
+  m.op("ties_smallest", "TopK", {ties, m.constant("k1", ints({1}))},
+       {{"largest", Attr(int64_t{0})}}, 2);
   auto i = m.input("i", random_data(DataType::i32(), {4, 7}, 13, -3, 3));
   m.op("int_ties", "TopK", {i, m.constant("k5", ints({5}))}, {{"axis", Attr(int64_t{1})}}, 2);
   m.check();

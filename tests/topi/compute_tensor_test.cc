@@ -50,7 +50,8 @@ TEST(ComputeTensorTest, ConcatAndSplit) {
   m.op("concat_last", "Concat", {a, a}, {{"axis", int_attr(-1)}});
   m.op("concat_bool", "Concat", {p, q}, {{"axis", int_attr(1)}});
   m.op("split_input", "Split", {c, m.constant("sizes", ints({2, 3}))}, {{"axis", int_attr(1)}}, 2);
-  m.op("split_uneven", "Split", {c}, {{"axis", int_attr(1)}, {"num_outputs", int_attr(2)}}, 2);  // 3 + 2
+  m.op("split_uneven", "Split", {c}, {{"axis", int_attr(1)}, {"num_outputs", int_attr(2)}},
+       2);  // 3 + 2
   m.check();
 }
 
@@ -58,10 +59,12 @@ TEST(ComputeTensorTest, SliceWithNegativeStepsAndClampedEnds) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {5, 6, 7}, 9));
   auto i = m.input("i", random_data(DataType::i64(), {10}, 10, -99, 99));
-  auto slice = [&](const std::string& name, ValueId data, std::vector<int64_t> starts, std::vector<int64_t> ends,
-                   std::vector<int64_t> axes, std::vector<int64_t> steps) {
-    m.op(name, "Slice", {data, m.constant(name + "_s", ints(starts)), m.constant(name + "_e", ints(ends)),
-                         m.constant(name + "_a", ints(axes)), m.constant(name + "_st", ints(steps))});
+  auto slice = [&](const std::string& name, ValueId data, std::vector<int64_t> starts,
+                   std::vector<int64_t> ends, std::vector<int64_t> axes,
+                   std::vector<int64_t> steps) {
+    m.op(name, "Slice",
+         {data, m.constant(name + "_s", ints(starts)), m.constant(name + "_e", ints(ends)),
+          m.constant(name + "_a", ints(axes)), m.constant(name + "_st", ints(steps))});
   };
   slice("basic", x, {1, 2}, {4, 6}, {0, 2}, {1, 2});
   slice("negative_step", x, {-1, 5}, {-100, 0}, {1, -1}, {-1, -2});
@@ -74,7 +77,9 @@ TEST(ComputeTensorTest, SliceWithNegativeStepsAndClampedEnds) {
 TEST(ComputeTensorTest, SliceAttributesBeforeOpset10) {
   OpGraph m(9);
   auto x = m.input("x", random_data(DataType::f32(), {4, 5}, 11));
-  m.op("slice", "Slice", {x}, {{"starts", ints_attr({1, -3})}, {"ends", ints_attr({3, 100})}, {"axes", ints_attr({0, 1})}});
+  m.op(
+      "slice", "Slice", {x},
+      {{"starts", ints_attr({1, -3})}, {"ends", ints_attr({3, 100})}, {"axes", ints_attr({0, 1})}});
   m.check();
 }
 
@@ -89,7 +94,8 @@ TEST(ComputeTensorTest, GathersWrapNegativeIndices) {
   m.op("gather_1", "Gather", {x, idx32}, {{"axis", int_attr(1)}});
   m.op("gather_scalar", "Gather", {x, scalar}, {{"axis", int_attr(-1)}});
   m.op("gather_elements", "GatherElements", {x, el}, {{"axis", int_attr(1)}});
-  auto lo = m.constant("lo", ints({-4}).reshaped({})), hi = m.constant("hi", ints({3}).reshaped({}));
+  auto lo = m.constant("lo", ints({-4}).reshaped({})),
+       hi = m.constant("hi", ints({3}).reshaped({}));
   m.op("gather_elements_0", "GatherElements", {x, m.op("el_clip", "Clip", {el, lo, hi})[0]});
   m.check();
 }
@@ -98,7 +104,8 @@ TEST(ComputeTensorTest, GathersWrapNegativeIndices) {
 TEST(ComputeTensorTest, OutOfRangeGatherIndicesAreClampedInsideTheKernel) {
   OpGraph m;
   auto x = m.input("x", tensor_of<double>(DataType::f32(), {4}, {10, 20, 30, 40}));
-  auto idx = m.input("idx", tensor_of<int64_t>(DataType::i64(), {4}, {1, 1000000, -1000000, int64_t{1} << 40}));
+  auto idx = m.input(
+      "idx", tensor_of<int64_t>(DataType::i64(), {4}, {1, 1000000, -1000000, int64_t{1} << 40}));
   m.op("gather", "Gather", {x, idx});
   CompiledModel model = compile_graph(m.b.g);
   for (const auto& [name, value] : m.feeds) model.set_input(name, to_ndarray(value));
@@ -116,7 +123,9 @@ TEST(ComputeTensorTest, TrainingModeDropoutIsRejected) {
   OpGraph runtime(13);
   auto x = runtime.input("x", random_data(DataType::f32(), {4}, 3));
   auto ratio = runtime.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5}));
-  runtime.op("drop", "Dropout", {x, ratio, runtime.input("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}))});
+  runtime.op(
+      "drop", "Dropout",
+      {x, ratio, runtime.input("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}))});
   try {
     compile_graph(runtime.b.g);
     FAIL() << "expected a ConstantRequiredError";
@@ -128,7 +137,8 @@ TEST(ComputeTensorTest, TrainingModeDropoutIsRejected) {
     OpGraph m(13);
     auto y = m.input("x", random_data(DataType::f32(), {4}, 3));
     auto on = m.constant("training", tensor_of<int64_t>(DataType::boolean(), {}, {1}));
-    auto r = with_ratio ? m.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5})) : graph::kNoValue;
+    auto r = with_ratio ? m.constant("ratio", tensor_of<double>(DataType::f32(), {}, {0.5}))
+                        : graph::kNoValue;
     m.op("drop", "Dropout", {y, r, on});
     SCOPED_TRACE(with_ratio ? "ratio 0.5" : "no ratio");
     expect_compile_error(m.b.g, "node 'drop' (Dropout): training-mode Dropout is random");
@@ -153,12 +163,15 @@ TEST(ComputeTensorTest, PadModes) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {2, 3, 4}, 17));
   auto i = m.input("i", random_data(DataType::i64(), {3, 4}, 18, -9, 9));
-  auto pads = [&](const std::string& name, std::vector<int64_t> p) { return m.constant(name, ints(std::move(p))); };
+  auto pads = [&](const std::string& name, std::vector<int64_t> p) {
+    return m.constant(name, ints(std::move(p)));
+  };
   auto value = m.constant("value", tensor_of<double>(DataType::f32(), {}, {2.5}));
   m.op("constant", "Pad", {x, pads("p1", {0, 1, 2, 0, 2, 1}), value});
   m.op("constant_default", "Pad", {i, pads("p2", {1, 1, 1, 1})});
   m.op("crop", "Pad", {x, pads("p3", {0, -1, 1, 0, 0, -2})});
-  m.op("reflect", "Pad", {x, pads("p4", {0, 2, 3, 0, 1, 3})}, {{"mode", Attr(std::string("reflect"))}});
+  m.op("reflect", "Pad", {x, pads("p4", {0, 2, 3, 0, 1, 3})},
+       {{"mode", Attr(std::string("reflect"))}});
   m.op("edge", "Pad", {i, pads("p5", {2, 0, 1, 5})}, {{"mode", Attr(std::string("edge"))}});
   m.check();
 }
@@ -167,7 +180,8 @@ TEST(ComputeTensorTest, PadAxesInputFromOpset18) {
   OpGraph m(18);
   auto x = m.input("x", random_data(DataType::f32(), {2, 3, 4}, 26));
   auto value = m.constant("value", tensor_of<double>(DataType::f32(), {}, {-3}));
-  m.op("axes", "Pad", {x, m.constant("pads", ints({1, 2})), value, m.constant("pad_axes", ints({-1}))});
+  m.op("axes", "Pad",
+       {x, m.constant("pads", ints({1, 2})), value, m.constant("pad_axes", ints({-1}))});
   m.check();
 }
 
@@ -183,14 +197,16 @@ TEST(ComputeTensorTest, DepthSpaceAndOneHot) {
   auto x = m.input("x", random_data(DataType::f32(), {2, 8, 2, 3}, 20));
   auto y = m.input("y", random_data(DataType::f32(), {1, 3, 4, 6}, 21));
   m.op("d2s_dcr", "DepthToSpace", {x}, {{"blocksize", int_attr(2)}});
-  m.op("d2s_crd", "DepthToSpace", {x}, {{"blocksize", int_attr(2)}, {"mode", Attr(std::string("CRD"))}});
+  m.op("d2s_crd", "DepthToSpace", {x},
+       {{"blocksize", int_attr(2)}, {"mode", Attr(std::string("CRD"))}});
   m.op("s2d", "SpaceToDepth", {y}, {{"blocksize", int_attr(2)}});
   auto idx = m.input("idx", tensor_of<int64_t>(DataType::i64(), {2, 3}, {0, 4, -1, -5, 9, 2}));
   auto depth = m.constant("depth", tensor_of<int64_t>(DataType::i64(), {}, {5}));
   auto values = m.input("values", tensor_of<double>(DataType::f32(), {2}, {-1, 3}));
   m.op("one_hot", "OneHot", {idx, depth, values});
   m.op("one_hot_0", "OneHot", {idx, depth, values}, {{"axis", int_attr(0)}});
-  m.op("one_hot_int", "OneHot", {idx, depth, m.constant("ivalues", ints({0, 7}))}, {{"axis", int_attr(-2)}});
+  m.op("one_hot_int", "OneHot", {idx, depth, m.constant("ivalues", ints({0, 7}))},
+       {{"axis", int_attr(-2)}});
   m.check();
 }
 
@@ -209,7 +225,8 @@ TEST(ComputeTensorTest, InjectiveChainsFuseIntoOneKernel) {
   auto t = m.b.op("Transpose", {x}, {{"perm", ints_attr({2, 0, 1})}}, "t");
   auto s = m.b.op("Slice", {t, m.constant("st", ints({1})), m.constant("en", ints({4}))}, {}, "s");
   auto r = m.b.op("Reshape", {s, m.constant("shp", ints({3, 6}))}, {}, "r");
-  m.op("pad", "Pad", {r, m.constant("pads", ints({1, 0, 0, 1}))}, {{"mode", Attr(std::string("reflect"))}});
+  m.op("pad", "Pad", {r, m.constant("pads", ints({1, 0, 0, 1}))},
+       {{"mode", Attr(std::string("reflect"))}});
   std::string summary = m.check();
   EXPECT_NE(summary.find("[Transpose+Slice+Reshape+Pad]"), std::string::npos) << summary;
 }

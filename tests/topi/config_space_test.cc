@@ -53,10 +53,24 @@ TEST(ConfigSpace, SplitFactorsOfTwelveIntoTwo) {
 }
 
 TEST(ConfigSpace, SplitFactorsOfTwelveIntoThree) {
-  EXPECT_EQ(splits(12, {.num_outputs = 3}),
-            (Values{{12, 1, 1}, {6, 1, 2}, {4, 1, 3}, {3, 1, 4}, {2, 1, 6}, {1, 1, 12},
-                    {6, 2, 1},  {3, 2, 2}, {2, 2, 3}, {1, 2, 6},  {4, 3, 1}, {2, 3, 2},
-                    {1, 3, 4},  {3, 4, 1}, {1, 4, 3}, {2, 6, 1},  {1, 6, 2}, {1, 12, 1}}));
+  EXPECT_EQ(splits(12, {.num_outputs = 3}), (Values{{12, 1, 1},
+                                                    {6, 1, 2},
+                                                    {4, 1, 3},
+                                                    {3, 1, 4},
+                                                    {2, 1, 6},
+                                                    {1, 1, 12},
+                                                    {6, 2, 1},
+                                                    {3, 2, 2},
+                                                    {2, 2, 3},
+                                                    {1, 2, 6},
+                                                    {4, 3, 1},
+                                                    {2, 3, 2},
+                                                    {1, 3, 4},
+                                                    {3, 4, 1},
+                                                    {1, 4, 3},
+                                                    {2, 6, 1},
+                                                    {1, 6, 2},
+                                                    {1, 12, 1}}));
 }
 
 TEST(ConfigSpace, SplitOfPrimeAndOfOne) {
@@ -66,7 +80,8 @@ TEST(ConfigSpace, SplitOfPrimeAndOfOne) {
 
 TEST(ConfigSpace, SplitMaxFactorBoundsEveryInnerFactor) {
   EXPECT_EQ(splits(12, {.max_factor = 4}), (Values{{12, 1}, {6, 2}, {4, 3}, {3, 4}}));
-  EXPECT_EQ(splits(12, {.num_outputs = 3, .max_factor = 2}), (Values{{12, 1, 1}, {6, 1, 2}, {6, 2, 1}, {3, 2, 2}}));
+  EXPECT_EQ(splits(12, {.num_outputs = 3, .max_factor = 2}),
+            (Values{{12, 1, 1}, {6, 1, 2}, {6, 2, 1}, {3, 2, 2}}));
 }
 
 TEST(ConfigSpace, SplitPower2WithAndWithoutTail) {
@@ -83,12 +98,19 @@ TEST(ConfigSpace, SplitPower2WithAndWithoutTail) {
 }
 
 TEST(ConfigSpace, SplitCandidates) {
-  EXPECT_EQ(splits(12, {.policy = "candidate", .candidates = {{-1, 4}, {2, 8}}}), (Values{{3, 4}, {2, 8}}));
-  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{4, 4}}}); }, {"'s'", "[4, 4]", "outer factor 3"});
-  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{1, 2, 6}}}); }, {"'s'", "2 factors"});
-  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{-1, 24}}}); }, {"'s'", "exceed"});
-  expect_error([] { splits(12, {.policy = "candidate", .no_tail = true, .candidates = {{-1, 8}}}); }, {"'s'", "tail"});
-  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{-1, 4}, {3, 4}}}); }, {"'s'", "twice"});
+  EXPECT_EQ(splits(12, {.policy = "candidate", .candidates = {{-1, 4}, {2, 8}}}),
+            (Values{{3, 4}, {2, 8}}));
+  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{4, 4}}}); },
+               {"'s'", "[4, 4]", "outer factor 3"});
+  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{1, 2, 6}}}); },
+               {"'s'", "2 factors"});
+  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{-1, 24}}}); },
+               {"'s'", "exceed"});
+  expect_error(
+      [] { splits(12, {.policy = "candidate", .no_tail = true, .candidates = {{-1, 8}}}); },
+      {"'s'", "tail"});
+  expect_error([] { splits(12, {.policy = "candidate", .candidates = {{-1, 4}, {3, 4}}}); },
+               {"'s'", "twice"});
   expect_error([] { splits(12, {.policy = "candidate"}); }, {"'s'", "no candidates"});
   expect_error([] { splits(12, {.candidates = {{3, 4}}}); }, {"'s'", "policy \"candidate\""});
 }
@@ -102,7 +124,8 @@ TEST(ConfigSpace, SplitDefinitionErrors) {
 
 TEST(ConfigSpace, Reorder) {
   EXPECT_EQ(reorders(3, "identity"), (Values{{0, 1, 2}}));
-  EXPECT_EQ(reorders(3, "all"), (Values{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}));
+  EXPECT_EQ(reorders(3, "all"),
+            (Values{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}));
   EXPECT_EQ(reorders(3, "candidate", {{2, 0, 1}, {0, 1, 2}}), (Values{{2, 0, 1}, {0, 1, 2}}));
   expect_error([] { reorders(3, "candidate", {{0, 0, 1}}); }, {"'r'", "[0, 0, 1]", "permutation"});
   expect_error([] { reorders(3, "candidate", {{0, 1}}); }, {"'r'", "permutation"});
@@ -117,7 +140,8 @@ TEST(ConfigSpace, Annotate) {
   EXPECT_EQ(annotations(3, "unroll"), (Anns{{U, U, U}}));
   EXPECT_EQ(annotations(2, "try_unroll"), (Anns{{N, N}, {N, U}, {U, N}, {U, U}}));
   // Only the innermost axis may be vectorized.
-  EXPECT_EQ(annotations(2, "try_unroll_vec"), (Anns{{N, N}, {N, U}, {N, V}, {U, N}, {U, U}, {U, V}}));
+  EXPECT_EQ(annotations(2, "try_unroll_vec"),
+            (Anns{{N, N}, {N, U}, {N, V}, {U, N}, {U, U}, {U, V}}));
   expect_error([] { annotations(2, "bind_gpu"); }, {"'a'", "bind_gpu"});
 }
 
@@ -176,7 +200,8 @@ TEST(ConfigSpace, FirstKnobIsTheFastestDigit) {
   EXPECT_EQ(e.choices(), (std::vector<uint64_t>{1, 2, 5, 1}));
   EXPECT_EQ(e.split("tile"), (std::vector<int64_t>{6, 1, 2}));
   EXPECT_EQ(e.reorder("order"), (std::vector<int64_t>{1, 0, 2}));
-  EXPECT_EQ(e.annotate("ann"), (std::vector<Annotation>{Annotation::kUnroll, Annotation::kVectorize}));
+  EXPECT_EQ(e.annotate("ann"),
+            (std::vector<Annotation>{Annotation::kUnroll, Annotation::kVectorize}));
   EXPECT_EQ(e.knob("unroll_max"), 16);
 }
 
@@ -186,7 +211,8 @@ TEST(ConfigSpace, AccessorErrorsNameTheKnob) {
   expect_error([&] { e.knob("tile"); }, {"'tile'", "is of kind split, not knob"});
   expect_error([&] { e.split("order"); }, {"'order'", "is of kind reorder, not split"});
   expect_error([&] { e.reorder("ann"); }, {"'ann'", "is of kind annotate, not reorder"});
-  expect_error([&] { e.annotate("unroll_max"); }, {"'unroll_max'", "is of kind knob, not annotate"});
+  expect_error([&] { e.annotate("unroll_max"); },
+               {"'unroll_max'", "is of kind knob, not annotate"});
 }
 
 TEST(ConfigSpace, FeaturesFlattenEveryKnob) {
@@ -199,10 +225,12 @@ TEST(ConfigSpace, FeaturesFlattenEveryKnob) {
 TEST(ConfigSpace, JsonKeepsDefinitionOrder) {
   ConfigSpace space = mixed_space();
   ConfigEntity e = space.get(1 + 18 * 2 + 18 * 6 * 5 + 18 * 6 * 6 * 1);
-  EXPECT_EQ(e.to_json(), R"({"tile":[6,1,2],"order":[1,0,2],"ann":["unroll","vec"],"unroll_max":16})");
+  EXPECT_EQ(e.to_json(),
+            R"({"tile":[6,1,2],"order":[1,0,2],"ann":["unroll","vec"],"unroll_max":16})");
   // Key order and whitespace do not matter when reading.
   ConfigEntity back = ConfigEntity::from_json(
-      space, R"({ "unroll_max": 16, "ann": ["unroll", "vec"], "order": [1, 0, 2], "tile": [6, 1, 2] })");
+      space,
+      R"({ "unroll_max": 16, "ann": ["unroll", "vec"], "order": [1, 0, 2], "tile": [6, 1, 2] })");
   EXPECT_EQ(back.index(), e.index());
 }
 
@@ -211,21 +239,29 @@ TEST(ConfigSpace, JsonRejectsConfigsOutsideTheSpace) {
   const std::string rest = R"("order":[0,1,2],"ann":["none","none"],"unroll_max":0)";
   auto parse = [&](const std::string& json) { return ConfigEntity::from_json(space, json); };
   EXPECT_EQ(parse(R"({"tile":[12,1,1],)" + rest + "}").index(), 0u);
-  expect_error([&] { parse(R"({"tile":[5,1,2],)" + rest + "}"); }, {"'tile'", "[5, 1, 2]", "not in the config space"});
-  expect_error([&] { parse(R"({"tile":[6,2],)" + rest + "}"); }, {"'tile'", "not in the config space"});
+  expect_error([&] { parse(R"({"tile":[5,1,2],)" + rest + "}"); },
+               {"'tile'", "[5, 1, 2]", "not in the config space"});
+  expect_error([&] { parse(R"({"tile":[6,2],)" + rest + "}"); },
+               {"'tile'", "not in the config space"});
   expect_error([&] { parse(R"({"tile":"6x2",)" + rest + "}"); }, {"'tile'", "array of integers"});
-  expect_error([&] { parse(R"({"tile":[6,1.5,2],)" + rest + "}"); }, {"'tile'", "array of integers"});
-  expect_error([&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["vec","none"],"unroll_max":0})"); },
-               {"'ann'", "not in the config space"});
-  expect_error([&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","par"],"unroll_max":0})"); },
-               {"'ann'", "'par'"});
-  expect_error([&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","none"],"unroll_max":32})"); },
-               {"'unroll_max'", "[32]"});
-  expect_error([&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","none"],"unroll_max":[0]})"); },
-               {"'unroll_max'", "an integer"});
+  expect_error([&] { parse(R"({"tile":[6,1.5,2],)" + rest + "}"); },
+               {"'tile'", "array of integers"});
+  expect_error(
+      [&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["vec","none"],"unroll_max":0})"); },
+      {"'ann'", "not in the config space"});
+  expect_error(
+      [&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","par"],"unroll_max":0})"); },
+      {"'ann'", "'par'"});
+  expect_error(
+      [&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","none"],"unroll_max":32})"); },
+      {"'unroll_max'", "[32]"});
+  expect_error(
+      [&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","none"],"unroll_max":[0]})"); },
+      {"'unroll_max'", "an integer"});
   expect_error([&] { parse(R"({"tile":[12,1,1],"order":[0,1,2],"ann":["none","none"]})"); },
                {"missing knob 'unroll_max'"});
-  expect_error([&] { parse(R"({"tile":[12,1,1],"vec":1,)" + rest + "}"); }, {"'vec'", "not in the config space"});
+  expect_error([&] { parse(R"({"tile":[12,1,1],"vec":1,)" + rest + "}"); },
+               {"'vec'", "not in the config space"});
   expect_error([&] { parse("[1, 2]"); }, {"JSON object"});
   expect_error([&] { parse(R"({"tile":)"); }, {"not valid JSON"});
 }
@@ -242,7 +278,8 @@ TEST(ConfigSpace, ASplitOfAnotherExtentMatchesByItsInnerFactors) {
   expect_error([&] { ConfigEntity::from_json(large, json); }, {"tile", "not in the config space"});
   ConfigEntity e = ConfigEntity::from_json(large, json, /*match_split_inners=*/true);
   std::vector<int64_t> from = small.get(small.size() - 1).split("tile"), to = e.split("tile");
-  EXPECT_EQ(std::vector<int64_t>(to.begin() + 1, to.end()), std::vector<int64_t>(from.begin() + 1, from.end()));
+  EXPECT_EQ(std::vector<int64_t>(to.begin() + 1, to.end()),
+            std::vector<int64_t>(from.begin() + 1, from.end()));
   EXPECT_EQ(to[0] * to[1] * to[2], 224);
   // Inner factors the other space lacks still fail, naming the knob.
   ConfigSpace tiny = space_for(4);
@@ -265,16 +302,20 @@ TEST(ConfigSpace, FallbackSetPerKnob) {
   ConfigEntity f = space.fallback();
   EXPECT_EQ(f.split("tile"), (std::vector<int64_t>{1, 4, 3}));
   EXPECT_EQ(f.reorder("order"), (std::vector<int64_t>{0, 1, 2}));  // not set: the first candidate
-  EXPECT_EQ(f.annotate("ann"), (std::vector<Annotation>{Annotation::kNone, Annotation::kVectorize}));
+  EXPECT_EQ(f.annotate("ann"),
+            (std::vector<Annotation>{Annotation::kNone, Annotation::kVectorize}));
   EXPECT_EQ(f.knob("unroll_max"), 64);
   EXPECT_EQ(space.get(f.index()).to_json(), f.to_json());
   space.set_fallback_reorder("order", {2, 1, 0});
   EXPECT_EQ(space.fallback().reorder("order"), (std::vector<int64_t>{2, 1, 0}));
 
-  expect_error([&] { space.set_fallback_split("tile", {2, 2, 2}); }, {"'tile'", "[2, 2, 2]", "not in the config space"});
-  expect_error([&] { space.set_fallback_reorder("order", {0, 1}); }, {"'order'", "not in the config space"});
+  expect_error([&] { space.set_fallback_split("tile", {2, 2, 2}); },
+               {"'tile'", "[2, 2, 2]", "not in the config space"});
+  expect_error([&] { space.set_fallback_reorder("order", {0, 1}); },
+               {"'order'", "not in the config space"});
   expect_error([&] { space.set_fallback_knob("unroll_max", 7); }, {"'unroll_max'", "[7]"});
-  expect_error([&] { space.set_fallback_knob("tile", 4); }, {"'tile'", "is of kind split, not knob"});
+  expect_error([&] { space.set_fallback_knob("tile", 4); },
+               {"'tile'", "is of kind split, not knob"});
   expect_error([&] { space.set_fallback_split("nope", {12, 1, 1}); }, {"'nope'"});
   // A rejected fallback leaves the previous one in place.
   EXPECT_EQ(space.fallback().knob("unroll_max"), 64);

@@ -22,7 +22,8 @@ using graph::TensorData;
 using graph::ValueId;
 
 // Uniform random values in [lo, hi] (integers: whole numbers; bools: lo/hi ignored).
-inline TensorData random_data(DataType dtype, std::vector<int64_t> shape, uint32_t seed, double lo = -2, double hi = 2) {
+inline TensorData random_data(DataType dtype, std::vector<int64_t> shape, uint32_t seed,
+                              double lo = -2, double hi = 2) {
   TensorData t(dtype, std::move(shape));
   std::mt19937 rng(seed);
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -31,19 +32,31 @@ inline TensorData random_data(DataType dtype, std::vector<int64_t> shape, uint32
       continue;
     }
     double v = dtype.is_float() ? std::uniform_real_distribution<double>(lo, hi)(rng)
-                                : static_cast<double>(std::uniform_int_distribution<int64_t>(int64_t(lo), int64_t(hi))(rng));
+                                : static_cast<double>(std::uniform_int_distribution<int64_t>(
+                                      int64_t(lo), int64_t(hi))(rng));
     switch (dtype.bits()) {
-      case 8: dtype.is_int() ? void(t.data<int8_t>()[i] = int8_t(v)) : void(t.data<uint8_t>()[i] = uint8_t(v)); break;
-      case 16: t.data<int16_t>()[i] = int16_t(v); break;
+      case 8:
+        dtype.is_int() ? void(t.data<int8_t>()[i] = int8_t(v))
+                       : void(t.data<uint8_t>()[i] = uint8_t(v));
+        break;
+      case 16:
+        t.data<int16_t>()[i] = int16_t(v);
+        break;
       case 32:
-        if (dtype.is_float()) t.data<float>()[i] = float(v);
-        else if (dtype.is_int()) t.data<int32_t>()[i] = int32_t(v);
-        else t.data<uint32_t>()[i] = uint32_t(v);
+        if (dtype.is_float())
+          t.data<float>()[i] = float(v);
+        else if (dtype.is_int())
+          t.data<int32_t>()[i] = int32_t(v);
+        else
+          t.data<uint32_t>()[i] = uint32_t(v);
         break;
       default:
-        if (dtype.is_float()) t.data<double>()[i] = v;
-        else if (dtype.is_int()) t.data<int64_t>()[i] = int64_t(v);
-        else t.data<uint64_t>()[i] = uint64_t(v);
+        if (dtype.is_float())
+          t.data<double>()[i] = v;
+        else if (dtype.is_int())
+          t.data<int64_t>()[i] = int64_t(v);
+        else
+          t.data<uint64_t>()[i] = uint64_t(v);
     }
   }
   return t;
@@ -60,12 +73,18 @@ TensorData tensor_of(DataType dtype, std::vector<int64_t> shape, const std::vect
   TensorData t(dtype, std::move(shape));
   EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype.is_float() && dtype.bits() == 32) t.data<float>()[i] = static_cast<float>(values[i]);
-    else if (dtype.is_float()) t.data<double>()[i] = static_cast<double>(values[i]);
-    else if (dtype == DataType::i32()) t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    else if (dtype == DataType::i64()) t.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
-    else if (dtype.bits() <= 8) t.data<uint8_t>()[i] = static_cast<uint8_t>(values[i]);
-    else ADD_FAILURE() << "tensor_of: unsupported dtype " << dtype.str();
+    if (dtype.is_float() && dtype.bits() == 32)
+      t.data<float>()[i] = static_cast<float>(values[i]);
+    else if (dtype.is_float())
+      t.data<double>()[i] = static_cast<double>(values[i]);
+    else if (dtype == DataType::i32())
+      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    else if (dtype == DataType::i64())
+      t.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
+    else if (dtype.bits() <= 8)
+      t.data<uint8_t>()[i] = static_cast<uint8_t>(values[i]);
+    else
+      ADD_FAILURE() << "tensor_of: unsupported dtype " << dtype.str();
   }
   return t;
 }
@@ -87,9 +106,12 @@ struct OpGraph {
     feeds[name] = std::move(value);
     return v;
   }
-  ValueId constant(const std::string& name, TensorData value) { return b.constant(name, std::move(value)); }
+  ValueId constant(const std::string& name, TensorData value) {
+    return b.constant(name, std::move(value));
+  }
   // Adds a node named `name`; all its outputs become graph outputs.
-  std::vector<ValueId> op(const std::string& name, const std::string& op_type, std::vector<ValueId> inputs,
+  std::vector<ValueId> op(const std::string& name, const std::string& op_type,
+                          std::vector<ValueId> inputs,
                           std::map<std::string, graph::Attr> attrs = {}, int num_outputs = 1) {
     auto outs = b.node(op_type, std::move(inputs), std::move(attrs), num_outputs, name);
     for (ValueId v : outs) b.g.outputs.push_back(v);
@@ -116,14 +138,15 @@ struct OpGraph {
         bool ok;
         if (got.dtype().is_float() || got.dtype().is_bfloat()) {
           double x = element_value(got, i), y = element_value(want[o], i);
-          ok = (std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= 1e-5 * (1 + std::abs(y));
+          ok = (std::isnan(x) && std::isnan(y)) || x == y ||
+               std::abs(x - y) <= 1e-5 * (1 + std::abs(y));
         } else {
           ok = got.get_int(i) == want[o].get_int(i);
         }
         if (!ok) {
           ++mismatches;
-          ADD_FAILURE() << what << " element " << i << ": got " << element_value(got, i) << ", reference "
-                        << element_value(want[o], i);
+          ADD_FAILURE() << what << " element " << i << ": got " << element_value(got, i)
+                        << ", reference " << element_value(want[o], i);
         }
       }
     }

@@ -75,7 +75,8 @@ TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
   int rejected = 0;
   for (uint64_t i = 0; i < space.size(); ++i) {
     ConfigEntity c = space.get(i);
-    int64_t accumulators = c.split("tile_row")[1] * c.split("tile_y")[1];  // one vector of columns at most
+    int64_t accumulators =
+        c.split("tile_row")[1] * c.split("tile_y")[1];  // one vector of columns at most
     std::string why = space.invalid_reason(c);
     EXPECT_EQ(why.empty(), accumulators <= 28) << c.to_json() << ": " << why;
     rejected += !why.empty();
@@ -86,7 +87,8 @@ TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
   EXPECT_EQ(avx2.fallback().split("tile_row")[1], 8);
   EXPECT_EQ(avx2.invalid_reason(avx2.fallback()), "");
   std::string why = avx2.invalid_reason(ConfigEntity::from_json(
-      avx2, R"({"tile_row":[2,16],"tile_col":[2,8],"tile_y":[4,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"));
+      avx2,
+      R"({"tile_row":[2,16],"tile_col":[2,8],"tile_y":[4,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"));
   EXPECT_NE(why.find("64 vector accumulators, more than 12"), std::string::npos) << why;
 }
 

@@ -50,7 +50,8 @@ LinearSum atom(DataType t, const PrimExpr& e) {
 LinearSum Simplifier::to_sum(const PrimExpr& e) {
   DataType t = e.dtype();
   switch (e->kind()) {
-    case NodeKind::IntImm: return LinearSum(t, e.as<IntImmNode>()->value);
+    case NodeKind::IntImm:
+      return LinearSum(t, e.as<IntImmNode>()->value);
     case NodeKind::Add:
     case NodeKind::Sub: {
       const auto* add = e.as<AddNode>();
@@ -60,7 +61,8 @@ LinearSum Simplifier::to_sum(const PrimExpr& e) {
       merge_div_mod(&out);
       return out;
     }
-    case NodeKind::Mul: return product(e);
+    case NodeKind::Mul:
+      return product(e);
     case NodeKind::FloorDiv:
     case NodeKind::FloorMod: {
       bool is_div = e.is<FloorDivNode>();
@@ -77,7 +79,8 @@ LinearSum Simplifier::to_sum(const PrimExpr& e) {
       PrimExpr lhs = a.to_expr();
       return atom(t, is_div ? FloorDivNode::make(lhs, b) : FloorModNode::make(lhs, b));
     }
-    default: return parse_linear(visit(e));
+    default:
+      return parse_linear(visit(e));
   }
 }
 

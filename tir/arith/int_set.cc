@@ -58,20 +58,20 @@ class IntervalEvaluator {
   Ends eval(const PrimExpr& e) {
     switch (e->kind()) {
       case NodeKind::IntImm:
-      case NodeKind::FloatImm: return Ends::point(e);
+      case NodeKind::FloatImm:
+        return Ends::point(e);
       case NodeKind::Var: {
         auto it = dom_.find(e.as<VarNode>());
         return it == dom_.end() ? Ends::point(e) : it->second;
       }
       case NodeKind::Add:
-        return binary<AddNode>(e, [](Ends a, Ends b) {
-          return Ends{add_end(a.min, b.min), add_end(a.max, b.max)};
-        });
+        return binary<AddNode>(
+            e, [](Ends a, Ends b) { return Ends{add_end(a.min, b.min), add_end(a.max, b.max)}; });
       case NodeKind::Sub:
-        return binary<SubNode>(e, [](Ends a, Ends b) {
-          return Ends{sub_end(a.min, b.max), sub_end(a.max, b.min)};
-        });
-      case NodeKind::Mul: return binary<MulNode>(e, [&](Ends a, Ends b) { return mul(a, b); });
+        return binary<SubNode>(
+            e, [](Ends a, Ends b) { return Ends{sub_end(a.min, b.max), sub_end(a.max, b.min)}; });
+      case NodeKind::Mul:
+        return binary<MulNode>(e, [&](Ends a, Ends b) { return mul(a, b); });
       case NodeKind::FloorDiv:
         return binary<FloorDivNode>(e, [&](Ends a, Ends b) { return div(a, b); });
       case NodeKind::FloorMod:
@@ -84,8 +84,10 @@ class IntervalEvaluator {
         return binary<MaxNode>(e, [](Ends a, Ends b) {
           return Ends{max_of_lower(a.min, b.min), max_of_upper(a.max, b.max)};
         });
-      case NodeKind::Select: return conditional(e.as<SelectNode>());
-      case NodeKind::IfThenElseExpr: return conditional(e.as<IfThenElseExprNode>());
+      case NodeKind::Select:
+        return conditional(e.as<SelectNode>());
+      case NodeKind::IfThenElseExpr:
+        return conditional(e.as<IfThenElseExprNode>());
       case NodeKind::Cast: {
         const auto* op = e.as<CastNode>();
         Ends v = eval(op->value);
@@ -96,7 +98,8 @@ class IntervalEvaluator {
         auto widen = [&](const PrimExpr& x) { return x.defined() ? cast(to, x) : PrimExpr(); };
         return widening ? Ends{widen(v.min), widen(v.max)} : Ends::everything();
       }
-      case NodeKind::Broadcast: return eval(e.as<BroadcastNode>()->value);
+      case NodeKind::Broadcast:
+        return eval(e.as<BroadcastNode>()->value);
       case NodeKind::Let: {
         const auto* op = e.as<LetNode>();
         VarIntervals inner = dom_;

@@ -57,10 +57,14 @@ int expr_compare(const PrimExpr& a, const PrimExpr& b) {
     return cmp3(ta.lanes(), tb.lanes());
   }
   switch (a->kind()) {
-    case NodeKind::IntImm: return cmp3(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
-    case NodeKind::FloatImm: return cmp3(a.as<FloatImmNode>()->value, b.as<FloatImmNode>()->value);
-    case NodeKind::Var: return a.as<VarNode>()->name_hint.compare(b.as<VarNode>()->name_hint);
-    case NodeKind::Cast: return expr_compare(a.as<CastNode>()->value, b.as<CastNode>()->value);
+    case NodeKind::IntImm:
+      return cmp3(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
+    case NodeKind::FloatImm:
+      return cmp3(a.as<FloatImmNode>()->value, b.as<FloatImmNode>()->value);
+    case NodeKind::Var:
+      return a.as<VarNode>()->name_hint.compare(b.as<VarNode>()->name_hint);
+    case NodeKind::Cast:
+      return expr_compare(a.as<CastNode>()->value, b.as<CastNode>()->value);
 #define TESSEL_CMP_BINARY(N)                                       \
   case NodeKind::N: {                                              \
     const auto *x = as_node<N##Node>(a), *y = as_node<N##Node>(b); \
@@ -84,8 +88,10 @@ int expr_compare(const PrimExpr& a, const PrimExpr& b) {
       TESSEL_CMP_BINARY(And)
       TESSEL_CMP_BINARY(Or)
 #undef TESSEL_CMP_BINARY
-    case NodeKind::Not: return expr_compare(a.as<NotNode>()->a, b.as<NotNode>()->a);
-    case NodeKind::Select: return compare_conditionals(a.as<SelectNode>(), b.as<SelectNode>());
+    case NodeKind::Not:
+      return expr_compare(a.as<NotNode>()->a, b.as<NotNode>()->a);
+    case NodeKind::Select:
+      return compare_conditionals(a.as<SelectNode>(), b.as<SelectNode>());
     case NodeKind::IfThenElseExpr:
       return compare_conditionals(a.as<IfThenElseExprNode>(), b.as<IfThenElseExprNode>());
     case NodeKind::Ramp: {
@@ -104,7 +110,8 @@ int expr_compare(const PrimExpr& a, const PrimExpr& b) {
       if (int c = x->buffer->name.compare(y->buffer->name)) return c;
       return compare_lists(x->indices, y->indices);
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 

@@ -24,20 +24,24 @@ const T* as_node(const PrimExpr& e) {
 std::pair<PrimExpr, PrimExpr> operands(const PrimExpr& e) {
   switch (e->kind()) {
 #define TESSEL_OPERANDS(N) \
-  case NodeKind::N: return {as_node<N##Node>(e)->a, as_node<N##Node>(e)->b};
+  case NodeKind::N:        \
+    return {as_node<N##Node>(e)->a, as_node<N##Node>(e)->b};
     TESSEL_ARITH_BINARY_KINDS(TESSEL_OPERANDS)
 #undef TESSEL_OPERANDS
-    default: TESSEL_UNREACHABLE(std::string("not a binary node: ") + node_kind_name(e->kind()));
+    default:
+      TESSEL_UNREACHABLE(std::string("not a binary node: ") + node_kind_name(e->kind()));
   }
 }
 
 PrimExpr make_binary(NodeKind k, PrimExpr a, PrimExpr b) {
   switch (k) {
 #define TESSEL_MAKE(N) \
-  case NodeKind::N: return N##Node::make(std::move(a), std::move(b));
+  case NodeKind::N:    \
+    return N##Node::make(std::move(a), std::move(b));
     TESSEL_ARITH_BINARY_KINDS(TESSEL_MAKE)
 #undef TESSEL_MAKE
-    default: TESSEL_UNREACHABLE(std::string("not a binary kind: ") + node_kind_name(k));
+    default:
+      TESSEL_UNREACHABLE(std::string("not a binary kind: ") + node_kind_name(k));
   }
 }
 
@@ -53,13 +57,26 @@ PrimExpr bool_const(bool v, int lanes) { return make_const(DataType::boolean(lan
 PrimExpr fold_float(NodeKind k, DataType t, double x, double y) {
   double r;
   switch (k) {
-    case NodeKind::Add: r = x + y; break;
-    case NodeKind::Sub: r = x - y; break;
-    case NodeKind::Mul: r = x * y; break;
-    case NodeKind::Div: r = x / y; break;
-    case NodeKind::Min: r = std::fmin(x, y); break;
-    case NodeKind::Max: r = std::fmax(x, y); break;
-    default: return PrimExpr();
+    case NodeKind::Add:
+      r = x + y;
+      break;
+    case NodeKind::Sub:
+      r = x - y;
+      break;
+    case NodeKind::Mul:
+      r = x * y;
+      break;
+    case NodeKind::Div:
+      r = x / y;
+      break;
+    case NodeKind::Min:
+      r = std::fmin(x, y);
+      break;
+    case NodeKind::Max:
+      r = std::fmax(x, y);
+      break;
+    default:
+      return PrimExpr();
   }
   if (t.bits() == 32) r = static_cast<float>(r);
   return FloatImmNode::make(t, r);
@@ -68,13 +85,20 @@ PrimExpr fold_float(NodeKind k, DataType t, double x, double y) {
 template <class T>
 std::optional<bool> fold_compare(NodeKind k, T x, T y) {
   switch (k) {
-    case NodeKind::EQ: return x == y;
-    case NodeKind::NE: return x != y;
-    case NodeKind::LT: return x < y;
-    case NodeKind::LE: return x <= y;
-    case NodeKind::GT: return x > y;
-    case NodeKind::GE: return x >= y;
-    default: return std::nullopt;
+    case NodeKind::EQ:
+      return x == y;
+    case NodeKind::NE:
+      return x != y;
+    case NodeKind::LT:
+      return x < y;
+    case NodeKind::LE:
+      return x <= y;
+    case NodeKind::GT:
+      return x > y;
+    case NodeKind::GE:
+      return x >= y;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -83,13 +107,26 @@ std::optional<bool> decide(NodeKind k, const ConstIntBound& d) {
   int64_t lo = d.min_value, hi = d.max_value;
   bool all, none;
   switch (k) {
-    case NodeKind::LT: all = hi < 0, none = lo >= 0; break;
-    case NodeKind::LE: all = hi <= 0, none = lo > 0; break;
-    case NodeKind::GT: all = lo > 0, none = hi <= 0; break;
-    case NodeKind::GE: all = lo >= 0, none = hi < 0; break;
-    case NodeKind::EQ: all = lo == 0 && hi == 0, none = lo > 0 || hi < 0; break;
-    case NodeKind::NE: all = lo > 0 || hi < 0, none = lo == 0 && hi == 0; break;
-    default: return std::nullopt;
+    case NodeKind::LT:
+      all = hi < 0, none = lo >= 0;
+      break;
+    case NodeKind::LE:
+      all = hi <= 0, none = lo > 0;
+      break;
+    case NodeKind::GT:
+      all = lo > 0, none = hi <= 0;
+      break;
+    case NodeKind::GE:
+      all = lo >= 0, none = hi < 0;
+      break;
+    case NodeKind::EQ:
+      all = lo == 0 && hi == 0, none = lo > 0 || hi < 0;
+      break;
+    case NodeKind::NE:
+      all = lo > 0 || hi < 0, none = lo == 0 && hi == 0;
+      break;
+    default:
+      return std::nullopt;
   }
   if (all) return true;
   if (none) return false;
@@ -99,23 +136,34 @@ std::optional<bool> decide(NodeKind k, const ConstIntBound& d) {
 // `a k b` == `b mirror(k) a`.
 NodeKind mirror(NodeKind k) {
   switch (k) {
-    case NodeKind::LT: return NodeKind::GT;
-    case NodeKind::GT: return NodeKind::LT;
-    case NodeKind::LE: return NodeKind::GE;
-    case NodeKind::GE: return NodeKind::LE;
-    default: return k;
+    case NodeKind::LT:
+      return NodeKind::GT;
+    case NodeKind::GT:
+      return NodeKind::LT;
+    case NodeKind::LE:
+      return NodeKind::GE;
+    case NodeKind::GE:
+      return NodeKind::LE;
+    default:
+      return k;
   }
 }
 
 // !(a k b) == (a negate(k) b), for integers.
 NodeKind negate(NodeKind k) {
   switch (k) {
-    case NodeKind::LT: return NodeKind::GE;
-    case NodeKind::GE: return NodeKind::LT;
-    case NodeKind::LE: return NodeKind::GT;
-    case NodeKind::GT: return NodeKind::LE;
-    case NodeKind::EQ: return NodeKind::NE;
-    default: return NodeKind::EQ;
+    case NodeKind::LT:
+      return NodeKind::GE;
+    case NodeKind::GE:
+      return NodeKind::LT;
+    case NodeKind::LE:
+      return NodeKind::GT;
+    case NodeKind::GT:
+      return NodeKind::LE;
+    case NodeKind::EQ:
+      return NodeKind::NE;
+    default:
+      return NodeKind::EQ;
   }
 }
 
@@ -135,8 +183,10 @@ PrimExpr Analyzer::Impl::simplify(const PrimExpr& e) { return Simplifier(*this).
 PrimExpr Simplifier::visit(const PrimExpr& e) {
   switch (e->kind()) {
     case NodeKind::IntImm:
-    case NodeKind::FloatImm: return e;
-    case NodeKind::Var: return visit_var(e);
+    case NodeKind::FloatImm:
+      return e;
+    case NodeKind::Var:
+      return visit_var(e);
     case NodeKind::Add:
     case NodeKind::Sub:
     case NodeKind::Mul:
@@ -144,21 +194,29 @@ PrimExpr Simplifier::visit(const PrimExpr& e) {
     case NodeKind::FloorMod:
       if (is_index_type(e.dtype())) return to_sum(e).to_expr();
       return visit_float_or_vector_arith(e);
-    case NodeKind::Div: return visit_float_or_vector_arith(e);
+    case NodeKind::Div:
+      return visit_float_or_vector_arith(e);
     case NodeKind::Min:
-    case NodeKind::Max: return visit_min_max(e);
+    case NodeKind::Max:
+      return visit_min_max(e);
     case NodeKind::EQ:
     case NodeKind::NE:
     case NodeKind::LT:
     case NodeKind::LE:
     case NodeKind::GT:
-    case NodeKind::GE: return visit_compare(e);
+    case NodeKind::GE:
+      return visit_compare(e);
     case NodeKind::And:
-    case NodeKind::Or: return visit_logic(e);
-    case NodeKind::Not: return visit_not(e.as<NotNode>());
-    case NodeKind::Select: return visit_conditional(e.as<SelectNode>(), e);
-    case NodeKind::IfThenElseExpr: return visit_conditional(e.as<IfThenElseExprNode>(), e);
-    case NodeKind::Cast: return visit_cast(e.as<CastNode>());
+    case NodeKind::Or:
+      return visit_logic(e);
+    case NodeKind::Not:
+      return visit_not(e.as<NotNode>());
+    case NodeKind::Select:
+      return visit_conditional(e.as<SelectNode>(), e);
+    case NodeKind::IfThenElseExpr:
+      return visit_conditional(e.as<IfThenElseExprNode>(), e);
+    case NodeKind::Cast:
+      return visit_cast(e.as<CastNode>());
     case NodeKind::Ramp: {
       const auto* op = e.as<RampNode>();
       return make_ramp(visit(op->base), visit(op->stride), op->lanes);
@@ -167,8 +225,10 @@ PrimExpr Simplifier::visit(const PrimExpr& e) {
       const auto* op = e.as<BroadcastNode>();
       return BroadcastNode::make(visit(op->value), op->lanes);
     }
-    case NodeKind::Let: return visit_let(e.as<LetNode>());
-    case NodeKind::Call: return visit_call(e.as<CallNode>());
+    case NodeKind::Let:
+      return visit_let(e.as<LetNode>());
+    case NodeKind::Call:
+      return visit_call(e.as<CallNode>());
     case NodeKind::BufferLoad: {
       const auto* op = e.as<BufferLoadNode>();
       return BufferLoadNode::make(op->buffer, visit_all(op->indices));
@@ -177,8 +237,10 @@ PrimExpr Simplifier::visit(const PrimExpr& e) {
       const auto* op = e.as<ProducerLoadNode>();
       return ProducerLoadNode::make(op->op, op->value_index, visit_all(op->indices));
     }
-    case NodeKind::Reduce: return visit_reduce(e.as<ReduceNode>());
-    default: TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
+    case NodeKind::Reduce:
+      return visit_reduce(e.as<ReduceNode>());
+    default:
+      TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
   }
 }
 
@@ -268,7 +330,8 @@ PrimExpr Simplifier::vector_rule(NodeKind k, const PrimExpr& a, const PrimExpr& 
       if (is_div) return BroadcastNode::make(visit(floordiv(ra->base, cst)), lanes);
       return make_ramp(rem, ra->stride, lanes);
     }
-    default: return PrimExpr();
+    default:
+      return PrimExpr();
   }
 }
 

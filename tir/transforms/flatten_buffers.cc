@@ -68,8 +68,9 @@ class BufferFlattener : public IRMutator {
     if (is_flat(b.get())) return b;
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
-    Buffer out = make_node<BufferNode>(b->data, b->dtype, std::vector<PrimExpr>{flat_extent(b.get())},
-                                       std::vector<PrimExpr>{}, b->name, b->scope);
+    Buffer out =
+        make_node<BufferNode>(b->data, b->dtype, std::vector<PrimExpr>{flat_extent(b.get())},
+                              std::vector<PrimExpr>{}, b->name, b->scope);
     flat_.emplace(b.get(), out);
     return out;
   }

@@ -68,8 +68,8 @@ class FreshVarCopier : public IRMutator {
     if (changed || !data.same_as(b->data)) {
       const auto* dv = data.as<VarNode>();
       TESSEL_ICHECK(dv) << "buffer " << b->name << ": data var substituted by a non-var";
-      out = make_node<BufferNode>(Var(Ref<VarNode>(dv)), b->dtype, shape, strides, b->name,
-                                  b->scope);
+      out =
+          make_node<BufferNode>(Var(Ref<VarNode>(dv)), b->dtype, shape, strides, b->name, b->scope);
     }
     buffers_[b.get()] = out;
     return out;

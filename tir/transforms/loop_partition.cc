@@ -174,7 +174,8 @@ class LoopPartitioner : public IRMutator {
     for (const auto& b : f->buffers) {
       for (const auto& dim : b->shape) {
         if (const auto* v = dim.as<VarNode>()) {
-          enclosing_.emplace_back(Var(Ref<VarNode>(v)), Range(make_zero(v->dtype), max_value(v->dtype)));
+          enclosing_.emplace_back(Var(Ref<VarNode>(v)),
+                                  Range(make_zero(v->dtype), max_value(v->dtype)));
         }
       }
     }
@@ -229,8 +230,8 @@ class LoopPartitioner : public IRMutator {
       const int64_t* lanes = as_const_int(main_extent);
       if (!lanes || *lanes < 2) main_kind = ForKind::kSerial;
     }
-    parts.push_back(ForNode::make(op->loop_var, main_begin, main_extent, main_kind, main_body,
-                                  op->thread_tag));
+    parts.push_back(
+        ForNode::make(op->loop_var, main_begin, main_extent, main_kind, main_body, op->thread_tag));
     parts.push_back(guarded_part(op, ana, main_end, end, proven));
     return SeqStmtNode::make(parts);
   }
@@ -257,7 +258,8 @@ class LoopPartitioner : public IRMutator {
     handled_ = std::move(saved);
     // The guarded remainder of a vectorized loop is scalar code.
     ForKind kind = op->kind == ForKind::kVectorized ? ForKind::kSerial : op->kind;
-    return copy_with_fresh_vars(ForNode::make(op->loop_var, from, extent, kind, body, op->thread_tag));
+    return copy_with_fresh_vars(
+        ForNode::make(op->loop_var, from, extent, kind, body, op->thread_tag));
   }
 
   template <class Fn>

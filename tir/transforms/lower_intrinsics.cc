@@ -30,8 +30,8 @@ PrimExpr tanh_approx(const PrimExpr& arg) {
   PrimExpr p = x * horner(x2, {-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
                                5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
                                4.89352455891786e-03});
-  PrimExpr q = horner(x2, {1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
-                           4.89352518554385e-03});
+  PrimExpr q = horner(
+      x2, {1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03, 4.89352518554385e-03});
   return p / q;
 }
 
@@ -70,13 +70,16 @@ class IntrinsicLowerer : public IRMutator {
     const PrimExpr& x = call->args[0];
     if (!x.dtype().is_float()) return e;
     switch (call->op) {
-      case Intrinsic::sigmoid: return constant_like(x, 1) / (constant_like(x, 1) + exp(-x));
-      case Intrinsic::rsqrt: return constant_like(x, 1) / sqrt(x);
+      case Intrinsic::sigmoid:
+        return constant_like(x, 1) / (constant_like(x, 1) + exp(-x));
+      case Intrinsic::rsqrt:
+        return constant_like(x, 1) / sqrt(x);
       case Intrinsic::tanh:
         return x.dtype().bits() == 64 ? e : approximate(x, tanh_approx);
       case Intrinsic::erf:
         return x.dtype().bits() == 64 ? e : approximate(x, erf_approx);
-      default: return e;
+      default:
+        return e;
     }
   }
 };

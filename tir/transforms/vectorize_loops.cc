@@ -53,7 +53,8 @@ PrimExpr fold_ramp(NodeKind kind, const PrimExpr& a, const PrimExpr& b) {
       if (ra && sb.defined()) return RampNode::make(ra->base * sb, ra->stride * sb, ra->lanes);
       if (rb && sa.defined()) return RampNode::make(sa * rb->base, sa * rb->stride, rb->lanes);
       break;
-    default: break;
+    default:
+      break;
   }
   return PrimExpr();
 }
@@ -137,13 +138,13 @@ class Vectorizer : public IRMutator {
     return it == vars_.end() ? self : it->second;
   }
 
-#define TESSEL_VECTORIZE_BINARY(N)                                             \
-  PrimExpr mutate_##N(const N##Node* op, const PrimExpr& self) override {      \
-    PrimExpr a = mutate_expr(op->a), b = mutate_expr(op->b);                  \
-    if (a.same_as(op->a) && b.same_as(op->b)) return self;                    \
-    if (PrimExpr r = fold_ramp(NodeKind::N, a, b)) return r;                  \
-    int lanes = std::max(lanes_of(a), lanes_of(b));                           \
-    return N##Node::make(widen(a, lanes), widen(b, lanes));                   \
+#define TESSEL_VECTORIZE_BINARY(N)                                        \
+  PrimExpr mutate_##N(const N##Node* op, const PrimExpr& self) override { \
+    PrimExpr a = mutate_expr(op->a), b = mutate_expr(op->b);              \
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;                \
+    if (PrimExpr r = fold_ramp(NodeKind::N, a, b)) return r;              \
+    int lanes = std::max(lanes_of(a), lanes_of(b));                       \
+    return N##Node::make(widen(a, lanes), widen(b, lanes));               \
   }
   TESSEL_VECTORIZE_BINARY(Add)
   TESSEL_VECTORIZE_BINARY(Sub)
@@ -225,16 +226,18 @@ class Vectorizer : public IRMutator {
     require_flat(op->buffer, idx);
     int index_lanes = lanes_of(idx.back());
     if (index_lanes == 1 && lanes_of(value) > 1) {
-      fail(loop_var_, fmt::format("the store to '{}' at [{}] does not depend on it but the stored "
-                                  "value does (a reduction over a vectorized loop)",
-                                  op->buffer->name, to_string(idx.back())),
+      fail(loop_var_,
+           fmt::format("the store to '{}' at [{}] does not depend on it but the stored "
+                       "value does (a reduction over a vectorized loop)",
+                       op->buffer->name, to_string(idx.back())),
            "vectorize a data-parallel loop instead");
     }
     if (read_modify_write_.count(op->buffer->data.get()) &&
         (index_lanes == 1 || !is_injective_index(idx.back()))) {
-      fail(loop_var_, fmt::format("buffer '{}' is read and written at [{}], which does not give "
-                                  "each iteration its own element",
-                                  op->buffer->name, to_string(idx.back())),
+      fail(loop_var_,
+           fmt::format("buffer '{}' is read and written at [{}], which does not give "
+                       "each iteration its own element",
+                       op->buffer->name, to_string(idx.back())),
            "vectorize a loop whose iterations write distinct elements");
     }
     return BufferStoreNode::make(op->buffer, widen(value, index_lanes), idx);
@@ -256,13 +259,13 @@ class Vectorizer : public IRMutator {
   }
   Stmt mutate_For(const ForNode* op, const Stmt& self) override {
     if (op->kind == ForKind::kVectorized) {
-      fail(loop_var_, fmt::format("it contains another vectorized loop '{}'",
-                                  op->loop_var->name_hint),
+      fail(loop_var_,
+           fmt::format("it contains another vectorized loop '{}'", op->loop_var->name_hint),
            "vectorize only the innermost loop");
     }
     if (lanes_of(mutate_expr(op->min)) > 1 || lanes_of(mutate_expr(op->extent)) > 1) {
-      fail(loop_var_, fmt::format("the bounds of the inner loop '{}' depend on it",
-                                  op->loop_var->name_hint),
+      fail(loop_var_,
+           fmt::format("the bounds of the inner loop '{}' depend on it", op->loop_var->name_hint),
            "vectorize a loop that does not shape the loops inside it");
     }
     return IRMutator::mutate_For(op, self);
@@ -277,8 +280,8 @@ class Vectorizer : public IRMutator {
   Stmt mutate_Allocate(const AllocateNode* op, const Stmt& self) override {
     for (const auto& dim : op->buffer->shape) {
       if (lanes_of(mutate_expr(dim)) > 1) {
-        fail(loop_var_, fmt::format("the size of the allocation '{}' depends on it",
-                                    op->buffer->name),
+        fail(loop_var_,
+             fmt::format("the size of the allocation '{}' depends on it", op->buffer->name),
              "allocate outside the vectorized loop");
       }
     }
@@ -322,7 +325,8 @@ class LoopVectorizer : public IRMutator {
     }
     if (*extent < 1) return EvaluateNode::make(0);
     if (*extent == 1) {
-      return mutate_stmt(substitute(op->body, {{op->loop_var, cast(op->loop_var.dtype(), op->min)}}));
+      return mutate_stmt(
+          substitute(op->body, {{op->loop_var, cast(op->loop_var.dtype(), op->min)}}));
     }
     DependenceChecker deps(op->loop_var);
     deps.check(op->body);

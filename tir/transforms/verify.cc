@@ -94,8 +94,8 @@ class Verifier : public IRVisitor {
       fail(fmt::format("{} '{}' has {} indices after flattening", what, b->name, idx.size()));
     }
     if (value.element_of() != b->dtype) {
-      fail(fmt::format("{} '{}' of dtype {} has a value of dtype {}", what, b->name,
-                       b->dtype.str(), value.str()));
+      fail(fmt::format("{} '{}' of dtype {} has a value of dtype {}", what, b->name, b->dtype.str(),
+                       value.str()));
     }
     int index_lanes = idx.empty() ? 1 : idx.back().dtype().lanes();  // a 0-d access has no index
     if (value.lanes() != index_lanes) {

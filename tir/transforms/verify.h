@@ -12,7 +12,7 @@
 namespace tessel::tir {
 
 struct VerifyOptions {
-  std::string after_pass = "input";  // named in the error message
+  std::string after_pass = "input";          // named in the error message
   bool require_flat = false;                 // after flatten_buffers
   bool require_no_vectorized_loops = false;  // after vectorize_loops
 };

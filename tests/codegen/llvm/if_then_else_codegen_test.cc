@@ -43,7 +43,8 @@ TEST(IfThenElseCodegenTest, ScalarConditionBranchesAroundTheLoad) {
   auto in = float_array({16}, [](int64_t k) { return float(k) + 0.5f; });
   auto out = float_array({1}, [](int64_t) { return 0.0f; });
   // A wild index is never used while the flag is off.
-  auto off = make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 0 : 1 << 30; });
+  auto off =
+      make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 0 : 1 << 30; });
   m.get_function("guarded")(in, off, out);
   EXPECT_EQ(out.data<float>()[0], -1.0f);
   auto on = make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 1 : 7; });
@@ -58,11 +59,13 @@ TEST(IfThenElseCodegenTest, ScalarConditionOverVectorValuesBranches) {
   Buffer flags = Buffer::make("F", DataType::i32(), {2});
   Buffer c = Buffer::make("C", DataType::f32(), {8});
   PrimExpr value = if_then_else(load(flags, 0) != 0, load(a, ramp(load(flags, 1), 8)), -1.0f);
-  runtime::Module m = build(make_func("vector_values", {a, flags, c}, store(c, value, ramp(0, 8))), host_target());
+  runtime::Module m =
+      build(make_func("vector_values", {a, flags, c}, store(c, value, ramp(0, 8))), host_target());
   EXPECT_TRUE(contains(block(m.source("ll"), "ite.then"), "x float>")) << m.source("ll");
   auto in = float_array({16}, [](int64_t k) { return float(k); });
   auto out = float_array({8}, [](int64_t) { return 0.0f; });
-  auto off = make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 0 : 1 << 30; });
+  auto off =
+      make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 0 : 1 << 30; });
   m.get_function("vector_values")(in, off, out);
   for (int k = 0; k < 8; ++k) EXPECT_EQ(out.data<float>()[k], -1.0f) << k;
   auto on = make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 1 : 8; });
@@ -89,14 +92,16 @@ TEST(IfThenElseCodegenTest, VectorConditionMasksTheLoad) {
   PrimExpr at = ramp(io * 8, 8);
   PrimExpr inside = at >= BroadcastNode::make(1, 8) && at < BroadcastNode::make(17, 8);
   PrimExpr value = if_then_else(inside, load(a, ramp(io * 8 - 1, 8)), 0.0f);
-  runtime::Module m = build(make_func("pad", {a, p}, loop(io, 3, store(p, value, at))), host_target());
+  runtime::Module m =
+      build(make_func("pad", {a, p}, loop(io, 3, store(p, value, at))), host_target());
   std::string ll = m.source("ll");
   EXPECT_TRUE(contains(ll, "llvm.masked.load")) << ll;
 
   auto in = float_array({16}, [](int64_t k) { return float(k) + 1.0f; });
   auto out = float_array({24}, [](int64_t) { return -1.0f; });
   m.get_function("pad")(in, out);
-  for (int k = 0; k < 24; ++k) EXPECT_EQ(out.data<float>()[k], k >= 1 && k < 17 ? float(k) : 0.0f) << k;
+  for (int k = 0; k < 24; ++k)
+    EXPECT_EQ(out.data<float>()[k], k >= 1 && k < 17 ? float(k) : 0.0f) << k;
 }
 
 // A strided (gathered) guarded load uses a masked gather.
@@ -121,12 +126,15 @@ TEST(IfThenElseCodegenTest, AScalarLoadUnderAVectorConditionWaitsForAnyLane) {
   Buffer flags = Buffer::make("F", DataType::i32(), {2});
   Buffer c = Buffer::make("C", DataType::f32(), {8});
   PrimExpr lanes = ramp(0, 8);
-  PrimExpr value = if_then_else(lanes < BroadcastNode::make(load(flags, 1), 8),
-                                load(a, lanes) + BroadcastNode::make(load(a, load(flags, 0)), 8), 0.0f);
-  runtime::Module m = build(make_func("any_lane", {a, flags, c}, store(c, value, lanes)), host_target());
+  PrimExpr value =
+      if_then_else(lanes < BroadcastNode::make(load(flags, 1), 8),
+                   load(a, lanes) + BroadcastNode::make(load(a, load(flags, 0)), 8), 0.0f);
+  runtime::Module m =
+      build(make_func("any_lane", {a, flags, c}, store(c, value, lanes)), host_target());
   auto in = float_array({8}, [](int64_t k) { return float(k); });
   auto out = float_array({8}, [](int64_t) { return -1.0f; });
-  auto none = make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 1 << 30 : 0; });
+  auto none =
+      make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 1 << 30 : 0; });
   m.get_function("any_lane")(in, none, out);
   for (int k = 0; k < 8; ++k) EXPECT_EQ(out.data<float>()[k], 0.0f) << k;
   auto some = make_array<int32_t>({2}, DataType::i32(), [](int64_t k) { return k == 0 ? 3 : 5; });
@@ -144,7 +152,8 @@ TEST(IfThenElseCodegenTest, MaskedOffLanesDoNotDivide) {
   PrimExpr value = if_then_else(divisor != BroadcastNode::make(0, 16),
                                 floordiv(BroadcastNode::make(100, 16), divisor), 7);
   runtime::Module m = build(make_func("divide", {d, c}, store(c, value, lanes)), host_target());
-  auto in = make_array<int32_t>({16}, DataType::i32(), [](int64_t k) { return k % 3 == 0 ? 0 : int32_t(k) - 8; });
+  auto in = make_array<int32_t>({16}, DataType::i32(),
+                                [](int64_t k) { return k % 3 == 0 ? 0 : int32_t(k) - 8; });
   auto out = make_array<int32_t>({16}, DataType::i32(), [](int64_t) { return 0; });
   m.get_function("divide")(in, out);
   for (int k = 0; k < 16; ++k) {

@@ -17,7 +17,8 @@ void expect_error(Fn fn, const std::vector<std::string>& fragments) {
     fn();
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    for (const auto& f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
   }
 }
 
@@ -29,7 +30,8 @@ TEST(ElementwiseInferTest, UnaryKeepsType) {
 }
 
 TEST(ElementwiseInferTest, FloatOnlyOpRejectsIntegers) {
-  expect_error([] { infer("Exp", {value_of(DataType::i64(), {3})}); }, {"node 'n0' (Exp)", "float"});
+  expect_error([] { infer("Exp", {value_of(DataType::i64(), {3})}); },
+               {"node 'n0' (Exp)", "float"});
 }
 
 TEST(ElementwiseInferTest, BinaryBroadcasts) {
@@ -54,14 +56,17 @@ TEST(ElementwiseInferTest, PowAllowsMixedExponentType) {
 TEST(ElementwiseInferTest, ComparisonsAndLogicGiveBool) {
   EXPECT_EQ(infer("Less", {value_of(kF32, {2, 1}), value_of(kF32, {1, 5})})[0],
             (TensorType{DataType::boolean(), {2, 5}, {}}));
-  EXPECT_EQ(infer("Xor", {value_of(DataType::boolean(), {3}), value_of(DataType::boolean(), {1})})[0].dtype,
-            DataType::boolean());
+  EXPECT_EQ(
+      infer("Xor", {value_of(DataType::boolean(), {3}), value_of(DataType::boolean(), {1})})[0]
+          .dtype,
+      DataType::boolean());
   expect_error([] { infer("And", {value_of(kF32, {3}), value_of(kF32, {3})}); }, {"(And)", "bool"});
   EXPECT_EQ(infer("IsNaN", {value_of(kF32, {7})})[0].dtype, DataType::boolean());
 }
 
 TEST(ElementwiseInferTest, VariadicBroadcastsAllInputs) {
-  auto out = infer("Max", {value_of(kF32, {3, 1}), value_of(kF32, {1, 4}), value_of(kF32, {2, 1, 1})});
+  auto out =
+      infer("Max", {value_of(kF32, {3, 1}), value_of(kF32, {1, 4}), value_of(kF32, {2, 1, 1})});
   EXPECT_EQ(out[0].shape, (std::vector<int64_t>{2, 3, 4}));
 }
 
@@ -69,15 +74,18 @@ TEST(ElementwiseInferTest, WhereBroadcastsConditionAndTakesXType) {
   auto out = infer("Where", {value_of(DataType::boolean(), {2, 1}), value_of(DataType::i64(), {3}),
                              value_of(DataType::i64(), {1})});
   EXPECT_EQ(out[0], (TensorType{DataType::i64(), {2, 3}, {}}));
-  expect_error([] { infer("Where", {value_of(kF32, {2}), value_of(kF32, {2}), value_of(kF32, {2})}); },
-               {"(Where)", "bool"});
+  expect_error(
+      [] { infer("Where", {value_of(kF32, {2}), value_of(kF32, {2}), value_of(kF32, {2})}); },
+      {"(Where)", "bool"});
 }
 
 TEST(ElementwiseInferTest, CastUsesOnnxTypeCodes) {
   EXPECT_EQ(infer("Cast", {value_of(kF32, {2})}, {{"to", int64_t{7}}})[0].dtype, DataType::i64());
   EXPECT_EQ(infer("Cast", {value_of(kF32, {2})}, {{"to", int64_t{10}}})[0].dtype, DataType::f16());
-  expect_error([] { infer("Cast", {value_of(kF32, {2})}, {{"to", int64_t{8}}}); }, {"(Cast)", "element type 8"});
-  EXPECT_EQ(infer("CastLike", {value_of(kF32, {2}), value_of(DataType::f64(), {})})[0].dtype, DataType::f64());
+  expect_error([] { infer("Cast", {value_of(kF32, {2})}, {{"to", int64_t{8}}}); },
+               {"(Cast)", "element type 8"});
+  EXPECT_EQ(infer("CastLike", {value_of(kF32, {2}), value_of(DataType::f64(), {})})[0].dtype,
+            DataType::f64());
 }
 
 TEST(ElementwiseInferTest, DropoutMaskIsBool) {

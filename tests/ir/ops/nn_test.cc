@@ -14,11 +14,14 @@ Ints conv_shape(Ints x, Ints w, std::map<std::string, Attr> attrs = {}) {
 }
 
 TEST(NnInferTest, ConvStridesPadsDilationsAndGroups) {
-  EXPECT_EQ(conv_shape({1, 3, 224, 224}, {64, 3, 7, 7}, {{"strides", Ints{2, 2}}, {"pads", Ints{3, 3, 3, 3}}}),
+  EXPECT_EQ(conv_shape({1, 3, 224, 224}, {64, 3, 7, 7},
+                       {{"strides", Ints{2, 2}}, {"pads", Ints{3, 3, 3, 3}}}),
             (Ints{1, 64, 112, 112}));
-  EXPECT_EQ(conv_shape({2, 8, 10, 9}, {16, 2, 3, 3}, {{"group", int64_t{4}}, {"dilations", Ints{2, 3}}}),
-            (Ints{2, 16, 6, 3}));
-  EXPECT_EQ(conv_shape({1, 32, 7, 7}, {32, 1, 3, 3}, {{"group", int64_t{32}}, {"pads", Ints{1, 0, 1, 2}}}),
+  EXPECT_EQ(
+      conv_shape({2, 8, 10, 9}, {16, 2, 3, 3}, {{"group", int64_t{4}}, {"dilations", Ints{2, 3}}}),
+      (Ints{2, 16, 6, 3}));
+  EXPECT_EQ(conv_shape({1, 32, 7, 7}, {32, 1, 3, 3},
+                       {{"group", int64_t{32}}, {"pads", Ints{1, 0, 1, 2}}}),
             (Ints{1, 32, 7, 7}));
   EXPECT_EQ(conv_shape({1, 2, 11}, {4, 2, 3}, {{"strides", Ints{3}}}), (Ints{1, 4, 3}));
   EXPECT_EQ(conv_shape({1, 2, 4, 5, 6}, {4, 2, 2, 2, 2}), (Ints{1, 4, 3, 4, 5}));
@@ -26,19 +29,25 @@ TEST(NnInferTest, ConvStridesPadsDilationsAndGroups) {
 }
 
 TEST(NnInferTest, ConvAutoPad) {
-  EXPECT_EQ(conv_shape({1, 1, 7, 8}, {1, 1, 3, 3}, {{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}}),
+  EXPECT_EQ(conv_shape({1, 1, 7, 8}, {1, 1, 3, 3},
+                       {{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}}),
             (Ints{1, 1, 4, 4}));
-  EXPECT_EQ(conv_shape({1, 1, 7, 8}, {1, 1, 3, 3}, {{"auto_pad", std::string("SAME_LOWER")}}), (Ints{1, 1, 7, 8}));
-  EXPECT_EQ(conv_shape({1, 1, 7, 8}, {1, 1, 3, 3}, {{"auto_pad", std::string("VALID")}, {"strides", Ints{2, 2}}}),
+  EXPECT_EQ(conv_shape({1, 1, 7, 8}, {1, 1, 3, 3}, {{"auto_pad", std::string("SAME_LOWER")}}),
+            (Ints{1, 1, 7, 8}));
+  EXPECT_EQ(conv_shape({1, 1, 7, 8}, {1, 1, 3, 3},
+                       {{"auto_pad", std::string("VALID")}, {"strides", Ints{2, 2}}}),
             (Ints{1, 1, 3, 3}));
 }
 
 TEST(NnInferTest, ConvErrorsNameTheNode) {
   expect_infer_error("channels", "Conv", {f32({1, 4, 5, 5}), f32({2, 3, 3, 3})});
-  expect_infer_error("divisible by group", "Conv", {f32({1, 4, 5, 5}), f32({3, 2, 3, 3})}, {{"group", int64_t{2}}});
+  expect_infer_error("divisible by group", "Conv", {f32({1, 4, 5, 5}), f32({3, 2, 3, 3})},
+                     {{"group", int64_t{2}}});
   expect_infer_error("smaller than the kernel", "Conv", {f32({1, 1, 2, 2}), f32({1, 1, 3, 3})});
-  expect_infer_error("'strides' has 1 entries", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})}, {{"strides", Ints{2}}});
-  expect_infer_error("auto_pad", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})}, {{"auto_pad", std::string("SAME")}});
+  expect_infer_error("'strides' has 1 entries", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})},
+                     {{"strides", Ints{2}}});
+  expect_infer_error("auto_pad", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3})},
+                     {{"auto_pad", std::string("SAME")}});
   expect_infer_error("rank", "Conv", {f32({1, 1, 5, 5}), f32({1, 1, 3})});
 }
 
@@ -46,11 +55,14 @@ TEST(NnInferTest, PackedConvShapesAndErrors) {
   auto shape = [](Ints x, Ints w, std::map<std::string, Attr> attrs = {}) {
     return infer("ConvNCHWc", {f32(x), f32(w)}, std::move(attrs))[0].shape;
   };
-  EXPECT_EQ(shape({1, 32, 14, 14}, {4, 32, 3, 3, 16}, {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}),
+  EXPECT_EQ(shape({1, 32, 14, 14}, {4, 32, 3, 3, 16},
+                  {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}),
             (Ints{1, 64, 7, 7}));
   EXPECT_EQ(shape({1, 8, 9}, {1, 8, 1, 16}), (Ints{1, 16, 9}));
-  expect_infer_error("packed W must have rank 5", "ConvNCHWc", {f32({1, 32, 7, 7}), f32({64, 32, 3, 3})});
-  expect_infer_error("X has 8 channels but W expects 32", "ConvNCHWc", {f32({1, 8, 7, 7}), f32({2, 32, 3, 3, 16})});
+  expect_infer_error("packed W must have rank 5", "ConvNCHWc",
+                     {f32({1, 32, 7, 7}), f32({64, 32, 3, 3})});
+  expect_infer_error("X has 8 channels but W expects 32", "ConvNCHWc",
+                     {f32({1, 8, 7, 7}), f32({2, 32, 3, 3, 16})});
   // Internal: no ONNX opset imports it.
   EXPECT_EQ(find_op("ConvNCHWc")->since_opset, kInternalOp);
 }
@@ -62,7 +74,9 @@ TEST(ConvPackingTest, PackingBlocksOutputChannelsAndUnpackingInvertsIt) {
   EXPECT_EQ(packed.shape(), (Ints{2, 3, 2, 1, 16}));
   // Output channel 16 * ob + b at (c, kh, kw) sits at [ob, c, kh, kw, b].
   auto plain_at = [](Ints i) { return ((i[0] * 3 + i[1]) * 2 + i[2]) * 1 + i[3]; };
-  auto packed_at = [](int64_t ob, int64_t c, int64_t kh, int64_t b) { return ((ob * 3 + c) * 2 + kh) * 16 + b; };
+  auto packed_at = [](int64_t ob, int64_t c, int64_t kh, int64_t b) {
+    return ((ob * 3 + c) * 2 + kh) * 16 + b;
+  };
   EXPECT_EQ(packed.get_double(packed_at(1, 2, 1, 5)), w.get_double(plain_at({21, 2, 1, 0})));
   EXPECT_EQ(packed.get_double(packed_at(0, 1, 0, 15)), w.get_double(plain_at({15, 1, 0, 0})));
   TensorData back = ops::unpack_output_channels(packed);
@@ -76,43 +90,61 @@ TEST(NnInferTest, ConvTransposeShapes) {
     return infer("ConvTranspose", {f32(x), f32(w)}, std::move(attrs))[0].shape;
   };
   EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3}, {}), (Ints{1, 2, 5, 5}));
-  EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"strides", Ints{3, 2}}, {"output_padding", Ints{1, 1}}}),
-            (Ints{1, 2, 10, 8}));
-  EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"strides", Ints{3, 2}}, {"pads", Ints{1, 2, 1, 2}}}), (Ints{1, 2, 7, 3}));
-  EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"output_shape", Ints{10, 8}}, {"strides", Ints{3, 2}}}),
-            (Ints{1, 2, 10, 8}));
-  EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}}),
+  EXPECT_EQ(
+      ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"strides", Ints{3, 2}}, {"output_padding", Ints{1, 1}}}),
+      (Ints{1, 2, 10, 8}));
+  EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"strides", Ints{3, 2}}, {"pads", Ints{1, 2, 1, 2}}}),
+            (Ints{1, 2, 7, 3}));
+  EXPECT_EQ(
+      ct({1, 1, 3, 3}, {1, 2, 3, 3}, {{"output_shape", Ints{10, 8}}, {"strides", Ints{3, 2}}}),
+      (Ints{1, 2, 10, 8}));
+  EXPECT_EQ(ct({1, 1, 3, 3}, {1, 2, 3, 3},
+               {{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}}),
             (Ints{1, 2, 6, 6}));
-  EXPECT_EQ(ct({1, 4, 3}, {4, 3, 2}, {{"group", int64_t{2}}, {"dilations", Ints{2}}}), (Ints{1, 6, 5}));
+  EXPECT_EQ(ct({1, 4, 3}, {4, 3, 2}, {{"group", int64_t{2}}, {"dilations", Ints{2}}}),
+            (Ints{1, 6, 5}));
 }
 
 TEST(NnInferTest, PoolShapes) {
-  auto pool = [](const std::string& op, Ints x, std::map<std::string, Attr> attrs, size_t outs = 1) {
-    return infer(op, {f32(x)}, std::move(attrs), outs);
-  };
-  EXPECT_EQ(pool("MaxPool", {1, 3, 32, 32}, {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}})[0].shape,
-            (Ints{1, 3, 16, 16}));
-  EXPECT_EQ(pool("MaxPool", {1, 1, 4, 4}, {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}})[0]
-                .shape,
-            (Ints{1, 1, 2, 2}));
-  // ceil_mode drops a last window that would start in the end padding: ceil((6 + 2 - 3) / 3) + 1 = 3 -> 2.
+  auto pool = [](const std::string& op, Ints x, std::map<std::string, Attr> attrs,
+                 size_t outs = 1) { return infer(op, {f32(x)}, std::move(attrs), outs); };
+  EXPECT_EQ(
+      pool("MaxPool", {1, 3, 32, 32}, {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}})[0]
+          .shape,
+      (Ints{1, 3, 16, 16}));
+  EXPECT_EQ(
+      pool("MaxPool", {1, 1, 4, 4},
+           {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}})[0]
+          .shape,
+      (Ints{1, 1, 2, 2}));
+  // ceil_mode drops a last window that would start in the end padding: ceil((6 + 2 - 3) / 3) + 1 =
+  // 3 -> 2.
   EXPECT_EQ(pool("AveragePool", {1, 1, 6, 6},
-                 {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{3, 3}}, {"pads", Ints{0, 0, 2, 2}}, {"ceil_mode", int64_t{1}}})[0]
+                 {{"kernel_shape", Ints{3, 3}},
+                  {"strides", Ints{3, 3}},
+                  {"pads", Ints{0, 0, 2, 2}},
+                  {"ceil_mode", int64_t{1}}})[0]
                 .shape,
             (Ints{1, 1, 2, 2}));
-  EXPECT_EQ(pool("MaxPool", {1, 1, 8, 8}, {{"kernel_shape", Ints{3, 3}}, {"dilations", Ints{2, 2}}})[0].shape,
-            (Ints{1, 1, 4, 4}));
-  auto with_indices = pool("MaxPool", {1, 1, 5}, {{"kernel_shape", Ints{2}}, {"auto_pad", std::string("SAME_UPPER")}}, 2);
+  EXPECT_EQ(
+      pool("MaxPool", {1, 1, 8, 8}, {{"kernel_shape", Ints{3, 3}}, {"dilations", Ints{2, 2}}})[0]
+          .shape,
+      (Ints{1, 1, 4, 4}));
+  auto with_indices = pool("MaxPool", {1, 1, 5},
+                           {{"kernel_shape", Ints{2}}, {"auto_pad", std::string("SAME_UPPER")}}, 2);
   EXPECT_EQ(with_indices[0].shape, (Ints{1, 1, 5}));
   EXPECT_EQ(with_indices[1].dtype, DataType::i64());
   EXPECT_EQ(pool("GlobalAveragePool", {2, 3, 7, 5}, {})[0].shape, (Ints{2, 3, 1, 1}));
   EXPECT_EQ(pool("LpPool", {2, 3, 7}, {{"kernel_shape", Ints{3}}})[0].shape, (Ints{2, 3, 5}));
-  expect_infer_error("kernel_shape has 1 entries", "MaxPool", {f32({1, 1, 4, 4})}, {{"kernel_shape", Ints{2}}});
+  expect_infer_error("kernel_shape has 1 entries", "MaxPool", {f32({1, 1, 4, 4})},
+                     {{"kernel_shape", Ints{2}}});
   expect_infer_error("rank >= 3", "GlobalMaxPool", {f32({4, 4})});
 }
 
 TEST(NnInferTest, GemmAndMatMul) {
-  EXPECT_EQ(infer("Gemm", {f32({4, 3}), f32({5, 4}), f32({5})}, {{"transA", int64_t{1}}, {"transB", int64_t{1}}})[0].shape,
+  EXPECT_EQ(infer("Gemm", {f32({4, 3}), f32({5, 4}), f32({5})},
+                  {{"transA", int64_t{1}}, {"transB", int64_t{1}}})[0]
+                .shape,
             (Ints{3, 5}));
   EXPECT_EQ(infer("Gemm", {f32({2, 3}), f32({3, 4}), f32({2, 1})})[0].shape, (Ints{2, 4}));
   expect_infer_error("inner dims", "Gemm", {f32({2, 3}), f32({4, 4})});
@@ -137,7 +169,8 @@ TEST(NnInferTest, NormalizationsAndSoftmax) {
   EXPECT_EQ(ln[0], x);
   EXPECT_EQ(ln[1].shape, (Ints{2, 3, 1, 1}));
   EXPECT_EQ(ln[2].dtype, DataType::f32());
-  expect_infer_error("axis 4 is out of range", "LayerNormalization", {x, f32({4})}, {{"axis", int64_t{4}}});
+  expect_infer_error("axis 4 is out of range", "LayerNormalization", {x, f32({4})},
+                     {{"axis", int64_t{4}}});
   EXPECT_EQ(infer("LRN", {x}, {{"size", int64_t{3}}})[0], x);
   expect_infer_error("size", "LRN", {x});
   EXPECT_EQ(infer("Softmax", {x}, {{"axis", int64_t{-3}}})[0], x);

@@ -11,12 +11,15 @@
 
 namespace tessel::graph::nn_testing {
 
-inline TensorType f32(std::vector<int64_t> shape) { return TensorType{DataType::f32(), std::move(shape), {}}; }
+inline TensorType f32(std::vector<int64_t> shape) {
+  return TensorType{DataType::f32(), std::move(shape), {}};
+}
 
 // Inputs are graph inputs of `types` (a TensorType with dtype void is an omitted input), or
 // constants where `constants[i]` is defined.
 inline std::vector<TensorType> infer(const std::string& op, const std::vector<TensorType>& types,
-                                     std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1, int opset = 17,
+                                     std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
+                                     int opset = 17,
                                      const std::vector<TensorData>& constants = {}) {
   Graph g;
   g.opset = opset;
@@ -30,14 +33,16 @@ inline std::vector<TensorType> infer(const std::string& op, const std::vector<Te
       node.inputs.push_back(g.add_value("x" + std::to_string(i), types[i]));
     }
   }
-  for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back(g.add_value("y" + std::to_string(i), {}));
+  for (size_t i = 0; i < num_outputs; ++i)
+    node.outputs.push_back(g.add_value("y" + std::to_string(i), {}));
   const OpDef* def = find_op(op);
   if (!def) throw InternalError("no op " + op);
   return def->infer_type(g, node);
 }
 
 // Expects inference to throw a tessel::Error that names the node and contains `needle`.
-inline void expect_infer_error(const std::string& needle, const std::string& op, const std::vector<TensorType>& types,
+inline void expect_infer_error(const std::string& needle, const std::string& op,
+                               const std::vector<TensorType>& types,
                                std::map<std::string, Attr> attrs = {}, int opset = 17) {
   try {
     infer(op, types, std::move(attrs), 1, opset);

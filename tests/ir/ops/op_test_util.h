@@ -27,27 +27,40 @@ inline OpInput constant_of(TensorData t) { return {TensorType{t.dtype(), t.shape
 inline OpInput omitted() { return {TensorType{}, std::nullopt, true}; }
 
 // A tensor of `dtype` from doubles (stored by plain conversion; float16 is not handled here).
-inline TensorData make_tensor(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+inline TensorData make_tensor(DataType dtype, std::vector<int64_t> shape,
+                              const std::vector<double>& values) {
   TensorData t(dtype, std::move(shape));
   for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < t.numel(); ++i) {
     double v = values[i];
-    if (dtype == DataType::f32()) t.data<float>()[i] = static_cast<float>(v);
-    else if (dtype == DataType::f64()) t.data<double>()[i] = v;
-    else if (dtype == DataType::i64()) t.data<int64_t>()[i] = static_cast<int64_t>(v);
-    else if (dtype == DataType::i32()) t.data<int32_t>()[i] = static_cast<int32_t>(v);
-    else if (dtype == DataType::i8()) t.data<int8_t>()[i] = static_cast<int8_t>(v);
-    else if (dtype == DataType::u8() || dtype.is_bool()) t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-    else throw InternalError("make_tensor: unsupported dtype " + dtype.str());
+    if (dtype == DataType::f32())
+      t.data<float>()[i] = static_cast<float>(v);
+    else if (dtype == DataType::f64())
+      t.data<double>()[i] = v;
+    else if (dtype == DataType::i64())
+      t.data<int64_t>()[i] = static_cast<int64_t>(v);
+    else if (dtype == DataType::i32())
+      t.data<int32_t>()[i] = static_cast<int32_t>(v);
+    else if (dtype == DataType::i8())
+      t.data<int8_t>()[i] = static_cast<int8_t>(v);
+    else if (dtype == DataType::u8() || dtype.is_bool())
+      t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+    else
+      throw InternalError("make_tensor: unsupported dtype " + dtype.str());
   }
   return t;
 }
-inline TensorData f32(std::vector<int64_t> shape, const std::vector<double>& v) { return make_tensor(DataType::f32(), std::move(shape), v); }
-inline TensorData i64(std::vector<int64_t> shape, const std::vector<double>& v) { return make_tensor(DataType::i64(), std::move(shape), v); }
+inline TensorData f32(std::vector<int64_t> shape, const std::vector<double>& v) {
+  return make_tensor(DataType::f32(), std::move(shape), v);
+}
+inline TensorData i64(std::vector<int64_t> shape, const std::vector<double>& v) {
+  return make_tensor(DataType::i64(), std::move(shape), v);
+}
 
 // A graph holding one node of `op_type` over `inputs`, with `num_outputs` outputs (typed
 // float32[] until inferred).
 inline Graph one_node_graph(const std::string& op_type, const std::vector<OpInput>& inputs,
-                            std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1, int opset = 17) {
+                            std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
+                            int opset = 17) {
   Graph g;
   g.opset = opset;
   Node node;
@@ -67,7 +80,8 @@ inline Graph one_node_graph(const std::string& op_type, const std::vector<OpInpu
     }
   }
   for (size_t i = 0; i < num_outputs; ++i) {
-    node.outputs.push_back(g.add_value("out" + std::to_string(i), TensorType{DataType::f32(), {}, {}}));
+    node.outputs.push_back(
+        g.add_value("out" + std::to_string(i), TensorType{DataType::f32(), {}, {}}));
     g.outputs.push_back(node.outputs.back());
   }
   g.add_node(std::move(node));

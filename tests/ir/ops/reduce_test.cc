@@ -13,11 +13,11 @@ using Shape = std::vector<int64_t>;
 
 const DataType kF32 = DataType::f32();
 
-
 TEST(ReduceInferTest, AxesAttributeWithKeepdims) {
   auto in = value_of(kF32, {2, 3, 4});
   EXPECT_EQ(infer("ReduceMean", {in}, {{"axes", Shape{1}}})[0].shape, (Shape{2, 1, 4}));
-  EXPECT_EQ(infer("ReduceMax", {in}, {{"axes", Shape{-1, 0}}, {"keepdims", int64_t{0}}})[0].shape, (Shape{3}));
+  EXPECT_EQ(infer("ReduceMax", {in}, {{"axes", Shape{-1, 0}}, {"keepdims", int64_t{0}}})[0].shape,
+            (Shape{3}));
   EXPECT_EQ(infer("ReduceL2", {in}, {{"keepdims", int64_t{0}}})[0].shape, Shape{});
 }
 
@@ -26,7 +26,8 @@ TEST(ReduceInferTest, ReduceSumTakesAxesAsInputFromOpset13) {
   EXPECT_EQ(infer("ReduceSum", {in, constant_of(i64({1}, {-2}))})[0].shape, (Shape{2, 1, 4}));
   // Omitted axes reduce everything, unless noop_with_empty_axes.
   EXPECT_EQ(infer("ReduceSum", {in})[0].shape, (Shape{1, 1, 1}));
-  EXPECT_EQ(infer("ReduceSum", {in}, {{"noop_with_empty_axes", int64_t{1}}})[0].shape, (Shape{2, 3, 4}));
+  EXPECT_EQ(infer("ReduceSum", {in}, {{"noop_with_empty_axes", int64_t{1}}})[0].shape,
+            (Shape{2, 3, 4}));
   // Before 13 the attribute is used.
   EXPECT_EQ(infer("ReduceSum", {in}, {{"axes", Shape{2}}}, 1, 11)[0].shape, (Shape{2, 3, 1}));
 }
@@ -41,7 +42,8 @@ TEST(ReduceInferTest, NonConstantAxesAndBadAxisAreErrors) {
 }
 
 TEST(ReduceInferTest, ArgMaxGivesInt64) {
-  auto out = infer("ArgMax", {value_of(kF32, {2, 3, 4})}, {{"axis", int64_t{-1}}, {"keepdims", int64_t{0}}});
+  auto out = infer("ArgMax", {value_of(kF32, {2, 3, 4})},
+                   {{"axis", int64_t{-1}}, {"keepdims", int64_t{0}}});
   EXPECT_EQ(out[0], (TensorType{DataType::i64(), {2, 3}, {}}));
   EXPECT_EQ(infer("ArgMin", {value_of(kF32, {2, 3})})[0].shape, (Shape{1, 3}));
 }
@@ -53,7 +55,8 @@ TEST(ReduceInferTest, TopKReplacesTheAxisWithK) {
   EXPECT_EQ(out[1], (TensorType{DataType::i64(), {3, 2}, {}}));
   out = infer("TopK", {value_of(kF32, {3, 5})}, {{"k", int64_t{3}}, {"axis", int64_t{0}}}, 2, 9);
   EXPECT_EQ(out[0].shape, (Shape{3, 5}));
-  std::string msg = error_of([] { infer("TopK", {value_of(kF32, {3, 5}), constant_of(i64({1}, {6}))}, {}, 2); });
+  std::string msg =
+      error_of([] { infer("TopK", {value_of(kF32, {3, 5}), constant_of(i64({1}, {6}))}, {}, 2); });
   EXPECT_NE(msg.find("exceeds the axis size 5"), std::string::npos) << msg;
 }
 

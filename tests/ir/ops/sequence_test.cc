@@ -15,13 +15,16 @@ TEST(SequenceInferTest, RecurrentOutputShapes) {
   EXPECT_EQ(lstm[0].shape, (Ints{7, 2, 2, 4}));
   EXPECT_EQ(lstm[1].shape, (Ints{2, 2, 4}));
   EXPECT_EQ(lstm[2].shape, (Ints{2, 2, 4}));
-  auto gru = infer("GRU", {f32({2, kU, 5}), f32({1, 9, 5}), f32({1, 9, 3})}, {{"layout", int64_t{1}}}, 2);
+  auto gru =
+      infer("GRU", {f32({2, kU, 5}), f32({1, 9, 5}), f32({1, 9, 3})}, {{"layout", int64_t{1}}}, 2);
   EXPECT_EQ(gru[0].shape, (Ints{2, kU, 1, 3}));
   EXPECT_EQ(gru[1].shape, (Ints{2, 1, 3}));
-  EXPECT_EQ(infer("RNN", {f32({3, 1, 2}), f32({1, 4, 2}), f32({1, 4, 4})}, {}, 1)[0].shape, (Ints{3, 1, 1, 4}));
+  EXPECT_EQ(infer("RNN", {f32({3, 1, 2}), f32({1, 4, 2}), f32({1, 4, 4})}, {}, 1)[0].shape,
+            (Ints{3, 1, 1, 4}));
   expect_infer_error("expected 4 gates", "LSTM", {f32({3, 1, 2}), f32({1, 9, 2}), f32({1, 9, 3})},
                      {{"hidden_size", int64_t{3}}});
-  expect_infer_error("direction 'bidirectional' needs 2", "RNN", {f32({3, 1, 2}), f32({1, 4, 2}), f32({1, 4, 4})},
+  expect_infer_error("direction 'bidirectional' needs 2", "RNN",
+                     {f32({3, 1, 2}), f32({1, 4, 2}), f32({1, 4, 4})},
                      {{"direction", std::string("bidirectional")}});
   expect_infer_error("unknown direction", "GRU", {f32({3, 1, 2}), f32({1, 12, 2}), f32({1, 12, 4})},
                      {{"direction", std::string("sideways")}});
@@ -41,10 +44,11 @@ TensorData ints(const Ints& v) {
 
 TEST(SequenceInferTest, ResizeFromConstantScalesOrSizes) {
   TensorType x = f32({1, 3, 5, 4});
-  auto scaled = infer("Resize", {x, kOmitted, f32({4})}, {}, 1, 13, {{}, {}, floats({1, 1, 2.5f, 0.6f})});
+  auto scaled =
+      infer("Resize", {x, kOmitted, f32({4})}, {}, 1, 13, {{}, {}, floats({1, 1, 2.5f, 0.6f})});
   EXPECT_EQ(scaled[0].shape, (Ints{1, 3, 12, 2}));
-  auto sized = infer("Resize", {x, f32({0}), f32({0}), TensorType{DataType::i64(), {4}, {}}}, {}, 1, 11,
-                     {{}, {}, floats({}), ints({1, 3, 7, 9})});
+  auto sized = infer("Resize", {x, f32({0}), f32({0}), TensorType{DataType::i64(), {4}, {}}}, {}, 1,
+                     11, {{}, {}, floats({}), ints({1, 3, 7, 9})});
   EXPECT_EQ(sized[0].shape, (Ints{1, 3, 7, 9}));
   auto old = infer("Resize", {x, f32({4})}, {}, 1, 10, {{}, floats({1, 1, 2, 2})});
   EXPECT_EQ(old[0].shape, (Ints{1, 3, 10, 8}));
@@ -70,10 +74,14 @@ TEST(SequenceInferTest, EinsumShapes) {
   EXPECT_EQ(einsum("b i j, b j k -> b i k", {f32({kU, 2, 3}), f32({kU, 3, 4})}), (Ints{kU, 2, 4}));
   EXPECT_EQ(einsum("...ij,...jk->...ik", {f32({5, 1, 2, 3}), f32({4, 3, 6})}), (Ints{5, 4, 2, 6}));
   EXPECT_EQ(einsum("...ij", {f32({5, 2, 3})}), (Ints{5, 2, 3}));
-  expect_infer_error("sizes 3 and 4", "Einsum", {f32({2, 3}), f32({4, 5})}, {{"equation", std::string("ij,jk->ik")}});
-  expect_infer_error("names 1 operands", "Einsum", {f32({2, 3}), f32({3, 5})}, {{"equation", std::string("ij->ji")}});
-  expect_infer_error("rank 2 but its einsum term has 3", "Einsum", {f32({2, 3})}, {{"equation", std::string("ijk")}});
-  expect_infer_error("not in any input", "Einsum", {f32({2, 3})}, {{"equation", std::string("ij->k")}});
+  expect_infer_error("sizes 3 and 4", "Einsum", {f32({2, 3}), f32({4, 5})},
+                     {{"equation", std::string("ij,jk->ik")}});
+  expect_infer_error("names 1 operands", "Einsum", {f32({2, 3}), f32({3, 5})},
+                     {{"equation", std::string("ij->ji")}});
+  expect_infer_error("rank 2 but its einsum term has 3", "Einsum", {f32({2, 3})},
+                     {{"equation", std::string("ijk")}});
+  expect_infer_error("not in any input", "Einsum", {f32({2, 3})},
+                     {{"equation", std::string("ij->k")}});
 }
 
 // An If whose branches return one value each, of the given types.
@@ -85,7 +93,8 @@ std::vector<TensorType> infer_if(const TensorType& then_t, const TensorType& els
     g->outputs.push_back(v);
     return g;
   };
-  return infer("If", {TensorType{DataType::boolean(), {}, {}}}, {{"then_branch", branch(then_t)}, {"else_branch", branch(else_t)}});
+  return infer("If", {TensorType{DataType::boolean(), {}, {}}},
+               {{"then_branch", branch(then_t)}, {"else_branch", branch(else_t)}});
 }
 
 TEST(SequenceInferTest, IfMergesBranchTypes) {
@@ -99,7 +108,8 @@ TEST(SequenceInferTest, IfMergesBranchTypes) {
     EXPECT_NE(msg.find("node7"), std::string::npos) << msg;
     EXPECT_NE(msg.find("else_branch"), std::string::npos) << msg;
   }
-  expect_infer_error("then_branch and else_branch", "If", {TensorType{DataType::boolean(), {}, {}}});
+  expect_infer_error("then_branch and else_branch", "If",
+                     {TensorType{DataType::boolean(), {}, {}}});
 }
 
 }  // namespace

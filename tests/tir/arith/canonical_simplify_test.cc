@@ -25,8 +25,10 @@ int64_t floordiv_ref(int64_t a, int64_t b) {
 int64_t eval(const PrimExpr& e, const Env& env) {
   auto bin = [&](const auto* op) { return std::pair(eval(op->a, env), eval(op->b, env)); };
   switch (e->kind()) {
-    case NodeKind::IntImm: return e.as<IntImmNode>()->value;
-    case NodeKind::Var: return env.at(e.as<VarNode>());
+    case NodeKind::IntImm:
+      return e.as<IntImmNode>()->value;
+    case NodeKind::Var:
+      return env.at(e.as<VarNode>());
     case NodeKind::Add: {
       auto [a, b] = bin(e.as<AddNode>());
       return a + b;
@@ -87,12 +89,15 @@ int64_t eval(const PrimExpr& e, const Env& env) {
       auto [a, b] = bin(e.as<OrNode>());
       return a || b;
     }
-    case NodeKind::Not: return !eval(e.as<NotNode>()->a, env);
+    case NodeKind::Not:
+      return !eval(e.as<NotNode>()->a, env);
     case NodeKind::Select: {
       const auto* op = e.as<SelectNode>();
       return eval(op->condition, env) ? eval(op->true_value, env) : eval(op->false_value, env);
     }
-    default: ADD_FAILURE() << "unexpected node in " << e; return 0;
+    default:
+      ADD_FAILURE() << "unexpected node in " << e;
+      return 0;
   }
 }
 
@@ -115,30 +120,48 @@ class ExprGen {
     if (depth <= 0 || pick(5) == 0) return leaf();
     switch (pick(10)) {
       case 0:
-      case 1: return AddNode::make(index(depth - 1), index(depth - 1));
-      case 2: return SubNode::make(index(depth - 1), index(depth - 1));
-      case 3: return MulNode::make(index(depth - 1), cst(pick(11) - 3));
-      case 4: return MulNode::make(index(depth - 1), pick(3) == 0 ? index(depth - 2) : var());
-      case 5: return FloorDivNode::make(index(depth - 1), cst(divisor()));
-      case 6: return FloorModNode::make(index(depth - 1), cst(divisor()));
-      case 7: return MinNode::make(index(depth - 1), index(depth - 1));
-      case 8: return MaxNode::make(index(depth - 1), index(depth - 1));
-      default: return SelectNode::make(cond(depth - 1), index(depth - 1), index(depth - 1));
+      case 1:
+        return AddNode::make(index(depth - 1), index(depth - 1));
+      case 2:
+        return SubNode::make(index(depth - 1), index(depth - 1));
+      case 3:
+        return MulNode::make(index(depth - 1), cst(pick(11) - 3));
+      case 4:
+        return MulNode::make(index(depth - 1), pick(3) == 0 ? index(depth - 2) : var());
+      case 5:
+        return FloorDivNode::make(index(depth - 1), cst(divisor()));
+      case 6:
+        return FloorModNode::make(index(depth - 1), cst(divisor()));
+      case 7:
+        return MinNode::make(index(depth - 1), index(depth - 1));
+      case 8:
+        return MaxNode::make(index(depth - 1), index(depth - 1));
+      default:
+        return SelectNode::make(cond(depth - 1), index(depth - 1), index(depth - 1));
     }
   }
 
   PrimExpr cond(int depth) {
     PrimExpr a = index(depth), b = index(depth);
     switch (pick(9)) {
-      case 0: return LTNode::make(a, b);
-      case 1: return LENode::make(a, b);
-      case 2: return GTNode::make(a, b);
-      case 3: return GENode::make(a, b);
-      case 4: return EQNode::make(a, b);
-      case 5: return NENode::make(a, b);
-      case 6: return AndNode::make(LTNode::make(a, b), cond(depth - 1));
-      case 7: return OrNode::make(GENode::make(a, b), cond(depth - 1));
-      default: return NotNode::make(LTNode::make(a, b));
+      case 0:
+        return LTNode::make(a, b);
+      case 1:
+        return LENode::make(a, b);
+      case 2:
+        return GTNode::make(a, b);
+      case 3:
+        return GENode::make(a, b);
+      case 4:
+        return EQNode::make(a, b);
+      case 5:
+        return NENode::make(a, b);
+      case 6:
+        return AndNode::make(LTNode::make(a, b), cond(depth - 1));
+      case 7:
+        return OrNode::make(GENode::make(a, b), cond(depth - 1));
+      default:
+        return NotNode::make(LTNode::make(a, b));
     }
   }
 

@@ -30,20 +30,23 @@ TEST(FlattenBuffersTest, RowMajorParamsAndAllocations) {
   PrimFunc before = PrimFunc::make("f", {a->data, b->data}, {a, b}, body);
 
   Buffer fa = flat_view(a, n * 16), fb = flat_view(b, n * 16), ft = flat_view(t, 64);
-  Stmt efill = BufferStoreNode::make(ft, BufferLoadNode::make(fa, {i * 16 + j}) * 2.0f,
-                                     {(i % 4) * 16 + j});
+  Stmt efill =
+      BufferStoreNode::make(ft, BufferLoadNode::make(fa, {i * 16 + j}) * 2.0f, {(i % 4) * 16 + j});
   Stmt euse = BufferStoreNode::make(fb, BufferLoadNode::make(ft, {(i % 4) * 16 + j}), {i * 16 + j});
   Stmt ebody = AllocateNode::make(
-      ft, ForNode::make(i, 0, n, ForKind::kSerial,
-                        ForNode::make(j, 0, 16, ForKind::kSerial, SeqStmtNode::make({efill, euse}))));
+      ft,
+      ForNode::make(i, 0, n, ForKind::kSerial,
+                    ForNode::make(j, 0, 16, ForKind::kSerial, SeqStmtNode::make({efill, euse}))));
   PrimFunc expected = PrimFunc::make("f", {a->data, b->data}, {a, b}, ebody);
 
   PrimFunc after = flatten_buffers(before);
   EXPECT_TRUE(ir_equal(after, expected));
   // Parameters keep their N-d buffers; the body's flat buffers share their data vars.
   EXPECT_TRUE(after->buffers[0].same_as(a));
-  const auto* seq = after->body.as<AllocateNode>()->body.as<ForNode>()->body.as<ForNode>()->body
-                        .as<SeqStmtNode>();
+  const auto* seq = after->body.as<AllocateNode>()
+                        ->body.as<ForNode>()
+                        ->body.as<ForNode>()
+                        ->body.as<SeqStmtNode>();
   const auto* load = seq->seq[0].as<BufferStoreNode>()->value.as<MulNode>()->a.as<BufferLoadNode>();
   EXPECT_TRUE(load->buffer->data.same_as(a->data));
   EXPECT_EQ(load->buffer->shape.size(), 1u);
@@ -54,10 +57,10 @@ TEST(FlattenBuffersTest, StridedBufferUsesStrides) {
   Buffer b = Buffer::make("B", DataType::f32(), {32});
   Var i("i"), j("j");
   auto body = [&](const Buffer& A, PrimExpr idx) {
-    return ForNode::make(i, 0, 4, ForKind::kSerial,
-                         ForNode::make(j, 0, 8, ForKind::kSerial,
-                                       BufferStoreNode::make(b, BufferLoadNode::make(A, {idx}),
-                                                             {i * 8 + j})));
+    return ForNode::make(
+        i, 0, 4, ForKind::kSerial,
+        ForNode::make(j, 0, 8, ForKind::kSerial,
+                      BufferStoreNode::make(b, BufferLoadNode::make(A, {idx}), {i * 8 + j})));
   };
   Stmt nd = ForNode::make(
       i, 0, 4, ForKind::kSerial,

@@ -56,7 +56,8 @@ TEST(IfThenElseTirTest, SimplifierKeepsItLazy) {
   ASSERT_TRUE(e.is<IfThenElseExprNode>()) << to_string(e);
   EXPECT_FALSE(e.is<SelectNode>());
   // Its parts are simplified in place.
-  PrimExpr messy = if_then_else(pad.i * 2 - pad.i >= 1, BufferLoadNode::make(pad.a, {pad.i + 1 - 2}), 0.0f);
+  PrimExpr messy =
+      if_then_else(pad.i * 2 - pad.i >= 1, BufferLoadNode::make(pad.a, {pad.i + 1 - 2}), 0.0f);
   EXPECT_EQ(to_string(ana.simplify(messy)), "if_then_else(i >= 1, A[i - 1], 0f)");
 }
 
@@ -113,8 +114,9 @@ TEST(IfThenElseTirTest, VectorizerKeepsAnInvariantConditionScalar) {
   Buffer a = Buffer::make("A", DataType::f32(), {8});
   Buffer c = Buffer::make("C", DataType::f32(), {8});
   Var n("n"), i("i");
-  Stmt body = ForNode::make(i, 0, 8, ForKind::kVectorized,
-                            BufferStoreNode::make(c, if_then_else(n > 0, BufferLoadNode::make(a, {i}), 1.0f), {i}));
+  Stmt body = ForNode::make(
+      i, 0, 8, ForKind::kVectorized,
+      BufferStoreNode::make(c, if_then_else(n > 0, BufferLoadNode::make(a, {i}), 1.0f), {i}));
   PrimFunc f = vectorize_loops(PrimFunc::make("f", {a->data, c->data}, {a, c}, body));
   const auto* ite = f->body.as<BufferStoreNode>()->value.as<IfThenElseExprNode>();
   ASSERT_NE(ite, nullptr) << to_string(f);

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "ir/functor.h"
+#include "test_util.h"
 #include "tir/arith/analyzer.h"
 #include "tir/transforms/vectorize_loops.h"
-#include "test_util.h"
 
 namespace tessel::tir {
 namespace {
@@ -14,14 +14,16 @@ using testing::Interpreter;
 using testing::ir_equal;
 
 // B[x] = A[x] * 2 for x < n, split by 8 with the inner loop of kind `inner`.
-PrimFunc guarded_split(PrimExpr n, ForKind inner, Buffer* a_out = nullptr, Buffer* b_out = nullptr) {
+PrimFunc guarded_split(PrimExpr n, ForKind inner, Buffer* a_out = nullptr,
+                       Buffer* b_out = nullptr) {
   Buffer a = Buffer::make("A", DataType::f32(), {n});
   Buffer b = Buffer::make("B", DataType::f32(), {n});
   Var io("io"), ii("ii");
   PrimExpr x = io * 8 + ii;
   Stmt store = BufferStoreNode::make(b, BufferLoadNode::make(a, {x}) * 2.0f, {x});
-  Stmt body = ForNode::make(io, 0, ceildiv(n, 8), ForKind::kSerial,
-                            ForNode::make(ii, 0, 8, inner, IfThenElseNode::make(likely(x < n), store)));
+  Stmt body =
+      ForNode::make(io, 0, ceildiv(n, 8), ForKind::kSerial,
+                    ForNode::make(ii, 0, 8, inner, IfThenElseNode::make(likely(x < n), store)));
   if (a_out) *a_out = a;
   if (b_out) *b_out = b;
   return PrimFunc::make("f", {a->data, b->data}, {a, b}, body);
@@ -80,7 +82,8 @@ TEST(LoopPartitionTest, GuardedVectorLoopKeepsAConstantWidthVectorMain) {
   Buffer a, b;
   PrimFunc f = guarded_split(5, ForKind::kVectorized, &a, &b);
   PrimFunc single = f.with_body(f->body.as<ForNode>()->body);  // io's extent-1 loop simplified away
-  single = single.with_body(substitute(single->body, {{f->body.as<ForNode>()->loop_var, PrimExpr(0)}}));
+  single =
+      single.with_body(substitute(single->body, {{f->body.as<ForNode>()->loop_var, PrimExpr(0)}}));
   PrimFunc parts = loop_partition(single);
   const auto* seq = parts->body.as<SeqStmtNode>();
   ASSERT_NE(seq, nullptr) << to_string(parts);
@@ -104,10 +107,11 @@ TEST(LoopPartitionTest, TwoDimensionalGuardSplitsBothLoops) {
   Stmt store = BufferStoreNode::make(a, cast(DataType::f32(), x * 100 + y), {x * m + y});
   Stmt body = ForNode::make(
       io, 0, ceildiv(n, 4), ForKind::kSerial,
-      ForNode::make(jo, 0, ceildiv(m, 4), ForKind::kSerial,
-                    ForNode::make(ii, 0, 4, ForKind::kSerial,
-                                  ForNode::make(ji, 0, 4, ForKind::kSerial,
-                                                IfThenElseNode::make(likely(x < n && y < m), store)))));
+      ForNode::make(
+          jo, 0, ceildiv(m, 4), ForKind::kSerial,
+          ForNode::make(ii, 0, 4, ForKind::kSerial,
+                        ForNode::make(ji, 0, 4, ForKind::kSerial,
+                                      IfThenElseNode::make(likely(x < n && y < m), store)))));
   PrimFunc f = PrimFunc::make("f", {a->data}, {a}, body);
   PrimFunc parts = loop_partition(f);
   // Main of io holds a jo loop split again: one unguarded nest in total.

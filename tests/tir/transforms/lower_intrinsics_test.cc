@@ -75,8 +75,8 @@ TEST(LowerIntrinsicsTest, KeepsNativeCallsAndFloat64) {
   Var x("x", DataType::f32()), d("d", DataType::f64());
   Buffer a = Buffer::make("A", DataType::f32(), {8});
   PrimExpr kept = exp(x) + log(x) + sqrt(x) + floor(x);
-  Stmt body = IfThenElseNode::make(likely(x < 1.0f),
-                                   BufferStoreNode::make(a, kept + cast(DataType::f32(), tanh(d)), {0}));
+  Stmt body = IfThenElseNode::make(
+      likely(x < 1.0f), BufferStoreNode::make(a, kept + cast(DataType::f32(), tanh(d)), {0}));
   PrimFunc f = PrimFunc::make("f", {a->data}, {a}, body);
   EXPECT_TRUE(lower_intrinsics(f).same_as(f));
 }

@@ -24,26 +24,46 @@ Lanes zip(DataType t, const Lanes& a, const Lanes& b, Fn fn) {
 
 double call(Intrinsic op, const std::vector<double>& a) {
   switch (op) {
-    case Intrinsic::exp: return std::exp(a[0]);
-    case Intrinsic::exp2: return std::exp2(a[0]);
-    case Intrinsic::log: return std::log(a[0]);
-    case Intrinsic::log2: return std::log2(a[0]);
-    case Intrinsic::sqrt: return std::sqrt(a[0]);
-    case Intrinsic::rsqrt: return 1 / std::sqrt(a[0]);
-    case Intrinsic::tanh: return std::tanh(a[0]);
-    case Intrinsic::sigmoid: return 1 / (1 + std::exp(-a[0]));
-    case Intrinsic::erf: return std::erf(a[0]);
-    case Intrinsic::pow: return std::pow(a[0], a[1]);
-    case Intrinsic::fabs: return std::fabs(a[0]);
-    case Intrinsic::floor: return std::floor(a[0]);
-    case Intrinsic::ceil: return std::ceil(a[0]);
-    case Intrinsic::round: return std::nearbyint(a[0]);
-    case Intrinsic::trunc: return std::trunc(a[0]);
-    case Intrinsic::sin: return std::sin(a[0]);
-    case Intrinsic::cos: return std::cos(a[0]);
-    case Intrinsic::fma: return a[0] * a[1] + a[2];
-    case Intrinsic::isnan: return std::isnan(a[0]);
-    case Intrinsic::likely: return a[0];
+    case Intrinsic::exp:
+      return std::exp(a[0]);
+    case Intrinsic::exp2:
+      return std::exp2(a[0]);
+    case Intrinsic::log:
+      return std::log(a[0]);
+    case Intrinsic::log2:
+      return std::log2(a[0]);
+    case Intrinsic::sqrt:
+      return std::sqrt(a[0]);
+    case Intrinsic::rsqrt:
+      return 1 / std::sqrt(a[0]);
+    case Intrinsic::tanh:
+      return std::tanh(a[0]);
+    case Intrinsic::sigmoid:
+      return 1 / (1 + std::exp(-a[0]));
+    case Intrinsic::erf:
+      return std::erf(a[0]);
+    case Intrinsic::pow:
+      return std::pow(a[0], a[1]);
+    case Intrinsic::fabs:
+      return std::fabs(a[0]);
+    case Intrinsic::floor:
+      return std::floor(a[0]);
+    case Intrinsic::ceil:
+      return std::ceil(a[0]);
+    case Intrinsic::round:
+      return std::nearbyint(a[0]);
+    case Intrinsic::trunc:
+      return std::trunc(a[0]);
+    case Intrinsic::sin:
+      return std::sin(a[0]);
+    case Intrinsic::cos:
+      return std::cos(a[0]);
+    case Intrinsic::fma:
+      return a[0] * a[1] + a[2];
+    case Intrinsic::isnan:
+      return std::isnan(a[0]);
+    case Intrinsic::likely:
+      return a[0];
   }
   return 0;
 }
@@ -77,17 +97,20 @@ size_t Interpreter::position(const Buffer& b, const std::vector<PrimExpr>& idx, 
 Lanes Interpreter::eval(const PrimExpr& e) {
   DataType t = e.dtype();
   switch (e->kind()) {
-    case NodeKind::IntImm: return {static_cast<double>(e.as<IntImmNode>()->value)};
-    case NodeKind::FloatImm: return {round_to(t, e.as<FloatImmNode>()->value)};
-    case NodeKind::Var: return env.at(e.as<VarNode>());
+    case NodeKind::IntImm:
+      return {static_cast<double>(e.as<IntImmNode>()->value)};
+    case NodeKind::FloatImm:
+      return {round_to(t, e.as<FloatImmNode>()->value)};
+    case NodeKind::Var:
+      return env.at(e.as<VarNode>());
     case NodeKind::Cast: {
       Lanes v = eval(e.as<CastNode>()->value);
       for (auto& x : v) x = round_to(t, x);
       return v;
     }
-#define TESSEL_INTERP_BINARY(N, expr)                                      \
-  case NodeKind::N: {                                                      \
-    const auto* op = e.as<N##Node>();                                      \
+#define TESSEL_INTERP_BINARY(N, expr)                                                  \
+  case NodeKind::N: {                                                                  \
+    const auto* op = e.as<N##Node>();                                                  \
     return zip(t, eval(op->a), eval(op->b), [&](double a, double b) { return expr; }); \
   }
       TESSEL_INTERP_BINARY(Add, a + b)
@@ -164,7 +187,9 @@ Lanes Interpreter::eval(const PrimExpr& e) {
       }
       return out;
     }
-    default: ADD_FAILURE() << "cannot interpret " << to_string(e); return {0};
+    default:
+      ADD_FAILURE() << "cannot interpret " << to_string(e);
+      return {0};
   }
 }
 
@@ -201,7 +226,9 @@ void Interpreter::exec(const Stmt& s) {
       EXPECT_TRUE(eval(op->condition)[0]) << op->message;
       return exec(op->body);
     }
-    case NodeKind::Evaluate: eval(s.as<EvaluateNode>()->value); return;
+    case NodeKind::Evaluate:
+      eval(s.as<EvaluateNode>()->value);
+      return;
     case NodeKind::SeqStmt:
       for (const auto& x : s.as<SeqStmtNode>()->seq) exec(x);
       return;
@@ -240,7 +267,8 @@ void Interpreter::exec(const Stmt& s) {
       memory_[op->buffer->data.get()] = &allocations_.back();
       return exec(op->body);
     }
-    default: ADD_FAILURE() << "cannot interpret " << to_string(s);
+    default:
+      ADD_FAILURE() << "cannot interpret " << to_string(s);
   }
 }
 

@@ -31,9 +31,9 @@ TEST(VectorizeLoopsTest, ElementwiseBody) {
   Stmt body = BufferStoreNode::make(
       b, select(BufferLoadNode::make(a, {idx}) > 0.0f, exp(BufferLoadNode::make(a, {idx})), s),
       {idx});
-  PrimFunc f = PrimFunc::make(
-      "f", {a->data, b->data}, {a, b},
-      ForNode::make(io, 0, 8, ForKind::kSerial, ForNode::make(ii, 0, 8, ForKind::kVectorized, body)));
+  PrimFunc f = PrimFunc::make("f", {a->data, b->data}, {a, b},
+                              ForNode::make(io, 0, 8, ForKind::kSerial,
+                                            ForNode::make(ii, 0, 8, ForKind::kVectorized, body)));
 
   PrimExpr vidx = ramp(io * 8 + 0, 8);
   PrimExpr va = BufferLoadNode::make(a, {vidx});
@@ -53,9 +53,11 @@ PrimFunc matvec(ForKind i_kind) {
   Buffer b = Buffer::make("B", DataType::f32(), {8});
   Buffer c = Buffer::make("C", DataType::f32(), {8});
   Var i("i"), k("k");
-  Stmt update = BufferStoreNode::make(
-      c, BufferLoadNode::make(c, {i}) + BufferLoadNode::make(a, {i * 8 + k}) * BufferLoadNode::make(b, {k}),
-      {i});
+  Stmt update =
+      BufferStoreNode::make(c,
+                            BufferLoadNode::make(c, {i}) +
+                                BufferLoadNode::make(a, {i * 8 + k}) * BufferLoadNode::make(b, {k}),
+                            {i});
   Stmt body = ForNode::make(i, 0, 8, i_kind, ForNode::make(k, 0, 8, ForKind::kSerial, update));
   return PrimFunc::make("matvec", {a->data, b->data, c->data}, {a, b, c}, body);
 }
@@ -94,10 +96,10 @@ TEST(VectorizeLoopsTest, GuardInsideVectorLoopIsAnError) {
   Var io("io"), ii("ii");
   Stmt guarded = IfThenElseNode::make(likely(io * 8 + ii < n),
                                       BufferStoreNode::make(a, PrimExpr(0.0f), {io * 8 + ii}));
-  PrimFunc f = PrimFunc::make(
-      "f", {a->data}, {a},
-      ForNode::make(io, 0, ceildiv(n, 8), ForKind::kSerial,
-                    ForNode::make(ii, 0, 8, ForKind::kVectorized, guarded)));
+  PrimFunc f =
+      PrimFunc::make("f", {a->data}, {a},
+                     ForNode::make(io, 0, ceildiv(n, 8), ForKind::kSerial,
+                                   ForNode::make(ii, 0, 8, ForKind::kVectorized, guarded)));
   std::string msg = error_of(f);
   EXPECT_NE(msg.find("cannot vectorize loop 'ii'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("guard"), std::string::npos) << msg;
