@@ -7,9 +7,10 @@
 #   scripts/demo.sh [MODEL.onnx]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 scripts/setup.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build -j"$(nproc)" --target run_model te_matmul_demo
+logged "demo: configuring build/" build/logs/configure.log cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+logged "demo: building build/" build/logs/build.log cmake --build build -j"$(nproc)" --target run_model te_matmul_demo
 build/examples/run_model "${1:-models/resnet_mini.onnx}"
 echo
 build/examples/te_matmul_demo

@@ -45,31 +45,14 @@ done
 scripts/setup.sh --fuzz
 
 # The build's output goes to a log; a terminal sees one line of ninja's progress.
+source scripts/lib.sh
 build=build-fuzz
-mkdir -p "$build"
-log=$build/build.log
 binaries=("${targets[@]/#/fuzz_}")
-echo "fuzz: building ${binaries[*]} in $build/ (log: $log)"
-start=$SECONDS
-progress() {
-  local line
-  while IFS= read -r line; do
-    printf '%s\n' "$line" >>"$log"
-    if [[ -t 1 && "$line" =~ ^\[([0-9]+/[0-9]+)\] ]]; then printf '\rfuzz: building %s ' "${BASH_REMATCH[1]}"; fi
-  done
-  [[ -t 1 ]] && printf '\r\033[K'
-  return 0
-}
-: >"$log"
-if ! { CC=clang-19 CXX=clang++-19 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
-         -DTESSEL_FUZZ=ON -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_BENCH=OFF &&
-       cmake --build "$build" --target "${binaries[@]}" -j"$(nproc)"; } 2>&1 | progress; then
-  tail -n 40 "$log"
-  echo "fuzz: the build failed (log: $log)" >&2
-  exit 1
-fi
-echo "fuzz: built in $((SECONDS - start)) s"
+logged "fuzz: configuring $build/" "$build/logs/configure.log" \
+  env CC=clang-19 CXX=clang++-19 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+  -DTESSEL_FUZZ=ON -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_BENCH=OFF
+logged "fuzz: building ${binaries[*]}" "$build/logs/build.log" cmake --build "$build" --target "${binaries[@]}" -j"$(nproc)"
 
 # Sanitizer reports end the run with the input saved; UBSan is built not to recover.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1

@@ -2,7 +2,10 @@
 # Installs every Debian package that Tessel's build, tests and benchmarks need. Idempotent.
 #   scripts/setup.sh          the build, tests and benchmarks (GCC)
 #   scripts/setup.sh --fuzz   also clang-19 and its libFuzzer/sanitizer runtimes (scripts/fuzz.sh)
+#   scripts/setup.sh --format clang-format-19 only (scripts/check_format.sh)
 set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
 pkgs=(cmake ninja-build ccache g++ llvm-19-dev libfmt-dev libeigen3-dev libgtest-dev libgmock-dev
       libbenchmark-dev libdlpack-dev libopenblas-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
       libffi-dev python3 libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
@@ -11,7 +14,8 @@ fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 case "${1:-}" in
   "") ;;
   --fuzz) pkgs+=("${fuzz_pkgs[@]}") ;;
-  *) echo "usage: scripts/setup.sh [--fuzz]" >&2; exit 2 ;;
+  --format) pkgs=(clang-format-19) ;;
+  *) echo "usage: scripts/setup.sh [--fuzz | --format]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do
@@ -20,6 +24,6 @@ done
 if ((${#missing[@]})); then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  logged "setup: installing ${#missing[@]} packages" build/logs/setup.log \
+    bash -c "$sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends ${missing[*]}"
 fi

@@ -8,6 +8,7 @@
 #                                (models compiled, copied and loaded from several threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 scripts/setup.sh
 
 build=build
@@ -41,6 +42,6 @@ case "${1:-}" in
     ;;
 esac
 
-cmake -S . -B "$build" -G Ninja "${args[@]}"
-cmake --build "$build" -j"$(nproc)" "${targets[@]}"
+logged "test: configuring $build/" "$build/logs/configure.log" cmake -S . -B "$build" -G Ninja "${args[@]}"
+logged "test: building $build/" "$build/logs/build.log" cmake --build "$build" -j"$(nproc)" "${targets[@]}"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" "${filter[@]}"
