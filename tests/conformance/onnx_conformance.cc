@@ -9,8 +9,8 @@
 // unsupported.
 //
 // usage: onnx_conformance [--engine reference|compiled] [--filter SUBSTR] [--verbose]
-// [--write-expected]
-//                         [--expected FILE] [--timeout SECONDS] [--no-fork] [DATA_DIR]
+//                         [--write-expected] [--expected FILE] [--timeout SECONDS] [--no-fork]
+//                         [DATA_DIR]
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>

@@ -7,7 +7,7 @@
 
 #include "frontend/onnx_importer.h"
 #include "ir/op_table.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "tests/frontend/malformed_models.h"
 
 namespace tessel::frontend {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "ir/error.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::frontend {
 namespace {
@@ -72,20 +72,10 @@ TEST(OnnxTensorTest, ReadsBfloat16BitsFromInt32Data) {
 
 TEST(OnnxTensorTest, ErrorsNameTheFile) {
   std::string missing = ::testing::TempDir() + "/missing_tensor.pb";
-  try {
-    read_tensor_file(missing);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
-  }
+  tessel::testing::expect_error([&] { read_tensor_file(missing); }, {missing});
   std::string corrupt = ::testing::TempDir() + "/corrupt_tensor.pb";
   std::ofstream(corrupt, std::ios::binary) << "\xff\xff\xff\xff";
-  try {
-    read_tensor_file(corrupt);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(corrupt), std::string::npos) << e.what();
-  }
+  tessel::testing::expect_error([&] { read_tensor_file(corrupt); }, {corrupt});
 }
 
 // Issue 22: 2^40 declared elements with 32 bytes of data was a std::bad_alloc (an internal error),

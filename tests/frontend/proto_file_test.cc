@@ -11,7 +11,7 @@
 
 #include "frontend/onnx_importer.h"
 #include "frontend/onnx_tensor.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::frontend {
 namespace {

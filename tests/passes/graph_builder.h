@@ -1,11 +1,12 @@
 // Terse construction of small graphs for pass tests.
 #pragma once
 
-#include <random>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
+#include "tests/common/random.h"
 
 namespace tessel::passes::testing {
 
@@ -17,13 +18,7 @@ inline graph::TensorType f32(std::vector<int64_t> shape) {
   return {DataType::f32(), std::move(shape), {}};
 }
 
-inline TensorData random_tensor(std::vector<int64_t> shape, uint32_t seed) {
-  TensorData t(DataType::f32(), std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
+using tessel::testing::random_tensor;
 
 // An integer-list attribute, e.g. {"pads", ints({1, 1, 1, 1})}.
 inline graph::Attr ints(std::vector<int64_t> v) { return v; }

@@ -11,10 +11,12 @@
 #include "graph_builder.h"
 #include "passes/infer_type.h"
 #include "reference/reference.h"
+#include "tests/common/compare.h"
 
 namespace tessel::passes {
 namespace {
 
+using tessel::testing::expect_all_close;
 using testing::Builder;
 using testing::ints;
 using testing::random_tensor;
@@ -82,15 +84,10 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   EXPECT_NE(m.fusion_summary().find("ConvNCHWc"), std::string::npos) << m.fusion_summary();
   m.set_input("x", to_ndarray(x));
   m.run();
-  for (size_t o = 0; o < want.size(); ++o) {
-    ASSERT_EQ(got[o].shape(), want[o].shape());
-    graph::TensorData compiled = to_tensor_data(m.get_output(static_cast<int>(o)));
-    for (int64_t i = 0; i < want[o].numel(); ++i) {
-      EXPECT_NEAR(got[o].get_double(i), want[o].get_double(i), 1e-9);
-      EXPECT_NEAR(compiled.get_double(i), want[o].get_double(i), 1e-4)
-          << "output " << o << " at " << i;
-    }
-  }
+  std::vector<graph::TensorData> compiled;
+  for (int o = 0; o < m.num_outputs(); ++o) compiled.push_back(to_tensor_data(m.get_output(o)));
+  expect_all_close(got, want, {1e-9, 0});
+  expect_all_close(compiled, want, {1e-4, 0});
 }
 
 TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {

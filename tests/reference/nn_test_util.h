@@ -1,14 +1,18 @@
-// Test helpers for the nn / sequence reference ops: float32 tensors from literals, and evaluation
-// of one node whose inputs are constants, checked against the op's own type inference.
+// Test helpers for the nn / sequence reference ops: float32 ramps, and evaluation of one node whose
+// inputs are constants, checked against the op's own type inference.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <source_location>
 #include <string>
 #include <vector>
 
 #include "ir/op_table.h"
 #include "reference/reference.h"
+#include "tests/common/compare.h"
+#include "tests/common/tensor.h"
+#include "tests/ir/ops/op_test_util.h"
 
 namespace tessel::reference::nn_testing {
 
@@ -16,12 +20,8 @@ using graph::Attr;
 using graph::Graph;
 using graph::Node;
 
-inline TensorData f32(std::vector<int64_t> shape, const std::vector<double>& values) {
-  TensorData t(DataType::f32(), std::move(shape));
-  EXPECT_EQ(static_cast<int64_t>(values.size()), t.numel());
-  for (size_t i = 0; i < values.size(); ++i) t.data<float>()[i] = static_cast<float>(values[i]);
-  return t;
-}
+using graph::testing::f32;
+using tessel::testing::values_of;
 
 // 0, 1, 2, ... scaled and shifted, so data is deterministic and not symmetric.
 inline TensorData ramp(std::vector<int64_t> shape, double scale = 1.0, double shift = 0.0) {
@@ -31,16 +31,11 @@ inline TensorData ramp(std::vector<int64_t> shape, double scale = 1.0, double sh
   return t;
 }
 
-inline std::vector<double> values(const TensorData& t) {
-  std::vector<double> v;
-  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get_double(i));
-  return v;
-}
-
+// Within `tol` absolute: these ops' expected values are small literals.
 inline void expect_near(const std::vector<double>& got, const std::vector<double>& want,
-                        double tol = 1e-4) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+                        double tol = 1e-4,
+                        std::source_location at = std::source_location::current()) {
+  tessel::testing::expect_all_close(got, want, {tol, 0}, "result", at);
 }
 
 // Builds a graph holding `op` over constant inputs (an undefined TensorData is an omitted input),

@@ -4,13 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <map>
+#include <source_location>
 #include <string>
 #include <vector>
 
 #include "reference/ref_util.h"
 #include "reference/reference.h"
+#include "tests/common/compare.h"
+#include "tests/common/expect_error.h"
 #include "tests/ir/ops/op_test_util.h"
 
 namespace tessel::reference::testing {
@@ -43,33 +45,17 @@ inline TensorData eval1(const std::string& op_type, const std::vector<TensorData
   return eval(op_type, inputs, std::move(attrs), 1, opset)[0];
 }
 
-// Expects dtype, shape and values (within `tol` relative to max(1, |expected|)).
+// Expects dtype, shape and values (within `tol` absolute plus `tol` relative to |expected|).
 inline void expect_tensor(const TensorData& got, DataType dtype, const std::vector<int64_t>& shape,
-                          const std::vector<double>& values, double tol = 1e-6) {
+                          const std::vector<double>& values, double tol = 1e-6,
+                          std::source_location at = std::source_location::current()) {
   ASSERT_EQ(got.dtype(), dtype) << got.dtype().str();
   ASSERT_EQ(got.shape(), shape);
-  ASSERT_EQ(got.numel(), static_cast<int64_t>(values.size()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    double g = get_f(got, static_cast<int64_t>(i)), e = values[i];
-    if (std::isnan(e)) {
-      EXPECT_TRUE(std::isnan(g)) << "element " << i;
-    } else if (std::isinf(e)) {
-      EXPECT_EQ(g, e) << "element " << i;
-    } else {
-      EXPECT_NEAR(g, e, tol * std::max(1.0, std::abs(e))) << "element " << i;
-    }
-  }
+  std::vector<double> got_values;
+  for (int64_t i = 0; i < got.numel(); ++i) got_values.push_back(get_f(got, i));
+  tessel::testing::expect_all_close(got_values, values, {tol, tol}, "result", at);
 }
 
-// Expects an Error whose message contains `fragment`.
-template <class Fn>
-void expect_error(Fn fn, const std::string& fragment) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an Error containing '" << fragment << "'";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
+using tessel::testing::expect_error;
 
 }  // namespace tessel::reference::testing

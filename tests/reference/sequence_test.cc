@@ -12,7 +12,7 @@ std::vector<double> einsum(const std::string& eq, const std::vector<TensorData>&
                            Ints want_shape) {
   auto out = eval_op("Einsum", in, {{"equation", eq}});
   EXPECT_EQ(out[0].shape(), want_shape) << eq;
-  return values(out[0]);
+  return values_of(out[0]);
 }
 
 TEST(RefEinsumTest, MatmulTransposeTraceAndReductions) {
@@ -29,7 +29,7 @@ TEST(RefEinsumTest, MatmulTransposeTraceAndReductions) {
 
 TEST(RefEinsumTest, BatchMatmulAndEllipsis) {
   TensorData a = ramp({2, 2, 3}, 0.5), b = ramp({2, 3, 1}, -1, 2);
-  std::vector<double> av = values(a), bv = values(b), want;
+  std::vector<double> av = values_of(a), bv = values_of(b), want;
   for (int n = 0; n < 2; ++n)
     for (int i = 0; i < 2; ++i) {
       double acc = 0;
@@ -80,7 +80,7 @@ TEST(RefIfTest, RunsTheChosenBranchOnOuterValues) {
     TensorData cond(DataType::boolean(), {});
     cond.data<uint8_t>()[0] = c;
     auto out = run(g, {{"cond", cond}, {"a", a}, {"b", b}});
-    expect_near(values(out[0]),
+    expect_near(values_of(out[0]),
                 c ? std::vector<double>{2, 1, 4, 3} : std::vector<double>{1, 3, 2, 4});
   }
   EXPECT_EQ(graph::find_op("If")->infer_type(g, g.nodes[0])[0].str(), "float32[2, 2]");

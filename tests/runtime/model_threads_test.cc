@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runtime/model.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::runtime {
 namespace {

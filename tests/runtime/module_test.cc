@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::runtime {
 namespace {
@@ -57,12 +58,9 @@ TEST(FunctionTest, ArgPacksTypeCodes) {
 
 TEST(FunctionTest, BackendErrorBecomesErrorWithFunctionName) {
   Function f = Function::from_backend("main_kernel", failing_kernel, nullptr);
-  try {
-    f();
-    FAIL() << "expected tessel::Error";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "main_kernel: Assert fail: shape[0] == 8");
-  }
+  auto e = tessel::testing::expect_error([&] { f(); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(std::string(e->what()), "main_kernel: Assert fail: shape[0] == 8");
 }
 
 TEST(FunctionTest, KeepAliveLivesAsLongAsAnyCopy) {
@@ -106,14 +104,8 @@ TEST(ModuleTest, GetFunctionFindsAndReportsMissingWithAvailableNames) {
       {"scale_bias", scale_bias_kernel}, {"fail", failing_kernel}}));
   EXPECT_EQ(m.get_function("scale_bias").name(), "scale_bias");
   EXPECT_EQ(m.source("ll"), "table:ll");
-  try {
-    m.get_function("conv2d");
-    FAIL() << "expected tessel::Error";
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("'conv2d'"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("fail, scale_bias"), std::string::npos) << msg;
-  }
+  tessel::testing::expect_error([&] { m.get_function("conv2d"); },
+                                {"'conv2d'", "fail, scale_bias"});
   EXPECT_THROW(Module().get_function("x"), Error);
 }
 

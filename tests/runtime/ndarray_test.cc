@@ -7,7 +7,7 @@
 #include <string>
 
 #include "ir/error.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::runtime {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ir/error.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "tests/runtime/temp_dir_fixture.h"
 
 namespace tessel::runtime {

@@ -13,7 +13,7 @@
 
 #include "runtime/model.h"
 #include "runtime/npz.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "tests/runtime/temp_dir_fixture.h"
 
 namespace tessel::runtime {

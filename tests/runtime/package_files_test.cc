@@ -8,7 +8,7 @@
 
 #include "runtime/model.h"
 #include "runtime/ndarray.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::runtime {
 namespace {

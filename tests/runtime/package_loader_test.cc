@@ -10,7 +10,7 @@
 #include <iterator>
 
 #include "runtime/model.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "tests/runtime/temp_dir_fixture.h"
 
 namespace tessel::runtime {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::runtime {
 namespace {
@@ -101,12 +102,9 @@ TEST_F(ThreadPoolTest, SetNumThreadsResizes) {
 
 TEST_F(ThreadPoolTest, SetNumThreadsInsideATaskIsAnError) {
   set_num_threads(2);
-  try {
-    parallel_for(2, [](int32_t, int32_t) { return set_num_threads(3), 0; });
-    FAIL() << "expected tessel::Error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("inside a parallel task"), std::string::npos) << e.what();
-  }
+  tessel::testing::expect_error(
+      [] { parallel_for(2, [](int32_t, int32_t) { return set_num_threads(3), 0; }); },
+      {"inside a parallel task"});
   EXPECT_EQ(num_threads(), 2);
 }
 
@@ -116,13 +114,7 @@ TEST_F(ThreadPoolTest, DefaultComesFromTesselNumThreads) {
   EXPECT_EQ(num_threads(), 5);
   ASSERT_EQ(setenv("TESSEL_NUM_THREADS", "many", 1), 0);
   set_num_threads(0);
-  try {
-    num_threads();
-    FAIL() << "expected tessel::Error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("TESSEL_NUM_THREADS='many'"), std::string::npos)
-        << e.what();
-  }
+  tessel::testing::expect_error([] { num_threads(); }, {"TESSEL_NUM_THREADS='many'"});
   // Through the C ABI the bad value becomes an error code and message.
   auto noop = [](int32_t, int32_t, void*) -> int32_t { return 0; };
   EXPECT_EQ(TesselBackendParallelLaunch(noop, nullptr, 0), -1);
@@ -139,12 +131,8 @@ TEST_F(ThreadPoolTest, InvalidTesselNumThreadsIsAnErrorNamingIt) {
     ASSERT_EQ(setenv("TESSEL_NUM_THREADS", bad, 1), 0);
     set_num_threads(0);
     std::string quoted = std::string("TESSEL_NUM_THREADS='") + bad + "'";
-    try {
-      num_threads();
-      ADD_FAILURE() << "expected tessel::Error for " << quoted;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(quoted), std::string::npos) << e.what();
-    }
+    SCOPED_TRACE(quoted);
+    tessel::testing::expect_error([] { num_threads(); }, {quoted});
     EXPECT_THROW(parallel_for(4, [](int32_t, int32_t) { return 0; }), Error) << quoted;
   }
   ASSERT_EQ(setenv("TESSEL_NUM_THREADS", "", 1), 0);

@@ -3,9 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <functional>
-#include <random>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -15,23 +13,13 @@
 #include "runtime/ndarray.h"
 #include "te/lower.h"
 #include "te/schedule.h"
+#include "tests/common/compare.h"
+#include "tests/common/ndarray.h"
 
 namespace tessel::te::testing {
 
-inline runtime::NDArray random_array(std::vector<int64_t> shape, uint32_t seed = 1) {
-  runtime::NDArray a = runtime::NDArray::empty(std::move(shape), DataType::f32());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  float* p = a.data<float>();
-  for (int64_t i = 0; i < a.numel(); ++i) p[i] = dist(rng);
-  return a;
-}
-
-inline runtime::NDArray zeros(std::vector<int64_t> shape) {
-  runtime::NDArray a = runtime::NDArray::empty(std::move(shape), DataType::f32());
-  std::fill(a.data<float>(), a.data<float>() + a.numel(), 0.0f);
-  return a;
-}
+using tessel::testing::random_array;
+using tessel::testing::zeros;
 
 // Compiles `s` for the host and calls it with `arrays` (in argument order).
 inline void build_and_run(const Schedule& s, const std::vector<Tensor>& args,
@@ -42,13 +30,12 @@ inline void build_and_run(const Schedule& s, const std::vector<Tensor>& args,
   m.get_function(name).call(call_args);
 }
 
+// Within `tol` absolute plus `tol` relative to |want|.
 inline void expect_near(const runtime::NDArray& got, const std::vector<float>& want,
-                        float tol = 1e-4f) {
-  ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
-  const float* g = got.data<float>();
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(g[i], want[i], tol * (1.0f + std::fabs(want[i]))) << "at flat index " << i;
-  }
+                        float tol = 1e-4f,
+                        std::source_location at = std::source_location::current()) {
+  tessel::testing::expect_all_close(tessel::testing::values_of(got), {want.begin(), want.end()},
+                                    {tol, tol}, "result", at);
 }
 
 inline std::vector<float> naive_matmul(const runtime::NDArray& a, const runtime::NDArray& b,
@@ -62,18 +49,6 @@ inline std::vector<float> naive_matmul(const runtime::NDArray& a, const runtime:
       c[i * n + j] = static_cast<float>(acc);
     }
   return c;
-}
-
-// The message of the ScheduleError (or other Error) that `fn` throws; fails when none is thrown.
-template <class E = ScheduleError>
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
 }
 
 }  // namespace tessel::te::testing

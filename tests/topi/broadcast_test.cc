@@ -2,21 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "codegen/build.h"
 #include "ir/error.h"
+#include "tests/common/expect_error.h"
+#include "tests/common/ndarray.h"
 
 namespace tessel::topi {
 namespace {
 
-runtime::NDArray random_array(std::vector<int64_t> shape, uint32_t seed) {
-  auto a = runtime::NDArray::empty(std::move(shape), DataType::f32());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-2, 2);
-  for (int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = dist(rng);
-  return a;
-}
+using tessel::testing::random_array;
 
 TEST(BroadcastTest, BinaryBroadcastsLikeNumpyUnderTheDefaultSchedule) {
   // [4, 1, 5] + [3, 1] -> [4, 3, 5], then a unary op; the default schedule vectorizes.
@@ -28,7 +22,7 @@ TEST(BroadcastTest, BinaryBroadcastsLikeNumpyUnderTheDefaultSchedule) {
   s[sum].compute_inline();
   schedule_injective(s, out, 8);
   runtime::Module m = build(s, {a, b, out}, Target::parse("llvm -mcpu=native"), "f");
-  auto x = random_array({4, 1, 5}, 1), y = random_array({3, 1}, 2);
+  auto x = random_array({4, 1, 5}, 1, -2, 2), y = random_array({3, 1}, 2, -2, 2);
   auto z = runtime::NDArray::empty({4, 3, 5}, DataType::f32());
   m.get_function("f")(x, y, z);
   for (int i = 0; i < 4; ++i)
@@ -42,13 +36,9 @@ TEST(BroadcastTest, BinaryBroadcastsLikeNumpyUnderTheDefaultSchedule) {
 TEST(BroadcastTest, MismatchedDimsAreAnError) {
   auto a = te::placeholder({4, 3}, DataType::f32(), "a");
   auto b = te::placeholder({4, 2}, DataType::f32(), "b");
-  try {
-    binary(a, b, [](PrimExpr x, PrimExpr y) { return x + y; }, "add7");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("add7: dims 3 and 2 do not broadcast"), std::string::npos)
-        << e.what();
-  }
+  tessel::testing::expect_error(
+      [&] { binary(a, b, [](PrimExpr x, PrimExpr y) { return x + y; }, "add7"); },
+      {"add7: dims 3 and 2 do not broadcast"});
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ TEST(ComputeElementwiseTest, NanAndInfTests) {
   OpGraph m;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
   auto x = m.input(
-      "x", tensor_of<double>(DataType::f32(), {2, 4}, {inf, -inf, nan, 0, 1, -1e30, 3.5, -inf}));
+      "x", make_tensor<double>(DataType::f32(), {2, 4}, {inf, -inf, nan, 0, 1, -1e30, 3.5, -inf}));
   m.op("isnan", "IsNaN", {x});
   m.op("isinf", "IsInf", {x});
   m.op("isinf_pos", "IsInf", {x}, {{"detect_negative", Attr(int64_t{0})}});
@@ -77,9 +77,9 @@ TEST(ComputeElementwiseTest, WhereBroadcastsAllThreeInputs) {
 
 TEST(ComputeElementwiseTest, CastBetweenFloatIntAndBool) {
   OpGraph m;
-  auto x = m.input(
-      "x", tensor_of<double>(DataType::f32(), {8}, {-2.7, -0.5, 0, 0.25, 1.5, 3.99, 100.2, -0.0}));
-  auto i = m.input("i", tensor_of<int64_t>(DataType::i64(), {6}, {-300, -1, 0, 1, 255, 70000}));
+  auto x = m.input("x", make_tensor<double>(DataType::f32(), {8},
+                                            {-2.7, -0.5, 0, 0.25, 1.5, 3.99, 100.2, -0.0}));
+  auto i = m.input("i", make_tensor<int64_t>(DataType::i64(), {6}, {-300, -1, 0, 1, 255, 70000}));
   auto flag = m.input("flag", random_data(DataType::boolean(), {5}, 15));
   auto like = m.input("like", random_data(DataType::i32(), {1}, 16));
   auto to = [](int64_t code) { return std::map<std::string, Attr>{{"to", Attr(code)}}; };
@@ -110,9 +110,9 @@ TEST(ComputeElementwiseTest, CastToAndFromBfloat16) {
   const double inf = std::numeric_limits<double>::infinity(),
                nan = std::numeric_limits<double>::quiet_NaN();
   auto x = m.input(
-      "x", tensor_of<double>(DataType::f32(), {10},
-                             {1.0, -2.5, 3.14159, 1e-40, tie, above_half, inf, -inf, nan, -0.0}));
-  auto d = m.input("d", tensor_of<double>(DataType::f64(), {4}, {1.0 + 1e-12, -3.3, 1e300, nan}));
+      "x", make_tensor<double>(DataType::f32(), {10},
+                               {1.0, -2.5, 3.14159, 1e-40, tie, above_half, inf, -inf, nan, -0.0}));
+  auto d = m.input("d", make_tensor<double>(DataType::f64(), {4}, {1.0 + 1e-12, -3.3, 1e300, nan}));
   auto i = m.input("i", ints({-300, 0, 257, 70001, 16777217}));
   // 1, -2.5, the smallest subnormal, inf, -inf, NaN, 3.140625, -0, 2^23, -2^31.
   auto b = m.input("b", bfloat16_of({0x3F80, 0xC020, 0x0001, 0x7F80, 0xFF80, 0x7FC0, 0x4049, 0x8000,
@@ -155,13 +155,14 @@ TEST(ComputeElementwiseTest, PowWithIntegerAndMixedOperands) {
 
 TEST(ComputeElementwiseTest, IntegerDivModAndFloatFmod) {
   OpGraph m;
-  auto a = m.input("a", tensor_of<int64_t>(DataType::i64(), {2, 6},
-                                           {-7, -6, -1, 0, 5, 7, 9, -9, 4, -4, 13, -13}));
-  auto b = m.input("b", tensor_of<int64_t>(DataType::i64(), {6}, {3, -3, 2, -5, -3, 4}));
+  auto a = m.input("a", make_tensor<int64_t>(DataType::i64(), {2, 6},
+                                             {-7, -6, -1, 0, 5, 7, 9, -9, 4, -4, 13, -13}));
+  auto b = m.input("b", make_tensor<int64_t>(DataType::i64(), {6}, {3, -3, 2, -5, -3, 4}));
   auto a32 = m.input("a32", random_data(DataType::i32(), {4, 6}, 17, -50, 50));
-  auto b32 = m.input("b32", tensor_of<int64_t>(DataType::i32(), {6}, {7, -7, 3, -2, 11, -13}));
+  auto b32 = m.input("b32", make_tensor<int64_t>(DataType::i32(), {6}, {7, -7, 3, -2, 11, -13}));
   auto fa = m.input("fa", random_data(DataType::f32(), {4, 6}, 18, -10, 10));
-  auto fb = m.input("fb", tensor_of<double>(DataType::f32(), {6}, {1.5, -2.25, 3, -0.7, 4.5, -5}));
+  auto fb =
+      m.input("fb", make_tensor<double>(DataType::f32(), {6}, {1.5, -2.25, 3, -0.7, 4.5, -5}));
   m.op("mod_i64", "Mod", {a, b});
   m.op("fmod_i64", "Mod", {a, b}, {{"fmod", Attr(int64_t{1})}});
   m.op("mod_i32", "Mod", {a32, b32});
@@ -181,13 +182,13 @@ TEST(ComputeElementwiseTest, FloatModWithoutFmodIsAnErrorNamingTheNode) {
 
 TEST(ComputeElementwiseTest, BitShiftWrapsPerWidth) {
   OpGraph m;
-  auto x8 = m.input("x8", tensor_of<int64_t>(DataType::u8(), {6}, {1, 3, 128, 255, 16, 7}));
-  auto s8 = m.input("s8", tensor_of<int64_t>(DataType::u8(), {6}, {0, 1, 1, 7, 4, 9}));
+  auto x8 = m.input("x8", make_tensor<int64_t>(DataType::u8(), {6}, {1, 3, 128, 255, 16, 7}));
+  auto s8 = m.input("s8", make_tensor<int64_t>(DataType::u8(), {6}, {0, 1, 1, 7, 4, 9}));
   auto x32 = m.input("x32", random_data(DataType::u32(), {3, 4}, 20, 0, 4000000000.0));
   auto s32 = m.input("s32", random_data(DataType::u32(), {4}, 21, 0, 31));
   auto x64 = m.input("x64", random_data(DataType::u64(), {8}, 22, 0, 9.0e18));
   auto s64 =
-      m.input("s64", tensor_of<int64_t>(DataType::i64(), {8}, {0, 1, 13, 31, 32, 63, 62, 5}));
+      m.input("s64", make_tensor<int64_t>(DataType::i64(), {8}, {0, 1, 13, 31, 32, 63, 62, 5}));
   auto x64u = m.op("s64_as_u64", "Cast", {s64}, {{"to", Attr(int64_t{13})}})[0];
   for (const char* dir : {"LEFT", "RIGHT"}) {
     auto attrs = std::map<std::string, Attr>{{"direction", Attr(std::string(dir))}};
@@ -209,7 +210,8 @@ TEST(ComputeElementwiseTest, ScalarOperands) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {2, 3}, 24));
   auto s = m.input("s", random_data(DataType::f32(), {}, 25));
-  m.op("mul_const", "Mul", {x, m.constant("half", tensor_of<double>(DataType::f32(), {}, {0.5}))});
+  m.op("mul_const", "Mul",
+       {x, m.constant("half", make_tensor<double>(DataType::f32(), {}, {0.5}))});
   m.op("add_scalar", "Add", {x, s});
   m.op("neg_scalar", "Neg", {s});
   m.check();

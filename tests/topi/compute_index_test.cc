@@ -15,7 +15,7 @@ TEST(ComputeIndexTest, ScatterElementsReductionsAndNegativeIndices) {
   auto x = m.input("x", random_data(DataType::f32(), {3, 4}, 1));
   auto xi = m.input("xi", random_data(DataType::i64(), {3, 4}, 2, -9, 9));
   // Row 0 hits column 1 twice (once as -3): duplicates combine in order, the last "none" wins.
-  auto idx = m.input("idx", tensor_of<int64_t>(DataType::i64(), {2, 3}, {1, -3, 3, 0, -1, 0}));
+  auto idx = m.input("idx", make_tensor<int64_t>(DataType::i64(), {2, 3}, {1, -3, 3, 0, -1, 0}));
   auto upd = m.input("upd", random_data(DataType::f32(), {2, 3}, 3));
   auto updi = m.input("updi", random_data(DataType::i64(), {2, 3}, 4, -9, 9));
   for (const char* r : {"none", "add", "mul", "max", "min"}) {
@@ -26,7 +26,7 @@ TEST(ComputeIndexTest, ScatterElementsReductionsAndNegativeIndices) {
          {{"axis", int_attr(-1)}, {"reduction", str_attr(s)}});
   }
   // Along axis 0: indices smaller than the data in the other dim too.
-  auto idx0 = m.input("idx0", tensor_of<int64_t>(DataType::i64(), {2, 3}, {2, 0, -1, 2, 1, 0}));
+  auto idx0 = m.input("idx0", make_tensor<int64_t>(DataType::i64(), {2, 3}, {2, 0, -1, 2, 1, 0}));
   m.op("axis0", "ScatterElements", {x, idx0, upd});
   m.op("axis0_add", "ScatterElements", {x, idx0, upd}, {{"reduction", str_attr("add")}});
   m.check();
@@ -48,14 +48,14 @@ TEST(ComputeIndexTest, ScatterNDSlicesElementsAndReductions) {
   OpGraph m(18);
   auto x = m.input("x", random_data(DataType::f32(), {4, 3, 2}, 10));
   // Whole [3, 2] slices; tuple 0 and 2 both hit row 1 (once as -3).
-  auto rows = m.input("rows", tensor_of<int64_t>(DataType::i64(), {3, 1}, {1, 3, -3}));
+  auto rows = m.input("rows", make_tensor<int64_t>(DataType::i64(), {3, 1}, {1, 3, -3}));
   auto row_upd = m.input("row_upd", random_data(DataType::f32(), {3, 3, 2}, 11));
   // Single elements, from a [2, 2] grid of tuples.
-  auto elems = m.input("elems", tensor_of<int64_t>(DataType::i64(), {2, 2, 3},
-                                                   {0, 0, 0, 3, 2, 1, -1, -1, -1, 2, 1, 0}));
+  auto elems = m.input("elems", make_tensor<int64_t>(DataType::i64(), {2, 2, 3},
+                                                     {0, 0, 0, 3, 2, 1, -1, -1, -1, 2, 1, 0}));
   auto elem_upd = m.input("elem_upd", random_data(DataType::f32(), {2, 2}, 12));
   // One tuple (indices of rank 1) addressing a [2] row.
-  auto one = m.input("one", tensor_of<int64_t>(DataType::i64(), {2}, {2, -1}));
+  auto one = m.input("one", make_tensor<int64_t>(DataType::i64(), {2}, {2, -1}));
   auto one_upd = m.input("one_upd", random_data(DataType::f32(), {2}, 13));
   for (const char* r : {"none", "add", "mul", "max", "min"}) {
     m.op(std::string("rows_") + r, "ScatterND", {x, rows, row_upd}, {{"reduction", str_attr(r)}});
@@ -68,7 +68,7 @@ TEST(ComputeIndexTest, ScatterNDSlicesElementsAndReductions) {
        {x, none, m.input("none_upd", random_data(DataType::f32(), {0, 3, 2}, 17))},
        {{"reduction", str_attr("mul")}});
   auto xi = m.input("xi", random_data(DataType::i32(), {5}, 14, -9, 9));
-  auto idx_i = m.input("idx_i", tensor_of<int64_t>(DataType::i64(), {3, 1}, {4, 0, 4}));
+  auto idx_i = m.input("idx_i", make_tensor<int64_t>(DataType::i64(), {3, 1}, {4, 0, 4}));
   auto upd_i = m.input("upd_i", random_data(DataType::i32(), {3}, 15, -9, 9));
   m.op("int_add", "ScatterND", {xi, idx_i, upd_i}, {{"reduction", str_attr("add")}});
   m.op("int_none", "ScatterND", {xi, idx_i, upd_i});
@@ -78,7 +78,7 @@ TEST(ComputeIndexTest, ScatterNDSlicesElementsAndReductions) {
 TEST(ComputeIndexTest, UnknownScatterReductionIsRejected) {
   OpGraph m(18);
   auto x = m.input("x", random_data(DataType::f32(), {3}, 16));
-  auto idx = m.input("idx", tensor_of<int64_t>(DataType::i64(), {1, 1}, {0}));
+  auto idx = m.input("idx", make_tensor<int64_t>(DataType::i64(), {1, 1}, {0}));
   auto upd = m.input("upd", random_data(DataType::f32(), {1}, 17));
   m.op("bad", "ScatterND", {x, idx, upd}, {{"reduction", str_attr("avg")}});
   expect_compile_error(m.b.g, "unsupported reduction 'avg'");
@@ -88,13 +88,13 @@ TEST(ComputeIndexTest, GatherNDWithBatchDims) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {3, 4, 2}, 18));
   auto xi = m.input("xi", random_data(DataType::i32(), {2, 2}, 19, -99, 99));
-  auto full = m.input("full", tensor_of<int64_t>(DataType::i64(), {2, 3}, {0, 1, 1, -1, -1, 0}));
-  auto rows = m.input("rows", tensor_of<int64_t>(DataType::i64(), {2, 2, 1}, {2, 0, -1, 1}));
-  auto pairs = m.input("pairs", tensor_of<int64_t>(DataType::i64(), {2, 2}, {0, 1, 1, 0}));
+  auto full = m.input("full", make_tensor<int64_t>(DataType::i64(), {2, 3}, {0, 1, 1, -1, -1, 0}));
+  auto rows = m.input("rows", make_tensor<int64_t>(DataType::i64(), {2, 2, 1}, {2, 0, -1, 1}));
+  auto pairs = m.input("pairs", make_tensor<int64_t>(DataType::i64(), {2, 2}, {0, 1, 1, 0}));
   auto batch =
-      m.input("batch", tensor_of<int64_t>(DataType::i64(), {3, 2, 1}, {3, 0, -1, 2, 1, 1}));
+      m.input("batch", make_tensor<int64_t>(DataType::i64(), {3, 2, 1}, {3, 0, -1, 2, 1, 1}));
   auto batch_full =
-      m.input("batch_full", tensor_of<int64_t>(DataType::i64(), {3, 2}, {0, 1, 3, 0, -4, -1}));
+      m.input("batch_full", make_tensor<int64_t>(DataType::i64(), {3, 2}, {0, 1, 3, 0, -4, -1}));
   m.op("elements", "GatherND", {x, full});
   m.op("slices", "GatherND", {x, rows});
   m.op("int32", "GatherND", {xi, pairs});
@@ -118,9 +118,9 @@ TEST(ComputeIndexTest, EyeLikeDiagonalsAndDtypes) {
 TEST(ComputeIndexTest, ReverseSequenceAlongEitherAxis) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {4, 3, 2}, 22));
-  auto lens = m.input("lens", tensor_of<int64_t>(DataType::i64(), {3}, {4, 1, 2}));
+  auto lens = m.input("lens", make_tensor<int64_t>(DataType::i64(), {3}, {4, 1, 2}));
   auto xt = m.input("xt", random_data(DataType::i64(), {3, 5}, 23, -9, 9));
-  auto lens_t = m.input("lens_t", tensor_of<int64_t>(DataType::i64(), {3}, {0, 5, 3}));
+  auto lens_t = m.input("lens_t", make_tensor<int64_t>(DataType::i64(), {3}, {0, 5, 3}));
   m.op("time_major", "ReverseSequence", {x, lens});
   m.op("batch_major", "ReverseSequence", {xt, lens_t},
        {{"batch_axis", int_attr(0)}, {"time_axis", int_attr(1)}});

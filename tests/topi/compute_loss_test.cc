@@ -18,7 +18,7 @@ TensorData targets(DataType dtype, std::vector<int64_t> shape, int64_t classes, 
   std::vector<int64_t> values;
   for (int64_t i = 0; i < t.numel(); ++i)
     values.push_back(every && i % every == 0 ? ignore : t.get_int(i));
-  return tensor_of(dtype, std::move(shape), values);
+  return make_tensor(dtype, std::move(shape), values);
 }
 
 Attrs reduction(const std::string& r) { return {{"reduction", str_attr(r)}}; }

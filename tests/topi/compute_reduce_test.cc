@@ -42,7 +42,8 @@ TEST(ComputeReduceTest, EveryKindWithAxesInputs) {
   OpGraph m(18);
   auto x = m.input("x", random_data(DataType::f32(), {2, 3, 4}, 2, 0.5, 1.5));
   auto axes = m.constant("axes", ints({1}));
-  auto none = m.constant("none", tensor_of<int64_t>(DataType::i64(), {0}, std::vector<int64_t>{}));
+  auto none =
+      m.constant("none", make_tensor<int64_t>(DataType::i64(), {0}, std::vector<int64_t>{}));
   for (std::string op : kReductions) {
     m.op(op + "_mid", op, {x, axes}, {{"keepdims", Attr(int64_t{0})}});
     m.op(op + "_noop", op, {x, none}, {{"noop_with_empty_axes", Attr(int64_t{1})}});
@@ -96,8 +97,8 @@ TEST(ComputeReduceTest, CumSumVariants) {
   OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {3, 5}, 8));
   auto i = m.input("i", random_data(DataType::i32(), {2, 3, 4}, 9, -50, 50));
-  auto axis0 = m.constant("axis0", tensor_of<int64_t>(DataType::i32(), {}, {0}));
-  auto axis_last = m.constant("axis_last", tensor_of<int64_t>(DataType::i64(), {1}, {-1}));
+  auto axis0 = m.constant("axis0", make_tensor<int64_t>(DataType::i32(), {}, {0}));
+  auto axis_last = m.constant("axis_last", make_tensor<int64_t>(DataType::i64(), {1}, {-1}));
   for (int64_t exclusive : {0, 1}) {
     for (int64_t reverse : {0, 1}) {
       Attrs attrs{{"exclusive", Attr(exclusive)}, {"reverse", Attr(reverse)}};
@@ -133,8 +134,8 @@ TEST(ComputeReduceTest, TopKVariants) {
   m.op("small_neg_axis", "TopK", {x, k2},
        {{"axis", Attr(int64_t{-3})}, {"largest", Attr(int64_t{0})}}, 2);
   m.op("unsorted_all", "TopK", {x, m.constant("k6", ints({6}))}, {{"sorted", Attr(int64_t{0})}}, 2);
-  auto ties = m.input("ties", tensor_of(DataType::f32(), {2, 5},
-                                        std::vector<double>{1, 3, 3, 1, 2, 0, 0, 0, 0, 0}));
+  auto ties = m.input("ties", make_tensor(DataType::f32(), {2, 5},
+                                          std::vector<double>{1, 3, 3, 1, 2, 0, 0, 0, 0, 0}));
   m.op("ties_largest", "TopK", {ties, m.constant("k4", ints({4}))}, {}, 2);
   m.op("ties_smallest", "TopK", {ties, m.constant("k1", ints({1}))},
        {{"largest", Attr(int64_t{0})}}, 2);

@@ -12,7 +12,7 @@ namespace {
 using namespace testing;  // NOLINT
 
 TensorData floats(const std::vector<double>& values) {
-  return tensor_of(DataType::f32(), {static_cast<int64_t>(values.size())}, values);
+  return make_tensor(DataType::f32(), {static_cast<int64_t>(values.size())}, values);
 }
 
 // A Resize (opset 11+ inputs: X, roi, scales, sizes) with constant scales, or sizes when given.

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::topi {
 namespace {

@@ -1,13 +1,12 @@
 // Small graphs of graph ops, compiled with tessel::compile_graph and checked output by output
-// against the reference executor (exact for integers and bools, 1e-5 relative for floats). Many
-// independent nodes share one graph so that one LLVM compile covers them.
+// against the reference executor (exact for integers and bools, within 1e-5 absolute plus 1e-5
+// relative for floats). Many independent nodes share one graph so that one LLVM compile covers
+// them.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <bit>
-#include <cmath>
-#include <random>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -15,82 +14,28 @@
 #include "driver/compile.h"
 #include "ir/error.h"
 #include "reference/reference.h"
+#include "tests/common/compare.h"
+#include "tests/common/expect_error.h"
+#include "tests/common/random.h"
+#include "tests/common/tensor.h"
 
 namespace tessel::topi::testing {
 
 using graph::TensorData;
 using graph::ValueId;
 
-// Uniform random values in [lo, hi] (integers: whole numbers; bools: lo/hi ignored).
+using tessel::testing::element_value;
+using tessel::testing::make_tensor;
+
+// topi's tests draw from [-2, 2] unless they say otherwise (see tessel::testing::fill_random).
 inline TensorData random_data(DataType dtype, std::vector<int64_t> shape, uint32_t seed,
                               double lo = -2, double hi = 2) {
-  TensorData t(dtype, std::move(shape));
-  std::mt19937 rng(seed);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (dtype.is_bool()) {
-      t.data<uint8_t>()[i] = rng() % 2;
-      continue;
-    }
-    double v = dtype.is_float() ? std::uniform_real_distribution<double>(lo, hi)(rng)
-                                : static_cast<double>(std::uniform_int_distribution<int64_t>(
-                                      int64_t(lo), int64_t(hi))(rng));
-    switch (dtype.bits()) {
-      case 8:
-        dtype.is_int() ? void(t.data<int8_t>()[i] = int8_t(v))
-                       : void(t.data<uint8_t>()[i] = uint8_t(v));
-        break;
-      case 16:
-        t.data<int16_t>()[i] = int16_t(v);
-        break;
-      case 32:
-        if (dtype.is_float())
-          t.data<float>()[i] = float(v);
-        else if (dtype.is_int())
-          t.data<int32_t>()[i] = int32_t(v);
-        else
-          t.data<uint32_t>()[i] = uint32_t(v);
-        break;
-      default:
-        if (dtype.is_float())
-          t.data<double>()[i] = v;
-        else if (dtype.is_int())
-          t.data<int64_t>()[i] = int64_t(v);
-        else
-          t.data<uint64_t>()[i] = uint64_t(v);
-    }
-  }
-  return t;
+  return tessel::testing::random_tensor(dtype, std::move(shape), seed, lo, hi);
 }
 
-// Element i as double; bfloat16 (which TensorData::get_double does not read) from its bits.
-inline double element_value(const TensorData& t, int64_t i) {
-  if (t.dtype().is_bfloat()) return std::bit_cast<float>(uint32_t{t.data<uint16_t>()[i]} << 16);
-  return t.get_double(i);
-}
-
-template <class T>
-TensorData tensor_of(DataType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
-  TensorData t(dtype, std::move(shape));
-  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype.is_float() && dtype.bits() == 32)
-      t.data<float>()[i] = static_cast<float>(values[i]);
-    else if (dtype.is_float())
-      t.data<double>()[i] = static_cast<double>(values[i]);
-    else if (dtype == DataType::i32())
-      t.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    else if (dtype == DataType::i64())
-      t.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
-    else if (dtype.bits() <= 8)
-      t.data<uint8_t>()[i] = static_cast<uint8_t>(values[i]);
-    else
-      ADD_FAILURE() << "tensor_of: unsupported dtype " << dtype.str();
-  }
-  return t;
-}
 inline TensorData ints(std::vector<int64_t> values) {
   auto n = static_cast<int64_t>(values.size());
-  return tensor_of(DataType::i64(), {n}, values);
+  return make_tensor(DataType::i64(), {n}, values);
 }
 
 // One graph of several independent op nodes over shared runtime inputs; check() compiles it once,
@@ -128,40 +73,17 @@ struct OpGraph {
       return m.fusion_summary();
     }
     for (size_t o = 0; o < want.size(); ++o) {
-      TensorData got = to_tensor_data(m.get_output(static_cast<int>(o)));
-      const std::string& what = b.g.value(b.g.outputs[o]).name;
-      EXPECT_EQ(got.dtype(), want[o].dtype()) << what;
-      EXPECT_EQ(got.shape(), want[o].shape()) << what;
-      if (got.dtype() != want[o].dtype() || got.shape() != want[o].shape()) continue;
-      int mismatches = 0;
-      for (int64_t i = 0; i < got.numel() && mismatches < 5; ++i) {
-        bool ok;
-        if (got.dtype().is_float() || got.dtype().is_bfloat()) {
-          double x = element_value(got, i), y = element_value(want[o], i);
-          ok = (std::isnan(x) && std::isnan(y)) || x == y ||
-               std::abs(x - y) <= 1e-5 * (1 + std::abs(y));
-        } else {
-          ok = got.get_int(i) == want[o].get_int(i);
-        }
-        if (!ok) {
-          ++mismatches;
-          ADD_FAILURE() << what << " element " << i << ": got " << element_value(got, i)
-                        << ", reference " << element_value(want[o], i);
-        }
-      }
+      tessel::testing::expect_all_close(to_tensor_data(m.get_output(static_cast<int>(o))), want[o],
+                                        {1e-5, 1e-5}, b.g.value(b.g.outputs[o]).name);
     }
     return m.fusion_summary();
   }
 };
 
 // compile_graph throws a tessel::Error containing `substring`.
-inline void expect_compile_error(const graph::Graph& g, const std::string& substring) {
-  try {
-    compile_graph(g);
-    ADD_FAILURE() << "expected an Error containing '" << substring << "'";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(substring), std::string::npos) << e.what();
-  }
+inline void expect_compile_error(const graph::Graph& g, const std::string& substring,
+                                 std::source_location at = std::source_location::current()) {
+  tessel::testing::expect_error([&] { compile_graph(g); }, {substring}, at);
 }
 
 using graph::Attr;

@@ -4,23 +4,17 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
 #include <regex>
 
 #include "codegen/build.h"
 #include "ir/error.h"
 #include "te/lower.h"
+#include "tests/common/ndarray.h"
 
 namespace tessel::topi {
 namespace {
 
-runtime::NDArray random_matrix(int64_t r, int64_t c, uint32_t seed) {
-  auto a = runtime::NDArray::empty({r, c}, DataType::f32());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = dist(rng);
-  return a;
-}
+using tessel::testing::random_array;
 
 class MatmulCpuTest : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 
@@ -29,7 +23,7 @@ TEST_P(MatmulCpuTest, MatchesNaiveLoops) {
   Matmul mm = matmul_packed(M, N, K, 32);
   runtime::Module m = build(schedule_matmul_cpu(mm, {}), {mm.A, mm.B, mm.C},
                             Target::parse("llvm -mcpu=native"), "mm");
-  auto a = random_matrix(M, K, 1), b = random_matrix(K, N, 2);
+  auto a = random_array({M, K}, 1), b = random_array({K, N}, 2);
   auto c = runtime::NDArray::empty({M, N}, DataType::f32());
   m.get_function("mm")(a, b, c);
   for (int i = 0; i < M; ++i)

@@ -1,26 +1,16 @@
 #include <gtest/gtest.h>
 
 #include "ir/error.h"
+#include "tests/common/expect_error.h"
 #include "tests/ir/ops/op_test_util.h"
 
 namespace tessel::graph {
 namespace {
 
 using namespace testing;  // NOLINT
+using tessel::testing::expect_error;
 
 const DataType kF32 = DataType::f32();
-
-// Expects an Error whose message contains every fragment.
-template <class Fn>
-void expect_error(Fn fn, const std::vector<std::string>& fragments) {
-  try {
-    fn();
-    FAIL() << "expected an Error";
-  } catch (const Error& e) {
-    for (const auto& f : fragments)
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
-  }
-}
 
 TEST(ElementwiseInferTest, UnaryKeepsType) {
   auto out = infer("Sigmoid", {value_of(kF32, {2, kUnknownDim})});

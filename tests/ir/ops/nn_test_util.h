@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <source_location>
 #include <string>
 #include <vector>
 
 #include "ir/error.h"
 #include "ir/op_table.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::graph::nn_testing {
 
@@ -43,15 +45,10 @@ inline std::vector<TensorType> infer(const std::string& op, const std::vector<Te
 // Expects inference to throw a tessel::Error that names the node and contains `needle`.
 inline void expect_infer_error(const std::string& needle, const std::string& op,
                                const std::vector<TensorType>& types,
-                               std::map<std::string, Attr> attrs = {}, int opset = 17) {
-  try {
-    infer(op, types, std::move(attrs), 1, opset);
-    ADD_FAILURE() << op << ": expected an error containing '" << needle << "'";
-  } catch (const Error& e) {
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("node7"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
-  }
+                               std::map<std::string, Attr> attrs = {}, int opset = 17,
+                               std::source_location at = std::source_location::current()) {
+  tessel::testing::expect_error([&] { infer(op, types, std::move(attrs), 1, opset); },
+                                {"node7", needle}, at);
 }
 
 }  // namespace tessel::graph::nn_testing

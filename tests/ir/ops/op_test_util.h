@@ -2,7 +2,6 @@
 // constants, run its type inference, and make small tensors from literal values.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/graph.h"
 #include "ir/op_table.h"
+#include "tests/common/tensor.h"
 
 namespace tessel::graph::testing {
 
@@ -26,29 +26,8 @@ inline OpInput value_of(DataType dtype, std::vector<int64_t> shape) {
 inline OpInput constant_of(TensorData t) { return {TensorType{t.dtype(), t.shape(), {}}, t}; }
 inline OpInput omitted() { return {TensorType{}, std::nullopt, true}; }
 
-// A tensor of `dtype` from doubles (stored by plain conversion; float16 is not handled here).
-inline TensorData make_tensor(DataType dtype, std::vector<int64_t> shape,
-                              const std::vector<double>& values) {
-  TensorData t(dtype, std::move(shape));
-  for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < t.numel(); ++i) {
-    double v = values[i];
-    if (dtype == DataType::f32())
-      t.data<float>()[i] = static_cast<float>(v);
-    else if (dtype == DataType::f64())
-      t.data<double>()[i] = v;
-    else if (dtype == DataType::i64())
-      t.data<int64_t>()[i] = static_cast<int64_t>(v);
-    else if (dtype == DataType::i32())
-      t.data<int32_t>()[i] = static_cast<int32_t>(v);
-    else if (dtype == DataType::i8())
-      t.data<int8_t>()[i] = static_cast<int8_t>(v);
-    else if (dtype == DataType::u8() || dtype.is_bool())
-      t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-    else
-      throw InternalError("make_tensor: unsupported dtype " + dtype.str());
-  }
-  return t;
-}
+using tessel::testing::make_tensor;
+
 inline TensorData f32(std::vector<int64_t> shape, const std::vector<double>& v) {
   return make_tensor(DataType::f32(), std::move(shape), v);
 }
@@ -96,16 +75,6 @@ inline std::vector<TensorType> infer(const std::string& op_type, const std::vect
   const OpDef* def = find_op(op_type);
   if (!def) throw InternalError("no op definition for " + op_type);
   return def->infer_type(g, g.nodes[0]);
-}
-
-// The message of the Error `fn` throws, or "(no error)".
-inline std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace tessel::graph::testing

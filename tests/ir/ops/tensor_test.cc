@@ -1,14 +1,14 @@
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "ir/error.h"
+#include "tests/common/expect_error.h"
 #include "tests/ir/ops/op_test_util.h"
 
 namespace tessel::graph {
 namespace {
 
 using namespace testing;  // NOLINT
+using tessel::testing::expect_error;
 using Shape = std::vector<int64_t>;
 
 const DataType kF32 = DataType::f32();
@@ -28,10 +28,10 @@ TEST(TensorInferTest, ReshapeZeroAndMinusOne) {
   EXPECT_EQ(shape_of("Reshape", {value_of(kF32, {0, 3}), constant_of(i64({2}, {3, 0}))},
                      {{"allowzero", int64_t{1}}}),
             (Shape{3, 0}));
-  std::string msg = error_of([&] { shape_of("Reshape", {x, constant_of(i64({2}, {5, -1}))}); });
-  EXPECT_NE(msg.find("node 'n0' (Reshape)"), std::string::npos) << msg;
-  msg = error_of([&] { shape_of("Reshape", {x, value_of(DataType::i64(), {2})}); });
-  EXPECT_NE(msg.find("must be a constant"), std::string::npos) << msg;
+  expect_error([&] { shape_of("Reshape", {x, constant_of(i64({2}, {5, -1}))}); },
+               {"node 'n0' (Reshape)"});
+  expect_error([&] { shape_of("Reshape", {x, value_of(DataType::i64(), {2})}); },
+               {"must be a constant"});
 }
 
 TEST(TensorInferTest, FlattenTransposeConcat) {
@@ -41,18 +41,17 @@ TEST(TensorInferTest, FlattenTransposeConcat) {
   EXPECT_EQ(shape_of("Transpose", {value_of(kF32, {2, 3, 4})}), (Shape{4, 3, 2}));
   EXPECT_EQ(shape_of("Transpose", {value_of(kF32, {2, 3, 4})}, {{"perm", Shape{1, 2, 0}}}),
             (Shape{3, 4, 2}));
-  EXPECT_NE(error_of([] {
-              shape_of("Transpose", {value_of(kF32, {2, 3})}, {{"perm", Shape{0, 0}}});
-            }).find("not a permutation"),
-            std::string::npos);
+  expect_error([] { shape_of("Transpose", {value_of(kF32, {2, 3})}, {{"perm", Shape{0, 0}}}); },
+               {"not a permutation"});
   EXPECT_EQ(
       shape_of("Concat", {value_of(kF32, {2, 3}), value_of(kF32, {2, 5})}, {{"axis", int64_t{-1}}}),
       (Shape{2, 8}));
-  EXPECT_NE(error_of([] {
-              shape_of("Concat", {value_of(kF32, {2, 3}), value_of(kF32, {4, 5})},
-                       {{"axis", int64_t{1}}});
-            }).find("dims 2 and 4 differ"),
-            std::string::npos);
+  expect_error(
+      [] {
+        shape_of("Concat", {value_of(kF32, {2, 3}), value_of(kF32, {4, 5})},
+                 {{"axis", int64_t{1}}});
+      },
+      {"dims 2 and 4 differ"});
 }
 
 TEST(TensorInferTest, SplitByAttributeInputOrEvenly) {
@@ -64,8 +63,7 @@ TEST(TensorInferTest, SplitByAttributeInputOrEvenly) {
   EXPECT_EQ(out[1].shape, (Shape{6, 3}));
   out = infer("Split", {x}, {{"split", Shape{4, 2}}}, 2, 11);
   EXPECT_EQ(out[0].shape, (Shape{4, 4}));
-  EXPECT_NE(error_of([&] { infer("Split", {x}, {}, 4); }).find("does not split evenly"),
-            std::string::npos);
+  expect_error([&] { infer("Split", {x}, {}, 4); }, {"does not split evenly"});
 }
 
 TEST(TensorInferTest, SliceInputsAndAttributes) {
@@ -81,8 +79,7 @@ TEST(TensorInferTest, SliceInputsAndAttributes) {
   EXPECT_EQ(
       shape_of("Slice", {x}, {{"starts", Shape{3}}, {"ends", Shape{5}}, {"axes", Shape{1}}}, 9),
       (Shape{10, 2, U}));
-  EXPECT_NE(error_of([&] { shape_of("Slice", {x, c({0}), c({1}), c({0}), c({0})}); }).find("step"),
-            std::string::npos);
+  expect_error([&] { shape_of("Slice", {x, c({0}), c({1}), c({0}), c({0})}); }, {"step"});
 }
 
 TEST(TensorInferTest, Gathers) {
@@ -104,10 +101,8 @@ TEST(TensorInferTest, SqueezeUnsqueeze) {
   EXPECT_EQ(shape_of("Squeeze", {x}), (Shape{3}));
   EXPECT_EQ(shape_of("Squeeze", {x, constant_of(i64({1}, {-1}))}), (Shape{1, 3}));
   EXPECT_EQ(shape_of("Squeeze", {x}, {{"axes", Shape{0}}}, 11), (Shape{3, 1}));
-  EXPECT_NE(error_of([&] {
-              shape_of("Squeeze", {x, constant_of(i64({1}, {1}))});
-            }).find("cannot squeeze axis 1"),
-            std::string::npos);
+  expect_error([&] { shape_of("Squeeze", {x, constant_of(i64({1}, {1}))}); },
+               {"cannot squeeze axis 1"});
   EXPECT_EQ(shape_of("Unsqueeze", {value_of(kF32, {3, 4}), constant_of(i64({2}, {0, -1}))}),
             (Shape{1, 3, 4, 1}));
   EXPECT_EQ(shape_of("Unsqueeze", {value_of(kF32, {3})}, {{"axes", Shape{1}}}, 11), (Shape{3, 1}));
@@ -123,11 +118,12 @@ TEST(TensorInferTest, ExpandTilePad) {
   EXPECT_EQ(shape_of("Pad", {value_of(kF32, {2, 3})},
                      {{"pads", Shape{0, 2, 0, 2}}, {"mode", std::string("edge")}}, 10),
             (Shape{2, 7}));
-  EXPECT_NE(error_of([] {
-              shape_of("Pad", {value_of(kF32, {2, 3}), constant_of(i64({4}, {0, 0, 0, 0}))},
-                       {{"mode", std::string("wrap")}});
-            }).find("unsupported pad mode 'wrap'"),
-            std::string::npos);
+  expect_error(
+      [] {
+        shape_of("Pad", {value_of(kF32, {2, 3}), constant_of(i64({4}, {0, 0, 0, 0}))},
+                 {{"mode", std::string("wrap")}});
+      },
+      {"unsupported pad mode 'wrap'"});
 }
 
 TEST(TensorInferTest, ShapeProducingOps) {
@@ -144,10 +140,8 @@ TEST(TensorInferTest, ShapeProducingOps) {
             (TensorType{DataType::i64(), {3}, {}}));
   EXPECT_EQ(infer("Constant", {}, {{"value_float", 2.0}})[0], (TensorType{kF32, {}, {}}));
   EXPECT_EQ(infer("NonZero", {constant_of(f32({4}, {0, 1, 0, 2}))})[0].shape, (Shape{1, 2}));
-  EXPECT_NE(error_of([] {
-              infer("NonZero", {value_of(kF32, {4})});
-            }).find("the data, on whose values the output shape depends) must be a constant"),
-            std::string::npos);
+  expect_error([] { infer("NonZero", {value_of(kF32, {4})}); },
+               {"the data, on whose values the output shape depends) must be a constant"});
 }
 
 TEST(TensorInferTest, DepthSpaceAndOneHot) {
@@ -168,10 +162,9 @@ TEST(TensorInferTest, CompressNeedsAConstantCondition) {
       shape_of("Compress", {value_of(kF32, {2, 3}), constant_of(cond)}, {{"axis", int64_t{1}}}),
       (Shape{2, 2}));
   EXPECT_EQ(shape_of("Compress", {value_of(kF32, {2, 3}), constant_of(cond)}), (Shape{2}));
-  EXPECT_NE(error_of([] {
-              shape_of("Compress", {value_of(kF32, {3}), value_of(DataType::boolean(), {3})});
-            }).find("the condition, on whose values the output shape depends) must be a constant"),
-            std::string::npos);
+  expect_error(
+      [] { shape_of("Compress", {value_of(kF32, {3}), value_of(DataType::boolean(), {3})}); },
+      {"the condition, on whose values the output shape depends) must be a constant"});
   EXPECT_EQ(infer("EyeLike", {value_of(kF32, {2, 3})}, {{"dtype", int64_t{6}}})[0],
             (TensorType{DataType::i32(), {2, 3}, {}}));
 }
