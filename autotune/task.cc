@@ -7,6 +7,7 @@
 #include <set>
 #include <variant>
 
+#include "ir/op_table.h"
 #include "passes/graph_util.h"
 #include "passes/pack_conv_weights.h"
 
@@ -31,7 +32,8 @@ std::string attr_text(const graph::Attr& a) {
 }  // namespace
 
 bool is_tunable(const std::string& op_type) {
-  return op_type == "Conv" || op_type == "ConvNCHWc" || op_type == "MatMul" || op_type == "Gemm";
+  const graph::OpDef* def = graph::find_op(op_type);
+  return def && def->tuned;
 }
 
 namespace {

@@ -24,6 +24,44 @@ const char* op_pattern_name(OpPattern p) {
   return "?";
 }
 
+const char* op_family_name(OpFamily f) {
+  switch (f) {
+    case OpFamily::kInjective:
+      return "injective";
+    case OpFamily::kReduction:
+      return "reduction";
+    case OpFamily::kConv:
+      return "conv";
+    case OpFamily::kConvNCHWc:
+      return "conv_nchwc";
+    case OpFamily::kDense:
+      return "dense";
+    case OpFamily::kPool:
+      return "pool";
+    case OpFamily::kSoftmaxLike:
+      return "softmax_like";
+    case OpFamily::kOpaque:
+      return "opaque";
+  }
+  return "?";
+}
+
+OpFamily op_family(const OpDef& def) {
+  if (def.family) return *def.family;
+  switch (def.pattern) {
+    case OpPattern::kElemWise:
+    case OpPattern::kBroadcast:
+    case OpPattern::kInjective:
+      return OpFamily::kInjective;
+    case OpPattern::kCommReduce:
+      return OpFamily::kReduction;
+    case OpPattern::kOutEWiseFusable:
+    case OpPattern::kOpaque:
+      return OpFamily::kOpaque;
+  }
+  return OpFamily::kOpaque;
+}
+
 const std::vector<OpDef>& all_ops() {
   static const std::vector<OpDef> table = [] {
     std::vector<OpDef> all;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "ir/op_table.h"
+
 namespace tessel::passes {
 
 using graph::Graph;
@@ -96,22 +98,8 @@ bool attr_equal(const graph::Attr& a, const graph::Attr& b) {
 }
 
 double node_flops(const graph::Graph& g, const graph::Node& node) {
-  double outputs = static_cast<double>(g.value(node.outputs[0]).type.numel());
-  if (node.op_type == "Conv" || node.op_type == "ConvNCHWc") {
-    // W is [C_out, C_in / group, k...], or [C_out / b, C_in, k..., b] packed
-    const auto& w = g.value(node.inputs[1]).type.shape;
-    double per_output = 1;
-    size_t end = node.op_type == "Conv" ? w.size() : w.size() - 1;
-    for (size_t d = 1; d < end; ++d) per_output *= static_cast<double>(w[d]);
-    return 2 * outputs * per_output;
-  }
-  if (node.op_type == "MatMul" || node.op_type == "Gemm") {
-    const auto& a = g.value(node.inputs[0]).type.shape;
-    bool trans_a = node.op_type == "Gemm" && node.attr_int("transA", 0) != 0;
-    double k = a.empty() ? 1 : static_cast<double>(trans_a ? a[0] : a.back());
-    return 2 * outputs * k;
-  }
-  return 0;
+  const graph::OpDef* def = graph::find_op(node.op_type);
+  return def && def->flops ? def->flops(g, node) : 0;
 }
 
 }  // namespace tessel::passes

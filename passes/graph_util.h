@@ -16,7 +16,8 @@ void set_nodes(graph::Graph& g, std::vector<graph::Node> nodes);
 // kept.
 void remove_dead_code(graph::Graph& g);
 
-// 2 x multiply-adds of a Conv, MatMul or Gemm node (typed graph); 0 for any other op.
+// 2 x multiply-adds of `node` (typed graph) as its OpDef counts them (convolutions and matrix
+// products); 0 for ops without a count.
 double node_flops(const graph::Graph& g, const graph::Node& node);
 
 // Structural equality of attribute values (tensors by contents, subgraphs by identity).

@@ -7,9 +7,9 @@
 #include <unordered_map>
 
 #include "ir/error.h"
-#include "topi/broadcast.h"
+#include "ir/op_table.h"
 #include "topi/op_compute.h"
-#include "topi/schedule_nn.h"
+#include "topi/strategy.h"
 
 namespace tessel::passes {
 
@@ -42,18 +42,23 @@ void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
   }
 }
 
-void schedule_reduction(te::Schedule& s, const te::Tensor& out) {
-  te::Stage st = s[out];
-  if (out.ndim() > 0) {
-    const int64_t* n = as_const_int(out.shape()[0]);
-    if (n && *n > 1) st.parallel(st.axis(0));
+// The anchor's op family and the parameters of the node that its schedule reads.
+topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
+  const graph::OpDef* def = graph::find_op(node.op_type);
+  TESSEL_ICHECK(def) << node.describe() << " has a te lowering but no OpDef";
+  topi::AnchorOp anchor{graph::op_family(*def)};
+  if (anchor.family == graph::OpFamily::kConv) anchor.groups = node.attr_int("group", 1);
+  if (anchor.family == graph::OpFamily::kDense) {
+    auto is_vector = [&](graph::ValueId v) { return g.value(v).type.shape.size() == 1; };
+    anchor.matrix_vector = is_vector(node.inputs[0]) || is_vector(node.inputs[1]);
   }
+  return anchor;
 }
 
 }  // namespace
 
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
-                         int vector_lanes, const ConfigPicker& pick) {
+                         const CpuModel& cpu, const ConfigPicker& pick) {
   LoweredGroup out;
   std::vector<std::string> ops;
   for (graph::NodeId n : group.nodes) ops.push_back(g.nodes[n].op_type);
@@ -111,29 +116,16 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
       out.arg_values.erase(out.arg_values.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
-  const graph::Node& master = g.nodes[group.master];
-  out.space = topi::tuning_space(out.schedule, g, master, vector_lanes);
+  topi::AnchorOp anchor = anchor_of(g, g.nodes[group.master]);
+  const topi::Strategy& strategy = topi::strategy_for(topi::target_kind(cpu), anchor.family);
+  if (strategy.space) out.space = strategy.space(out.schedule, anchor, cpu);
   if (out.space) {
+    strategy.fallback(*out.space, out.schedule, anchor, cpu);
     std::optional<topi::ConfigEntity> picked = pick ? pick(*out.space) : std::nullopt;
     out.tuned = picked.has_value();
     out.config = picked ? *picked : out.space->fallback();
   }
-  if (topi::schedule_for_master(out.schedule, g, master, outputs, vector_lanes,
-                                out.config ? &*out.config : nullptr)) {
-    return out;
-  }
-  for (te::Stage st : out.schedule.stages()) {
-    const auto* c = st->op.as<te::ComputeOpNode>();
-    if (c && !st->is_output && c->reduce_axis.empty()) st.compute_inline();
-  }
-  for (const auto& t : outputs) {
-    const auto* c = out.schedule[t]->op.as<te::ComputeOpNode>();
-    if (c->reduce_axis.empty()) {
-      topi::schedule_injective(out.schedule, t, vector_lanes);
-    } else {
-      schedule_reduction(out.schedule, t);
-    }
-  }
+  strategy.schedule(out.schedule, outputs, anchor, cpu, out.config ? &*out.config : nullptr);
   return out;
 }
 

@@ -1,9 +1,9 @@
 // Lowers one fused group to a te function: a placeholder per group input, the topi compute of
-// each node in order, the group's outputs as the function's outputs, and a default CPU schedule
-// (intermediate injective stages inlined into their readers; injective outputs fused, vectorized
-// and parallel; reductions parallel over their outer data-parallel axis); groups anchored by an nn
-// op (conv, pool, matmul, softmax, norms) take their schedule from topi/schedule_nn.h. Requires: a
-// typed graph. Throws tessel::Error naming the node when an op has no te lowering.
+// each node in order, the group's outputs as the function's outputs, and the schedule that the
+// target's strategy (topi/strategy.h) gives the op family of the group's anchor (its master
+// node, whose OpDef names the family). This is the graph-to-te glue: it decodes from the anchor
+// node the parameters its schedule reads (topi::AnchorOp). Requires: a typed graph. Throws
+// tessel::Error naming the node when an op has no te lowering.
 #pragma once
 
 #include <functional>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu_model.h"
 #include "passes/fuse_ops.h"
 #include "te/schedule.h"
 #include "topi/config_space.h"
@@ -22,7 +23,7 @@ struct LoweredGroup {
   te::Schedule schedule;
   std::vector<te::Tensor> args;            // group inputs, then group outputs
   std::vector<graph::ValueId> arg_values;  // the graph value behind each arg
-  // The knobs of the group's schedule template (topi/schedule_nn.h); none when it has no template.
+  // The knobs of the group's schedule template (topi/strategy.h); none when it has no template.
   std::optional<topi::ConfigSpace> space;
   // The config its schedule follows, and whether it came from the picker rather than the fallback.
   std::optional<topi::ConfigEntity> config;
@@ -34,6 +35,6 @@ struct LoweredGroup {
 using ConfigPicker = std::function<std::optional<topi::ConfigEntity>(const topi::ConfigSpace&)>;
 
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
-                         int vector_lanes, const ConfigPicker& pick = {});
+                         const CpuModel& cpu, const ConfigPicker& pick = {});
 
 }  // namespace tessel::passes

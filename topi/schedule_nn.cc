@@ -4,16 +4,15 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
+#include "ir/error.h"
 #include "topi/broadcast.h"
 
 namespace tessel::topi {
 
 namespace {
 
-using graph::Graph;
-using graph::Node;
+using graph::OpFamily;
 
 // Below this much work (points x reduction length) a thread-pool launch costs more than it saves.
 constexpr int64_t kParallelMinWork = 1 << 14;
@@ -21,40 +20,38 @@ constexpr int64_t kParallelMinWork = 1 << 14;
 // a short channel loop), as longer bodies only grow the code.
 constexpr int64_t kMaxUnrolledReduce = 16;
 
+// How a family's reduction output [..., rows?, y?, columns] maps onto the register tile.
 struct TileSpec {
-  int row_axis = -1;  // output axis blocked into unrolled register rows; -1 for none
-  int64_t row_divisor =
-      0;  // row blocks divide this (a conv's channels per group); 0: the axis extent
+  int row_axis = -1;       // output axis blocked into unrolled register rows; -1 for none
+  int64_t row_groups = 1;  // row blocks divide the axis extent / row_groups (a conv's groups)
   // ConvNCHWc: the vector is a block of output channels, and the second unrolled axis is the
   // output width (not height), blocked wider: one broadcast input element per column.
   bool channel_vectors = false;
 };
 
-std::optional<TileSpec> tile_spec(const Graph& g, const Node& node) {
-  const std::string& op = node.op_type;
-  auto rank = [&](graph::ValueId v) { return static_cast<int>(g.value(v).type.shape.size()); };
-  if (op == "Conv" || op == "ConvTranspose") {
-    int64_t groups = node.attr_int("group", 1);
-    const std::vector<int64_t>& w = g.value(node.inputs[1]).type.shape;
-    return TileSpec{1, op == "Conv" ? w[0] / groups : w[1]};
+// The tile of each family that the tiled template schedules; none for the others.
+std::optional<TileSpec> tile_spec(const AnchorOp& anchor, int out_rank) {
+  switch (anchor.family) {
+    case OpFamily::kConv:
+      return TileSpec{1, anchor.groups};
+    case OpFamily::kConvNCHWc:
+      return TileSpec{1, 1, true};
+    case OpFamily::kDense:
+      return TileSpec{anchor.matrix_vector ? -1 : out_rank - 2};
+    case OpFamily::kPool:
+      return TileSpec{};
+    case OpFamily::kInjective:
+    case OpFamily::kReduction:
+    case OpFamily::kSoftmaxLike:
+    case OpFamily::kOpaque:
+      return std::nullopt;
   }
-  if (op == "ConvNCHWc") return TileSpec{1, g.value(node.inputs[1]).type.shape[0], true};
-  if (op == "Gemm") return TileSpec{0, 0};
-  if (op == "MatMul") {
-    bool vector_operand = rank(node.inputs[0]) == 1 || rank(node.inputs[1]) == 1;
-    return TileSpec{vector_operand ? -1 : rank(node.outputs[0]) - 2, 0};
-  }
-  static const std::set<std::string> pools = {"MaxPool",       "AveragePool",       "LpPool",
-                                              "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
-  if (pools.count(op)) return TileSpec{};
   return std::nullopt;
 }
 
-bool is_statistics_op(const std::string& op) {
-  static const std::set<std::string> ops = {
-      "Softmax", "LogSoftmax", "Hardmax", "LRN", "LayerNormalization", "InstanceNormalization"};
-  return ops.count(op) != 0;
-}
+// Tiles are sized in float32 vectors whatever the dtype: the policy was measured on float32
+// models.
+int tile_lanes(const CpuModel& cpu) { return cpu.lanes(DataType::f32()); }
 
 const te::ComputeOpNode* compute_of(const te::Stage& st) { return st->op.as<te::ComputeOpNode>(); }
 bool is_reduction(const te::Stage& st) {
@@ -82,10 +79,10 @@ std::vector<int64_t> static_shape(const te::Tensor& t) {
 // wider tiles of odd widths (28, 24-column tails) ran 3-8x slower; a short tail tile is cheap.
 int64_t col_block(int64_t width, int lanes) { return std::min<int64_t>(width, lanes); }
 
-// Unrolled rows per tile: one accumulator vector each, within the register budget (32 vector
-// registers with 16 lanes on AVX-512, 16 with 8 lanes on AVX2).
-int64_t row_block(int64_t divisor, int lanes) {
-  int64_t budget = lanes >= 16 ? 16 : 8;
+// Unrolled rows per tile: one accumulator vector each, in half the register file (16 rows with
+// AVX-512's or NEON's 32 registers, 8 with AVX2's 16).
+int64_t row_block(int64_t divisor, const CpuModel& cpu) {
+  int64_t budget = cpu.vector_registers / 2;
   for (int64_t r : {16, 8, 4, 2}) {
     if (r <= budget && divisor % r == 0) return r;
   }
@@ -105,9 +102,8 @@ int64_t width_block(int64_t width) {
   return 8;
 }
 
-// Accumulator vectors that a tile may use: the register file (32 on AVX-512, 16 on AVX2) less
-// room for the operands.
-int64_t accumulator_budget(int lanes) { return (lanes >= 16 ? 32 : 16) - 4; }
+// Accumulator vectors that a tile may use: the register file less room for the operands.
+int64_t accumulator_budget(const CpuModel& cpu) { return cpu.vector_registers - 4; }
 
 // Fuses the loops `outer` of `st` (adjacent, outermost first) and runs them in parallel.
 void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer) {
@@ -154,7 +150,7 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.out = out;
   int rank = static_cast<int>(out.size());
   t.row = spec.row_axis < rank - 1 ? spec.row_axis : -1;
-  if (t.row >= 0) t.row_divisor = spec.row_divisor ? spec.row_divisor : out[t.row];
+  if (t.row >= 0) t.row_divisor = out[t.row] / spec.row_groups;
   if (rank >= 3 && rank - 2 != t.row) t.y = rank - 2;
   t.channel_vectors = spec.channel_vectors;
   t.reduce = reduce;
@@ -190,40 +186,36 @@ struct PackedTile {
   int64_t rows = 1, ys = 1;
 };
 
-PackedTile packed_fallback(const TiledShape& t, int lanes) {
+PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
+  int lanes = tile_lanes(cpu);
   int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
-  int64_t cap = std::min(width_block(width), accumulator_budget(lanes) / vectors);
+  int64_t cap = std::min(width_block(width), accumulator_budget(cpu) / vectors);
   PackedTile p;
   for (int64_t y : kPackedColumns) {
     if (std::min(width, y) <= cap) p.ys = std::min(width, y);
   }
-  if (t.row_divisor % 2 == 0 && 2 * p.ys * vectors <= (lanes >= 16 ? 16 : 8)) p.rows = 2;
+  if (t.row_divisor % 2 == 0 && 2 * p.ys * vectors <= cpu.vector_registers / 2) p.rows = 2;
   return p;
 }
 
-// The knobs of the tiled template. The fallback is the hand-written policy above: `row_block`
-// rows of one vector of columns, no height blocking, the reduction in compute order, parallel when
-// the work pays for a launch.
-ConfigSpace tiled_space(const TiledShape& t, int lanes) {
+// The knobs of the tiled template: each split's inner factor from a list of candidates.
+ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
+  int lanes = tile_lanes(cpu);
   ConfigSpace space;
-  PackedTile packed = t.channel_vectors ? packed_fallback(t, lanes) : PackedTile{};
-  auto inner_split = [&](const std::string& name, int64_t extent, std::vector<int64_t> inners,
-                         int64_t fallback) {
+  auto inner_split = [&](const std::string& name, int64_t extent, std::vector<int64_t> inners) {
     SplitPolicy p;
     p.policy = "candidate";
     std::sort(inners.begin(), inners.end());
     inners.erase(std::unique(inners.begin(), inners.end()), inners.end());
     for (int64_t f : inners) p.candidates.push_back({-1, f});
     space.define_split(name, extent, p);
-    space.set_fallback_split(name, {(extent + fallback - 1) / fallback, fallback});
   };
   if (t.row >= 0) {
     std::vector<int64_t> rows;
     for (int64_t r : {1, 2, 4, 8, 16, 32}) {
       if (t.row_divisor % r == 0) rows.push_back(r);
     }
-    inner_split("tile_row", t.row_divisor, rows,
-                t.channel_vectors ? packed.rows : row_block(t.row_divisor, lanes));
+    inner_split("tile_row", t.row_divisor, rows);
   }
   int64_t width = t.out.back();
   if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
@@ -232,7 +224,7 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
          {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
       cols.push_back(std::min(width, c));
     }
-    inner_split("tile_col", width, cols, col_block(width, lanes));
+    inner_split("tile_col", width, cols);
   }
   if (t.y >= 0) {
     int64_t extent = t.out[t.y];
@@ -240,26 +232,16 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
     for (int64_t y : t.channel_vectors ? kPackedColumns : std::vector<int64_t>{1, 2, 3, 4}) {
       ys.push_back(std::min(extent, y));
     }
-    inner_split("tile_y", extent, ys, t.channel_vectors ? packed.ys : 1);
+    inner_split("tile_y", extent, ys);
   }
   if (t.reduce.size() >= 2 && t.reduce.size() <= 4) {
     space.define_reorder("reorder_k", static_cast<int>(t.reduce.size()), "all");
-    if (t.channel_vectors) {
-      // Kernel offsets outside, input channels innermost: the best order of most packed convs
-      // tuned.
-      std::vector<int64_t> order;
-      for (size_t r = 1; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
-      order.push_back(0);
-      space.set_fallback_reorder("reorder_k", order);
-    }
   }
   space.define_knob("unroll_k", {0, 1});
   space.define_knob("parallel", {0, 1});
-  space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
   // Accumulators beyond the register file spill on every step of the reduction, and LLVM takes
-  // seconds to schedule such tiles: leave room for the operands (32 vector registers on AVX-512,
-  // 16 on AVX2).
-  int64_t budget = accumulator_budget(lanes);
+  // seconds to schedule such tiles: leave room for the operands.
+  int64_t budget = accumulator_budget(cpu);
   space.set_constraint([t, lanes, budget](const ConfigEntity& c) -> std::string {
     TileConfig tile = tile_config(t, c);
     int64_t accumulators = tile.rows * tile.ys * ((tile.cols + lanes - 1) / lanes);
@@ -269,6 +251,30 @@ ConfigSpace tiled_space(const TiledShape& t, int lanes) {
         tile.rows, tile.ys, tile.cols, accumulators, budget);
   });
   return space;
+}
+
+// The fallback is the hand-written policy above: `row_block` rows of one vector of columns, no
+// height blocking, the reduction in compute order, parallel when the work pays for a launch.
+void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) {
+  PackedTile packed = t.channel_vectors ? packed_fallback(t, cpu) : PackedTile{};
+  auto inner = [&](const std::string& name, int64_t extent, int64_t factor) {
+    space.set_fallback_split(name, {(extent + factor - 1) / factor, factor});
+  };
+  if (t.row >= 0) {
+    inner("tile_row", t.row_divisor,
+          t.channel_vectors ? packed.rows : row_block(t.row_divisor, cpu));
+  }
+  if (!t.channel_vectors) inner("tile_col", t.out.back(), col_block(t.out.back(), tile_lanes(cpu)));
+  if (t.y >= 0) inner("tile_y", t.out[t.y], t.channel_vectors ? packed.ys : 1);
+  if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4) {
+    // Kernel offsets outside, input channels innermost: the best order of most packed convs
+    // tuned.
+    std::vector<int64_t> order;
+    for (size_t r = 1; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
+    order.push_back(0);
+    space.set_fallback_reorder("reorder_k", order);
+  }
+  space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
 }
 
 // Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile
@@ -339,19 +345,23 @@ std::optional<te::Stage> single_reduction(const te::Schedule& s) {
   return found;
 }
 
-std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const TileSpec& spec) {
+// The group's tiled shape; none for a family without a tile or a group without the template's
+// shape.
+std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& anchor) {
   std::optional<te::Stage> master = single_reduction(s);
   if (!master) return std::nullopt;
   std::vector<int64_t> shape = static_shape(te::Tensor((*master)->op));
   if (shape.empty() || product(shape) <= 0) return std::nullopt;
+  std::optional<TileSpec> spec = tile_spec(anchor, static_cast<int>(shape.size()));
+  if (!spec) return std::nullopt;
   std::vector<int64_t> reduce;
   for (const IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));
-  return tiled_shape(spec, shape, reduce);
+  return tiled_shape(*spec, shape, reduce);
 }
 
 // The single reduction of the group computed in register tiles of its output (see the header).
-void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const TiledShape& t,
-                    const TileConfig& c, int lanes) {
+void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const TiledShape& t,
+                const TileConfig& c, int lanes) {
   te::Stage master = *single_reduction(s);
   te::Tensor master_t(master->op);
   // A lone elementwise output of the master's shape takes the tile; otherwise the master is
@@ -397,9 +407,54 @@ void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, con
   }
 }
 
+}  // namespace
+
+void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
+                      const CpuModel& cpu, const ConfigEntity*) {
+  for (te::Stage st : s.stages()) {
+    if (compute_of(st) && !is_reduction(st) && !st->is_output) st.compute_inline();
+  }
+  for (const te::Tensor& o : outputs) {
+    te::Stage st = s[o];
+    if (!is_reduction(st)) {
+      schedule_injective(s, o, tile_lanes(cpu));
+    } else if (o.ndim() > 0) {
+      const int64_t* n = as_const_int(o.shape()[0]);
+      if (n && *n > 1) st.parallel(st.axis(0));
+    }
+  }
+}
+
+void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp& anchor,
+                    const CpuModel& cpu, const ConfigEntity* config) {
+  std::optional<TiledShape> shape = tiled_shape_of(s, anchor);
+  if (!shape) return schedule_default(s, outputs, anchor, cpu, nullptr);
+  ConfigEntity chosen = config ? *config : [&] {
+    ConfigSpace space = define_tiled_space(*shape, cpu);
+    set_fallback(space, *shape, cpu);
+    return space.fallback();
+  }();
+  tile_group(s, outputs, *shape, tile_config(*shape, chosen), tile_lanes(cpu));
+}
+
+std::optional<ConfigSpace> tiled_space(const te::Schedule& s, const AnchorOp& anchor,
+                                       const CpuModel& cpu) {
+  std::optional<TiledShape> shape = tiled_shape_of(s, anchor);
+  if (!shape) return std::nullopt;
+  return define_tiled_space(*shape, cpu);
+}
+
+void set_tiled_fallback(ConfigSpace& space, const te::Schedule& s, const AnchorOp& anchor,
+                        const CpuModel& cpu) {
+  std::optional<TiledShape> shape = tiled_shape_of(s, anchor);
+  TESSEL_ICHECK(shape) << "a tiled fallback for a group that has no tiled space";
+  set_fallback(space, *shape, cpu);
+}
+
 // Softmax and normalizations: statistics (reductions) at root, parallel over their points; the
 // elementwise outputs vectorized.
-void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, int lanes) {
+void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
+                         const CpuModel& cpu, const ConfigEntity*) {
   for (te::Stage st : s.stages()) {
     if (compute_of(st) && !is_reduction(st) && !st->is_output) st.compute_inline();
   }
@@ -416,34 +471,8 @@ void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs
     if (points > 1 && points * len >= kParallelMinWork) parallel_outer(st, data);
   }
   for (const te::Tensor& o : outputs) {
-    if (!is_reduction(s[o])) schedule_injective(s, o, lanes);
+    if (!is_reduction(s[o])) schedule_injective(s, o, tile_lanes(cpu));
   }
-}
-
-}  // namespace
-
-std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const Graph& g, const Node& master,
-                                        int vector_lanes) {
-  std::optional<TileSpec> spec = tile_spec(g, master);
-  if (!spec) return std::nullopt;
-  std::optional<TiledShape> shape = tiled_shape_of(s, *spec);
-  if (!shape) return std::nullopt;
-  return tiled_space(*shape, vector_lanes);
-}
-
-bool schedule_for_master(te::Schedule& s, const Graph& g, const Node& master,
-                         const std::vector<te::Tensor>& outputs, int vector_lanes,
-                         const ConfigEntity* config) {
-  if (std::optional<TileSpec> spec = tile_spec(g, master)) {
-    std::optional<TiledShape> shape = tiled_shape_of(s, *spec);
-    if (!shape) return false;
-    ConfigEntity chosen = config ? *config : tiled_space(*shape, vector_lanes).fallback();
-    schedule_tiled(s, outputs, *shape, tile_config(*shape, chosen), vector_lanes);
-    return true;
-  }
-  if (!is_statistics_op(master.op_type)) return false;
-  schedule_statistics(s, outputs, vector_lanes);
-  return true;
 }
 
 }  // namespace tessel::topi

@@ -1,34 +1,40 @@
-// Default CPU schedules for fused groups anchored by an nn op (the group's master node).
-// Convolutions, pools and matmuls: the one reduction is computed in a register tile (output
+// The CPU schedules of fused groups that topi/strategy.cc's tables pick, by the family of the
+// group's anchor op (its master node). Each reads the target's CpuModel: vector lanes and the
+// register file size the tiles.
+// Default (injective, reductions, opaque ops): intermediate injective stages inlined into their
+// readers; injective outputs fused, vectorized and parallel; reductions parallel over their outer
+// data-parallel axis.
+// Tiled (convolutions, pools, matmuls): the one reduction is computed in a register tile (output
 // channels or rows unrolled x a vector of output columns) at the tile loop of the group's output,
 // so the elementwise epilogue (bias, activation, residual add) runs on the tile while it is hot;
-// its padded/transposed inputs are computed at root; the outer loops run in parallel.
-// The register tile is a template with knobs (AutoTVM style): rows, columns and output-height
-// blocking, the order of the reduction loops, unrolling the innermost one, and parallelism. The
-// fallback config is the hand-written policy, which is what an untuned compile uses.
-// Softmax and normalizations: statistics at root, parallel over their rows; the output injective.
+// its padded/transposed inputs are computed at root; the outer loops run in parallel. The register
+// tile is a template with knobs (AutoTVM style): rows, columns and output-height blocking, the
+// order of the reduction loops, unrolling the innermost one, and parallelism. The fallback config
+// is the hand-written policy, which is what an untuned compile uses.
+// Statistics (softmax and normalizations): statistics at root, parallel over their rows; the
+// output injective.
 #pragma once
 
 #include <optional>
 #include <vector>
 
-#include "ir/graph.h"
-#include "te/schedule.h"
-#include "topi/config_space.h"
+#include "topi/strategy.h"
 
 namespace tessel::topi {
 
-// The knobs of the template that schedules `s` (a fused group's computes, not yet scheduled) when
-// `master` anchors it; none for groups without a template.
-std::optional<ConfigSpace> tuning_space(const te::Schedule& s, const graph::Graph& g,
-                                        const graph::Node& master, int vector_lanes);
+// ScheduleFns (topi/strategy.h). schedule_tiled applies the default policy to a group that does
+// not have the tiled template's shape (one reduction of static shape).
+void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs,
+                      const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
+void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp& anchor,
+                    const CpuModel& cpu, const ConfigEntity* config);
+void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs,
+                         const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
 
-// Schedules every stage of `s` (whose outputs are `outputs`) when `master` is an nn op with a
-// schedule here and the group has the expected shape; returns false and leaves `s` untouched
-// otherwise, so the caller applies its default policy. A templated schedule follows `config`, a
-// point of tuning_space(s, ...), or the space's fallback when it is null.
-bool schedule_for_master(te::Schedule& s, const graph::Graph& g, const graph::Node& master,
-                         const std::vector<te::Tensor>& outputs, int vector_lanes,
-                         const ConfigEntity* config = nullptr);
+// The tiled template's SpaceFn and FallbackFn.
+std::optional<ConfigSpace> tiled_space(const te::Schedule& s, const AnchorOp& anchor,
+                                       const CpuModel& cpu);
+void set_tiled_fallback(ConfigSpace& space, const te::Schedule& s, const AnchorOp& anchor,
+                        const CpuModel& cpu);
 
 }  // namespace tessel::topi

@@ -1,5 +1,6 @@
 // Type inference for the neural-network ops: convolutions, pools, Gemm/MatMul, normalizations and
-// the softmax family. Window arithmetic lives in nn_window.cc (shared with the reference).
+// the softmax family, their op families (which schedules they take) and the FLOP counts of the
+// tuned ones. Window arithmetic lives in nn_window.cc (shared with the reference).
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -263,30 +264,69 @@ Types infer_softmax(const Graph& g, const Node& node) {
   return {x};
 }
 
+double output_elements(const Graph& g, const Node& node) {
+  return static_cast<double>(g.value(node.outputs[0]).type.numel());
+}
+
+// The product of dims [begin, end) of `shape`.
+double product(const std::vector<int64_t>& shape, size_t begin, size_t end) {
+  double p = 1;
+  for (size_t d = begin; d < end; ++d) p *= static_cast<double>(shape[d]);
+  return p;
+}
+
+// W is [M, C / group, k...]: each output sums C / group x k... products.
+double conv_flops(const Graph& g, const Node& node) {
+  const std::vector<int64_t>& w = g.value(node.inputs[1]).type.shape;
+  return 2 * output_elements(g, node) * product(w, 1, w.size());
+}
+
+// W is [M / b, C, k..., b].
+double conv_nchwc_flops(const Graph& g, const Node& node) {
+  const std::vector<int64_t>& w = g.value(node.inputs[1]).type.shape;
+  return 2 * output_elements(g, node) * product(w, 1, w.size() - 1);
+}
+
+// Each output sums K products, K being A's last dim (its first when A is transposed).
+double dense_flops(const Graph& g, const Node& node, bool trans_a) {
+  const std::vector<int64_t>& a = g.value(node.inputs[0]).type.shape;
+  double k = a.empty() ? 1 : static_cast<double>(trans_a ? a[0] : a.back());
+  return 2 * output_elements(g, node) * k;
+}
+
+double matmul_flops(const Graph& g, const Node& node) { return dense_flops(g, node, false); }
+
+double gemm_flops(const Graph& g, const Node& node) {
+  return dense_flops(g, node, node.attr_int("transA", 0) != 0);
+}
+
 }  // namespace
 
 std::vector<OpDef> nn_defs() {
   using P = OpPattern;
+  using F = OpFamily;
+  constexpr bool kTuned = true;
   return {
-      {"Conv", 1, P::kOutEWiseFusable, infer_conv},
-      {"ConvTranspose", 1, P::kOutEWiseFusable, infer_conv_transpose},
-      {"ConvNCHWc", kInternalOp, P::kOutEWiseFusable, infer_conv_nchwc},
-      {"Gemm", 1, P::kOutEWiseFusable,
-       infer_gemm},  // before 7, `broadcast` flags C broadcasting; both cases hold
-      {"MatMul", 1, P::kOutEWiseFusable, infer_matmul},
-      {"MaxPool", 1, P::kOutEWiseFusable, infer_pool},
-      {"AveragePool", 1, P::kOutEWiseFusable, infer_pool},
-      {"LpPool", 1, P::kOutEWiseFusable, infer_pool},
-      {"GlobalAveragePool", 1, P::kOutEWiseFusable, infer_global_pool},
-      {"GlobalMaxPool", 1, P::kOutEWiseFusable, infer_global_pool},
-      {"GlobalLpPool", 2, P::kOutEWiseFusable, infer_global_pool},
+      {"Conv", 1, P::kOutEWiseFusable, infer_conv, F::kConv, kTuned, conv_flops},
+      {"ConvTranspose", 1, P::kOutEWiseFusable, infer_conv_transpose, F::kConv},
+      {"ConvNCHWc", kInternalOp, P::kOutEWiseFusable, infer_conv_nchwc, F::kConvNCHWc, kTuned,
+       conv_nchwc_flops},
+      // Before opset 7, `broadcast` flags C broadcasting; both cases hold.
+      {"Gemm", 1, P::kOutEWiseFusable, infer_gemm, F::kDense, kTuned, gemm_flops},
+      {"MatMul", 1, P::kOutEWiseFusable, infer_matmul, F::kDense, kTuned, matmul_flops},
+      {"MaxPool", 1, P::kOutEWiseFusable, infer_pool, F::kPool},
+      {"AveragePool", 1, P::kOutEWiseFusable, infer_pool, F::kPool},
+      {"LpPool", 1, P::kOutEWiseFusable, infer_pool, F::kPool},
+      {"GlobalAveragePool", 1, P::kOutEWiseFusable, infer_global_pool, F::kPool},
+      {"GlobalMaxPool", 1, P::kOutEWiseFusable, infer_global_pool, F::kPool},
+      {"GlobalLpPool", 2, P::kOutEWiseFusable, infer_global_pool, F::kPool},
       {"BatchNormalization", 7, P::kOutEWiseFusable, infer_batch_norm},
-      {"InstanceNormalization", 1, P::kOpaque, infer_instance_norm},
-      {"LayerNormalization", 17, P::kOpaque, infer_layer_norm},
-      {"LRN", 1, P::kOpaque, infer_lrn},
-      {"Softmax", 1, P::kOpaque, infer_softmax},
-      {"LogSoftmax", 1, P::kOpaque, infer_softmax},
-      {"Hardmax", 1, P::kOpaque, infer_softmax},
+      {"InstanceNormalization", 1, P::kOpaque, infer_instance_norm, F::kSoftmaxLike},
+      {"LayerNormalization", 17, P::kOpaque, infer_layer_norm, F::kSoftmaxLike},
+      {"LRN", 1, P::kOpaque, infer_lrn, F::kSoftmaxLike},
+      {"Softmax", 1, P::kOpaque, infer_softmax, F::kSoftmaxLike},
+      {"LogSoftmax", 1, P::kOpaque, infer_softmax, F::kSoftmaxLike},
+      {"Hardmax", 1, P::kOpaque, infer_softmax, F::kSoftmaxLike},
   };
 }
 

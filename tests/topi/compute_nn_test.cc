@@ -179,8 +179,8 @@ TEST(ComputeNnTest, MaxPoolIndices) {
         {"ceil_mode", int_attr(1)},
         {"storage_order", int_attr(1)}},
        2);
-  auto ties = m.input("ties", tensor_of(DataType::f32(), {1, 1, 3, 3},
-                                        std::vector<double>{1, 2, 2, 2, 0, 2, 1, 1, 1}));
+  auto ties = m.input("ties", make_tensor(DataType::f32(), {1, 1, 3, 3},
+                                          std::vector<double>{1, 2, 2, 2, 0, 2, 1, 1, 1}));
   m.op("ties", "MaxPool", {ties}, {{"kernel_shape", ints_attr({2, 2})}}, 2);
   m.op("ties_cols", "MaxPool", {ties},
        {{"kernel_shape", ints_attr({2, 2})}, {"storage_order", int_attr(1)}}, 2);
@@ -257,7 +257,8 @@ TEST(ComputeNnTest, SoftmaxFamilyAxes) {
     }
     // Ties: Hardmax marks the first maximum only.
     m.op("hardmax_ties", "Hardmax",
-         {m.input("t", tensor_of(DataType::f32(), {2, 3}, std::vector<double>{1, 3, 3, 2, 2, 0}))});
+         {m.input("t",
+                  make_tensor(DataType::f32(), {2, 3}, std::vector<double>{1, 3, 3, 2, 2, 0}))});
     SCOPED_TRACE(opset);
     check(m);
   }
@@ -357,7 +358,8 @@ TEST(ComputeNnTest, ConvScheduleIsParallelVectorizedAndComputesTheTileInPlace) {
   graph::Graph g = conv_block(16, 32);
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, {});
   ASSERT_EQ(plan.groups.size(), 1u);
-  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, 8);
+  CpuModel avx2 = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, avx2);
   std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
   EXPECT_NE(tir.find("parallel"), std::string::npos) << tir;
   EXPECT_NE(tir.find("ramp("), std::string::npos) << tir;

@@ -13,11 +13,19 @@ using passes::testing::Builder;
 using passes::testing::ints;
 using passes::testing::random_tensor;
 
+// AVX-512: 16 float lanes, 32 registers; AVX2: 8 lanes, 16 registers.
+CpuModel avx512_cpu() {
+  return CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
+}
+CpuModel avx2_cpu() {
+  return CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+}
+
 // The template's space for the only fused group of `g`.
-ConfigSpace space_of(graph::Graph g, int lanes) {
+ConfigSpace space_of(graph::Graph g, const CpuModel& cpu) {
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
   EXPECT_EQ(plan.groups.size(), 1u);
-  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, lanes);
+  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, cpu);
   EXPECT_TRUE(lg.space.has_value());
   EXPECT_TRUE(lg.config.has_value());
   EXPECT_FALSE(lg.tuned);
@@ -33,7 +41,7 @@ graph::Graph conv_model() {
 }
 
 TEST(ScheduleTemplate, ConvKnobsAndFallback) {
-  ConfigSpace space = space_of(conv_model(), 16);
+  ConfigSpace space = space_of(conv_model(), avx512_cpu());
   ConfigEntity f = space.fallback();
   EXPECT_EQ(f.split("tile_row"), (std::vector<int64_t>{2, 16}));  // 16 accumulator rows on AVX-512
   EXPECT_EQ(f.split("tile_col"), (std::vector<int64_t>{1, 14}));  // one (short) vector of columns
@@ -54,7 +62,7 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 64, 3, 3}, 1))},
                           {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
   graph::Graph model = b.finish({b.op("Relu", {y})});
-  ConfigSpace space = space_of(model, 16);
+  ConfigSpace space = space_of(model, avx512_cpu());
   ConfigEntity f = space.fallback();
   EXPECT_EQ(f.split("tile_row"), (std::vector<int64_t>{1, 2}));  // both blocks of 16 channels
   EXPECT_EQ(f.split("tile_y"), (std::vector<int64_t>{1, 7}));    // the whole row unrolled
@@ -63,7 +71,7 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   // rows {1, 2} x columns {1, 2, 4, 7} x 3! orders x 2 x 2; a tile spans one block of channels
   EXPECT_EQ(space.size(), 2u * 4u * 6u * 2u * 2u);
   // On AVX2 a block of 16 channels is two vectors: the fallback stays within 12 accumulators.
-  ConfigSpace avx2 = space_of(model, 8);
+  ConfigSpace avx2 = space_of(model, avx2_cpu());
   ConfigEntity f8 = avx2.fallback();
   EXPECT_EQ(f8.split("tile_y"), (std::vector<int64_t>{2, 4}));
   EXPECT_EQ(f8.split("tile_row"), (std::vector<int64_t>{2, 1}));
@@ -71,7 +79,7 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
 }
 
 TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
-  ConfigSpace space = space_of(conv_model(), 16);
+  ConfigSpace space = space_of(conv_model(), avx512_cpu());
   int rejected = 0;
   for (uint64_t i = 0; i < space.size(); ++i) {
     ConfigEntity c = space.get(i);
@@ -83,7 +91,7 @@ TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
   }
   EXPECT_GT(rejected, 0);
   // The budget is half with AVX2's 16 registers of 8 lanes.
-  ConfigSpace avx2 = space_of(conv_model(), 8);
+  ConfigSpace avx2 = space_of(conv_model(), avx2_cpu());
   EXPECT_EQ(avx2.fallback().split("tile_row")[1], 8);
   EXPECT_EQ(avx2.invalid_reason(avx2.fallback()), "");
   std::string why = avx2.invalid_reason(ConfigEntity::from_json(
@@ -96,7 +104,7 @@ TEST(ScheduleTemplate, MatmulHasNoHeightOrReductionOrderKnobs) {
   Builder b;
   graph::ValueId x = b.input("x", {24, 40});
   graph::Graph g = b.finish({b.op("MatMul", {x, b.constant("w", random_tensor({40, 48}, 2))})});
-  ConfigSpace space = space_of(g, 16);
+  ConfigSpace space = space_of(g, avx512_cpu());
   EXPECT_EQ(space.fallback().split("tile_row")[1], 8);
   EXPECT_EQ(space.fallback().split("tile_col")[1], 16);
   EXPECT_EQ(space.num_knobs(), 4u);  // tile_row, tile_col, unroll_k, parallel

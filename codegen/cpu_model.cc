@@ -1,0 +1,154 @@
+#include "codegen/cpu_model.h"
+
+#include <fmt/format.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <string_view>
+#include <thread>
+
+#include "codegen/llvm/target_machine.h"
+#include "ir/error.h"
+
+namespace tessel {
+namespace {
+
+constexpr int64_t kKiB = 1024;
+
+struct CacheSizes {
+  int64_t l1d = 0, l2 = 0;  // bytes
+};
+
+// Per-core L1d and L2 of the -mcpu names whose numbers are published (a hybrid CPU: its big cores).
+struct KnownCpu {
+  std::string_view cpu;
+  CacheSizes caches;
+};
+constexpr KnownCpu kKnownCpus[] = {
+    {"haswell", {32 * kKiB, 256 * kKiB}},         {"broadwell", {32 * kKiB, 256 * kKiB}},
+    {"skylake", {32 * kKiB, 256 * kKiB}},         {"skylake-avx512", {32 * kKiB, 1024 * kKiB}},
+    {"cascadelake", {32 * kKiB, 1024 * kKiB}},    {"cooperlake", {32 * kKiB, 1024 * kKiB}},
+    {"icelake-client", {48 * kKiB, 512 * kKiB}},  {"icelake-server", {48 * kKiB, 1280 * kKiB}},
+    {"tigerlake", {48 * kKiB, 1280 * kKiB}},      {"alderlake", {48 * kKiB, 1280 * kKiB}},
+    {"sapphirerapids", {48 * kKiB, 2048 * kKiB}}, {"emeraldrapids", {48 * kKiB, 2048 * kKiB}},
+    {"graniterapids", {48 * kKiB, 2048 * kKiB}},  {"znver1", {32 * kKiB, 512 * kKiB}},
+    {"znver2", {32 * kKiB, 512 * kKiB}},          {"znver3", {32 * kKiB, 512 * kKiB}},
+    {"znver4", {32 * kKiB, 1024 * kKiB}},         {"znver5", {48 * kKiB, 1024 * kKiB}},
+    {"neoverse-n1", {64 * kKiB, 1024 * kKiB}},    {"neoverse-n2", {64 * kKiB, 1024 * kKiB}},
+    {"neoverse-v1", {64 * kKiB, 1024 * kKiB}},    {"neoverse-v2", {64 * kKiB, 1024 * kKiB}},
+};
+// Any other CPU: the sizes LLVM's x86 cost model assumes (Haswell's), which most cores since have
+// at least.
+constexpr CacheSizes kDefaultCaches = {32 * kKiB, 256 * kKiB};
+
+// A sysfs cache size ("48K", "2048K", "1M") in bytes; 0 when it is not one.
+int64_t parse_cache_size(const std::string& text) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || n <= 0) return 0;
+  std::string_view unit(end, text.data() + text.size() - end);
+  if (unit.empty()) return n;
+  if (unit == "K") return n * kKiB;
+  if (unit == "M") return n * kKiB * kKiB;
+  return 0;
+}
+
+// The first core's L1d and L2 as Linux reports them; none when sysfs does not say.
+std::optional<CacheSizes> read_host_caches() {
+  CacheSizes c;
+  for (int index = 0;; ++index) {
+    std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) break;
+    if (level == 1 && type == "Data") c.l1d = parse_cache_size(size);
+    if (level == 2 && type != "Instruction") c.l2 = parse_cache_size(size);
+  }
+  if (c.l1d == 0 || c.l2 == 0) return std::nullopt;
+  return c;
+}
+
+bool is_host_cpu(const Target& target) {
+  llvm::Triple t(target.triple), host(llvm::sys::getProcessTriple());
+  return t.getArch() == host.getArch() && t.getOS() == host.getOS() &&
+         target.cpu == llvm::sys::getHostCPUName();
+}
+
+CacheSizes caches_of(const Target& target) {
+  if (is_host_cpu(target)) {
+    static const std::optional<CacheSizes> host = read_host_caches();
+    if (host) return *host;
+  }
+  for (const KnownCpu& known : kKnownCpus) {
+    if (known.cpu == target.cpu) return known.caches;
+  }
+  return kDefaultCaches;
+}
+
+// The SIMD registers LLVM allocates for the target; its scalar registers when it has no SIMD unit
+// (vector code is then split into scalars).
+int vector_registers_of(const Target& target) {
+  std::unique_ptr<llvm::TargetMachine> tm = codegen::create_target_machine(target);
+  llvm::LLVMContext context;
+  llvm::Module module("cpu_model", context);
+  module.setTargetTriple(target.triple);
+  module.setDataLayout(tm->createDataLayout());
+  // Target cost queries are per function: one without attributes gets the machine's CPU.
+  llvm::Function* probe =
+      llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
+                             llvm::Function::ExternalLinkage, "probe", module);
+  llvm::TargetTransformInfo tti = tm->getTargetTransformInfo(*probe);
+  unsigned vector = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
+  return static_cast<int>(vector ? vector
+                                 : tti.getNumberOfRegisters(tti.getRegisterClassForType(false)));
+}
+
+}  // namespace
+
+const char* isa_family_name(IsaFamily isa) {
+  switch (isa) {
+    case IsaFamily::kX86Avx2:
+      return "x86 AVX2";
+    case IsaFamily::kX86Avx512:
+      return "x86 AVX-512";
+    case IsaFamily::kAArch64Neon:
+      return "AArch64 NEON";
+    case IsaFamily::kGeneric:
+      return "generic";
+  }
+  TESSEL_UNREACHABLE("ISA family");
+}
+
+CpuModel CpuModel::of(const Target& target) {
+  CpuModel m;
+  // Feature names are per architecture (LLVM aborts on a name its target does not define).
+  llvm::Triple triple(target.triple);
+  if (triple.isX86()) {
+    m.isa = target.has_feature("avx512f") ? IsaFamily::kX86Avx512
+            : target.has_feature("avx2")  ? IsaFamily::kX86Avx2
+                                          : IsaFamily::kGeneric;
+    m.has_fma = target.has_feature("fma");
+  } else if (triple.isAArch64() && target.has_feature("neon")) {
+    m.isa = IsaFamily::kAArch64Neon;
+    m.has_fma = true;  // FMLA is part of AArch64's Advanced SIMD
+  }
+  m.vector_bits = target.vector_bits();
+  m.vector_registers = vector_registers_of(target);
+  CacheSizes caches = caches_of(target);
+  m.l1d_bytes = caches.l1d;
+  m.l2_bytes = caches.l2;
+  m.cores = target.num_cores > 0  ? target.num_cores
+            : is_host_cpu(target) ? static_cast<int>(std::thread::hardware_concurrency())
+                                  : 0;
+  return m;
+}
+
+}  // namespace tessel

@@ -1,0 +1,201 @@
+// The strategy tables: every op family has a schedule on every CPU kind, GPU kinds say they have
+// none yet, and the CPU strategies' fallback configs are pinned per target (moving the x86
+// constants into the CPU model kept them on AVX-512 and AVX2).
+#include "topi/strategy.h"
+
+#include <gtest/gtest.h>
+
+#include "../passes/graph_builder.h"
+#include "codegen/target.h"
+#include "passes/lower_to_te.h"
+#include "passes/pipeline.h"
+#include "tests/common/expect_error.h"
+
+namespace tessel::topi {
+namespace {
+
+using passes::testing::Builder;
+using passes::testing::ints;
+using passes::testing::random_tensor;
+
+using graph::OpFamily;
+
+constexpr const char* kAvx512 = "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512";
+constexpr const char* kAvx2 = "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell";
+constexpr const char* kNeon = "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1";
+
+constexpr TargetKind kCpuKinds[] = {TargetKind::kX86Avx2, TargetKind::kX86Avx512,
+                                    TargetKind::kAArch64Neon, TargetKind::kGenericCpu};
+
+TEST(StrategyTest, EveryFamilyHasACpuSchedule) {
+  for (TargetKind kind : kCpuKinds) {
+    for (int f = 0; f < graph::kNumOpFamilies; ++f) {
+      auto family = static_cast<OpFamily>(f);
+      SCOPED_TRACE(std::string(target_kind_name(kind)) + ", " + graph::op_family_name(family));
+      const Strategy& s = strategy_for(kind, family);
+      EXPECT_NE(s.schedule, nullptr);
+      bool tiled = family == OpFamily::kConv || family == OpFamily::kConvNCHWc ||
+                   family == OpFamily::kDense || family == OpFamily::kPool;
+      EXPECT_EQ(s.space != nullptr, tiled);
+      EXPECT_EQ(s.fallback != nullptr, tiled);
+    }
+  }
+}
+
+OpFamily family_of(const std::string& op) { return graph::op_family(*graph::find_op(op)); }
+
+// The nn ops state their family; the others take their pattern's.
+TEST(StrategyTest, OpFamiliesOfTheOpDefs) {
+  for (const char* op : {"Conv", "ConvTranspose"}) EXPECT_EQ(family_of(op), OpFamily::kConv) << op;
+  EXPECT_EQ(family_of("ConvNCHWc"), OpFamily::kConvNCHWc);
+  for (const char* op : {"Gemm", "MatMul"}) EXPECT_EQ(family_of(op), OpFamily::kDense) << op;
+  for (const char* op :
+       {"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"}) {
+    EXPECT_EQ(family_of(op), OpFamily::kPool) << op;
+  }
+  for (const char* op :
+       {"Softmax", "LogSoftmax", "Hardmax", "LRN", "LayerNormalization", "InstanceNormalization"}) {
+    EXPECT_EQ(family_of(op), OpFamily::kSoftmaxLike) << op;
+  }
+  for (const char* op : {"Relu", "Add", "Reshape", "Transpose"})
+    EXPECT_EQ(family_of(op), OpFamily::kInjective) << op;
+  for (const char* op : {"ReduceSum", "ArgMax"})
+    EXPECT_EQ(family_of(op), OpFamily::kReduction) << op;
+  for (const char* op : {"TopK", "BatchNormalization", "Einsum"})
+    EXPECT_EQ(family_of(op), OpFamily::kOpaque) << op;
+}
+
+// Exactly the convolutions and matrix products are tuned and have a FLOP count.
+TEST(StrategyTest, TunedOpsAreTheConvolutionsAndMatrixProducts) {
+  std::vector<std::string> tuned, counted;
+  for (const graph::OpDef& def : graph::all_ops()) {
+    if (def.tuned) tuned.push_back(def.name);
+    if (def.flops) counted.push_back(def.name);
+  }
+  const std::vector<std::string> expected = {"Conv", "ConvNCHWc", "Gemm", "MatMul"};
+  EXPECT_EQ(tuned, expected);
+  EXPECT_EQ(counted, expected);
+}
+
+TEST(StrategyTest, GpuKindsHaveNoSchedulesYet) {
+  tessel::testing::expect_error([] { strategy_for(TargetKind::kCuda, OpFamily::kConv); },
+                                {"CUDA schedules are not implemented yet (op family conv)"});
+  tessel::testing::expect_error([] { strategy_for(TargetKind::kOpenCL, OpFamily::kInjective); },
+                                {"OpenCL schedules are not implemented yet (op family injective)"});
+}
+
+TEST(StrategyTest, TheCpuModelPicksTheTargetKind) {
+  EXPECT_EQ(target_kind(CpuModel::of(Target::parse(kAvx512))), TargetKind::kX86Avx512);
+  EXPECT_EQ(target_kind(CpuModel::of(Target::parse(kAvx2))), TargetKind::kX86Avx2);
+  EXPECT_EQ(target_kind(CpuModel::of(Target::parse(kNeon))), TargetKind::kAArch64Neon);
+  EXPECT_EQ(target_kind(CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64"))),
+            TargetKind::kGenericCpu);
+}
+
+// The only templated group of `g` lowered for `target`.
+passes::LoweredGroup lowered(graph::Graph g, const std::string& target) {
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g);
+  CpuModel cpu = CpuModel::of(Target::parse(target));
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), cpu);
+    if (lg.space) return lg;
+  }
+  ADD_FAILURE() << "no templated group";
+  return {};
+}
+
+graph::Graph conv(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, int64_t group = 1) {
+  Builder b;
+  graph::ValueId x = b.input("x", x_shape);
+  graph::ValueId y = b.op(
+      "Conv", {x, b.constant("w", random_tensor(w_shape, 1))},
+      {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}, {"group", int64_t{group}}});
+  return b.finish({b.op("Relu", {y})});
+}
+
+graph::Graph matmul(std::vector<int64_t> a_shape, std::vector<int64_t> b_shape) {
+  Builder b;
+  graph::ValueId x = b.input("x", a_shape);
+  return b.finish({b.op("MatMul", {x, b.constant("w", random_tensor(b_shape, 2))})});
+}
+
+graph::Graph gemm() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 512});
+  graph::ValueId y = b.op(
+      "Gemm",
+      {x, b.constant("w", random_tensor({10, 512}, 3)), b.constant("c", random_tensor({10}, 4))},
+      {{"transB", int64_t{1}}});
+  return b.finish({y});
+}
+
+graph::Graph pool() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 28, 28});
+  return b.finish(
+      {b.op("MaxPool", {x}, {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}})});
+}
+
+struct Pinned {
+  const char* workload;
+  graph::Graph (*model)();
+  const char* target;
+  uint64_t space_size;
+  const char* fallback;
+};
+
+// Today's fallbacks (the hand-written policy) on AVX-512 (16 lanes, 32 registers) and AVX2 (8
+// lanes, 16 registers).
+const Pinned kPinned[] = {
+    {"conv", [] { return conv({1, 16, 14, 14}, {32, 16, 3, 3}); }, kAvx512, 1728,
+     R"({"tile_row":[2,16],"tile_col":[1,14],"tile_y":[14,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"conv", [] { return conv({1, 16, 14, 14}, {32, 16, 3, 3}); }, kAvx2, 1728,
+     R"({"tile_row":[4,8],"tile_col":[2,8],"tile_y":[14,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx512, 1152,
+     R"({"tile_row":[3,4],"tile_col":[2,16],"tile_y":[28,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx2, 1152,
+     R"({"tile_row":[3,4],"tile_col":[4,8],"tile_y":[28,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 192,
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1})"},
+    {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 192,
+     R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1})"},
+    {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx512, 80,
+     R"({"tile_row":[3,8],"tile_col":[3,16],"unroll_k":0,"parallel":1})"},
+    {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx2, 64,
+     R"({"tile_row":[3,8],"tile_col":[6,8],"unroll_k":0,"parallel":1})"},
+    {"batched_matvec", [] { return matmul({3, 20, 40}, {40}); }, kAvx512, 16,
+     R"({"tile_col":[2,16],"unroll_k":0,"parallel":0})"},
+    {"batched_matvec", [] { return matmul({3, 20, 40}, {40}); }, kAvx2, 16,
+     R"({"tile_col":[3,8],"unroll_k":0,"parallel":0})"},
+    {"gemm", gemm, kAvx512, 12,
+     R"({"tile_row":[1,1],"tile_col":[1,10],"unroll_k":0,"parallel":0})"},
+    {"gemm", gemm, kAvx2, 12, R"({"tile_row":[1,1],"tile_col":[2,8],"unroll_k":0,"parallel":0})"},
+    {"pool", pool, kAvx512, 96,
+     R"({"tile_col":[1,14],"tile_y":[14,1],"reorder_k":[0,1],"unroll_k":0,"parallel":1})"},
+    {"pool", pool, kAvx2, 96,
+     R"({"tile_col":[2,8],"tile_y":[14,1],"reorder_k":[0,1],"unroll_k":0,"parallel":1})"},
+};
+
+TEST(StrategyTest, FallbacksOnAvx512AndAvx2AreThePinnedOnes) {
+  for (const Pinned& p : kPinned) {
+    SCOPED_TRACE(std::string(p.workload) + " on " + p.target);
+    passes::LoweredGroup lg = lowered(p.model(), p.target);
+    ASSERT_TRUE(lg.space && lg.config);
+    EXPECT_EQ(lg.space->size(), p.space_size);
+    EXPECT_EQ(lg.config->to_json(), p.fallback);
+    EXPECT_EQ(lg.space->invalid_reason(*lg.config), "");
+  }
+}
+
+// NEON's 32 registers of 4 float lanes: rows of the conv tile up to 16 (the x86-only policy took
+// 4 lanes for SSE's 16 registers and allowed 8), one vector of 4 columns.
+TEST(StrategyTest, NeonSizesTilesFromItsRegisterFile) {
+  passes::LoweredGroup lg = lowered(conv({1, 16, 14, 14}, {32, 16, 3, 3}), kNeon);
+  ASSERT_TRUE(lg.config);
+  EXPECT_EQ(lg.config->split("tile_row"), (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(lg.config->split("tile_col"), (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(lg.space->invalid_reason(*lg.config), "");
+}
+
+}  // namespace
+}  // namespace tessel::topi
