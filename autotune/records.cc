@@ -18,10 +18,24 @@ namespace {
 // ordered_json keeps the writer's field and knob order, so records stay readable by eye.
 using Json = nlohmann::ordered_json;
 
-constexpr MeasureError kMeasureErrors[] = {
-    MeasureError::kNone,           MeasureError::kBuildError,  MeasureError::kRuntimeError,
-    MeasureError::kTimeout,        MeasureError::kWrongAnswer, MeasureError::kSlowerInModel,
-    MeasureError::kFallbackInModel};
+constexpr MeasureError kMeasureErrors[] = {MeasureError::kNone, MeasureError::kBuildError,
+                                           MeasureError::kRuntimeError, MeasureError::kTimeout,
+                                           MeasureError::kWrongAnswer};
+constexpr VerdictKind kVerdictKinds[] = {VerdictKind::kVeto, VerdictKind::kPin};
+
+// The "kind" of a version-2 line.
+constexpr const char* kMeasurementKind = "measurement";
+constexpr const char* kModelCheckKind = "model_check";
+// Measurements are still written as version 1, which holds them; verdicts as kRecordVersion.
+constexpr int kMeasurementVersion = 1;
+
+// How version 1 stored verdicts: a measurement with one of these errors, whose single cost was a
+// veto's tuned time or a pin's untuned time in the model, in seconds.
+std::optional<VerdictKind> version1_verdict(const std::string& error) {
+  if (error == "slower_in_model") return VerdictKind::kVeto;
+  if (error == "fallback_in_model") return VerdictKind::kPin;
+  return std::nullopt;
+}
 
 // A line written by something else, or by another version of Tessel: skipped, not corrupt.
 class ForeignRecord : public Error {
@@ -83,6 +97,97 @@ MeasureError parse_measure_error(const std::string& s) {
   throw Error(fmt::format("unknown error kind \"{}\"", s));
 }
 
+VerdictKind parse_verdict_kind(const std::string& s) {
+  for (VerdictKind k : kVerdictKinds) {
+    if (s == verdict_kind_name(k)) return k;
+  }
+  throw Error(fmt::format("unknown verdict \"{}\" (expected veto or pin)", s));
+}
+
+// A finite number >= 0 (a time in milliseconds, a speed-up).
+double non_negative_field(const Json& j, const char* name) {
+  const Json& f = field(j, name);
+  if (!f.is_number() || !std::isfinite(f.get<double>()) || f.get<double>() < 0)
+    throw Error(fmt::format("field \"{}\" must be a finite number >= 0, got {}", name, f.dump()));
+  return f.get<double>();
+}
+
+// The fields every line has: target, workload, config, config_index, timestamp, fallback.
+void read_identity(const Json& j, TuningRecord& r) {
+  r.target = string_field(j, "target");
+  r.workload = string_field(j, "workload");
+  const Json& config = field(j, "config");
+  if (!config.is_object())
+    throw Error(fmt::format("field \"config\" must be an object, got {}", config.dump()));
+  r.config = config.dump();
+  const Json& index = integer_field(j, "config_index");
+  if (!index.is_number_unsigned())
+    throw Error(fmt::format("negative config_index {}", index.dump()));
+  r.config_index = index.get<uint64_t>();
+  const Json& timestamp = integer_field(j, "timestamp");
+  if (!timestamp.is_number_unsigned() ||
+      timestamp.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    throw Error(fmt::format("timestamp {} is not a number of unix seconds", timestamp.dump()));
+  }
+  r.timestamp = timestamp.get<int64_t>();
+  if (auto f = j.find("fallback"); f != j.end()) {
+    if (!f->is_boolean())
+      throw Error(fmt::format("field \"fallback\" must be true or false, got {}", f->dump()));
+    r.fallback = f->get<bool>();
+  }
+}
+
+// A measurement's fields, or a version-1 line's verdict.
+void read_measurement(const Json& j, int version, TuningRecord& r) {
+  const Json& costs = field(j, "costs");
+  if (!costs.is_array())
+    throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
+  for (const Json& c : costs) {
+    // A zero cost would be an infinite speed: XGBoost's labels (best cost / cost) turn NaN.
+    if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() <= 0) {
+      throw Error(fmt::format("cost {} is not a positive number of seconds", c.dump()));
+    }
+    r.costs.push_back(c.get<double>());
+  }
+  std::string error = string_field(j, "error");
+  r.error_msg = string_field(j, "error_msg");
+  std::optional<VerdictKind> kind = version == 1 ? version1_verdict(error) : std::nullopt;
+  if (kind) {
+    ModelVerdict v{.kind = *kind};
+    double in_model_ms = r.costs.empty() ? 0 : r.costs[0] * 1e3;
+    (*kind == VerdictKind::kVeto ? v.tuned_ms : v.untuned_ms) = in_model_ms;
+    r.verdict = std::move(v);
+    r.costs.clear();
+    r.error_msg.clear();
+    return;
+  }
+  r.error = parse_measure_error(error);
+  if (r.error == MeasureError::kNone && r.costs.empty())
+    throw Error("a successful record without costs");
+}
+
+void read_verdict(const Json& j, TuningRecord& r) {
+  ModelVerdict v;
+  v.kind = parse_verdict_kind(string_field(j, "verdict"));
+  v.tuned_ms = non_negative_field(j, "tuned_ms");
+  v.untuned_ms = non_negative_field(j, "untuned_ms");
+  v.speedup = non_negative_field(j, "speedup");
+  const Json& rounds = integer_field(j, "rounds");
+  if (!rounds.is_number_unsigned() ||
+      rounds.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+    throw Error(fmt::format("rounds {} is not a number of rounds", rounds.dump()));
+  }
+  v.rounds = rounds.get<int>();
+  const Json& kernels = field(j, "kernels");
+  if (!kernels.is_array())
+    throw Error(fmt::format("field \"kernels\" must be an array, got {}", kernels.dump()));
+  for (const Json& k : kernels) {
+    if (!k.is_string()) throw Error(fmt::format("kernel {} is not a name", k.dump()));
+    v.kernels.push_back(k.get<std::string>());
+  }
+  r.verdict = std::move(v);
+}
+
 }  // namespace
 
 const char* measure_error_name(MeasureError e) {
@@ -97,12 +202,18 @@ const char* measure_error_name(MeasureError e) {
       return "timeout";
     case MeasureError::kWrongAnswer:
       return "wrong_answer";
-    case MeasureError::kSlowerInModel:
-      return "slower_in_model";
-    case MeasureError::kFallbackInModel:
-      return "fallback_in_model";
   }
   TESSEL_UNREACHABLE("record error kind");
+}
+
+const char* verdict_kind_name(VerdictKind k) {
+  switch (k) {
+    case VerdictKind::kVeto:
+      return "veto";
+    case VerdictKind::kPin:
+      return "pin";
+  }
+  TESSEL_UNREACHABLE("verdict kind");
 }
 
 double median_cost(std::vector<double> costs) {
@@ -117,6 +228,18 @@ double median_cost(std::vector<double> costs) {
 }
 
 double TuningRecord::cost() const { return median_cost(costs); }
+
+TuningRecord verdict_record(const TuningRecord& on, ModelVerdict verdict) {
+  TuningRecord r;
+  r.target = on.target;
+  r.workload = on.workload;
+  r.config = on.config;
+  r.config_index = on.config_index;
+  r.fallback = on.fallback;
+  r.verdict = std::move(verdict);
+  r.timestamp = unix_time_now();
+  return r;
+}
 
 bool beats_default(double cost, double default_cost) {
   return cost < default_cost * (1 - kMinGainOverDefault);
@@ -145,15 +268,29 @@ std::string record_to_line(const TuningRecord& r) {
   Json config =
       Json::parse(r.config.empty() ? "{}" : r.config, nullptr, /*allow_exceptions=*/false);
   TESSEL_ICHECK(config.is_object()) << "record config is not a JSON object: " << r.config;
-  Json j = {{"v", kRecordVersion},
-            {"target", r.target},
-            {"workload", r.workload},
-            {"config", std::move(config)},
-            {"config_index", r.config_index},
-            {"costs", r.costs},
-            {"error", measure_error_name(r.error)},
-            {"error_msg", r.error_msg},
-            {"timestamp", r.timestamp}};
+  Json j;
+  if (r.verdict) {
+    j = {{"v", kRecordVersion}, {"kind", kModelCheckKind}};
+  } else {
+    j = {{"v", kMeasurementVersion}};
+  }
+  j["target"] = r.target;
+  j["workload"] = r.workload;
+  j["config"] = std::move(config);
+  j["config_index"] = r.config_index;
+  if (r.verdict) {
+    j["verdict"] = verdict_kind_name(r.verdict->kind);
+    j["tuned_ms"] = r.verdict->tuned_ms;
+    j["untuned_ms"] = r.verdict->untuned_ms;
+    j["speedup"] = r.verdict->speedup;
+    j["rounds"] = r.verdict->rounds;
+    j["kernels"] = r.verdict->kernels;
+  } else {
+    j["costs"] = r.costs;
+    j["error"] = measure_error_name(r.error);
+    j["error_msg"] = r.error_msg;
+  }
+  j["timestamp"] = r.timestamp;
   if (r.fallback) j["fallback"] = true;
   // Error messages can hold invalid UTF-8 (compiler output); replace rather than throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -170,45 +307,21 @@ TuningRecord record_from_line(const std::string& line) {
   if (!j.is_object()) throw Error("not a JSON object");
   auto v = j.find("v");
   if (v == j.end()) throw ForeignRecord("no \"v\" field (not a Tessel tuning record)");
-  if (*v != kRecordVersion) {
-    throw ForeignRecord(
-        fmt::format("format version {} (this Tessel reads version {})", v->dump(), kRecordVersion));
+  if (*v != kMeasurementVersion && *v != kRecordVersion) {
+    throw ForeignRecord(fmt::format("format version {} (this Tessel reads versions 1 and {})",
+                                    v->dump(), kRecordVersion));
   }
+  int version = v->get<int>();
+  std::string kind = version == kMeasurementVersion ? kMeasurementKind : string_field(j, "kind");
   TuningRecord r;
-  r.target = string_field(j, "target");
-  r.workload = string_field(j, "workload");
-  const Json& config = field(j, "config");
-  if (!config.is_object())
-    throw Error(fmt::format("field \"config\" must be an object, got {}", config.dump()));
-  r.config = config.dump();
-  const Json& index = integer_field(j, "config_index");
-  if (!index.is_number_unsigned())
-    throw Error(fmt::format("negative config_index {}", index.dump()));
-  r.config_index = index.get<uint64_t>();
-  const Json& costs = field(j, "costs");
-  if (!costs.is_array())
-    throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
-  for (const Json& c : costs) {
-    // A zero cost would be an infinite speed: XGBoost's labels (best cost / cost) turn NaN.
-    if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() <= 0) {
-      throw Error(fmt::format("cost {} is not a positive number of seconds", c.dump()));
-    }
-    r.costs.push_back(c.get<double>());
-  }
-  r.error = parse_measure_error(string_field(j, "error"));
-  if (r.error == MeasureError::kNone && r.costs.empty())
-    throw Error("a successful record without costs");
-  r.error_msg = string_field(j, "error_msg");
-  const Json& timestamp = integer_field(j, "timestamp");
-  if (!timestamp.is_number_unsigned() ||
-      timestamp.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    throw Error(fmt::format("timestamp {} is not a number of unix seconds", timestamp.dump()));
-  }
-  r.timestamp = timestamp.get<int64_t>();
-  if (auto f = j.find("fallback"); f != j.end()) {
-    if (!f->is_boolean())
-      throw Error(fmt::format("field \"fallback\" must be true or false, got {}", f->dump()));
-    r.fallback = f->get<bool>();
+  read_identity(j, r);
+  if (kind == kMeasurementKind) {
+    read_measurement(j, version, r);
+  } else if (kind == kModelCheckKind) {
+    read_verdict(j, r);
+  } else {
+    throw Error(fmt::format("unknown record kind \"{}\" (expected {} or {})", kind,
+                            kMeasurementKind, kModelCheckKind));
   }
   return r;
 }
@@ -277,10 +390,6 @@ std::vector<TuningRecord> load_records(const std::string& path,
   return records;
 }
 
-bool is_verdict(MeasureError e) {
-  return e == MeasureError::kSlowerInModel || e == MeasureError::kFallbackInModel;
-}
-
 std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records) {
   std::set<uint64_t> fallbacks;
   for (const TuningRecord& r : records) {
@@ -288,13 +397,13 @@ std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records) {
   }
   std::set<uint64_t> seen, vetoed;
   for (const TuningRecord& r : records) {
-    if (r.error == MeasureError::kSlowerInModel) vetoed.insert(r.config_index);
-    if (r.error == MeasureError::kFallbackInModel) {
+    if (r.is_verdict(VerdictKind::kVeto)) vetoed.insert(r.config_index);
+    if (r.is_verdict(VerdictKind::kPin)) {
       for (uint64_t i : seen) {
         if (!fallbacks.count(i)) vetoed.insert(i);
       }
     }
-    if (!is_verdict(r.error)) seen.insert(r.config_index);
+    if (!r.verdict) seen.insert(r.config_index);
   }
   return vetoed;
 }
@@ -316,7 +425,7 @@ std::optional<TuningRecord> Database::best(const std::string& target,
   std::vector<bool> failed;
   std::map<std::string, size_t> index;
   for (const TuningRecord& r : it->second) {
-    if (is_verdict(r.error)) continue;
+    if (r.verdict) continue;
     auto [at, fresh] = index.emplace(r.config, pooled.size());
     if (fresh) {
       pooled.push_back(r);
@@ -341,9 +450,8 @@ std::optional<TuningRecord> Database::best(const std::string& target,
 bool Database::pinned(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return false;
-  bool pin = std::any_of(it->second.begin(), it->second.end(), [](const TuningRecord& r) {
-    return r.error == MeasureError::kFallbackInModel;
-  });
+  bool pin = std::any_of(it->second.begin(), it->second.end(),
+                         [](const TuningRecord& r) { return r.is_verdict(VerdictKind::kPin); });
   std::optional<TuningRecord> chosen = best(target, workload);
   return pin && (!chosen || chosen->fallback);
 }

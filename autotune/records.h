@@ -1,10 +1,19 @@
-// Tuning records: one JSON object per line, one line per measured candidate, appended as tuning
-// goes so that a killed run loses nothing and a later run resumes from the file. Format (v 1):
-//   {"v": 1, "target": "llvm -mcpu=skylake", "workload": "dense|float32[128,256]|float32[512,256]",
-//    "config": {"tile_y": [16, 8], "tile_x": [64, 8]}, "config_index": 37, "costs": [1.2e-4, ...],
-//    "error": "none", "error_msg": "", "timestamp": 1700000000}
-// and "fallback": true on the measurements of the template's fallback config (the untuned
-// schedule).
+// Tuning records: one JSON object per line, appended as tuning goes so that a killed run loses
+// nothing and a later run resumes from the file. Two kinds of line:
+// - a candidate's measurement (format version 1):
+//     {"v": 1, "target": "llvm -mcpu=skylake", "workload":
+//     "dense|float32[128,256]|float32[512,256]",
+//      "config": {"tile_y": [16, 8], "tile_x": [64, 8]}, "config_index": 37,
+//      "costs": [1.2e-4, ...], "error": "none", "error_msg": "", "timestamp": 1700000000}
+// - a verdict of the model check on a config (version 2, which added "kind"):
+//     {"v": 2, "kind": "model_check", "target": ..., "workload": ..., "config": {...},
+//      "config_index": 37, "verdict": "veto", "tuned_ms": 0.051, "untuned_ms": 0.050,
+//      "speedup": 0.98, "rounds": 20, "kernels": ["fused_conv2d_3"], "timestamp": 1700000000}
+// Either has "fallback": true when its config is the template's fallback (the untuned schedule).
+// Each line is written in the oldest version that holds it, so Tessel builds that read version 1
+// only still read the measurements, and skip the verdicts as foreign lines. Version 1 stored
+// verdicts as measurements whose "error" was "slower_in_model" or "fallback_in_model"; such lines
+// are read as verdicts.
 #pragma once
 
 #include <cstdint>
@@ -18,30 +27,41 @@
 
 namespace tessel::autotune {
 
-constexpr int kRecordVersion = 1;
+// The newest format version this Tessel reads and writes.
+constexpr int kRecordVersion = 2;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
-// The last two are not a measurement's end but the model check's verdicts
-// (driver/check_tuned_model.h): kSlowerInModel: the config, applied at compile time, was not
-// clearly faster inside the model than the untuned kernel (kMinGainInModel,
-// driver/check_tuned_model.h); its cost is the in-model time of the workload's kernels per model
-// run, summed. It marks the config by index. kFallbackInModel (a pin), on a record of the fallback
-// config where there is one: no config measured before this record is to be applied, but the
-// fallback (the model check gave the workload its untuned kernel back); configs first measured
-// after it still compete.
-enum class MeasureError {
-  kNone,
-  kBuildError,
-  kRuntimeError,
-  kTimeout,
-  kWrongAnswer,
-  kSlowerInModel,
-  kFallbackInModel
-};
-// "none", "build_error", "runtime_error", "timeout", "wrong_answer", "slower_in_model" or
-// "fallback_in_model".
+enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer };
+// "none", "build_error", "runtime_error", "timeout" or "wrong_answer".
 const char* measure_error_name(MeasureError e);
 
+// What the model check (driver/check_tuned_model.h) decided about a config it found not clearly
+// faster inside the model than the untuned kernel (kMinGainInModel).
+enum class VerdictKind {
+  // "veto": the config is never applied again (it is marked by config_index); compile takes the
+  // workload's next best.
+  kVeto,
+  // "pin": the workload gets its untuned kernel back: no config measured before this record is
+  // applied but the fallback; configs first measured after it still compete. It is on the
+  // fallback's config where the workload has a record of it.
+  kPin
+};
+// "veto" or "pin".
+const char* verdict_kind_name(VerdictKind k);
+
+// A verdict and the check behind it.
+struct ModelVerdict {
+  VerdictKind kind = VerdictKind::kVeto;
+  // The workload's kernels per model run, summed, in milliseconds, with the records and without;
+  // and the median over `rounds` rounds of each round's untuned / tuned. A version-1 verdict kept
+  // only one time (a veto's tuned_ms, a pin's untuned_ms): the others read as 0.
+  double tuned_ms = 0, untuned_ms = 0, speedup = 0;
+  int rounds = 0;
+  std::vector<std::string> kernels = {};  // the workload's kernel functions in the tuned build
+};
+
+// One line of a records file: a measurement of a config, or, when `verdict` is set, the model
+// check's verdict on it (then costs is empty and error kNone).
 struct TuningRecord {
   std::string target;
   std::string workload;  // a stable key of op, shapes, dtypes and attributes
@@ -52,10 +72,16 @@ struct TuningRecord {
   std::string error_msg;
   int64_t timestamp = 0;  // unix seconds
   bool fallback = false;  // the template's fallback config
+  std::optional<ModelVerdict> verdict;
 
-  // median_cost of costs.
+  // median_cost of costs (infinity for a verdict).
   double cost() const;
+  bool is_verdict(VerdictKind kind) const { return verdict && verdict->kind == kind; }
 };
+
+// A verdict on the config of `on` (a measurement or a verdict): its target, workload, config,
+// index and fallback flag, stamped now.
+TuningRecord verdict_record(const TuningRecord& on, ModelVerdict verdict);
 
 // A measured config replaces the default (the fallback config, or the rule's conv layout) only
 // when its median cost is at least this much lower. The best of hundreds of noisy measurements
@@ -70,8 +96,7 @@ bool beats_default(double cost, double default_cost);
 struct ConfigStanding {
   double cost;
   bool fallback = false;
-  bool vetoed =
-      false;  // it has a kSlowerInModel record, or a kFallbackInModel record follows its first
+  bool vetoed = false;  // it has a veto, or a pin follows its first measurement
 };
 // The position in `configs` of the config to apply: the lowest finite cost of those not vetoed,
 // the first of equals; the fallback instead when that one does not beat it (beats_default) and the
@@ -87,9 +112,10 @@ int64_t unix_time_now();
 
 // One record as a single JSON line (no trailing newline).
 std::string record_to_line(const TuningRecord& r);
-// Parses one line; throws tessel::Error saying what is wrong (invalid JSON, another format
-// version, a missing or mistyped field, a successful record without costs, a cost that is not a
-// positive finite number of seconds, a negative config_index or timestamp).
+// Parses one line of either version; throws tessel::Error saying what is wrong (invalid JSON,
+// another format version, a missing or mistyped field, an unknown kind, a successful record
+// without costs, a cost that is not a positive finite number of seconds, a time that is not a
+// finite number of milliseconds >= 0, a negative config_index, rounds or timestamp).
 TuningRecord record_from_line(const std::string& line);
 
 // Appends records to a file, creating it if needed; each write is flushed before it returns.
@@ -113,11 +139,9 @@ class RecordWriter {
 // cannot be opened, is not a regular file or is over 1 GiB is an Error naming it.
 std::vector<TuningRecord> load_records(const std::string& path, std::vector<std::string>* warnings);
 
-// Whether a record kind is a verdict of the model check rather than a measurement.
-bool is_verdict(MeasureError e);
 // The indices of the configs that verdicts among `records` (one workload's, in file order) rule
-// out: those with a kSlowerInModel record, and those measured before a kFallbackInModel record,
-// but for the fallback (any config with a record flagged `fallback`).
+// out: those with a veto, and those measured before a pin, but for the fallback (any config with a
+// record flagged `fallback`).
 std::set<uint64_t> vetoed_configs(const std::vector<TuningRecord>& records);
 
 // Records grouped by (target, workload): the best config to apply and what is measured already.
@@ -132,12 +156,13 @@ class Database {
   // record with every cost pooled. A config with a failed record, or vetoed (ConfigStanding), is
   // out. None when no config is left or there is no record.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
-  // Whether the model check pinned the pair to its fallback: a kFallbackInModel record, and best()
-  // is the fallback or none. Compile then keeps the conv layout of the rule, too.
+  // Whether the model check pinned the pair to its fallback: a pin, and best() is the fallback or
+  // none. Compile then keeps the conv layout of the rule, too.
   bool pinned(const std::string& target, const std::string& workload) const;
-  // The number of records of the pair, errors included.
+  // The number of records of the pair, errors and verdicts included.
   size_t count(const std::string& target, const std::string& workload) const;
-  // The config indices measured for the pair, errors included (a resumed run skips them).
+  // The config indices with a record for the pair, errors and verdicts included (a resumed run
+  // skips them).
   std::set<uint64_t> configs_measured(const std::string& target, const std::string& workload) const;
 
  private:

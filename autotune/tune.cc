@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -51,10 +53,7 @@ void validate(const TuneOptions& opt) {
   }
   if (opt.records_path.empty())
     throw Error("tune: a records file is needed (records_path, --output)");
-  const std::vector<std::string>& names = tuner_names();
-  if (std::find(names.begin(), names.end(), opt.tuner) == names.end()) {
-    make_tuner(opt.tuner, topi::ConfigSpace(), 0);  // throws the error that lists the tuners
-  }
+  check_tuner_name(opt.tuner);
 }
 
 // Values for a group input: its constant (weights keep their real distribution), else uniform
@@ -79,12 +78,8 @@ class TaskBench {
  public:
   TaskBench(const graph::Graph& g, const passes::FusedGroup& group, int group_index,
             const Target& target, uint64_t seed)
-      : g_(g),
-        group_(group),
-        index_(group_index),
-        target_(target),
-        lanes_(std::max(1, target.vector_bits() / 32)) {
-    passes::LoweredGroup fallback = passes::lower_to_te(g, group, index_, lanes_);
+      : g_(g), group_(group), index_(group_index), target_(target), cpu_(CpuModel::of(target)) {
+    passes::LoweredGroup fallback = passes::lower_to_te(g, group, index_, cpu_);
     if (!fallback.space) {
       throw InternalError(fmt::format("{}: a tunable kernel without a schedule template",
                                       g.nodes[group.master].describe()));
@@ -118,7 +113,7 @@ class TaskBench {
   MeasureResult measure(const topi::ConfigEntity& config, const MeasureOptions& opt) const {
     CandidateBuilder build = [this, &config] {
       passes::LoweredGroup lg = passes::lower_to_te(
-          g_, group_, index_, lanes_, [&](const topi::ConfigSpace&) { return config; });
+          g_, group_, index_, cpu_, [&](const topi::ConfigSpace&) { return config; });
       return tessel::build(te::lower(lg.schedule, lg.args, lg.name), target_);
     };
     return autotune::measure(build, name_, inputs_, references_, opt);
@@ -129,7 +124,7 @@ class TaskBench {
   const passes::FusedGroup& group_;
   int index_;
   const Target& target_;
-  int lanes_;
+  CpuModel cpu_;
   topi::ConfigSpace space_;
   std::string name_;
   std::vector<runtime::NDArray> inputs_, references_;
@@ -145,7 +140,7 @@ void transfer(const std::vector<TuningRecord>& prior, const std::string& target,
     if (r.target != target || r.workload == task.workload ||
         r.workload.rfind(task.op + "|", 0) != 0)
       continue;
-    if (r.error != MeasureError::kNone) continue;
+    if (r.verdict || r.error != MeasureError::kNone) continue;
     try {
       usable.emplace_back(
           &r, topi::ConfigEntity::from_json(space, r.config, /*match_split_inners=*/true));
@@ -271,6 +266,188 @@ class Measured {
   std::vector<uint64_t> order_;
 };
 
+// One task's tuning run, as tune_task's steps: prepare (the tuner learns from earlier records,
+// and resumed configs count as measured), measure the fallback, search (the tuner's batches, each
+// measured and recorded), re-measure the finalists, pick the best.
+class TaskTuning {
+ public:
+  TaskTuning(const Task& task, const topi::ConfigSpace& space, const ConfigMeasurer& measure,
+             const std::string& target, const TuneOptions& opt, double time_budget_s,
+             const std::function<void(const TuneProgress&)>& on_progress)
+      : task_(task),
+        space_(space),
+        measure_(measure),
+        target_(target),
+        opt_(opt),
+        time_budget_s_(time_budget_s),
+        on_progress_(on_progress),
+        start_(Clock::now()),
+        tuner_(make_tuner(opt.tuner, space, opt.seed)),
+        fallback_(space.fallback()) {
+    result_.task = task;
+    progress_.info = &task;
+  }
+
+  // The tuner learns from prior records of similar workloads and from this workload's earlier
+  // records, whose configs count as measured (and as trials); then the records file is opened.
+  void prepare() {
+    std::vector<TuningRecord> known = opt_.prior;
+    known.insert(known.end(), opt_.resume.begin(), opt_.resume.end());
+    transfer(known, target_, task_, space_, *tuner_);
+    // The model check's verdicts in the records file rule configs out, as Database::best does for
+    // compile, which reads that file only.
+    for (auto& [r, config] : records_in_space(opt_.resume, target_, task_, space_))
+      resumed_.push_back(r);
+    std::set<uint64_t> vetoed = vetoed_configs(resumed_);
+    for (const auto& [r, config] : records_in_space(known, target_, task_, space_)) {
+      if (!r.verdict) measured_.add(config, r.costs, r.error != MeasureError::kNone);
+      if (vetoed.count(config.index())) measured_.veto(config);
+    }
+    std::vector<topi::ConfigEntity> replay = measured_.configs();
+    if (!replay.empty()) {
+      std::vector<double> costs;
+      for (const topi::ConfigEntity& c : replay) costs.push_back(measured_.cost(c.index()));
+      tuner_->update(replay, costs);
+    }
+    result_.resumed = static_cast<int>(replay.size());
+    // A resumed run can hold more trials than this run asks for.
+    progress_.trials_total = std::max(opt_.trials, result_.resumed);
+    progress_.trials_done = result_.resumed;
+    progress_.best_gflops = gflops(task_.flops, best_cost());
+    writer_.emplace(opt_.records_path);
+  }
+
+  // The fallback is measured first (unless resumed): it is the untuned baseline, and tuning never
+  // ends with anything slower.
+  void measure_fallback() {
+    if (!measured_.has(fallback_.index())) tuner_->update({fallback_}, {trial(fallback_)});
+  }
+
+  // The tuner's batches until a stop reason (or the space runs out), with the fallback measured
+  // again as a control every opt.control_every trials.
+  void search() {
+    while ((result_.stop_reason = stop_reason()).empty()) {
+      std::vector<topi::ConfigEntity> batch =
+          tuner_->has_next()
+              ? tuner_->next_batch(std::min(opt_.batch_size, opt_.trials - progress_.trials_done))
+              : std::vector<topi::ConfigEntity>{};
+      if (batch.empty()) {
+        result_.stop_reason = "space exhausted";
+        return;
+      }
+      measure_batch(std::move(batch));
+      if (opt_.control_every > 0 && since_control_ >= opt_.control_every && stop_reason().empty() &&
+          std::isfinite(measured_.cost(fallback_.index()))) {
+        measure_and_record(fallback_);
+        since_control_ = 0;
+      }
+    }
+  }
+
+  // The best candidates and the fallback are measured again, in turns, so that neither the chosen
+  // config nor the reported speed-up rests on one lucky measurement. Not in a run that measured
+  // nothing (a resumed run that had done its trials): it would append the same re-measurements on
+  // every resume.
+  void remeasure_finalists() {
+    std::vector<topi::ConfigEntity> finalists;
+    if (result_.trials > 0) finalists = measured_.best(static_cast<size_t>(opt_.remeasure_top));
+    if (!finalists.empty() &&
+        std::none_of(finalists.begin(), finalists.end(),
+                     [&](const topi::ConfigEntity& c) { return c.index() == fallback_.index(); })) {
+      finalists.push_back(fallback_);
+    }
+    for (int round = 0; round < opt_.remeasure_rounds && finalists.size() > 1; ++round) {
+      for (const topi::ConfigEntity& c : finalists) measure_and_record(c);
+    }
+  }
+
+  // What compile will apply (Database::best): the fallback unless a config clearly beats it.
+  TaskResult pick_best() {
+    result_.fallback_cost_s = measured_.cost(fallback_.index());
+    std::optional<topi::ConfigEntity> chosen = measured_.chosen(fallback_.index());
+    result_.best_cost_s = chosen ? measured_.cost(chosen->index()) : kInf;
+    if (chosen) result_.best_config = chosen->to_json();
+    result_.pinned = chosen && chosen->index() == fallback_.index() &&
+                     std::any_of(resumed_.begin(), resumed_.end(), [](const TuningRecord& r) {
+                       return r.is_verdict(VerdictKind::kPin);
+                     });
+    progress_.finished = true;
+    progress_.best_gflops = gflops(task_.flops, result_.best_cost_s);
+    progress_.elapsed_s = seconds_since(start_);
+    if (on_progress_) on_progress_(progress_);
+    return result_;
+  }
+
+ private:
+  // Measures a batch of the tuner's proposals, as trials, until a stop reason; the tuner learns
+  // their costs. A config the template rejects is not a trial: no build, no record; the tuner
+  // learns it as a failure.
+  void measure_batch(std::vector<topi::ConfigEntity> batch) {
+    std::vector<double> costs;
+    for (const topi::ConfigEntity& config : batch) {
+      if (!stop_reason().empty()) break;
+      bool valid = space_.invalid_reason(config).empty();
+      result_.invalid += valid ? 0 : 1;
+      since_control_ += valid ? 1 : 0;
+      costs.push_back(valid ? trial(config) : kInf);
+    }
+    batch.resize(costs.size());
+    tuner_->update(batch, costs);
+  }
+
+  // Measures a config as a trial, and reports progress; returns its pooled cost.
+  double trial(const topi::ConfigEntity& config) {
+    double before = best_cost();
+    double cost = measure_and_record(config);
+    ++result_.trials;
+    ++progress_.trials_done;
+    if (!std::isfinite(cost)) ++result_.errors;
+    since_best_ = cost < before ? 0 : since_best_ + 1;
+    progress_.current_gflops = gflops(task_.flops, cost);
+    progress_.best_gflops = gflops(task_.flops, best_cost());
+    progress_.elapsed_s = seconds_since(start_);
+    if (on_progress_) on_progress_(progress_);
+    return cost;
+  }
+
+  // Measures a config, appends its record and pools it; returns its pooled cost.
+  double measure_and_record(const topi::ConfigEntity& config) {
+    MeasureResult m = measure_(config);
+    writer_->write(record_of(target_, task_, config, m, config.index() == fallback_.index()));
+    return measured_.add(config, m.costs_s, m.error != MeasureError::kNone);
+  }
+
+  // Why the task should end before its next trial; "" to go on.
+  std::string stop_reason() const {
+    if (progress_.trials_done >= opt_.trials) return "trials";
+    if (opt_.early_stopping > 0 && since_best_ >= opt_.early_stopping) return "early stopping";
+    if (time_budget_s_ > 0 && seconds_since(start_) >= time_budget_s_) return "time budget";
+    return "";
+  }
+
+  double best_cost() const {
+    std::vector<topi::ConfigEntity> top = measured_.best(1);
+    return top.empty() ? kInf : measured_.cost(top[0].index());
+  }
+
+  const Task& task_;
+  const topi::ConfigSpace& space_;
+  const ConfigMeasurer& measure_;
+  const std::string& target_;
+  const TuneOptions& opt_;
+  double time_budget_s_;
+  const std::function<void(const TuneProgress&)>& on_progress_;
+  Clock::time_point start_;
+  std::unique_ptr<Tuner> tuner_;
+  topi::ConfigEntity fallback_;
+  std::vector<TuningRecord> resumed_;  // this workload's records in opt.resume, in this space
+  Measured measured_;
+  std::optional<RecordWriter> writer_;
+  TaskResult result_;
+  TuneProgress progress_;
+  int since_best_ = 0, since_control_ = 0;
+};
+
 }  // namespace
 
 TaskResult tune_task(const Task& task, const topi::ConfigSpace& space,
@@ -278,132 +455,12 @@ TaskResult tune_task(const Task& task, const topi::ConfigSpace& space,
                      const TuneOptions& opt, double time_budget_s,
                      const std::function<void(const TuneProgress&)>& on_progress) {
   validate(opt);
-  auto start = Clock::now();
-  TaskResult res;
-  res.task = task;
-  std::unique_ptr<Tuner> tuner = make_tuner(opt.tuner, space, opt.seed);
-  std::vector<TuningRecord> known = opt.prior;
-  known.insert(known.end(), opt.resume.begin(), opt.resume.end());
-  transfer(known, target, task, space, *tuner);
-
-  // Resume: configs of this workload measured by an earlier run (the records file resumed, or
-  // prior records) count as visited, and as trials.
-  // The model check's verdicts in the records file rule configs out, as Database::best does for
-  // compile, which reads that file only.
-  std::vector<TuningRecord> resumed;
-  for (auto& [r, config] : records_in_space(opt.resume, target, task, space)) resumed.push_back(r);
-  std::set<uint64_t> vetoed = vetoed_configs(resumed);
-  Measured measured;
-  for (const auto& [r, config] : records_in_space(known, target, task, space)) {
-    if (!is_verdict(r.error)) measured.add(config, r.costs, r.error != MeasureError::kNone);
-    if (vetoed.count(config.index())) measured.veto(config);
-  }
-  std::vector<topi::ConfigEntity> replay = measured.configs();
-  if (!replay.empty()) {
-    std::vector<double> costs;
-    for (const topi::ConfigEntity& c : replay) costs.push_back(measured.cost(c.index()));
-    tuner->update(replay, costs);
-  }
-  res.resumed = static_cast<int>(replay.size());
-  auto best_cost = [&] {
-    std::vector<topi::ConfigEntity> top = measured.best(1);
-    return top.empty() ? kInf : measured.cost(top[0].index());
-  };
-
-  topi::ConfigEntity fallback = space.fallback();
-  RecordWriter writer(opt.records_path);
-  auto measure_and_record = [&](const topi::ConfigEntity& config) {
-    MeasureResult m = measure(config);
-    writer.write(record_of(target, task, config, m, config.index() == fallback.index()));
-    return measured.add(config, m.costs_s, m.error != MeasureError::kNone);
-  };
-  TuneProgress p;
-  p.info = &task;
-  p.trials_total =
-      std::max(opt.trials, res.resumed);  // a resumed run can hold more than this run asks for
-  p.trials_done = res.resumed;
-  p.best_gflops = gflops(task.flops, best_cost());
-  int since_best = 0, since_control = 0;
-  auto trial = [&](const topi::ConfigEntity& config) {
-    double before = best_cost();
-    double cost = measure_and_record(config);
-    ++res.trials;
-    ++p.trials_done;
-    if (!std::isfinite(cost)) ++res.errors;
-    since_best = cost < before ? 0 : since_best + 1;
-    p.current_gflops = gflops(task.flops, cost);
-    p.best_gflops = gflops(task.flops, best_cost());
-    p.elapsed_s = seconds_since(start);
-    if (on_progress) on_progress(p);
-    return cost;
-  };
-
-  // The fallback is measured first (unless resumed): it is the untuned baseline, and tuning
-  // never ends with anything slower.
-  if (!measured.has(fallback.index())) tuner->update({fallback}, {trial(fallback)});
-
-  // Why the task should end before its next trial; "" to go on.
-  auto stop_reason = [&]() -> std::string {
-    if (p.trials_done >= opt.trials) return "trials";
-    if (opt.early_stopping > 0 && since_best >= opt.early_stopping) return "early stopping";
-    if (time_budget_s > 0 && seconds_since(start) >= time_budget_s) return "time budget";
-    return "";
-  };
-  while ((res.stop_reason = stop_reason()).empty()) {
-    std::vector<topi::ConfigEntity> batch =
-        tuner->has_next() ? tuner->next_batch(std::min(opt.batch_size, opt.trials - p.trials_done))
-                          : std::vector<topi::ConfigEntity>{};
-    if (batch.empty()) {
-      res.stop_reason = "space exhausted";
-      break;
-    }
-    std::vector<double> costs;
-    for (const topi::ConfigEntity& config : batch) {
-      if (!stop_reason().empty()) break;
-      // A config the template rejects is not a trial: no build, no record; the tuner learns it
-      // as a failure.
-      bool valid = space.invalid_reason(config).empty();
-      res.invalid += valid ? 0 : 1;
-      since_control += valid ? 1 : 0;
-      costs.push_back(valid ? trial(config) : kInf);
-    }
-    batch.resize(costs.size());
-    tuner->update(batch, costs);
-    if (opt.control_every > 0 && since_control >= opt.control_every && stop_reason().empty() &&
-        std::isfinite(measured.cost(fallback.index()))) {
-      measure_and_record(fallback);
-      since_control = 0;
-    }
-  }
-
-  // The best candidates and the fallback are measured again, in turns, so that neither the
-  // chosen config nor the reported speed-up rests on one lucky measurement. Not in a run that
-  // measured nothing (a resumed run that had done its trials): it would append the same
-  // re-measurements on every resume.
-  std::vector<topi::ConfigEntity> finalists;
-  if (res.trials > 0) finalists = measured.best(static_cast<size_t>(opt.remeasure_top));
-  if (!finalists.empty() &&
-      std::none_of(finalists.begin(), finalists.end(),
-                   [&](const topi::ConfigEntity& c) { return c.index() == fallback.index(); })) {
-    finalists.push_back(fallback);
-  }
-  for (int round = 0; round < opt.remeasure_rounds && finalists.size() > 1; ++round) {
-    for (const topi::ConfigEntity& c : finalists) measure_and_record(c);
-  }
-  // What compile will apply (Database::best): the fallback unless a config clearly beats it.
-  res.fallback_cost_s = measured.cost(fallback.index());
-  std::optional<topi::ConfigEntity> chosen = measured.chosen(fallback.index());
-  res.best_cost_s = chosen ? measured.cost(chosen->index()) : kInf;
-  if (chosen) res.best_config = chosen->to_json();
-  res.pinned = chosen && chosen->index() == fallback.index() &&
-               std::any_of(resumed.begin(), resumed.end(), [](const TuningRecord& r) {
-                 return r.error == MeasureError::kFallbackInModel;
-               });
-  p.finished = true;
-  p.best_gflops = gflops(task.flops, res.best_cost_s);
-  p.elapsed_s = seconds_since(start);
-  if (on_progress) on_progress(p);
-  return res;
+  TaskTuning tuning(task, space, measure, target, opt, time_budget_s, on_progress);
+  tuning.prepare();
+  tuning.measure_fallback();
+  tuning.search();
+  tuning.remeasure_finalists();
+  return tuning.pick_best();
 }
 
 std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs,

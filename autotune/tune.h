@@ -13,6 +13,7 @@
 #include "autotune/measure.h"
 #include "autotune/records.h"
 #include "autotune/task.h"
+#include "autotune/tuner.h"
 #include "codegen/target.h"
 #include "ir/graph.h"
 #include "passes/fuse_ops.h"
@@ -21,10 +22,10 @@
 namespace tessel::autotune {
 
 struct TuneOptions {
-  std::string tuner = "xgb";  // make_tuner's names
-  int trials = 200;           // measured configs per task, the fallback included
-  int early_stopping = 0;     // > 0: end a task after this many trials without a better config
-  double time_budget_s = 0;   // > 0: for all tasks; each task gets an equal share of what is left
+  std::string tuner = default_tuner_name();  // one of tuner_names()
+  int trials = 200;                          // measured configs per task, the fallback included
+  int early_stopping = 0;    // > 0: end a task after this many trials without a better config
+  double time_budget_s = 0;  // > 0: for all tasks; each task gets an equal share of what is left
   // Configs proposed at a time. Model-based tuners learn after each batch, and candidates are
   // measured one at a time anyway: with 8 rather than 16, XGBoost's best after 48 trials of a
   // ResNet-50 conv rose from 183 to 192 GFLOP/s (bench/tune_bench tuners, 3 seeds).

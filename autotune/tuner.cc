@@ -7,8 +7,10 @@
 #include <cmath>
 #include <limits>
 
-#include "autotune/xgb_tuner.h"
 #include "ir/error.h"
+#if TESSEL_WITH_XGBOOST
+#include "autotune/xgb_tuner.h"
+#endif
 
 namespace tessel::autotune {
 
@@ -171,19 +173,44 @@ double log2_of(int64_t v) { return std::log2(static_cast<double>(std::max<int64_
 
 // ---- factory and features ----
 
+bool xgb_tuner_available() { return TESSEL_WITH_XGBOOST; }
+
 const std::vector<std::string>& tuner_names() {
-  static const std::vector<std::string> names{"random", "grid", "ga", "xgb"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out{"random", "grid", "ga"};
+    if (xgb_tuner_available()) out.push_back("xgb");
+    return out;
+  }();
   return names;
+}
+
+const std::string& default_tuner_name() {
+  static const std::string name = xgb_tuner_available() ? "xgb" : "ga";
+  return name;
+}
+
+void check_tuner_name(const std::string& name) {
+  const std::vector<std::string>& names = tuner_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return;
+  if (name == "xgb") {
+    throw Error(
+        fmt::format("the xgb tuner is not in this build: Tessel was built without XGBoost "
+                    "(TESSEL_WITH_XGBOOST=OFF); choose one of {}",
+                    fmt::join(names, ", ")));
+  }
+  throw Error(fmt::format("unknown tuner '{}' (valid tuners: {})", name, fmt::join(names, ", ")));
 }
 
 std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space,
                                   uint64_t seed) {
+  check_tuner_name(name);
   if (name == "random") return std::make_unique<RandomTuner>(space, seed);
   if (name == "grid") return std::make_unique<GridTuner>(space, seed);
   if (name == "ga") return std::make_unique<GATuner>(space, seed);
+#if TESSEL_WITH_XGBOOST
   if (name == "xgb") return std::make_unique<XGBTuner>(space, seed);
-  throw Error(
-      fmt::format("unknown tuner '{}' (valid tuners: {})", name, fmt::join(tuner_names(), ", ")));
+#endif
+  TESSEL_UNREACHABLE("tuner '" + name + "' is listed but not made");
 }
 
 std::vector<double> config_features(const ConfigEntity& config) {

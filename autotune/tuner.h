@@ -1,7 +1,7 @@
 // Search strategies over a template's ConfigSpace (AutoTVM's tuners): random, grid, genetic (GA)
-// and XGBoost-guided (autotune/xgb_tuner.h). A tuner proposes batches of configs it has not
-// proposed before and learns from their measured costs; the tuning loop (autotune/tune.h) measures
-// them.
+// and, in a build with XGBoost, XGBoost-guided (autotune/xgb_tuner.h). A tuner proposes batches of
+// configs it has not proposed before and learns from their measured costs; the tuning loop
+// (autotune/tune.h) measures them.
 #pragma once
 
 #include <cstdint>
@@ -57,11 +57,18 @@ class Tuner {
   uint64_t best_index_ = 0;
 };
 
-// "random", "grid", "ga" or "xgb"; any other name is a tessel::Error that lists these.
+// A tuner of tuner_names(); check_tuner_name's Error for any other name.
 std::unique_ptr<Tuner> make_tuner(const std::string& name, const topi::ConfigSpace& space,
                                   uint64_t seed);
-// The names make_tuner accepts.
+// The tuners of this build: "random", "grid", "ga", and "xgb" where Tessel was built with XGBoost
+// (the CMake option TESSEL_WITH_XGBOOST, on where libxgboost is found).
 const std::vector<std::string>& tuner_names();
+bool xgb_tuner_available();
+// The tuner used where none is named: "xgb", or "ga" in a build without XGBoost.
+const std::string& default_tuner_name();
+// An Error unless `name` is one of tuner_names(): for "xgb" in a build without XGBoost, one that
+// says so; for another name, one that lists the tuners.
+void check_tuner_name(const std::string& name);
 
 // Features of a config for cost models: the knob values (ConfigEntity::features) followed by
 // loop-structure features derived from them: for each split, the log2 of every factor and of the

@@ -480,8 +480,8 @@ void print_setup(int threads, const char* who) {
 
 struct Args {
   int trials = 200, seeds = 3, every = 8;
-  std::string tuner = "xgb", records, filter;
-  std::vector<std::string> tuners = {"xgb", "ga", "random", "grid"};
+  std::string tuner = autotune::default_tuner_name(), records, filter;
+  std::vector<std::string> tuners = autotune::tuner_names();
   bool markdown = false;
 };
 

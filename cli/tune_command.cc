@@ -30,7 +30,9 @@ namespace tessel::cli {
 namespace {
 
 struct TuneArgs {
-  std::string model, output, tuner = "xgb", prior, tasks = "all", conv_layouts = "both";
+  std::string model, output, prior, tasks = "all", conv_layouts = "both";
+  std::string tuner = autotune::default_tuner_name();
+  bool tuner_named = false;  // --tuner was given (else the build's default tuner)
   ModelFlags flags;
   int trials = 200, early_stopping = 0, number = 4, repeat = 3, model_check_rounds = 20;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
@@ -205,15 +207,36 @@ void check_model(const TuneArgs& a, CompileOptions copt) {
         }));
     if (pinned > 0) {
       std::cout << fmt::format(
-          "{} workload(s) get the untuned kernel back (fallback_in_model records appended to {})\n",
-          pinned, a.output);
+          "{} workload(s) get the untuned kernel back (model-check pins appended to {})\n", pinned,
+          a.output);
     }
     if (judged == pinned) return;
     std::cout << fmt::format(
-        "vetoed {} config(s) not {:.0f}% faster in the model (appended to {}): compile takes "
-        "each workload's next best; checking again\n",
+        "vetoed {} config(s) not {:.0f}% faster in the model (model-check vetoes appended to {}): "
+        "compile takes each workload's next best; checking again\n",
         judged - pinned, kMinGainInModel * 100, a.output);
   }
+}
+
+// --tuner's help, and why xgb is missing from a build without XGBoost.
+std::string tuner_help() {
+  if (autotune::xgb_tuner_available()) return "the search strategy (xgb: XGBoost-guided)";
+  return "the search strategy (xgb, XGBoost-guided, is not in this build: Tessel was built "
+         "without XGBoost)";
+}
+
+// Accepts the tuners of this build (listed in --help); check_tuner_name's error otherwise.
+CLI::Validator tuner_validator() {
+  return CLI::Validator(
+      [](std::string& name) {
+        try {
+          autotune::check_tuner_name(name);
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      },
+      fmt::format("{{{}}}", fmt::join(autotune::tuner_names(), ",")));
 }
 
 void run_tune(const TuneArgs& a) {
@@ -239,6 +262,12 @@ void run_tune(const TuneArgs& a) {
 
   autotune::TuneOptions opt;
   opt.tuner = a.tuner;
+  if (!a.tuner_named && !autotune::xgb_tuner_available()) {
+    std::cerr << fmt::format(
+        "note: this Tessel was built without XGBoost (TESSEL_WITH_XGBOOST=OFF): tuning with the {} "
+        "tuner instead of xgb\n",
+        a.tuner);
+  }
   opt.trials = a.trials;
   opt.early_stopping = a.early_stopping;
   opt.time_budget_s = a.time_budget_min * 60;
@@ -254,7 +283,10 @@ void run_tune(const TuneArgs& a) {
           "-o {} exists: pass --resume to continue that run, or choose another file", a.output));
     }
     opt.resume = load_with_warnings(a.output);
-    std::cerr << fmt::format("resuming: {} records in {}\n", opt.resume.size(), a.output);
+    auto verdicts = std::count_if(opt.resume.begin(), opt.resume.end(),
+                                  [](const auto& r) { return r.verdict.has_value(); });
+    std::cerr << fmt::format("resuming: {} records in {} ({} of them model-check verdicts)\n",
+                             opt.resume.size(), a.output, verdicts);
   }
   if (!a.prior.empty()) opt.prior = load_with_warnings(a.prior);
 
@@ -302,8 +334,8 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--trials", args->trials, "measured configs per task")
       ->check(number_in(1, kMaxCount))
       ->capture_default_str();
-  cmd->add_option("--tuner", args->tuner, "the search strategy")
-      ->check(CLI::IsMember(autotune::tuner_names()))
+  cmd->add_option("--tuner", args->tuner, tuner_help())
+      ->check(tuner_validator())
       ->capture_default_str();
   cmd->add_option("--early-stopping", args->early_stopping,
                   "end a task after this many trials without improvement (0: never)")
@@ -351,7 +383,10 @@ void add_tune_command(CLI::App& app) {
          "rule: only the layout the compiler picks without records")
       ->check(CLI::IsMember({"both", "rule"}))
       ->capture_default_str();
-  cmd->callback([args] { run_tune(*args); });
+  cmd->callback([args, cmd] {
+    args->tuner_named = cmd->count("--tuner") > 0;
+    run_tune(*args);
+  });
 }
 
 }  // namespace tessel::cli

@@ -193,20 +193,13 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
           "its best record",
           records_path, k.workload));
     }
-    auto verdict = [&](autotune::TuningRecord r, autotune::MeasureError kind) {
-      r.costs = {(kind == autotune::MeasureError::kSlowerInModel ? k.tuned_ms : k.untuned_ms) /
-                 1e3};
-      r.error = kind;
-      r.error_msg = fmt::format(
-          "{:.4f} ms in the model against {:.4f} ms untuned in the last check; {:.2f}x over {} "
-          "rounds ({})",
-          k.tuned_ms, k.untuned_ms, k.speedup, k.round_speedups.size(),
-          fmt::join(k.tuned_kernels, ", "));
-      r.timestamp = autotune::unix_time_now();
-      verdicts.push_back(std::move(r));
+    auto verdict = [&](const autotune::TuningRecord& on, autotune::VerdictKind kind) {
+      verdicts.push_back(autotune::verdict_record(
+          on, {kind, k.tuned_ms, k.untuned_ms, k.speedup, static_cast<int>(k.round_speedups.size()),
+               k.tuned_kernels}));
     };
     if (!pin.count(k.untuned_workload)) {
-      verdict(*applied, autotune::MeasureError::kSlowerInModel);
+      verdict(*applied, autotune::VerdictKind::kVeto);
       continue;
     }
     // A pin rules out what was measured before it whatever config it names; it names the fallback
@@ -223,7 +216,7 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
         on.config_index = k.untuned_config_index;
         on.fallback = true;
       }
-      verdict(on, autotune::MeasureError::kFallbackInModel);
+      verdict(on, autotune::VerdictKind::kPin);
     }
   }
   autotune::RecordWriter writer(records_path);

@@ -76,11 +76,12 @@ class ModelCheckPasses {
 };
 
 // For each workload of `check` that was not faster tuned (tuned_faster), appends to `records_path`
-// either a "slower_in_model" record of its config (autotune::MeasureError::kSlowerInModel), so that
-// compile takes the workload's next best config; or, when its untuned workload is in `pin`,
-// "fallback_in_model" records (kFallbackInModel) for both its tuned and untuned workloads, so that
-// compile gives it the untuned kernel back: its fallback config in the rule's layout. Returns how
-// many workloads. Error, before anything is written, when the file changed since the check.
+// either a veto of its config (a model-check record, autotune::VerdictKind::kVeto), so that
+// compile takes the workload's next best config; or, when its untuned workload is in `pin`, pins
+// (kPin) for both its tuned and untuned workloads, so that compile gives it the untuned kernel
+// back: its fallback config in the rule's layout. Each verdict holds the workload's times, speed-up
+// and rounds. Returns how many workloads. Error, before anything is written, when the file changed
+// since the check.
 int veto_slower_workloads(const ModelCheck& check, const std::string& records_path,
                           const std::set<std::string>& pin = {});
 

@@ -230,77 +230,77 @@ GraphPlan plan(const std::string& onnx_path, const CompileOptions& opt,
   return p;
 }
 
-}  // namespace
-
-GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) {
-  return plan(onnx_path, opt, {});
-}
-
-GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt) {
-  return plan(onnx_path, opt, [](const graph::Graph& g, const graph::Node& conv) {
-    return !passes::rule_prefers_packed(g, conv);
-  });
-}
-
-CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
-  std::vector<StageTiming> timings;
-  Timer time(&timings, opt.on_stage);
-  Target target = Target::parse(opt.target);
-  Dumper dump(opt);
-  TuningSummary tuning;
-  RecordPicker records(opt.tuning_records, target, tuning.warnings);
-  passes::GraphPipelineResult plan =
-      run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
-  for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
-  dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
-
-  int lanes = std::max(1, target.vector_bits() / 32);
+// A plan's kernels: the fused groups that compute something, each lowered to te and to tir.
+struct Kernels {
+  std::vector<const passes::FusedGroup*> groups;
   std::vector<passes::LoweredGroup> lowered;
-  std::vector<const passes::FusedGroup*> kernel_groups;
-  std::vector<PrimFunc> funcs = time("lower", [&] {
-    std::vector<PrimFunc> out;
-    for (size_t i = 0; i < plan.groups.size(); ++i) {
-      if (passes::computes_nothing(g, plan.groups[i])) continue;
-      kernel_groups.push_back(&plan.groups[i]);
-      const graph::Node& master = g.nodes[plan.groups[i].master];
-      lowered.push_back(passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), lanes,
-                                            records.for_group(g, master)));
-      const passes::LoweredGroup& lg = lowered.back();
-      if (lg.config && autotune::is_tunable(master.op_type)) {
-        ++(lg.tuned ? tuning.tuned : tuning.untuned);
-        if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
-        tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(),
-                                  lg.tuned, lg.config->index()});
-      }
-      out.push_back(te::lower(lowered.back().schedule, lowered.back().args, lowered.back().name));
-    }
-    return out;
-  });
+  std::vector<PrimFunc> funcs;
+};
+
+// Counts a kernel with a schedule template in the tuning summary.
+void note_tuning(const graph::Graph& g, const graph::Node& master, const passes::LoweredGroup& lg,
+                 TuningSummary& tuning) {
+  if (!lg.config || !autotune::is_tunable(master.op_type)) return;
+  ++(lg.tuned ? tuning.tuned : tuning.untuned);
+  if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
+  tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(),
+                            lg.tuned, lg.config->index()});
+}
+
+// Lowers each group that computes something, templated kernels with the config of their best
+// record.
+Kernels lower_kernels(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+                      const Target& target, RecordPicker& records, TuningSummary& tuning) {
+  CpuModel cpu = CpuModel::of(target);
+  Kernels kernels;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (passes::computes_nothing(g, groups[i])) continue;
+    const graph::Node& master = g.nodes[groups[i].master];
+    passes::LoweredGroup lg =
+        passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu, records.for_group(g, master));
+    note_tuning(g, master, lg, tuning);
+    kernels.funcs.push_back(te::lower(lg.schedule, lg.args, lg.name));
+    kernels.groups.push_back(&groups[i]);
+    kernels.lowered.push_back(std::move(lg));
+  }
+  return kernels;
+}
+
+// The kernels' schedule traces and tir, where opt.dump asks for them.
+void dump_kernels(const Dumper& dump, const Kernels& kernels) {
   dump("te", "te.txt", [&] {
     std::string text;
-    for (const auto& lg : lowered)
+    for (const auto& lg : kernels.lowered)
       text += fmt::format("// {}\n{}\n", lg.name, lg.schedule.trace().str());
     return text;
   });
   dump("tir", "tir.txt", [&] {
     std::string text;
-    for (const PrimFunc& f : funcs) text += to_string(f) + "\n";
+    for (const PrimFunc& f : kernels.funcs) text += to_string(f) + "\n";
     return text;
   });
-  runtime::Module module;
-  if (!funcs.empty()) {
-    dump("llvm", "llvm.ll", [&] { return emit_llvm_ir(funcs, target); });
-    dump("asm", "asm.s", [&] { return emit_assembly(funcs, target); });
-    module = time("codegen", [&] { return build(funcs, target); });
-  }
+}
 
-  passes::MemoryPlan memory = time("plan_memory", [&] {
-    std::vector<passes::KernelIO> kernels;
-    for (const passes::FusedGroup* group : kernel_groups)
-      kernels.push_back({group->inputs, group->outputs});
-    return passes::plan_memory(g, kernels);
-  });
+// Machine code for the kernels (an empty module for a model without any), and its dumps.
+runtime::Module build_kernels(const std::vector<PrimFunc>& funcs, const Target& target,
+                              const Dumper& dump, Timer& time) {
+  if (funcs.empty()) return {};
+  dump("llvm", "llvm.ll", [&] { return emit_llvm_ir(funcs, target); });
+  dump("asm", "asm.s", [&] { return emit_assembly(funcs, target); });
+  return time("codegen", [&] { return build(funcs, target); });
+}
 
+// Which intermediate values share buffers.
+passes::MemoryPlan plan_kernel_memory(const graph::Graph& g, const Kernels& kernels) {
+  std::vector<passes::KernelIO> io;
+  for (const passes::FusedGroup* group : kernels.groups)
+    io.push_back({group->inputs, group->outputs});
+  return passes::plan_memory(g, io);
+}
+
+// The runnable model: the kernels' module, the executor plan that calls them, and the weights.
+runtime::Model assemble_model(const graph::Graph& g, const Target& target, const Kernels& kernels,
+                              const passes::MemoryPlan& memory, runtime::Module module) {
   // One storage entry per graph value that a kernel, an input or an output touches: a weight, a
   // view of a shared buffer, or an array of its own.
   runtime::ExecutorPlan xplan = executor_plan_header(target);
@@ -322,15 +322,48 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
     return slot[v] = static_cast<int>(xplan.storage.size() - 1);
   };
   for (graph::ValueId v : g.inputs) xplan.inputs.push_back({g.value(v).name, slot_of(v)});
-  for (size_t k = 0; k < lowered.size(); ++k) {
+  for (size_t k = 0; k < kernels.lowered.size(); ++k) {
+    const passes::FusedGroup& group = *kernels.groups[k];
     runtime::KernelEntry kernel{
-        lowered[k].name, {}, group_ops(g, *kernel_groups[k]), group_flops(g, *kernel_groups[k])};
-    for (graph::ValueId v : lowered[k].arg_values) kernel.args.push_back(slot_of(v));
+        kernels.lowered[k].name, {}, group_ops(g, group), group_flops(g, group)};
+    for (graph::ValueId v : kernels.lowered[k].arg_values) kernel.args.push_back(slot_of(v));
     xplan.kernels.push_back(std::move(kernel));
   }
   for (graph::ValueId v : g.outputs) xplan.outputs.push_back({g.value(v).name, slot_of(v)});
-  runtime::Model model(module, std::move(xplan), params);
-  CompiledModel compiled(std::move(model), std::move(funcs), target, std::move(timings),
+  return runtime::Model(module, std::move(xplan), params);
+}
+
+}  // namespace
+
+GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) {
+  return plan(onnx_path, opt, {});
+}
+
+GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt) {
+  return plan(onnx_path, opt, [](const graph::Graph& g, const graph::Node& conv) {
+    return !passes::rule_prefers_packed(g, conv);
+  });
+}
+
+CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
+  std::vector<StageTiming> timings;
+  Timer time(&timings, opt.on_stage);
+  Target target = Target::parse(opt.target);
+  Dumper dump(opt);
+  TuningSummary tuning;
+  RecordPicker records(opt.tuning_records, target, tuning.warnings);
+  // The graph passes and fusion: each fused group becomes a kernel.
+  passes::GraphPipelineResult plan =
+      run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
+  for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
+  dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
+  Kernels kernels =
+      time("lower", [&] { return lower_kernels(g, plan.groups, target, records, tuning); });
+  dump_kernels(dump, kernels);
+  runtime::Module module = build_kernels(kernels.funcs, target, dump, time);
+  passes::MemoryPlan memory = time("plan_memory", [&] { return plan_kernel_memory(g, kernels); });
+  runtime::Model model = assemble_model(g, target, kernels, memory, module);
+  CompiledModel compiled(std::move(model), std::move(kernels.funcs), target, std::move(timings),
                          passes::to_string(g, plan.groups), memory);
   compiled.tuning_ = std::move(tuning);
   return compiled;

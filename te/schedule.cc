@@ -141,7 +141,7 @@ std::pair<IterVar, IterVar> split_impl(StageNode& s, const IterVar& parent, int6
   s.all_iter_vars.push_back(inner);
   s.leaf_iter_vars[pos] = outer;
   s.leaf_iter_vars.insert(s.leaf_iter_vars.begin() + pos + 1, inner);
-  record(s, Step{primitive, "", {parent.name()}, {value}, {}});
+  record(s, Step{primitive, "", {axis_ref(s, parent)}, {value}, {}});
   return {outer, inner};
 }
 }  // namespace
@@ -180,7 +180,7 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
   s.all_iter_vars.push_back(fused);
   s.leaf_iter_vars[po] = fused;
   s.leaf_iter_vars.erase(s.leaf_iter_vars.begin() + pi);
-  record(s, Step{"fuse", "", {outer.name(), inner.name()}, {}, {}});
+  record(s, Step{"fuse", "", {axis_ref(s, outer), axis_ref(s, inner)}, {}, {}});
   return fused;
 }
 
@@ -199,9 +199,9 @@ void Stage::reorder(const std::vector<IterVar>& order) {
   std::vector<IterVar> leaves = s.leaf_iter_vars;
   for (size_t i = 0; i < order.size(); ++i) leaves[sorted[i]] = order[i];
   s.leaf_iter_vars = leaves;
-  std::vector<std::string> names;
-  for (const auto& iv : order) names.push_back(iv.name());
-  record(s, Step{"reorder", "", names, {}, {}});
+  std::vector<AxisRef> axes;
+  for (const auto& iv : order) axes.push_back(axis_ref(s, iv));
+  record(s, Step{"reorder", "", axes, {}, {}});
 }
 
 void Stage::vectorize(const IterVar& iv) {
@@ -212,7 +212,7 @@ void Stage::vectorize(const IterVar& iv) {
                      iv.name()));
   }
   node_->annotations[iv.get()] = {ForKind::kVectorized, ""};
-  record(*node_, Step{"vectorize", "", {iv.name()}, {}, {}});
+  record(*node_, Step{"vectorize", "", {axis_ref(*node_, iv)}, {}, {}});
 }
 
 void Stage::parallel(const IterVar& iv) {
@@ -223,13 +223,13 @@ void Stage::parallel(const IterVar& iv) {
                      iv.name()));
   }
   node_->annotations[iv.get()] = {ForKind::kParallel, ""};
-  record(*node_, Step{"parallel", "", {iv.name()}, {}, {}});
+  record(*node_, Step{"parallel", "", {axis_ref(*node_, iv)}, {}, {}});
 }
 
 void Stage::unroll(const IterVar& iv) {
   check_annotation(*node_, iv, "unroll");
   node_->annotations[iv.get()] = {ForKind::kUnrolled, ""};
-  record(*node_, Step{"unroll", "", {iv.name()}, {}, {}});
+  record(*node_, Step{"unroll", "", {axis_ref(*node_, iv)}, {}, {}});
 }
 
 void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
@@ -244,7 +244,7 @@ void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
                      iv.name(), thread_tag));
   }
   node_->annotations[iv.get()] = {ForKind::kThreadBinding, thread_tag};
-  record(*node_, Step{"bind", "", {iv.name()}, {}, {thread_tag}});
+  record(*node_, Step{"bind", "", {axis_ref(*node_, iv)}, {}, {thread_tag}});
 }
 
 void Stage::compute_at(const Stage& parent, const IterVar& scope) {
@@ -284,7 +284,7 @@ void Stage::compute_at(const Stage& parent, const IterVar& scope) {
   s.attach = AttachKind::kScope;
   s.attach_stage = parent.node();
   s.attach_ivar = scope;
-  record(s, Step{"compute_at", "", {scope.name()}, {}, {parent.name()}});
+  record(s, Step{"compute_at", "", {axis_ref(*parent.node(), scope)}, {}, {parent.name()}});
 }
 
 void Stage::compute_inline() {

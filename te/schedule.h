@@ -34,11 +34,25 @@ struct LoopAnnotation {
   std::string thread_tag;
 };
 
-// One primitive as applied; names identify stages and axes so a trace replays on a fresh schedule.
+class StageNode;
+
+// An axis that a step takes: its position in its stage's all_iter_vars, which replaying the same
+// steps on the same computation reproduces. The name is a hint for the reader (two axes may share
+// one, e.g. a reduce axis and a data axis both named 'i'); traces written before positions name
+// the axis only (position -1).
+struct AxisRef {
+  int64_t position = -1;
+  std::string name;
+};
+// `iv`, an axis of `stage`, as a step refers to it.
+AxisRef axis_ref(const StageNode& stage, const IterVar& iv);
+
+// One primitive as applied; stage names and axis positions identify what it applies to, so a
+// trace replays on a fresh schedule of the same computation.
 struct Step {
   std::string primitive;          // "split", "fuse", "reorder", "compute_at", ...
   std::string stage;              // stage the primitive applies to
-  std::vector<std::string> axes;  // axis names it takes
+  std::vector<AxisRef> axes;      // axes it takes (compute_at: the parent stage's)
   std::vector<int64_t> ints;      // factors
   std::vector<std::string> strs;  // other stage names, scopes, thread tags
 };
@@ -47,7 +61,9 @@ class Trace {
  public:
   const std::vector<Step>& steps() const { return steps_; }
   void append(Step s) { steps_.push_back(std::move(s)); }
-  // One line per step: `split C i 32` style, readable and parseable by parse().
+  // One line per step, `split C [0:i] [32] []` (primitive, stage, [position:name of each axis],
+  // [ints], [strs]), readable and parseable by parse(). parse() also reads the older form that
+  // names axes only (`split C [i] [32] []`).
   std::string str() const;
   static Trace parse(const std::string& text);
 
@@ -139,7 +155,9 @@ class Schedule {
   // A new stage `<t>.<scope>` computing t's body; t's stage becomes a copy out of it.
   Tensor cache_write(const Tensor& t, MemScope scope);
 
-  // Applies a trace's steps (by stage and axis names) to this schedule.
+  // Applies a trace's steps to this schedule: stages by name, axes by position (Error when the
+  // position's axis has another name than the trace's hint). An axis named only (an older trace)
+  // is found by name, and is an Error when the stage has no axis or several of that name.
   void replay(const Trace& trace);
 
  private:

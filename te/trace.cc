@@ -1,6 +1,7 @@
 // Text form and replay of schedule traces.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/error.h"
@@ -32,12 +33,74 @@ MemScope parse_scope(const std::string& s) {
   throw Error(fmt::format("trace: unknown memory scope '{}'", s));
 }
 
+// "3:i.outer" (position and name), or "i.outer" (an older trace's name only).
+std::string axis_text(const AxisRef& a) {
+  return a.position < 0 ? a.name : fmt::format("{}:{}", a.position, a.name);
+}
+
+AxisRef parse_axis(const std::string& text) {
+  size_t colon = text.find(':');
+  bool positioned = colon != std::string::npos && colon > 0 &&
+                    std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(colon),
+                                [](char c) { return c >= '0' && c <= '9'; });
+  if (!positioned) return {-1, text};
+  try {
+    return {std::stoll(text.substr(0, colon)), text.substr(colon + 1)};
+  } catch (const std::out_of_range&) {
+    throw Error(fmt::format("trace: axis position '{}' is out of range", text));
+  }
+}
+
+// The axis of `stage` that `ref`, taken by `step`, names: by position, or by name in an older
+// trace, where a name that several axes share cannot tell which.
+IterVar resolve_axis(const Step& step, const Stage& stage, const AxisRef& ref) {
+  const std::vector<IterVar>& all = stage->all_iter_vars;
+  std::string where = fmt::format("trace step '{}': stage '{}'", step.primitive, stage.name());
+  if (ref.position >= 0) {
+    if (ref.position >= static_cast<int64_t>(all.size())) {
+      throw Error(fmt::format("{} has no axis at position {} (it has {})", where, ref.position,
+                              all.size()));
+    }
+    const IterVar& iv = all[static_cast<size_t>(ref.position)];
+    if (iv.name() != ref.name) {
+      throw Error(fmt::format(
+          "{}: the axis at position {} is '{}', the trace names '{}' (a trace of another "
+          "computation?)",
+          where, ref.position, iv.name(), ref.name));
+    }
+    return iv;
+  }
+  std::vector<size_t> named;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].name() == ref.name) named.push_back(i);
+  }
+  if (named.empty()) throw Error(fmt::format("{} has no axis '{}'", where, ref.name));
+  if (named.size() > 1) {
+    throw Error(
+        fmt::format("{} has {} axes named '{}' (positions {}); this trace names axes without their "
+                    "positions, so it cannot tell which: record the schedule again",
+                    where, named.size(), ref.name, fmt::join(named, ", ")));
+  }
+  return all[named[0]];
+}
+
 }  // namespace
+
+AxisRef axis_ref(const StageNode& stage, const IterVar& iv) {
+  auto it = std::find_if(stage.all_iter_vars.begin(), stage.all_iter_vars.end(),
+                         [&](const IterVar& a) { return a.same_as(iv); });
+  TESSEL_ICHECK(it != stage.all_iter_vars.end())
+      << "a step on stage '" << stage.name << "' takes axis '" << iv.name()
+      << "', which is not one of its axes";
+  return {it - stage.all_iter_vars.begin(), iv.name()};
+}
 
 std::string Trace::str() const {
   std::string out;
   for (const auto& s : steps_) {
-    out += fmt::format("{} {} {} {} {}\n", s.primitive, s.stage, list(s.axes), list(s.ints),
+    std::vector<std::string> axes;
+    for (const AxisRef& a : s.axes) axes.push_back(axis_text(a));
+    out += fmt::format("{} {} {} {} {}\n", s.primitive, s.stage, list(axes), list(s.ints),
                        list(s.strs));
   }
   return out;
@@ -56,7 +119,7 @@ Trace Trace::parse(const std::string& text) {
       throw Error(fmt::format(
           "trace line {}: expected 'primitive stage [axes] [ints] [strs]', got '{}'", n, line));
     }
-    s.axes = split_list(axes, n);
+    for (const auto& a : split_list(axes, n)) s.axes.push_back(parse_axis(a));
     s.strs = split_list(strs, n);
     for (const auto& i : split_list(ints, n)) {
       try {
@@ -91,13 +154,7 @@ void Schedule::replay(const Trace& trace) {
       continue;
     }
     Stage stage = (*this)[step.stage];
-    auto axis = [&](const Stage& s, size_t i) {
-      for (const auto& iv : s->all_iter_vars) {
-        if (iv.name() == step.axes[i]) return iv;
-      }
-      throw Error(fmt::format("trace step '{}': stage '{}' has no axis '{}'", step.primitive,
-                              s.name(), step.axes[i]));
-    };
+    auto axis = [&](const Stage& s, size_t i) { return resolve_axis(step, s, step.axes[i]); };
     const std::string& p = step.primitive;
     if (p == "split") {
       need(1, 1, 0);

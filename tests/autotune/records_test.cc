@@ -91,8 +91,7 @@ TEST(Records, LineFormat) {
 TEST(Records, LineRoundTripForEveryErrorKind) {
   for (MeasureError e :
        {MeasureError::kNone, MeasureError::kBuildError, MeasureError::kRuntimeError,
-        MeasureError::kTimeout, MeasureError::kWrongAnswer, MeasureError::kSlowerInModel,
-        MeasureError::kFallbackInModel}) {
+        MeasureError::kTimeout, MeasureError::kWrongAnswer}) {
     // Costs that need every digit to round-trip.
     TuningRecord r = make_record(
         5, e == MeasureError::kNone ? std::vector<double>{1.0 / 3, 2e-7} : std::vector<double>{},
@@ -143,7 +142,16 @@ TEST(Records, RejectedLines) {
   expect_error(
       [&] { record_from_line(with(R"("config":{"tile":[4,32],"unroll":1})", R"("config":[4])")); },
       {"\"config\"", "object"});
-  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2)")); }, {"version 2"});
+  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":3)")); }, {"version 3"});
+  // Version 2 lines say their kind, and know the verdicts of version 1 as no measurement error.
+  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2)")); }, {"\"kind\""});
+  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2,"kind":"verdict")")); },
+               {"unknown record kind \"verdict\""});
+  std::string v2 = with(R"("v":1)", R"("v":2,"kind":"measurement")");
+  expect_same(record_from_line(v2), make_record(1, {1e-3}));
+  expect_error(
+      [&] { record_from_line(v2.replace(v2.find(R"("none")"), 6, R"("slower_in_model")")); },
+      {"unknown error kind \"slower_in_model\""});
   expect_error([&] { record_from_line(good.substr(0, 40)); }, {"invalid JSON"});
 }
 
@@ -182,7 +190,7 @@ TEST(Records, SkipsCorruptForeignAndTruncatedLinesWithWarnings) {
   write_file(path, good + "\n" +                           // 1
                        "not json at all\n" +               // 2
                        "\n" +                              // 3: blank, no warning
-                       R"({"v":2,"target":"x"})" + "\n" +  // 4: a newer format
+                       R"({"v":3,"target":"x"})" + "\n" +  // 4: a newer format
                        R"({"input":["llvm","dense",[],{}],"version":0.2})" +
                        "\n" +                             // 5: TVM's format
                        wrong_field + "\n" +               // 6
@@ -200,7 +208,7 @@ TEST(Records, SkipsCorruptForeignAndTruncatedLinesWithWarnings) {
     EXPECT_NE(warnings[i].find(what), std::string::npos) << warnings[i];
   };
   expect_warning(0, 2, "corrupt record: invalid JSON");
-  expect_warning(1, 4, "foreign record: format version 2");
+  expect_warning(1, 4, "foreign record: format version 3");
   expect_warning(2, 5, "foreign record: no \"v\" field");
   expect_warning(3, 6, "corrupt record: unknown error kind \"boom\"");
   expect_warning(4, 7, "corrupt record: not a JSON object");
@@ -367,16 +375,14 @@ TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
   db.add(config_record(1, {0.5e-3, 0.5e-3}));
   db.add(config_record(2, {0.8e-3, 0.8e-3}));
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
-  TuningRecord veto = config_record(1, {1.2e-3}, MeasureError::kSlowerInModel);
+  TuningRecord veto = verdict_record(config_record(1, {}), {.kind = VerdictKind::kVeto});
   veto.config =
       R"({"unroll": 1, "tile": [4, 1]})";  // written by another tool: configs match by index
   db.add(veto);
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);
-  db.add(config_record(2, {1.1e-3}, MeasureError::kSlowerInModel));
+  db.add(verdict_record(config_record(2, {}), {.kind = VerdictKind::kVeto}));
   EXPECT_TRUE(db.best(kTarget, kDense)->fallback);
-  TuningRecord vetoed_fallback = fallback;
-  vetoed_fallback.error = MeasureError::kSlowerInModel;
-  db.add(vetoed_fallback);
+  db.add(verdict_record(fallback, {.kind = VerdictKind::kVeto}));
   EXPECT_FALSE(db.best(kTarget, kDense));
   EXPECT_EQ(db.configs_measured(kTarget, kDense), (std::set<uint64_t>{0, 1, 2}));
 }
@@ -389,8 +395,7 @@ TEST(Database, APinRulesOutTheConfigsMeasuredBeforeIt) {
   db.add(config_record(1, {1e-3}));
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
   EXPECT_FALSE(db.pinned(kTarget, kDense));
-  TuningRecord pin = fallback;
-  pin.error = MeasureError::kFallbackInModel;
+  TuningRecord pin = verdict_record(fallback, {.kind = VerdictKind::kPin});
   db.add(pin);
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 0u);
   EXPECT_TRUE(db.pinned(kTarget, kDense));
@@ -426,6 +431,101 @@ TEST(Database, KeysAreTargetAndWorkload) {
   EXPECT_FALSE(db.best(kTarget, "unknown"));
   EXPECT_EQ(db.count(kTarget, "unknown"), 0u);
   EXPECT_TRUE(db.configs_measured(kTarget, "unknown").empty());
+}
+
+// A verdict of the model check is a record kind of its own (format version 2), holding the check
+// behind it; a measurement is still written as version 1, which earlier Tessel builds read.
+TEST(Records, AVerdictLineIsAModelCheckRecord) {
+  TuningRecord measured = make_record(37, {1.25e-4});
+  measured.fallback = true;
+  TuningRecord pin = verdict_record(
+      measured, {VerdictKind::kPin, 0.25, 0.125, 0.5, 20, {"fused_conv_0", "fused_conv_3"}});
+  EXPECT_EQ(pin.target, measured.target);
+  EXPECT_EQ(pin.config_index, 37u);
+  EXPECT_TRUE(pin.fallback);
+  EXPECT_TRUE(pin.costs.empty());
+  EXPECT_GE(pin.timestamp, 1700000000);
+  pin.timestamp = 1700000099;
+  std::string line = record_to_line(pin);
+  EXPECT_EQ(
+      line,
+      R"({"v":2,"kind":"model_check","target":"llvm -mcpu=skylake",)"
+      R"("workload":"dense|float32[128,256]|float32[512,256]","config":{"tile":[4,32],"unroll":1},)"
+      R"("config_index":37,"verdict":"pin","tuned_ms":0.25,"untuned_ms":0.125,"speedup":0.5,)"
+      R"("rounds":20,"kernels":["fused_conv_0","fused_conv_3"],"timestamp":1700000099,)"
+      R"("fallback":true})");
+  TuningRecord back = record_from_line(line);
+  expect_same(back, pin);
+  ASSERT_TRUE(back.is_verdict(VerdictKind::kPin));
+  EXPECT_FALSE(back.is_verdict(VerdictKind::kVeto));
+  EXPECT_EQ(back.verdict->tuned_ms, 0.25);
+  EXPECT_EQ(back.verdict->untuned_ms, 0.125);
+  EXPECT_EQ(back.verdict->speedup, 0.5);
+  EXPECT_EQ(back.verdict->rounds, 20);
+  EXPECT_EQ(back.verdict->kernels, (std::vector<std::string>{"fused_conv_0", "fused_conv_3"}));
+  EXPECT_TRUE(
+      record_from_line(record_to_line(verdict_record(measured, {.kind = VerdictKind::kVeto})))
+          .is_verdict(VerdictKind::kVeto));
+  EXPECT_EQ(record_to_line(make_record(1, {1e-3})).rfind(R"({"v":1,"target")", 0), 0u);
+
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string bad = line;
+    bad.replace(bad.find(from), from.size(), to);
+    return bad;
+  };
+  expect_error([&] { record_from_line(with(R"("pin")", R"("keep")")); },
+               {"unknown verdict \"keep\"", "veto or pin"});
+  expect_error([&] { record_from_line(with(R"("tuned_ms":0.25)", R"("tuned_ms":-1)")); },
+               {"\"tuned_ms\"", ">= 0"});
+  expect_error([&] { record_from_line(with(R"("speedup":0.5)", R"("speedup":"fast")")); },
+               {"\"speedup\""});
+  expect_error([&] { record_from_line(with(R"("rounds":20)", R"("rounds":-2)")); }, {"rounds -2"});
+  expect_error([&] { record_from_line(with(R"("fused_conv_0")", "7")); }, {"kernel 7"});
+  expect_error([&] { record_from_line(with(R"("kernels":)", R"("kernel_list":)")); },
+               {"missing field \"kernels\""});
+}
+
+// Version 1 stored a verdict as a measurement whose error named it and whose one cost was the
+// in-model time (a veto's tuned, a pin's untuned): such lines read as verdicts, and judge as the
+// new form does.
+TEST(Records, AVersion1VerdictReadsAsAModelCheckRecord) {
+  std::string path = temp_path("v1_verdicts");
+  TuningRecord fallback = config_record(0, {2e-3});
+  fallback.fallback = true;
+  auto v1_line = [](TuningRecord r, const std::string& error, double cost_s) {
+    r.costs = {cost_s};
+    std::string line = record_to_line(r);
+    line.replace(line.find(R"("error":"none")"), 14, R"("error":")" + error + "\"");
+    return line;
+  };
+  write_file(path, record_to_line(fallback) + "\n" + record_to_line(config_record(1, {1e-3})) +
+                       "\n" + record_to_line(config_record(2, {1.5e-3})) + "\n" +
+                       v1_line(config_record(1, {}), "slower_in_model", 1.2e-3) + "\n");
+  std::vector<std::string> warnings;
+  std::vector<TuningRecord> records = load_records(path, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  ASSERT_EQ(records.size(), 4u);
+  const TuningRecord& veto = records[3];
+  ASSERT_TRUE(veto.is_verdict(VerdictKind::kVeto));
+  EXPECT_EQ(veto.config_index, 1u);
+  EXPECT_TRUE(veto.costs.empty());
+  EXPECT_EQ(veto.error, MeasureError::kNone);
+  EXPECT_DOUBLE_EQ(veto.verdict->tuned_ms, 1.2);
+  EXPECT_EQ(veto.verdict->untuned_ms, 0);
+  // Written again, it takes the new form.
+  EXPECT_NE(record_to_line(veto).find(R"("kind":"model_check")"), std::string::npos);
+  Database db(records);
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 2u);  // config 1 is vetoed
+
+  std::ofstream(path, std::ios::app) << v1_line(fallback, "fallback_in_model", 2e-3) << "\n";
+  records = load_records(path, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  ASSERT_EQ(records.size(), 5u);
+  ASSERT_TRUE(records[4].is_verdict(VerdictKind::kPin));
+  EXPECT_DOUBLE_EQ(records[4].verdict->untuned_ms, 2.0);
+  EXPECT_TRUE(records[4].fallback);
+  EXPECT_TRUE(Database(records).pinned(kTarget, kDense));
+  EXPECT_EQ(Database(records).best(kTarget, kDense)->config_index, 0u);
 }
 
 }  // namespace

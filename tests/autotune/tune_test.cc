@@ -149,12 +149,12 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
     measured.push_back(c.index());
     return success(synthetic_cost(c));
   };
-  TaskResult first =
-      tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "xgb", 24), 0);
+  TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget,
+                               options(records.path(), default_tuner_name(), 24), 0);
   EXPECT_EQ(first.trials, 24);
 
   // A killed run's file: resuming with a larger budget measures only the difference.
-  TuneOptions again = options(records.path(), "xgb", 40);
+  TuneOptions again = options(records.path(), default_tuner_name(), 40);
   again.resume = load_records(records.path(), nullptr);
   measured.clear();
   TaskResult second = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
@@ -185,7 +185,7 @@ TEST(TuneTask, AResumedFinishedRunAppendsNothing) {
     ++calls;
     return success(synthetic_cost(c));
   };
-  TuneOptions opt = options(records.path(), "xgb", 24);
+  TuneOptions opt = options(records.path(), default_tuner_name(), 24);
   opt.remeasure_rounds = 2;  // the defaults: re-measurements and controls
   opt.control_every = 16;
   TaskResult first = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
@@ -219,7 +219,7 @@ TEST(TuneTask, AResumedRunSurvivesAZeroCostRecord) {
   {
     std::ofstream(records.path(), std::ios::app) << line << "\n";
   }
-  TuneOptions again = options(records.path(), "xgb", 32);
+  TuneOptions again = options(records.path(), default_tuner_name(), 32);
   std::vector<std::string> warnings;
   again.resume = load_records(records.path(), &warnings);
   TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, again, 0);
@@ -266,7 +266,7 @@ TEST(TuneTask, ARecordWhoseIndexIsNotItsConfigsIsOfAnotherSpace) {
 // check (`kind`) on the config of the record `pick` chooses, resumes with 24 trials again, and
 // returns both runs' results.
 std::pair<TaskResult, TaskResult> tune_around_a_verdict(
-    const std::string& records, MeasureError kind,
+    const std::string& records, VerdictKind kind,
     const std::function<bool(const TuningRecord&, const TaskResult&)>& pick) {
   topi::ConfigSpace space = synthetic_space();
   ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
@@ -277,9 +277,7 @@ std::pair<TaskResult, TaskResult> tune_around_a_verdict(
                          [&](const TuningRecord& r) { return pick(r, first); });
   EXPECT_NE(at, saved.end());
   if (at == saved.end()) return {first, first};
-  TuningRecord verdict = *at;
-  verdict.error = kind;
-  RecordWriter(records).write(verdict);
+  RecordWriter(records).write(verdict_record(*at, {.kind = kind}));
   TuneOptions again = options(records, "grid", 24);
   again.resume = load_records(records, nullptr);
   return {first, tune_task(synthetic_task(), space, measurer, kTarget, again, 0)};
@@ -290,7 +288,7 @@ std::pair<TaskResult, TaskResult> tune_around_a_verdict(
 TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   TempFile records("veto.json");
   auto [first, second] = tune_around_a_verdict(
-      records.path(), MeasureError::kSlowerInModel,
+      records.path(), VerdictKind::kVeto,
       [](const TuningRecord& r, const TaskResult& first) { return r.config == first.best_config; });
   EXPECT_EQ(second.trials, 0);
   EXPECT_EQ(second.resumed, 24);
@@ -306,7 +304,7 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
 TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
   TempFile records("pin.json");
   auto [first, second] =
-      tune_around_a_verdict(records.path(), MeasureError::kFallbackInModel,
+      tune_around_a_verdict(records.path(), VerdictKind::kPin,
                             [](const TuningRecord& r, const TaskResult&) { return r.fallback; });
   std::string fallback = synthetic_space().fallback().to_json();
   EXPECT_NE(first.best_config, fallback);
@@ -456,7 +454,7 @@ TEST(TuneTask, RejectsBadOptions) {
   ConfigMeasurer m = [](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
   TuneOptions opt = options("/tmp/unused.json", "annealing", 10);
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); },
-               {"annealing", "xgb", "random"});
+               {"annealing", "random", "ga"});
   opt = options("", "random", 10);
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); }, {"records"});
   opt = options("/tmp/unused.json", "random", 0);

@@ -13,13 +13,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <string>
 
 #include "frontend/onnx_importer.h"
 #include "reference/reference.h"
 #include "runtime/npz.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/common/compare.h"
+#include "tests/common/ndarray.h"
 
 namespace tessel {
 namespace {
@@ -27,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::kModel;
+using testing::random_array;
 using testing::Result;
 using testing::run;
 using testing::tessel;
@@ -63,17 +65,9 @@ void expect_error(const Result& r, int code, const std::string& message) {
                                                        << r.output;
 }
 
-runtime::NDArray random_input(std::vector<int64_t> shape, unsigned seed) {
-  runtime::NDArray a = runtime::NDArray::empty(std::move(shape), DataType::f32());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = dist(rng);
-  return a;
-}
-
 // Runs `package` on a random .npz input and compares its output with the reference executor.
 void expect_package_matches_reference(const std::string& package, const std::string& work_prefix) {
-  runtime::NDArray x = random_input({1, 3, 32, 32}, 3);
+  runtime::NDArray x = random_array({1, 3, 32, 32}, 3);
   runtime::save_npz(work_prefix + "in.npz", {{"data", x}});
   Result r = run(tessel("run " + package + " --inputs " + work_prefix + "in.npz --outputs " +
                         work_prefix + "out.npz"));
@@ -88,10 +82,7 @@ void expect_package_matches_reference(const std::string& package, const std::str
       reference::run(frontend::import_onnx(kModel), {{"data", xt}});
   const runtime::NDArray& got = outputs[0].second;
   ASSERT_EQ(got.shape(), want[0].shape());
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    double e = want[0].get_double(i);
-    EXPECT_NEAR(got.data<float>()[i], e, 1e-4 * std::fabs(e) + 1e-6) << "element " << i;
-  }
+  testing::expect_all_close(testing::values_of(got), testing::values_of(want[0]), {1e-6, 1e-4});
 }
 
 TEST_F(CliTest, PackageRunOnNpzMatchesTheReferenceExecutor) {
@@ -211,14 +202,14 @@ TEST_F(CliTest, BadPackagesAreRejectedWithTheReason) {
 }
 
 TEST_F(CliTest, BadInputsAndOutputsAreRejected) {
-  runtime::save_npz(path("small.npz"), {{"data", random_input({1, 3, 8, 8}, 1)}});
+  runtime::save_npz(path("small.npz"), {{"data", random_array({1, 3, 8, 8}, 1)}});
   expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("small.npz"))), 1,
                "input 'data' is float32[1, 3, 8, 8] but the model expects float32[1, 3, 32, 32]");
   runtime::NDArray ints = runtime::NDArray::empty({1, 3, 32, 32}, DataType::i32());
   runtime::save_npz(path("ints.npz"), {{"data", ints}});
   expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("ints.npz"))), 1,
                "int32");
-  runtime::save_npz(path("named.npz"), {{"image", random_input({1, 3, 32, 32}, 1)}});
+  runtime::save_npz(path("named.npz"), {{"image", random_array({1, 3, 32, 32}, 1)}});
   expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("named.npz"))), 1,
                "array 'image' but the model has no input of that name");
   expect_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")), 1,
@@ -296,11 +287,10 @@ TEST_F(CliTest, TuneChecksTheTunedModel) {
   };
   std::ifstream in(records);
   std::string lines((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(count(lines, R"("error":"slower_in_model")"), count(r.output, "  vetoed  "))
-      << r.output;
+  EXPECT_EQ(count(lines, R"("verdict":"veto")"), count(r.output, "  vetoed  ")) << r.output;
   size_t untuned = count(r.output, "  untuned  ");
-  EXPECT_GE(count(lines, R"("error":"fallback_in_model")"), untuned) << r.output;
-  EXPECT_LE(count(lines, R"("error":"fallback_in_model")"), 2 * untuned) << r.output;
+  EXPECT_GE(count(lines, R"("verdict":"pin")"), untuned) << r.output;
+  EXPECT_LE(count(lines, R"("verdict":"pin")"), 2 * untuned) << r.output;
   expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --model-check-rounds -1")),
                1, "--model-check-rounds");
 }

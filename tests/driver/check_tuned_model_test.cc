@@ -113,9 +113,15 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_EQ(veto_slower_workloads(slower, records.path()), 1);
   std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
   ASSERT_EQ(saved.size(), 3u);
-  EXPECT_EQ(saved[2].error, autotune::MeasureError::kSlowerInModel);
+  // A verdict of its own kind, with the check behind it.
+  ASSERT_TRUE(saved[2].is_verdict(autotune::VerdictKind::kVeto));
   EXPECT_EQ(saved[2].config, tuned.config);
-  EXPECT_NE(saved[2].error_msg.find("in the model"), std::string::npos) << saved[2].error_msg;
+  EXPECT_TRUE(saved[2].costs.empty());
+  EXPECT_DOUBLE_EQ(saved[2].verdict->tuned_ms, k.tuned_ms);
+  EXPECT_DOUBLE_EQ(saved[2].verdict->untuned_ms, k.untuned_ms);
+  EXPECT_DOUBLE_EQ(saved[2].verdict->speedup, 0.9);
+  EXPECT_EQ(saved[2].verdict->rounds, 3);
+  EXPECT_EQ(saved[2].verdict->kernels, k.tuned_kernels);
   EXPECT_TRUE(autotune::Database(saved).best(check.target, tuned.workload)->fallback);
   // The checked config is no longer the best record: a second veto of it means the file changed,
   // and nothing is written.
@@ -137,7 +143,7 @@ TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) 
   EXPECT_EQ(veto_slower_workloads(check, records.path(), {tuned.workload}), 1);
   std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
   ASSERT_EQ(saved.size(), 3u);  // one layout: one pin
-  EXPECT_EQ(saved[2].error, autotune::MeasureError::kFallbackInModel);
+  EXPECT_TRUE(saved[2].is_verdict(autotune::VerdictKind::kPin));
   EXPECT_TRUE(saved[2].fallback);
   autotune::Database db(saved);
   EXPECT_TRUE(db.pinned(check.target, tuned.workload));
@@ -154,7 +160,7 @@ TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) 
   EXPECT_EQ(veto_slower_workloads(check, no_fallback.path(), {tuned.workload}), 1);
   saved = autotune::load_records(no_fallback.path(), nullptr);
   ASSERT_EQ(saved.size(), 2u);
-  EXPECT_EQ(saved[1].error, autotune::MeasureError::kFallbackInModel);
+  EXPECT_TRUE(saved[1].is_verdict(autotune::VerdictKind::kPin));
   EXPECT_TRUE(saved[1].fallback);
   EXPECT_EQ(nlohmann::json::parse(saved[1].config),
             nlohmann::json::parse(check.workloads[0].untuned_config));

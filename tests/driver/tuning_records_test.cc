@@ -186,11 +186,11 @@ autotune::TuningRecord layout_record(const std::string& target, bool packed, dou
   std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g, opt).groups;
   const graph::Node& conv = g.nodes[groups[0].master];
   EXPECT_EQ(conv.op_type, packed ? "ConvNCHWc" : "Conv");
-  int lanes = std::max(1, Target::parse(target).vector_bits() / 32);
+  CpuModel cpu = CpuModel::of(Target::parse(target));
   autotune::TuningRecord r;
   r.target = target;
   r.workload = autotune::workload_key(g, conv);
-  r.config = passes::lower_to_te(g, groups[0], 0, lanes).space->fallback().to_json();
+  r.config = passes::lower_to_te(g, groups[0], 0, cpu).space->fallback().to_json();
   r.costs = {cost, cost};
   return r;
 }
@@ -224,9 +224,7 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
     if (c.pin) {
       autotune::TuningRecord& form = records[*c.pin ? 1 : 0];
       form.fallback = true;
-      autotune::TuningRecord pin = form;
-      pin.error = autotune::MeasureError::kFallbackInModel;
-      records.push_back(pin);
+      records.push_back(autotune::verdict_record(form, {.kind = autotune::VerdictKind::kPin}));
     }
     RecordsFile file;
     file.write(records);
