@@ -37,7 +37,7 @@ void run_inspect(const InspectArgs& a) {
   everything.op_supported = [](const std::string&, int) { return true; };
   graph::Graph g = frontend::import_onnx(a.model, unsupported.empty() ? opt : everything);
 
-  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, g.opset,
+  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, g.model_opset,
                            g.nodes.size());
   print_values(g, g.inputs, "inputs");
   print_values(g, g.outputs, "outputs");

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "frontend/canonicalize_ops.h"
 #include "frontend/onnx_proto_convert.h"
 #include "frontend/onnx_shape_inference.h"
 #include "frontend/proto_file.h"
@@ -282,7 +283,7 @@ graph::Attr convert_attr(const AttributeProto& a, const graph::Node& node, const
 graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
                            const ConvertContext& ctx, bool top_level) {
   graph::Graph g;
-  g.opset = ctx.opset;
+  g.opset = g.model_opset = ctx.opset;
   if (gp.sparse_initializer_size() > 0) {
     throw UnsupportedFeatureError("sparse tensors",
                                   fmt::format("'{}' has sparse initializers, which Tessel does not "
@@ -391,7 +392,9 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& op
   if (!unsupported.empty()) throw UnsupportedOpsError(std::move(unsupported), source);
   apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
   detail::infer_shapes(m.model);
-  return convert_graph(m.model.graph(), {}, ConvertContext{m.opset, source}, true);
+  graph::Graph g = convert_graph(m.model.graph(), {}, ConvertContext{m.opset, source}, true);
+  canonicalize_ops(g);
+  return g;
 }
 
 std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path, const ImportOptions& opt) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+#include <cmath>
+
 #include "ir/error.h"
 
 namespace tessel {
@@ -56,6 +59,43 @@ DataType DataType::parse(const std::string& s) {
       fmt::format("invalid data type '{}': expected int8/16/32/64, uint8/16/32/64, float16/32/64, "
                   "bfloat16 or bool",
                   s));
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0) {  // zero or subnormal: mant * 2^-24
+    float f = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -f : f;
+  }
+  uint32_t bits =
+      exp == 31 ? sign | 0x7f800000u | (mant << 13) : sign | ((exp + 112) << 23) | (mant << 13);
+  return std::bit_cast<float>(bits);
+}
+
+uint16_t float_to_half(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  auto sign = static_cast<uint16_t>((x >> 16) & 0x8000);
+  uint32_t abs = x & 0x7fffffff;
+  if (abs > 0x7f800000) return sign | 0x7e00;   // NaN
+  if (abs >= 0x477ff000) return sign | 0x7c00;  // >= 65520 rounds to infinity
+  if (abs < 0x38800000) {                       // below the smallest normal half (2^-14)
+    float scaled = std::bit_cast<float>(abs) * 16777216.0f;  // exact: a power-of-two scale
+    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
+  }
+  uint32_t h = (((abs >> 23) - 112) << 10) | ((abs & 0x7fffff) >> 13);
+  uint32_t rest = abs & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;  // a carry into the exponent is correct
+  return sign | static_cast<uint16_t>(h);
+}
+
+float bfloat_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+uint16_t float_to_bfloat(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  // Truncating a NaN whose payload is all in the low half would give infinity.
+  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x0040);
+  return static_cast<uint16_t>(x >> 16);
 }
 
 }  // namespace tessel

@@ -68,4 +68,12 @@ class DataType {
   uint16_t lanes_ = 1;
 };
 
+// IEEE binary16 ↔ binary32 (round to nearest even).
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+// bfloat16 (the high half of a binary32) ↔ binary32. Narrowing truncates the low 16 bits, as
+// ONNX 1.12's Cast reference and test data do; NaN stays a (quiet) NaN of the same sign.
+float bfloat_to_float(uint16_t b);
+uint16_t float_to_bfloat(float f);
+
 }  // namespace tessel

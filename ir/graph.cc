@@ -46,8 +46,11 @@ template <class Fn>
 auto visit_element(const TensorData& t, int64_t i, Fn fn) {
   DataType d = t.dtype();
   if (d.is_float()) {
+    if (d.bits() == 16) return fn(half_to_float(t.data<uint16_t>()[i]));
     if (d.bits() == 32) return fn(t.data<float>()[i]);
     if (d.bits() == 64) return fn(t.data<double>()[i]);
+  } else if (d.is_bfloat()) {
+    return fn(bfloat_to_float(t.data<uint16_t>()[i]));
   } else if (d.is_bool() || (d.is_uint() && d.bits() == 8)) {
     return fn(t.data<uint8_t>()[i]);
   } else if (d.is_int()) {
@@ -81,6 +84,21 @@ double TensorData::get_double(int64_t i) const {
 
 int64_t TensorData::get_int(int64_t i) const {
   return visit_element(*this, i, [](auto v) { return static_cast<int64_t>(v); });
+}
+
+void TensorData::set_double(int64_t i, double v) {
+  DataType d = dtype_;
+  if (d.is_float() && d.bits() == 16) {
+    data<uint16_t>()[i] = float_to_half(static_cast<float>(v));
+  } else if (d.is_float() && d.bits() == 32) {
+    data<float>()[i] = static_cast<float>(v);
+  } else if (d.is_float() && d.bits() == 64) {
+    data<double>()[i] = v;
+  } else if (d.is_bfloat()) {
+    data<uint16_t>()[i] = float_to_bfloat(static_cast<float>(v));
+  } else {
+    throw Error(fmt::format("cannot write a float into elements of type {}", d.str()));
+  }
 }
 
 // ---------------- TensorType ----------------

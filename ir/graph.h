@@ -42,9 +42,11 @@ class TensorData {
   TensorData clone() const;
   // Same bytes, new shape with the same element count (throws Error otherwise).
   TensorData reshaped(std::vector<int64_t> shape) const;
-  // Element i converted to double / int64 (any numeric dtype).
+  // Element i converted to double / int64 (any numeric dtype, float16 and bfloat16 included).
   double get_double(int64_t i) const;
   int64_t get_int(int64_t i) const;
+  // Sets element i of a float, float16 or bfloat16 tensor (rounding to nearest); Error otherwise.
+  void set_double(int64_t i, double v);
 
  private:
   DataType dtype_;
@@ -118,7 +120,11 @@ class Graph {
   std::vector<Node> nodes;      // topological order
   std::vector<ValueId> inputs;  // runtime inputs (constants are not inputs)
   std::vector<ValueId> outputs;
-  int opset = 17;  // the model's ai.onnx opset
+  // The ai.onnx opset whose form the nodes take: the importer rewrites every model into the
+  // newest supported opset's form (frontend/canonicalize_ops.h). model_opset is what the file
+  // declared, for reports.
+  int opset = 17;
+  int model_opset = 17;
   // A subgraph (an If branch) is self-contained: the outer values it reads are its inputs, and
   // the If node passes them after its condition, in the same order and with the same names.
 

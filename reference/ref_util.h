@@ -17,14 +17,6 @@ namespace tessel::reference {
 using graph::Node;
 using graph::TensorData;
 
-// IEEE binary16 ↔ binary32 (round to nearest even).
-float half_to_float(uint16_t h);
-uint16_t float_to_half(float f);
-// bfloat16 (the high half of a binary32) ↔ binary32. Narrowing truncates the low 16 bits, as
-// ONNX 1.12's Cast reference and test data do; NaN stays a (quiet) NaN of the same sign.
-float bfloat_to_float(uint16_t b);
-uint16_t float_to_bfloat(float f);
-
 // Element i of t. Float dtypes read as-is; integers and bool (0/1) convert. bfloat16 is only
 // readable as double: get_i throws on it, so integer code paths cannot take it for an integer.
 double get_f(const TensorData& t, int64_t i);
