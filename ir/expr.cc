@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "ir/error.h"
-#include "ir/functor.h"
 
 namespace tessel {
 
@@ -21,13 +20,20 @@ const char* node_kind_name(NodeKind kind) {
     TESSEL_OTHER_KINDS(TESSEL_KIND_NAME)
 #undef TESSEL_KIND_NAME
   }
-  return "?";
+  return "non-ir node";
+}
+
+void fail_non_ir_node(NodeKind kind, const char* where) {
+  throw InternalError(
+      fmt::format("Internal error: a te node (kind #{}) reached {}, which is ir "
+                  "code: schedule_to_tir must lower every te node",
+                  static_cast<int>(kind), where));
 }
 
 const char* intrinsic_name(Intrinsic op) {
   switch (op) {
-#define TESSEL_INTRIN_NAME(N) \
-  case Intrinsic::N:          \
+#define TESSEL_INTRIN_NAME(N, Arity) \
+  case Intrinsic::N:                 \
     return #N;
     TESSEL_INTRINSICS(TESSEL_INTRIN_NAME)
 #undef TESSEL_INTRIN_NAME
@@ -37,13 +43,13 @@ const char* intrinsic_name(Intrinsic op) {
 
 int intrinsic_arity(Intrinsic op) {
   switch (op) {
-    case Intrinsic::pow:
-      return 2;
-    case Intrinsic::fma:
-      return 3;
-    default:
-      return 1;
+#define TESSEL_INTRIN_ARITY(N, Arity) \
+  case Intrinsic::N:                  \
+    return Arity;
+    TESSEL_INTRINSICS(TESSEL_INTRIN_ARITY)
+#undef TESSEL_INTRIN_ARITY
   }
+  TESSEL_UNREACHABLE("unknown intrinsic");
 }
 
 const char* mem_scope_name(MemScope s) {
@@ -104,22 +110,9 @@ PrimExpr BinaryNode<K>::make(PrimExpr a, PrimExpr b) {
   DataType t = is_compare_or_logic(K) ? DataType::boolean(a.dtype().lanes()) : a.dtype();
   return PrimExpr(new BinaryNode<K>(t, std::move(a), std::move(b)));
 }
-template class BinaryNode<NodeKind::Add>;
-template class BinaryNode<NodeKind::Sub>;
-template class BinaryNode<NodeKind::Mul>;
-template class BinaryNode<NodeKind::Div>;
-template class BinaryNode<NodeKind::FloorDiv>;
-template class BinaryNode<NodeKind::FloorMod>;
-template class BinaryNode<NodeKind::Min>;
-template class BinaryNode<NodeKind::Max>;
-template class BinaryNode<NodeKind::EQ>;
-template class BinaryNode<NodeKind::NE>;
-template class BinaryNode<NodeKind::LT>;
-template class BinaryNode<NodeKind::LE>;
-template class BinaryNode<NodeKind::GT>;
-template class BinaryNode<NodeKind::GE>;
-template class BinaryNode<NodeKind::And>;
-template class BinaryNode<NodeKind::Or>;
+#define TESSEL_INSTANTIATE_BINARY(N) template class BinaryNode<NodeKind::N>;
+TESSEL_BINARY_KINDS(TESSEL_INSTANTIATE_BINARY)
+#undef TESSEL_INSTANTIATE_BINARY
 
 PrimExpr NotNode::make(PrimExpr a) {
   TESSEL_ICHECK(a.dtype().is_bool()) << "Not of " << a.dtype().str();
@@ -183,52 +176,6 @@ PrimExpr BufferLoadNode::make(Buffer buffer, std::vector<PrimExpr> indices) {
       << "load of " << buffer->name << " with " << indices.size() << " indices";
   DataType t = buffer->dtype.with_lanes(indices.empty() ? 1 : indices.back().dtype().lanes());
   return PrimExpr(new BufferLoadNode(t, std::move(buffer), std::move(indices)));
-}
-
-PrimExpr ProducerLoadNode::make(Operation op, int value_index, std::vector<PrimExpr> indices) {
-  const auto& shape = op->output_shape(value_index);
-  if (indices.size() != shape.size()) {
-    throw Error(fmt::format("tensor '{}' has {} dimensions but is indexed with {}", op->name,
-                            shape.size(), indices.size()));
-  }
-  for (const auto& i : indices) {
-    if (!i.dtype().is_int()) {
-      throw Error(
-          fmt::format("tensor '{}' indexed with a value of type {}", op->name, i.dtype().str()));
-    }
-  }
-  DataType t = op->output_dtype(value_index);
-  return PrimExpr(new ProducerLoadNode(t, std::move(op), value_index, std::move(indices)));
-}
-
-Range Range::from_min_max(PrimExpr min, PrimExpr max_inclusive) {
-  PrimExpr extent = max_inclusive - min + 1;
-  return Range(std::move(min), std::move(extent));
-}
-
-IterVar IterVar::make(Range dom, Var var, IterVarType type, std::string thread_tag) {
-  return IterVar(new IterVarNode(std::move(var), std::move(dom), type, std::move(thread_tag)));
-}
-
-PrimExpr CommReducerNode::combine(const PrimExpr& a, const PrimExpr& b) const {
-  return substitute(result, {{lhs, a}, {rhs, b}});
-}
-
-PrimExpr ReduceNode::make(CommReducer combiner, PrimExpr source, std::vector<IterVar> axis,
-                          PrimExpr condition) {
-  TESSEL_ICHECK(combiner.defined() && source.defined());
-  if (source.dtype() != combiner->identity.dtype()) {
-    throw Error(fmt::format("reduction of a {} value with a reducer over {}", source.dtype().str(),
-                            combiner->identity.dtype().str()));
-  }
-  for (const auto& iv : axis) {
-    if (iv->iter_type != IterVarType::kCommReduce) {
-      throw Error(fmt::format("axis '{}' of a reduction is not a reduce_axis", iv.name()));
-    }
-  }
-  DataType t = source.dtype();
-  return PrimExpr(new ReduceNode(t, std::move(combiner), std::move(source), std::move(axis),
-                                 std::move(condition)));
 }
 
 // ---------------- constants ----------------

@@ -1,4 +1,5 @@
-// Scalar expression nodes shared by te and tir, their handles, and the operators users write.
+// Scalar expression nodes shared by te and tir, their handles, and the operators users write. te's
+// own nodes (tensor reads, reductions, iteration axes) are in te/expr.h.
 #pragma once
 
 #include <cstdint>
@@ -168,30 +169,31 @@ class LetNode : public ExprNode {
 };
 
 // ---- calls to intrinsics (an enum, not a string registry) ----
+// Name and number of arguments.
 #define TESSEL_INTRINSICS(X) \
-  X(exp)                     \
-  X(exp2)                    \
-  X(log)                     \
-  X(log2)                    \
-  X(sqrt)                    \
-  X(rsqrt)                   \
-  X(tanh)                    \
-  X(sigmoid)                 \
-  X(erf)                     \
-  X(pow)                     \
-  X(fabs)                    \
-  X(floor)                   \
-  X(ceil)                    \
-  X(round)                   \
-  X(trunc)                   \
-  X(sin)                     \
-  X(cos)                     \
-  X(fma)                     \
-  X(isnan)                   \
-  X(likely)
+  X(exp, 1)                  \
+  X(exp2, 1)                 \
+  X(log, 1)                  \
+  X(log2, 1)                 \
+  X(sqrt, 1)                 \
+  X(rsqrt, 1)                \
+  X(tanh, 1)                 \
+  X(sigmoid, 1)              \
+  X(erf, 1)                  \
+  X(pow, 2)                  \
+  X(fabs, 1)                 \
+  X(floor, 1)                \
+  X(ceil, 1)                 \
+  X(round, 1)                \
+  X(trunc, 1)                \
+  X(sin, 1)                  \
+  X(cos, 1)                  \
+  X(fma, 3)                  \
+  X(isnan, 1)                \
+  X(likely, 1)
 
 enum class Intrinsic : uint8_t {
-#define TESSEL_INTRIN_ENUM(Name) Name,
+#define TESSEL_INTRIN_ENUM(Name, Arity) Name,
   TESSEL_INTRINSICS(TESSEL_INTRIN_ENUM)
 #undef TESSEL_INTRIN_ENUM
 };
@@ -254,97 +256,11 @@ class BufferLoadNode : public ExprNode {
   static PrimExpr make(Buffer buffer, std::vector<PrimExpr> indices);
 };
 
-// ---- te-level nodes: they never survive schedule_to_tir ----
-class OperationNode : public Node {
- public:
-  OperationNode(NodeKind kind, std::string n) : Node(kind), name(std::move(n)) {}
-  std::string name;
-  virtual int num_outputs() const = 0;
-  virtual DataType output_dtype(int i) const = 0;
-  virtual const std::vector<PrimExpr>& output_shape(int i) const = 0;
-};
-using Operation = Ref<OperationNode>;
-
-// A read of a te tensor (output `value_index` of `op`).
-class ProducerLoadNode : public ExprNode {
- public:
-  static constexpr NodeKind kKind = NodeKind::ProducerLoad;
-  ProducerLoadNode(DataType t, Operation o, int vi, std::vector<PrimExpr> idx)
-      : ExprNode(kKind, t), op(std::move(o)), value_index(vi), indices(std::move(idx)) {}
-  Operation op;
-  int value_index;
-  std::vector<PrimExpr> indices;
-  static PrimExpr make(Operation op, int value_index, std::vector<PrimExpr> indices);
-};
-
+// A half-open interval [min, min + extent).
 struct Range {
   PrimExpr min, extent;
   Range() = default;
   Range(PrimExpr mn, PrimExpr ext) : min(std::move(mn)), extent(std::move(ext)) {}
-  static Range from_min_max(PrimExpr min, PrimExpr max_inclusive);
-};
-
-enum class IterVarType : uint8_t { kDataPar, kCommReduce, kThreadIndex };
-
-class IterVarNode : public Node {
- public:
-  static constexpr NodeKind kKind = NodeKind::IterVar;
-  IterVarNode(Var v, Range d, IterVarType t, std::string tag)
-      : Node(kKind),
-        var(std::move(v)),
-        dom(std::move(d)),
-        iter_type(t),
-        thread_tag(std::move(tag)) {}
-  Var var;
-  Range dom;  // undefined for iter vars created by split/fuse until bound inference
-  IterVarType iter_type;
-  std::string thread_tag;
-};
-
-class IterVar : public Ref<IterVarNode> {
- public:
-  using Ref<IterVarNode>::Ref;
-  IterVar() = default;
-  IterVar(const Ref<IterVarNode>& r) : Ref<IterVarNode>(r) {}  // NOLINT
-  static IterVar make(Range dom, Var var, IterVarType type, std::string thread_tag = "");
-  operator PrimExpr() const { return get()->var; }  // NOLINT: use an axis as its loop var
-  const std::string& name() const { return get()->var->name_hint; }
-};
-
-// A commutative reducer: combine(lhs, rhs) with an identity element.
-class CommReducerNode : public Node {
- public:
-  static constexpr NodeKind kKind = NodeKind::CommReducer;
-  CommReducerNode(std::string n, Var l, Var r, PrimExpr res, PrimExpr id)
-      : Node(kKind),
-        name(std::move(n)),
-        lhs(std::move(l)),
-        rhs(std::move(r)),
-        result(std::move(res)),
-        identity(std::move(id)) {}
-  std::string name;  // "sum", "max", "min" or the user's name
-  Var lhs, rhs;
-  PrimExpr result;
-  PrimExpr identity;
-  PrimExpr combine(const PrimExpr& a, const PrimExpr& b) const;
-};
-using CommReducer = Ref<CommReducerNode>;
-
-class ReduceNode : public ExprNode {
- public:
-  static constexpr NodeKind kKind = NodeKind::Reduce;
-  ReduceNode(DataType t, CommReducer c, PrimExpr s, std::vector<IterVar> ax, PrimExpr cond)
-      : ExprNode(kKind, t),
-        combiner(std::move(c)),
-        source(std::move(s)),
-        axis(std::move(ax)),
-        condition(std::move(cond)) {}
-  CommReducer combiner;
-  PrimExpr source;
-  std::vector<IterVar> axis;
-  PrimExpr condition;  // only points where it holds are combined
-  static PrimExpr make(CommReducer combiner, PrimExpr source, std::vector<IterVar> axis,
-                       PrimExpr condition);
 };
 
 // ---- helpers ----

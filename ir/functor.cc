@@ -1,7 +1,6 @@
 #include "ir/functor.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace tessel {
 
@@ -13,9 +12,10 @@ void IRVisitor::visit_expr(const PrimExpr& e) {
     return visit_##N(static_cast<const N##Node*>(static_cast<const Node*>(e.get())), e);
     TESSEL_EXPR_KINDS(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-    default:
-      TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
+    TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+    TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
   }
+  visit_non_ir_expr(e);
 }
 
 void IRVisitor::visit_stmt(const Stmt& s) {
@@ -25,9 +25,14 @@ void IRVisitor::visit_stmt(const Stmt& s) {
     return visit_##N(static_cast<const N##Node*>(static_cast<const Node*>(s.get())), s);
     TESSEL_STMT_KINDS(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-    default:
-      TESSEL_UNREACHABLE(std::string("not a statement: ") + node_kind_name(s->kind()));
+    TESSEL_NON_STMT_KINDS(TESSEL_KIND_CASE)
+    TESSEL_UNREACHABLE(std::string("not a statement: ") + node_kind_name(s->kind()));
   }
+  fail_non_ir_node(s->kind(), "IRVisitor::visit_stmt");
+}
+
+void IRVisitor::visit_non_ir_expr(const PrimExpr& e) {
+  fail_non_ir_node(e->kind(), "an ir IRVisitor");
 }
 
 void IRVisitor::visit_IntImm(const IntImmNode*, const PrimExpr&) {}
@@ -39,22 +44,7 @@ void IRVisitor::visit_Cast(const CastNode* op, const PrimExpr&) { visit_expr(op-
     visit_expr(op->a);                                            \
     visit_expr(op->b);                                            \
   }
-TESSEL_VISIT_BINARY(Add)
-TESSEL_VISIT_BINARY(Sub)
-TESSEL_VISIT_BINARY(Mul)
-TESSEL_VISIT_BINARY(Div)
-TESSEL_VISIT_BINARY(FloorDiv)
-TESSEL_VISIT_BINARY(FloorMod)
-TESSEL_VISIT_BINARY(Min)
-TESSEL_VISIT_BINARY(Max)
-TESSEL_VISIT_BINARY(EQ)
-TESSEL_VISIT_BINARY(NE)
-TESSEL_VISIT_BINARY(LT)
-TESSEL_VISIT_BINARY(LE)
-TESSEL_VISIT_BINARY(GT)
-TESSEL_VISIT_BINARY(GE)
-TESSEL_VISIT_BINARY(And)
-TESSEL_VISIT_BINARY(Or)
+TESSEL_BINARY_KINDS(TESSEL_VISIT_BINARY)
 #undef TESSEL_VISIT_BINARY
 void IRVisitor::visit_Not(const NotNode* op, const PrimExpr&) { visit_expr(op->a); }
 void IRVisitor::visit_Select(const SelectNode* op, const PrimExpr&) {
@@ -81,13 +71,6 @@ void IRVisitor::visit_Call(const CallNode* op, const PrimExpr&) {
 }
 void IRVisitor::visit_BufferLoad(const BufferLoadNode* op, const PrimExpr&) {
   for (const auto& i : op->indices) visit_expr(i);
-}
-void IRVisitor::visit_ProducerLoad(const ProducerLoadNode* op, const PrimExpr&) {
-  for (const auto& i : op->indices) visit_expr(i);
-}
-void IRVisitor::visit_Reduce(const ReduceNode* op, const PrimExpr&) {
-  visit_expr(op->source);
-  if (op->condition.defined()) visit_expr(op->condition);
 }
 
 void IRVisitor::visit_LetStmt(const LetStmtNode* op, const Stmt&) {
@@ -129,9 +112,10 @@ PrimExpr IRMutator::mutate_expr(const PrimExpr& e) {
     return mutate_##N(static_cast<const N##Node*>(static_cast<const Node*>(e.get())), e);
     TESSEL_EXPR_KINDS(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-    default:
-      TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
+    TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+    TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
   }
+  return mutate_non_ir_expr(e);
 }
 
 Stmt IRMutator::mutate_stmt(const Stmt& s) {
@@ -141,9 +125,10 @@ Stmt IRMutator::mutate_stmt(const Stmt& s) {
     return mutate_##N(static_cast<const N##Node*>(static_cast<const Node*>(s.get())), s);
     TESSEL_STMT_KINDS(TESSEL_DISPATCH)
 #undef TESSEL_DISPATCH
-    default:
-      TESSEL_UNREACHABLE(std::string("not a statement: ") + node_kind_name(s->kind()));
+    TESSEL_NON_STMT_KINDS(TESSEL_KIND_CASE)
+    TESSEL_UNREACHABLE(std::string("not a statement: ") + node_kind_name(s->kind()));
   }
+  fail_non_ir_node(s->kind(), "IRMutator::mutate_stmt");
 }
 
 bool IRMutator::mutate_exprs(const std::vector<PrimExpr>& in, std::vector<PrimExpr>* out) {
@@ -163,6 +148,10 @@ Buffer IRMutator::mutate_buffer_shape(const Buffer& b) {
   return make_node<BufferNode>(b->data, b->dtype, shape, b->strides, b->name, b->scope);
 }
 
+PrimExpr IRMutator::mutate_non_ir_expr(const PrimExpr& e) {
+  fail_non_ir_node(e->kind(), "an ir IRMutator");
+}
+
 PrimExpr IRMutator::mutate_IntImm(const IntImmNode*, const PrimExpr& self) { return self; }
 PrimExpr IRMutator::mutate_FloatImm(const FloatImmNode*, const PrimExpr& self) { return self; }
 PrimExpr IRMutator::mutate_Var(const VarNode*, const PrimExpr& self) { return self; }
@@ -176,22 +165,7 @@ PrimExpr IRMutator::mutate_Cast(const CastNode* op, const PrimExpr& self) {
     if (a.same_as(op->a) && b.same_as(op->b)) return self;                  \
     return N##Node::make(a, b);                                             \
   }
-TESSEL_MUTATE_BINARY(Add)
-TESSEL_MUTATE_BINARY(Sub)
-TESSEL_MUTATE_BINARY(Mul)
-TESSEL_MUTATE_BINARY(Div)
-TESSEL_MUTATE_BINARY(FloorDiv)
-TESSEL_MUTATE_BINARY(FloorMod)
-TESSEL_MUTATE_BINARY(Min)
-TESSEL_MUTATE_BINARY(Max)
-TESSEL_MUTATE_BINARY(EQ)
-TESSEL_MUTATE_BINARY(NE)
-TESSEL_MUTATE_BINARY(LT)
-TESSEL_MUTATE_BINARY(LE)
-TESSEL_MUTATE_BINARY(GT)
-TESSEL_MUTATE_BINARY(GE)
-TESSEL_MUTATE_BINARY(And)
-TESSEL_MUTATE_BINARY(Or)
+TESSEL_BINARY_KINDS(TESSEL_MUTATE_BINARY)
 #undef TESSEL_MUTATE_BINARY
 PrimExpr IRMutator::mutate_Not(const NotNode* op, const PrimExpr& self) {
   PrimExpr a = mutate_expr(op->a);
@@ -234,17 +208,6 @@ PrimExpr IRMutator::mutate_BufferLoad(const BufferLoadNode* op, const PrimExpr& 
   std::vector<PrimExpr> idx;
   if (!mutate_exprs(op->indices, &idx)) return self;
   return BufferLoadNode::make(op->buffer, idx);
-}
-PrimExpr IRMutator::mutate_ProducerLoad(const ProducerLoadNode* op, const PrimExpr& self) {
-  std::vector<PrimExpr> idx;
-  if (!mutate_exprs(op->indices, &idx)) return self;
-  return ProducerLoadNode::make(op->op, op->value_index, idx);
-}
-PrimExpr IRMutator::mutate_Reduce(const ReduceNode* op, const PrimExpr& self) {
-  PrimExpr s = mutate_expr(op->source);
-  PrimExpr c = op->condition.defined() ? mutate_expr(op->condition) : op->condition;
-  if (s.same_as(op->source) && c.same_as(op->condition)) return self;
-  return ReduceNode::make(op->combiner, s, op->axis, c);
 }
 
 Stmt IRMutator::mutate_LetStmt(const LetStmtNode* op, const Stmt& self) {
@@ -301,22 +264,6 @@ Stmt IRMutator::mutate_Allocate(const AllocateNode* op, const Stmt& self) {
 
 // ---------------- helpers ----------------
 namespace {
-class Substituter : public IRMutator {
- public:
-  explicit Substituter(const std::vector<std::pair<Var, PrimExpr>>& map) {
-    for (const auto& [v, e] : map) map_[v.get()] = e;
-  }
-
- protected:
-  PrimExpr mutate_Var(const VarNode* op, const PrimExpr& self) override {
-    auto it = map_.find(op);
-    return it == map_.end() ? self : it->second;
-  }
-
- private:
-  std::unordered_map<const VarNode*, PrimExpr> map_;
-};
-
 class VarUseFinder : public IRVisitor {
  public:
   explicit VarUseFinder(const std::vector<const VarNode*>& vars) : vars_(vars) {}
@@ -338,21 +285,16 @@ class VarUseFinder : public IRVisitor {
 
 PrimExpr substitute(const PrimExpr& e, const std::vector<std::pair<Var, PrimExpr>>& map) {
   if (map.empty()) return e;
-  return Substituter(map).mutate_expr(e);
+  return VarSubstituter<IRMutator>(map).mutate_expr(e);
 }
 Stmt substitute(const Stmt& s, const std::vector<std::pair<Var, PrimExpr>>& map) {
   if (map.empty()) return s;
-  return Substituter(map).mutate_stmt(s);
+  return VarSubstituter<IRMutator>(map).mutate_stmt(s);
 }
 
 bool uses_var(const PrimExpr& e, const std::vector<const VarNode*>& vars) {
   VarUseFinder f(vars);
   f.visit_expr(e);
-  return f.found;
-}
-bool uses_var(const Stmt& s, const std::vector<const VarNode*>& vars) {
-  VarUseFinder f(vars);
-  f.visit_stmt(s);
   return f.found;
 }
 

@@ -12,6 +12,8 @@
 
 namespace tessel {
 
+// The ir kinds are the enumerators. te's nodes carry the values from kNumIrNodeKinds up
+// (te/node_kinds.h): a switch that lists every enumerator leaves them to the code after it.
 enum class NodeKind : uint8_t {
 #define TESSEL_KIND_ENUM(Name) Name,
   TESSEL_EXPR_KINDS(TESSEL_KIND_ENUM) TESSEL_STMT_KINDS(TESSEL_KIND_ENUM)
@@ -19,7 +21,20 @@ enum class NodeKind : uint8_t {
 #undef TESSEL_KIND_ENUM
 };
 
+#define TESSEL_KIND_COUNT(Name) +1
+inline constexpr uint8_t kNumIrNodeKinds = 0 TESSEL_EXPR_KINDS(TESSEL_KIND_COUNT)
+    TESSEL_STMT_KINDS(TESSEL_KIND_COUNT) TESSEL_OTHER_KINDS(TESSEL_KIND_COUNT);
+#undef TESSEL_KIND_COUNT
+
+// A case label per kind, for switches that list kinds with the X-macros of ir/node_kinds.h.
+#define TESSEL_KIND_CASE(Name) case NodeKind::Name:
+
+// The kind's name; "non-ir node" for te's kinds.
 const char* node_kind_name(NodeKind kind);
+
+// Throws InternalError for a node of a kind ir does not know (a te node) that reached `where`, an
+// ir function: schedule_to_tir lowers every te node, so only a Tessel bug gets here.
+[[noreturn]] void fail_non_ir_node(NodeKind kind, const char* where);
 
 class Node {
  public:

@@ -3,303 +3,249 @@
 #include <fmt/format.h>
 
 #include <ostream>
-#include <sstream>
-#include <unordered_map>
-#include <unordered_set>
-
-#include "ir/functor.h"
 
 namespace tessel {
-namespace {
 
-// Higher binds tighter.
-enum Prec : int { kOr = 1, kAnd, kCmp, kAddSub, kMulDiv, kUnary, kAtom };
+void IRPrinter::print_expr(const PrimExpr& e, int ctx) {
+  if (!e.defined()) {
+    os_ << "<undefined>";
+    return;
+  }
+  visit_expr(e, ctx);
+}
 
-class Printer : public ExprFunctor<void, int> {
- public:
-  std::ostringstream os;
+const std::string& IRPrinter::name_of(const Node* key, const std::string& hint) {
+  auto it = names_.find(key);
+  if (it != names_.end()) return it->second;
+  std::string base = hint.empty() ? "v" : hint, name = base;
+  for (int i = 1; used_.count(name); ++i) name = fmt::format("{}_{}", base, i);
+  used_.insert(name);
+  return names_[key] = name;
+}
 
-  void print_expr(const PrimExpr& e, int ctx = 0) {
-    if (!e.defined()) {
-      os << "<undefined>";
-      return;
-    }
-    visit_expr(e, ctx);
-  }
+const std::string& IRPrinter::var_name(const Var& v) { return name_of(v.get(), v->name_hint); }
 
-  const std::string& name_of(const Node* key, const std::string& hint) {
-    auto it = names_.find(key);
-    if (it != names_.end()) return it->second;
-    std::string base = hint.empty() ? "v" : hint, name = base;
-    for (int i = 1; used_.count(name); ++i) name = fmt::format("{}_{}", base, i);
-    used_.insert(name);
-    return names_[key] = name;
-  }
-  const std::string& var_name(const Var& v) { return name_of(v.get(), v->name_hint); }
-  // Keyed by the data var: a flattened view of a buffer prints under the same name.
-  const std::string& buffer_name(const Buffer& b) { return name_of(b->data.get(), b->name); }
+const std::string& IRPrinter::buffer_name(const Buffer& b) {
+  return name_of(b->data.get(), b->name);
+}
 
-  void print_stmt(const Stmt& s, int indent);
-  void print_func(const PrimFunc& f);
+void IRPrinter::print_list(const std::vector<PrimExpr>& es) {
+  for (size_t i = 0; i < es.size(); ++i) {
+    if (i) os_ << ", ";
+    print_expr(es[i]);
+  }
+}
 
- protected:
-  void visit_IntImm(const IntImmNode* op, const PrimExpr&, int) override {
-    if (op->dtype.is_bool()) {
-      os << (op->value ? "True" : "False");
-    } else if (op->dtype == DataType::i32()) {
-      os << op->value;
-    } else {
-      os << op->value << "_" << op->dtype.str();
-    }
-  }
-  void visit_FloatImm(const FloatImmNode* op, const PrimExpr&, int) override {
-    os << fmt::format("{}", op->value)
-       << (op->dtype == DataType::f32() ? "f" : "_" + op->dtype.str());
-  }
-  void visit_Var(const VarNode*, const PrimExpr& e, int) override {
-    os << var_name(Var(Ref<VarNode>(static_cast<const VarNode*>(e.get()))));
-  }
-  void visit_Cast(const CastNode* op, const PrimExpr&, int) override {
-    os << op->dtype.str() << "(";
-    print_expr(op->value);
-    os << ")";
-  }
-  void infix(const PrimExpr& a, const char* sym, const PrimExpr& b, int prec, int ctx) {
-    if (ctx > prec) os << "(";
-    print_expr(a, prec);
-    os << sym;
-    print_expr(b, prec + 1);  // left-associative
-    if (ctx > prec) os << ")";
-  }
-  void call(const char* name, const std::vector<PrimExpr>& args) {
-    os << name << "(";
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (i) os << ", ";
-      print_expr(args[i]);
-    }
-    os << ")";
-  }
-  void visit_Add(const AddNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " + ", op->b, kAddSub, c);
-  }
-  void visit_Sub(const SubNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " - ", op->b, kAddSub, c);
-  }
-  void visit_Mul(const MulNode* op, const PrimExpr&, int c) override {
-    infix(op->a, "*", op->b, kMulDiv, c);
-  }
-  void visit_Div(const DivNode* op, const PrimExpr&, int c) override {
-    infix(op->a, "/", op->b, kMulDiv, c);
-  }
-  void visit_FloorDiv(const FloorDivNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " // ", op->b, kMulDiv, c);
-  }
-  void visit_FloorMod(const FloorModNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " % ", op->b, kMulDiv, c);
-  }
-  void visit_Min(const MinNode* op, const PrimExpr&, int) override { call("min", {op->a, op->b}); }
-  void visit_Max(const MaxNode* op, const PrimExpr&, int) override { call("max", {op->a, op->b}); }
-  void visit_EQ(const EQNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " == ", op->b, kCmp, c);
-  }
-  void visit_NE(const NENode* op, const PrimExpr&, int c) override {
-    infix(op->a, " != ", op->b, kCmp, c);
-  }
-  void visit_LT(const LTNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " < ", op->b, kCmp, c);
-  }
-  void visit_LE(const LENode* op, const PrimExpr&, int c) override {
-    infix(op->a, " <= ", op->b, kCmp, c);
-  }
-  void visit_GT(const GTNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " > ", op->b, kCmp, c);
-  }
-  void visit_GE(const GENode* op, const PrimExpr&, int c) override {
-    infix(op->a, " >= ", op->b, kCmp, c);
-  }
-  void visit_And(const AndNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " && ", op->b, kAnd, c);
-  }
-  void visit_Or(const OrNode* op, const PrimExpr&, int c) override {
-    infix(op->a, " || ", op->b, kOr, c);
-  }
-  void visit_Not(const NotNode* op, const PrimExpr&, int) override {
-    os << "!";
-    print_expr(op->a, kUnary);
-  }
-  void visit_Select(const SelectNode* op, const PrimExpr&, int) override {
-    call("select", {op->condition, op->true_value, op->false_value});
-  }
-  void visit_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr&, int) override {
-    call("if_then_else", {op->condition, op->true_value, op->false_value});
-  }
-  void visit_Ramp(const RampNode* op, const PrimExpr&, int) override {
-    call("ramp", {op->base, op->stride, op->lanes});
-  }
-  void visit_Broadcast(const BroadcastNode* op, const PrimExpr&, int) override {
-    call("broadcast", {op->value, op->lanes});
-  }
-  void visit_Let(const LetNode* op, const PrimExpr&, int) override {
-    os << "(let " << var_name(op->var) << " = ";
-    print_expr(op->value);
-    os << " in ";
-    print_expr(op->body);
-    os << ")";
-  }
-  void visit_Call(const CallNode* op, const PrimExpr&, int) override {
-    call(intrinsic_name(op->op), op->args);
-  }
-  void indices(const std::vector<PrimExpr>& idx) {
-    for (size_t i = 0; i < idx.size(); ++i) {
-      if (i) os << ", ";
-      print_expr(idx[i]);
-    }
-  }
-  void visit_BufferLoad(const BufferLoadNode* op, const PrimExpr&, int) override {
-    os << buffer_name(op->buffer) << "[";
-    indices(op->indices);
-    os << "]";
-  }
-  void visit_ProducerLoad(const ProducerLoadNode* op, const PrimExpr&, int) override {
-    os << op->op->name;
-    if (op->op->num_outputs() > 1) os << ".v" << op->value_index;
-    os << "(";
-    indices(op->indices);
-    os << ")";
-  }
-  void visit_Reduce(const ReduceNode* op, const PrimExpr&, int) override {
-    os << op->combiner->name << "(";
-    print_expr(op->source);
-    os << ", axis=[";
-    for (size_t i = 0; i < op->axis.size(); ++i) {
-      if (i) os << ", ";
-      os << var_name(op->axis[i]->var);
-    }
-    os << "]";
-    if (op->condition.defined() && !is_one(op->condition)) {
-      os << ", where=";
-      print_expr(op->condition);
-    }
-    os << ")";
-  }
+void IRPrinter::infix(const PrimExpr& a, const char* sym, const PrimExpr& b, int prec, int ctx) {
+  if (ctx > prec) os_ << "(";
+  print_expr(a, prec);
+  os_ << sym;
+  print_expr(b, prec + 1);  // left-associative
+  if (ctx > prec) os_ << ")";
+}
 
- private:
-  std::unordered_map<const Node*, std::string> names_;
-  std::unordered_set<std::string> used_;
-};
+void IRPrinter::call(const char* name, const std::vector<PrimExpr>& args) {
+  os_ << name << "(";
+  print_list(args);
+  os_ << ")";
+}
 
-void Printer::print_stmt(const Stmt& s, int indent) {
+void IRPrinter::visit_non_ir_expr(const PrimExpr& e, int) {
+  os_ << "<" << node_kind_name(e->kind()) << ">";
+}
+
+void IRPrinter::visit_IntImm(const IntImmNode* op, const PrimExpr&, int) {
+  if (op->dtype.is_bool()) {
+    os_ << (op->value ? "True" : "False");
+  } else if (op->dtype == DataType::i32()) {
+    os_ << op->value;
+  } else {
+    os_ << op->value << "_" << op->dtype.str();
+  }
+}
+void IRPrinter::visit_FloatImm(const FloatImmNode* op, const PrimExpr&, int) {
+  os_ << fmt::format("{}", op->value)
+      << (op->dtype == DataType::f32() ? "f" : "_" + op->dtype.str());
+}
+void IRPrinter::visit_Var(const VarNode*, const PrimExpr& e, int) {
+  os_ << var_name(Var(Ref<VarNode>(static_cast<const VarNode*>(e.get()))));
+}
+void IRPrinter::visit_Cast(const CastNode* op, const PrimExpr&, int) {
+  os_ << op->dtype.str() << "(";
+  print_expr(op->value);
+  os_ << ")";
+}
+
+// Infix binary kinds: symbol and precedence (min and max print as calls).
+#define TESSEL_INFIX_KINDS(X)  \
+  X(Add, " + ", kAddSub)       \
+  X(Sub, " - ", kAddSub)       \
+  X(Mul, "*", kMulDiv)         \
+  X(Div, "/", kMulDiv)         \
+  X(FloorDiv, " // ", kMulDiv) \
+  X(FloorMod, " % ", kMulDiv)  \
+  X(EQ, " == ", kCmp)          \
+  X(NE, " != ", kCmp)          \
+  X(LT, " < ", kCmp)           \
+  X(LE, " <= ", kCmp)          \
+  X(GT, " > ", kCmp)           \
+  X(GE, " >= ", kCmp)          \
+  X(And, " && ", kAnd)         \
+  X(Or, " || ", kOr)
+#define TESSEL_PRINT_INFIX(N, symbol, prec)                                \
+  void IRPrinter::visit_##N(const N##Node* op, const PrimExpr&, int ctx) { \
+    infix(op->a, symbol, op->b, prec, ctx);                                \
+  }
+TESSEL_INFIX_KINDS(TESSEL_PRINT_INFIX)
+#undef TESSEL_PRINT_INFIX
+#undef TESSEL_INFIX_KINDS
+
+void IRPrinter::visit_Min(const MinNode* op, const PrimExpr&, int) { call("min", {op->a, op->b}); }
+void IRPrinter::visit_Max(const MaxNode* op, const PrimExpr&, int) { call("max", {op->a, op->b}); }
+void IRPrinter::visit_Not(const NotNode* op, const PrimExpr&, int) {
+  os_ << "!";
+  print_expr(op->a, kUnary);
+}
+void IRPrinter::visit_Select(const SelectNode* op, const PrimExpr&, int) {
+  call("select", {op->condition, op->true_value, op->false_value});
+}
+void IRPrinter::visit_IfThenElseExpr(const IfThenElseExprNode* op, const PrimExpr&, int) {
+  call("if_then_else", {op->condition, op->true_value, op->false_value});
+}
+void IRPrinter::visit_Ramp(const RampNode* op, const PrimExpr&, int) {
+  call("ramp", {op->base, op->stride, op->lanes});
+}
+void IRPrinter::visit_Broadcast(const BroadcastNode* op, const PrimExpr&, int) {
+  call("broadcast", {op->value, op->lanes});
+}
+void IRPrinter::visit_Let(const LetNode* op, const PrimExpr&, int) {
+  os_ << "(let " << var_name(op->var) << " = ";
+  print_expr(op->value);
+  os_ << " in ";
+  print_expr(op->body);
+  os_ << ")";
+}
+void IRPrinter::visit_Call(const CallNode* op, const PrimExpr&, int) {
+  call(intrinsic_name(op->op), op->args);
+}
+void IRPrinter::visit_BufferLoad(const BufferLoadNode* op, const PrimExpr&, int) {
+  os_ << buffer_name(op->buffer) << "[";
+  print_list(op->indices);
+  os_ << "]";
+}
+
+void IRPrinter::print_stmt(const Stmt& s, int indent) {
   std::string pad(indent * 2, ' ');
   auto block = [&](const Stmt& body) {
-    os << " {\n";
+    os_ << " {\n";
     print_stmt(body, indent + 1);
-    os << pad << "}\n";
+    os_ << pad << "}\n";
   };
   switch (s->kind()) {
     case NodeKind::LetStmt: {
       const auto* op = s.as<LetStmtNode>();
-      os << pad << "let " << var_name(op->var) << " = ";
+      os_ << pad << "let " << var_name(op->var) << " = ";
       print_expr(op->value);
-      os << "\n";
+      os_ << "\n";
       print_stmt(op->body, indent);
-      break;
+      return;
     }
     case NodeKind::AssertStmt: {
       const auto* op = s.as<AssertStmtNode>();
-      os << pad << "assert(";
+      os_ << pad << "assert(";
       print_expr(op->condition);
-      os << ", \"" << op->message << "\")\n";
+      os_ << ", \"" << op->message << "\")\n";
       print_stmt(op->body, indent);
-      break;
+      return;
     }
     case NodeKind::Evaluate:
-      os << pad;
+      os_ << pad;
       print_expr(s.as<EvaluateNode>()->value);
-      os << "\n";
-      break;
+      os_ << "\n";
+      return;
     case NodeKind::SeqStmt:
       for (const auto& c : s.as<SeqStmtNode>()->seq) print_stmt(c, indent);
-      break;
+      return;
     case NodeKind::IfThenElse: {
       const auto* op = s.as<IfThenElseNode>();
-      os << pad << "if (";
+      os_ << pad << "if (";
       print_expr(op->condition);
-      os << ")";
+      os_ << ")";
       block(op->then_case);
       if (op->else_case.defined()) {
-        os << pad << "else";
+        os_ << pad << "else";
         block(op->else_case);
       }
-      break;
+      return;
     }
     case NodeKind::For: {
       const auto* op = s.as<ForNode>();
-      os << pad;
+      os_ << pad;
       if (op->kind == ForKind::kThreadBinding) {
-        os << "bind " << op->thread_tag << " ";
+        os_ << "bind " << op->thread_tag << " ";
       } else if (op->kind != ForKind::kSerial) {
-        os << for_kind_name(op->kind) << " ";
+        os_ << for_kind_name(op->kind) << " ";
       }
-      os << "for (" << var_name(op->loop_var) << ", ";
+      os_ << "for (" << var_name(op->loop_var) << ", ";
       print_expr(op->min);
-      os << ", ";
+      os_ << ", ";
       print_expr(op->extent);
-      os << ")";
+      os_ << ")";
       block(op->body);
-      break;
+      return;
     }
     case NodeKind::BufferStore: {
       const auto* op = s.as<BufferStoreNode>();
-      os << pad << buffer_name(op->buffer) << "[";
-      indices(op->indices);
-      os << "] = ";
+      os_ << pad << buffer_name(op->buffer) << "[";
+      print_list(op->indices);
+      os_ << "] = ";
       print_expr(op->value);
-      os << "\n";
-      break;
+      os_ << "\n";
+      return;
     }
     case NodeKind::Allocate: {
       const auto* op = s.as<AllocateNode>();
-      os << pad << "allocate " << buffer_name(op->buffer) << ": " << op->buffer->dtype.str() << "[";
-      indices(op->buffer->shape);
-      os << "], " << mem_scope_name(op->buffer->scope) << "\n";
+      os_ << pad << "allocate " << buffer_name(op->buffer) << ": " << op->buffer->dtype.str()
+          << "[";
+      print_list(op->buffer->shape);
+      os_ << "], " << mem_scope_name(op->buffer->scope) << "\n";
       print_stmt(op->body, indent);
-      break;
+      return;
     }
-    default:
-      os << pad << "<" << node_kind_name(s->kind()) << ">\n";
+      TESSEL_NON_STMT_KINDS(TESSEL_KIND_CASE)
+      break;
   }
+  os_ << pad << "<" << node_kind_name(s->kind()) << ">\n";
 }
 
-void Printer::print_func(const PrimFunc& f) {
-  os << "primfn " << f->name << "(";
+void IRPrinter::print_func(const PrimFunc& f) {
+  os_ << "primfn " << f->name << "(";
   for (size_t i = 0; i < f->params.size(); ++i) {
     const Buffer& b = f->buffers[i];
-    if (i) os << ", ";
-    os << buffer_name(b) << ": " << b->dtype.str() << "[";
-    indices(b->shape);
-    os << "]";
+    if (i) os_ << ", ";
+    os_ << buffer_name(b) << ": " << b->dtype.str() << "[";
+    print_list(b->shape);
+    os_ << "]";
   }
-  os << ") {\n";
+  os_ << ") {\n";
   print_stmt(f->body, 1);
-  os << "}\n";
+  os_ << "}\n";
 }
-
-}  // namespace
 
 std::string to_string(const PrimExpr& e) {
-  Printer p;
+  IRPrinter p;
   p.print_expr(e);
-  return p.os.str();
+  return p.str();
 }
 std::string to_string(const Stmt& s) {
-  Printer p;
+  IRPrinter p;
   p.print_stmt(s, 0);
-  return p.os.str();
+  return p.str();
 }
 std::string to_string(const PrimFunc& f) {
-  Printer p;
+  IRPrinter p;
   p.print_func(f);
-  return p.os.str();
+  return p.str();
 }
 
 std::ostream& operator<<(std::ostream& os, const PrimExpr& e) { return os << to_string(e); }

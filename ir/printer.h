@@ -3,8 +3,12 @@
 #pragma once
 
 #include <iosfwd>
+#include <sstream>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "ir/functor.h"
 #include "ir/stmt.h"
 
 namespace tessel {
@@ -16,5 +20,42 @@ std::string to_string(const PrimFunc& f);
 std::ostream& operator<<(std::ostream& os, const PrimExpr& e);
 std::ostream& operator<<(std::ostream& os, const Stmt& s);
 std::ostream& operator<<(std::ostream& os, const PrimFunc& f);
+
+// The printer behind to_string. te's printer (te/printer.h) derives from it to print te's nodes;
+// this one prints a te node as <non-ir node>.
+class IRPrinter : public ExprFunctor<void, int> {
+ public:
+  // `ctx` is the precedence of the context, which decides the parentheses.
+  void print_expr(const PrimExpr& e, int ctx = 0);
+  void print_stmt(const Stmt& s, int indent);
+  void print_func(const PrimFunc& f);
+  std::string str() const { return os_.str(); }
+
+ protected:
+  const std::string& var_name(const Var& v);
+  // Comma-separated expressions.
+  void print_list(const std::vector<PrimExpr>& es);
+
+  void visit_non_ir_expr(const PrimExpr& e, int ctx) override;
+#define TESSEL_DECLARE_VISIT(N) \
+  void visit_##N(const N##Node* op, const PrimExpr& self, int ctx) override;
+  TESSEL_EXPR_KINDS(TESSEL_DECLARE_VISIT)
+#undef TESSEL_DECLARE_VISIT
+
+  std::ostringstream os_;
+
+ private:
+  // Operator precedence: higher binds tighter.
+  enum Prec : int { kOr = 1, kAnd, kCmp, kAddSub, kMulDiv, kUnary };
+
+  const std::string& name_of(const Node* key, const std::string& hint);
+  // Keyed by the data var: a flattened view of a buffer prints under the same name.
+  const std::string& buffer_name(const Buffer& b);
+  void infix(const PrimExpr& a, const char* sym, const PrimExpr& b, int prec, int ctx);
+  void call(const char* name, const std::vector<PrimExpr>& args);
+
+  std::unordered_map<const Node*, std::string> names_;
+  std::unordered_set<std::string> used_;
+};
 
 }  // namespace tessel

@@ -65,22 +65,7 @@ class Equal {
   case NodeKind::N:                                        \
     return expr(a.as<N##Node>()->a, b.as<N##Node>()->a) && \
            expr(a.as<N##Node>()->b, b.as<N##Node>()->b);
-        TESSEL_EQ_BINARY(Add)
-        TESSEL_EQ_BINARY(Sub)
-        TESSEL_EQ_BINARY(Mul)
-        TESSEL_EQ_BINARY(Div)
-        TESSEL_EQ_BINARY(FloorDiv)
-        TESSEL_EQ_BINARY(FloorMod)
-        TESSEL_EQ_BINARY(Min)
-        TESSEL_EQ_BINARY(Max)
-        TESSEL_EQ_BINARY(EQ)
-        TESSEL_EQ_BINARY(NE)
-        TESSEL_EQ_BINARY(LT)
-        TESSEL_EQ_BINARY(LE)
-        TESSEL_EQ_BINARY(GT)
-        TESSEL_EQ_BINARY(GE)
-        TESSEL_EQ_BINARY(And)
-        TESSEL_EQ_BINARY(Or)
+        TESSEL_BINARY_KINDS(TESSEL_EQ_BINARY)
 #undef TESSEL_EQ_BINARY
       case NodeKind::Not:
         return expr(a.as<NotNode>()->a, b.as<NotNode>()->a);
@@ -109,31 +94,10 @@ class Equal {
         const auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
         return buffer(x->buffer, y->buffer) && exprs(x->indices, y->indices);
       }
-      case NodeKind::ProducerLoad: {
-        const auto *x = a.as<ProducerLoadNode>(), *y = b.as<ProducerLoadNode>();
-        return x->op.same_as(y->op) && x->value_index == y->value_index &&
-               exprs(x->indices, y->indices);
-      }
-      case NodeKind::Reduce: {
-        const auto *x = a.as<ReduceNode>(), *y = b.as<ReduceNode>();
-        if (x->axis.size() != y->axis.size()) return false;
-        for (size_t i = 0; i < x->axis.size(); ++i) {
-          if (!expr(x->axis[i]->dom.min, y->axis[i]->dom.min) ||
-              !expr(x->axis[i]->dom.extent, y->axis[i]->dom.extent))
-            return false;
-          bind(x->axis[i]->var.get(), y->axis[i]->var.get());
-        }
-        const auto *cx = x->combiner.get(), *cy = y->combiner.get();
-        if (cx != cy) {
-          bind(cx->lhs.get(), cy->lhs.get());
-          bind(cx->rhs.get(), cy->rhs.get());
-          if (!expr(cx->result, cy->result) || !expr(cx->identity, cy->identity)) return false;
-        }
-        return expr(x->source, y->source) && expr(x->condition, y->condition);
-      }
-      default:
-        return false;
+        TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+        TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(a->kind()));
     }
+    fail_non_ir_node(a->kind(), "structural_equal");
   }
 
   // Select and IfThenElseExpr: condition, true value, false value.
@@ -192,9 +156,10 @@ class Equal {
         bind(p->data.get(), q->data.get());
         return stmt(x->body, y->body);
       }
-      default:
-        return false;
+        TESSEL_NON_STMT_KINDS(TESSEL_KIND_CASE)
+        TESSEL_UNREACHABLE(std::string("not a statement: ") + node_kind_name(a->kind()));
     }
+    fail_non_ir_node(a->kind(), "structural_equal");
   }
 
  private:

@@ -1,6 +1,6 @@
-// Structural equality and hashing of IR. Vars bound inside (loops, lets, allocations, reduce
-// axes) match by position; free vars match by identity unless map_free_vars is set, in which
-// case a consistent one-to-one renaming is accepted.
+// Structural equality and hashing of ir (te's nodes are not ir: they are an InternalError here).
+// Vars bound inside (loops, lets, allocations) match by position; free vars match by identity
+// unless map_free_vars is set, in which case a consistent one-to-one renaming is accepted.
 #pragma once
 
 #include <cstddef>

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "ir/error.h"
-#include "ir/functor.h"
 #include "ir/structural_equal.h"
+#include "te/functor.h"
 #include "tir/arith/analyzer.h"
 #include "tir/arith/int_set.h"
 
@@ -14,13 +14,13 @@ namespace tessel::te {
 namespace {
 
 // Replaces reads of inlined operations by their bodies at the read indices.
-class Inliner : public IRMutator {
+class Inliner : public TeMutator {
  public:
   explicit Inliner(const std::unordered_map<const Node*, Operation>& inlined) : inlined_(inlined) {}
 
  protected:
   PrimExpr mutate_ProducerLoad(const ProducerLoadNode* op, const PrimExpr& self) override {
-    PrimExpr e = IRMutator::mutate_ProducerLoad(op, self);
+    PrimExpr e = TeMutator::mutate_ProducerLoad(op, self);
     const auto* load = e.as<ProducerLoadNode>();
     auto it = inlined_.find(load->op.get());
     if (it == inlined_.end()) return e;
@@ -28,7 +28,7 @@ class Inliner : public IRMutator {
     std::vector<std::pair<Var, PrimExpr>> map;
     for (size_t d = 0; d < load->indices.size(); ++d)
       map.emplace_back(c->axis[d]->var, load->indices[d]);
-    return substitute(c->body, map);
+    return substitute_body(c->body, map);
   }
 
  private:
@@ -36,16 +36,25 @@ class Inliner : public IRMutator {
 };
 
 std::vector<const ProducerLoadNode*> loads_of(const PrimExpr& body, const Operation& op) {
-  struct Finder : IRVisitor {
+  struct Finder : TeVisitor {
     const Operation* op;
     std::vector<const ProducerLoadNode*> found;
     void visit_ProducerLoad(const ProducerLoadNode* l, const PrimExpr& self) override {
       if (l->op.same_as(*op)) found.push_back(l);
-      IRVisitor::visit_ProducerLoad(l, self);
+      TeVisitor::visit_ProducerLoad(l, self);
     }
   } f;
   f.op = &op;
   f.visit_expr(body);
+  return f.found;
+}
+
+bool reads_tensor(const PrimExpr& e) {
+  struct Finder : TeVisitor {
+    bool found = false;
+    void visit_ProducerLoad(const ProducerLoadNode*, const PrimExpr&) override { found = true; }
+  } f;
+  f.visit_expr(e);
   return f.found;
 }
 
@@ -219,7 +228,10 @@ Bounds infer_bound(const Schedule& sch, const StageBodies& bodies) {
         }
         for (const auto* load : loads) {
           for (size_t d = 0; d < load->indices.size(); ++d) {
-            arith::IntervalSet s = arith::eval_interval(load->indices[d], root_dom);
+            // An index that reads a tensor (a gather) depends on data: no bound.
+            arith::IntervalSet s = reads_tensor(load->indices[d])
+                                       ? arith::IntervalSet::everything()
+                                       : arith::eval_interval(load->indices[d], root_dom);
             region[d] = seen[d] ? arith::union_of(region[d], s) : s;
             seen[d] = true;
           }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "ir/error.h"
-#include "ir/functor.h"
+#include "te/functor.h"
 
 namespace tessel::te {
 
@@ -54,7 +54,7 @@ void check_shape(const std::vector<PrimExpr>& shape, const std::string& name) {
 }
 
 // Finds Reduce nodes that are not at the top of a compute body.
-class NestedReduceFinder : public IRVisitor {
+class NestedReduceFinder : public TeVisitor {
  public:
   bool found = false;
   void visit_Reduce(const ReduceNode*, const PrimExpr&) override { found = true; }

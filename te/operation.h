@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/expr.h"
+#include "te/expr.h"
 
 namespace tessel::te {
 
@@ -16,7 +16,7 @@ using Expr = PrimExpr;
 
 class PlaceholderOpNode : public OperationNode {
  public:
-  static constexpr NodeKind kKind = NodeKind::PlaceholderOp;
+  static constexpr NodeKind kKind = node_kind(TeKind::PlaceholderOp);
   PlaceholderOpNode(std::string n, std::vector<PrimExpr> s, DataType t)
       : OperationNode(kKind, std::move(n)), shape(std::move(s)), dtype(t) {}
   std::vector<PrimExpr> shape;
@@ -28,7 +28,7 @@ class PlaceholderOpNode : public OperationNode {
 
 class ComputeOpNode : public OperationNode {
  public:
-  static constexpr NodeKind kKind = NodeKind::ComputeOp;
+  static constexpr NodeKind kKind = node_kind(TeKind::ComputeOp);
   ComputeOpNode(std::string n, std::vector<IterVar> ax, std::vector<IterVar> rax, PrimExpr b);
   std::vector<IterVar> axis;         // one data-parallel axis per output dim, domain [0, shape)
   std::vector<IterVar> reduce_axis;  // axes of the top-level Reduce, if any

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "ir/error.h"
-#include "ir/functor.h"
+#include "te/functor.h"
 
 namespace tessel::te {
 namespace {
@@ -58,13 +58,13 @@ void record(StageNode& s, Step step) {
 }
 
 // Rewrites reads of operations in `map` (keyed by node) into reads of their replacements.
-class LoadReplacer : public IRMutator {
+class LoadReplacer : public TeMutator {
  public:
   explicit LoadReplacer(const std::unordered_map<const Node*, Operation>& map) : map_(map) {}
 
  protected:
   PrimExpr mutate_ProducerLoad(const ProducerLoadNode* op, const PrimExpr& self) override {
-    PrimExpr e = IRMutator::mutate_ProducerLoad(op, self);
+    PrimExpr e = TeMutator::mutate_ProducerLoad(op, self);
     const auto* load = e.as<ProducerLoadNode>();
     auto it = map_.find(load->op.get());
     if (it == map_.end()) return e;
@@ -90,14 +90,14 @@ std::vector<Operation> input_ops(const Operation& op) {
   std::vector<Operation> out;
   const auto* c = op.as<ComputeOpNode>();
   if (!c) return out;
-  struct Collector : IRVisitor {
+  struct Collector : TeVisitor {
     std::vector<Operation>* out;
     void visit_ProducerLoad(const ProducerLoadNode* l, const PrimExpr& self) override {
       if (std::none_of(out->begin(), out->end(),
                        [&](const Operation& o) { return o.same_as(l->op); })) {
         out->push_back(l->op);
       }
-      IRVisitor::visit_ProducerLoad(l, self);
+      TeVisitor::visit_ProducerLoad(l, self);
     }
   } collector;
   collector.out = &out;
@@ -479,7 +479,7 @@ Tensor Schedule::cache_write(const Tensor& t, MemScope scope) {
       shape,
       [&](const std::vector<Var>& v) {
         for (size_t d = 0; d < v.size(); ++d) rename.emplace_back(c->axis[d]->var, v[d]);
-        return substitute(body, rename);
+        return substitute_body(body, rename);
       },
       name, axis_names);
   std::vector<PrimExpr> idx;

@@ -6,8 +6,9 @@
 #include <unordered_set>
 
 #include "ir/error.h"
-#include "ir/functor.h"
 #include "te/bound_inference.h"
+#include "te/functor.h"
+#include "te/printer.h"
 #include "tir/arith/analyzer.h"
 
 namespace tessel::te {
@@ -112,10 +113,10 @@ class Lowerer {
 
   // Replaces tensor reads by buffer loads relative to each buffer's region.
   PrimExpr to_buffer_loads(const PrimExpr& e) {
-    struct Rewriter : IRMutator {
+    struct Rewriter : TeMutator {
       Lowerer* self;
       PrimExpr mutate_ProducerLoad(const ProducerLoadNode* op, const PrimExpr& s) override {
-        PrimExpr m = IRMutator::mutate_ProducerLoad(op, s);
+        PrimExpr m = TeMutator::mutate_ProducerLoad(op, s);
         const auto* load = m.as<ProducerLoadNode>();
         const Realization& r = self->realization(load->op);
         std::vector<PrimExpr> idx;
@@ -163,7 +164,7 @@ class Lowerer {
     std::vector<std::pair<Var, PrimExpr>> subst;
     for (const auto& rv : s.root_iter_vars) subst.emplace_back(rv->var, values.at(rv.get()));
 
-    PrimExpr body = to_buffer_loads(substitute(bodies_.at(&s), subst));
+    PrimExpr body = to_buffer_loads(substitute_body(bodies_.at(&s), subst));
     const Realization& out = realized_.at(&s);
     std::vector<PrimExpr> idx;
     for (size_t d = 0; d < c->axis.size(); ++d)
@@ -265,11 +266,32 @@ class Lowerer {
   std::unordered_set<const StageNode*> allocated_;
 };
 
+// tir cannot walk te's nodes, so one left here is a lowering bug: report the node.
+void check_no_te_nodes(const PrimFunc& f) {
+  struct Finder : TeVisitor {
+    std::string func;
+    void visit_ProducerLoad(const ProducerLoadNode* op, const PrimExpr&) override {
+      fail(fmt::format("a read of tensor '{}'", op->op->name));
+    }
+    void visit_Reduce(const ReduceNode*, const PrimExpr& self) override {
+      fail(fmt::format("the reduction {}", body_to_string(self)));
+    }
+    [[noreturn]] void fail(const std::string& node) const {
+      throw InternalError(
+          fmt::format("schedule_to_tir left {} in '{}': te nodes must not reach tir", node, func));
+    }
+  } finder;
+  finder.func = f->name;
+  finder.visit_stmt(f->body);
+}
+
 }  // namespace
 
 PrimFunc schedule_to_tir(const Schedule& sch, const std::vector<Tensor>& args,
                          const std::string& name) {
-  return Lowerer(sch, name).run(args);
+  PrimFunc f = Lowerer(sch, name).run(args);
+  check_no_te_nodes(f);
+  return f;
 }
 
 }  // namespace tessel::te

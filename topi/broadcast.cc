@@ -73,13 +73,13 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
   const int64_t* last = as_const_int(out.shape().back());
   if (last && *last >= vector_lanes && *last % vector_lanes != 0 && out.ndim() > 1) {
     auto [outer, inner] = st.split(st.axis(out.ndim() - 1), vector_lanes);
-    IterVar rows = st.axis(0);
+    te::IterVar rows = st.axis(0);
     for (int d = 1; d < out.ndim() - 1; ++d) rows = st.fuse(rows, st.axis(d));
     st.vectorize(inner);
     if (parallel) st.parallel(rows);
     return;
   }
-  IterVar fused = st.axis(0);
+  te::IterVar fused = st.axis(0);
   for (int d = 1; d < out.ndim(); ++d) fused = st.fuse(fused, st.axis(d));
   auto [outer, inner] = st.split(fused, vector_lanes);
   st.vectorize(inner);

@@ -22,7 +22,7 @@ Outputs einsum(const Graph& g, const Node& node, const Inputs& in, const std::st
   // Summed labels: those an operand uses that the output does not, in first-use order.
   std::vector<bool> is_output(spec.label_dims.size(), false), summed(spec.label_dims.size(), false);
   for (int l : spec.output_labels) is_output[l] = true;
-  std::vector<IterVar> axes;
+  std::vector<te::IterVar> axes;
   std::vector<int> axis_label;
   for (const auto& labels : spec.operand_labels) {
     for (int l : labels) {

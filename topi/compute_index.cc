@@ -94,35 +94,39 @@ struct ScatterMap {
 };
 
 struct ScatterReduction {
-  std::function<PrimExpr(PrimExpr source, const std::vector<IterVar>& axes, PrimExpr where)> reduce;
+  std::function<PrimExpr(PrimExpr source, const std::vector<te::IterVar>& axes, PrimExpr where)>
+      reduce;
   std::function<PrimExpr(PrimExpr data, PrimExpr acc)> combine;
 };
 
 ScatterReduction scatter_reduction(const Node& node, const std::string& reduction) {
   if (reduction == "add") {
-    return {[](PrimExpr s, const std::vector<IterVar>& a, PrimExpr w) { return te::sum(s, a, w); },
-            [](PrimExpr d, PrimExpr acc) { return d + acc; }};
+    return {
+        [](PrimExpr s, const std::vector<te::IterVar>& a, PrimExpr w) { return te::sum(s, a, w); },
+        [](PrimExpr d, PrimExpr acc) { return d + acc; }};
   }
   if (reduction == "mul") {
     static const te::Reducer prod(
         "prod", [](PrimExpr a, PrimExpr b) { return a * b; },
         [](DataType t) { return make_const(t, 1); });
-    return {[](PrimExpr s, const std::vector<IterVar>& a, PrimExpr w) { return prod(s, a, w); },
+    return {[](PrimExpr s, const std::vector<te::IterVar>& a, PrimExpr w) { return prod(s, a, w); },
             [](PrimExpr d, PrimExpr acc) { return d * acc; }};
   }
   if (reduction == "max") {
-    return {[](PrimExpr s, const std::vector<IterVar>& a, PrimExpr w) { return te::max(s, a, w); },
-            [](PrimExpr d, PrimExpr acc) { return max(d, acc); }};
+    return {
+        [](PrimExpr s, const std::vector<te::IterVar>& a, PrimExpr w) { return te::max(s, a, w); },
+        [](PrimExpr d, PrimExpr acc) { return max(d, acc); }};
   }
   if (reduction == "min") {
-    return {[](PrimExpr s, const std::vector<IterVar>& a, PrimExpr w) { return te::min(s, a, w); },
-            [](PrimExpr d, PrimExpr acc) { return min(d, acc); }};
+    return {
+        [](PrimExpr s, const std::vector<te::IterVar>& a, PrimExpr w) { return te::min(s, a, w); },
+        [](PrimExpr d, PrimExpr acc) { return min(d, acc); }};
   }
   throw graph::ops::node_error(node, fmt::format("unsupported reduction '{}'", reduction));
 }
 
-std::vector<IterVar> update_axes(const std::vector<int64_t>& extents) {
-  std::vector<IterVar> axes;
+std::vector<te::IterVar> update_axes(const std::vector<int64_t>& extents) {
+  std::vector<te::IterVar> axes;
   for (size_t d = 0; d < extents.size(); ++d) {
     axes.push_back(te::reduce_axis(0, i32(extents[d]), fmt::format("u{}", d)));
   }
@@ -140,7 +144,7 @@ te::Tensor scatter(const Node& node, const te::Tensor& data, const ScatterMap& m
     return te::compute(
         data.shape(), [&](const std::vector<Var>& o) { return data(exprs(o)); }, name);
   }
-  std::vector<IterVar> axes = update_axes(map.extents);
+  std::vector<te::IterVar> axes = update_axes(map.extents);
   if (!red) {
     te::Tensor last = te::compute(
         data.shape(),

@@ -57,7 +57,7 @@ te::Tensor sum_over_targets(const std::vector<int64_t>& target_shape,
   return te::compute(
       {},
       [&](const std::vector<Var>&) {
-        std::vector<IterVar> axes;
+        std::vector<te::IterVar> axes;
         std::vector<PrimExpr> at;
         for (size_t d = 0; d < target_shape.size(); ++d) {
           axes.push_back(

@@ -62,7 +62,7 @@ std::vector<int64_t> window_extent(const graph::ops::WindowGeometry& geo) {
 }
 
 std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                                   const std::vector<IterVar>& r,
+                                   const std::vector<te::IterVar>& r,
                                    const graph::ops::WindowGeometry& geo) {
   std::vector<PrimExpr> at{std::move(n), std::move(c)};
   for (size_t d = 0; d < out.size(); ++d) {
@@ -71,8 +71,8 @@ std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<Pri
   return at;
 }
 
-std::vector<IterVar> kernel_axes(const std::vector<int64_t>& kernel) {
-  std::vector<IterVar> r;
+std::vector<te::IterVar> kernel_axes(const std::vector<int64_t>& kernel) {
+  std::vector<te::IterVar> r;
   for (size_t d = 0; d < kernel.size(); ++d)
     r.push_back(te::reduce_axis(0, idx(kernel[d]), fmt::format("rk{}", d)));
   return r;

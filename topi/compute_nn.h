@@ -33,7 +33,7 @@ std::vector<int64_t> window_extent(const graph::ops::WindowGeometry& geo);
 
 // Indices [n, c, out[d] * stride[d] + r[d] * dilation[d]...] into a padded window input.
 std::vector<PrimExpr> window_index(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                                   const std::vector<IterVar>& r,
+                                   const std::vector<te::IterVar>& r,
                                    const graph::ops::WindowGeometry& geo);
 
 // Softmax (or, with log_softmax, LogSoftmax) of x over `dims`, shifted by the max so exp cannot
@@ -42,7 +42,7 @@ te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool 
                         const std::string& name);
 
 // One reduce axis per kernel dim, named rk0, rk1, ...
-std::vector<IterVar> kernel_axes(const std::vector<int64_t>& kernel);
+std::vector<te::IterVar> kernel_axes(const std::vector<int64_t>& kernel);
 
 std::vector<OpCompute> conv_computes();   // topi/compute_nn_conv.cc: Conv, ConvTranspose
 std::vector<OpCompute> pool_computes();   // topi/compute_nn_pool.cc: windowed and global pools

@@ -18,10 +18,11 @@ using graph::Node;
 using graph::ops::WindowGeometry;
 
 // How one output channel m reads the weights at input channel rc of its group and kernel offset r.
-using WeightFn = std::function<PrimExpr(PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r)>;
+using WeightFn =
+    std::function<PrimExpr(PrimExpr m, PrimExpr rc, const std::vector<te::IterVar>& r)>;
 // How output position `out` reads the (padded) input at channel c and kernel offset r.
 using InputFn = std::function<PrimExpr(PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                                       const std::vector<IterVar>& r)>;
+                                       const std::vector<te::IterVar>& r)>;
 
 struct ConvShape {
   int64_t batch, channels_per_group, out_per_group, groups, out_channels;
@@ -30,7 +31,7 @@ struct ConvShape {
 // The window of a padded input tensor.
 InputFn window_of(const te::Tensor& xp, const WindowGeometry& geo) {
   return [xp, geo](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                   const std::vector<IterVar>& r) {
+                   const std::vector<te::IterVar>& r) {
     return xp(window_index(std::move(n), std::move(c), out, r, geo));
   };
 }
@@ -58,7 +59,7 @@ InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::
       name);
   WindowGeometry rows = geo;
   return [xs, rows, s, d](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                          const std::vector<IterVar>& r) {
+                          const std::vector<te::IterVar>& r) {
     std::vector<PrimExpr> at = window_index(std::move(n), std::move(c), out, r, rows);
     PrimExpr offset = PrimExpr(r.back()) * idx(d);
     at.back() = floormod(offset, idx(s));
@@ -69,8 +70,8 @@ InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::
 
 // The reduction axes of a convolution: input channels of the group, then the kernel offsets.
 struct ConvAxes {
-  IterVar rc;
-  std::vector<IterVar> rk, all;
+  te::IterVar rc;
+  std::vector<te::IterVar> rk, all;
 };
 
 ConvAxes conv_axes(int64_t channels_per_group, const std::vector<int64_t>& kernel) {
@@ -144,7 +145,7 @@ std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector
   const te::Tensor& w = in[1];
   te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
                               window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
-  auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r) {
+  auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<te::IterVar>& r) {
     std::vector<PrimExpr> at{std::move(m), std::move(rc)};
     at.insert(at.end(), r.begin(), r.end());
     return w(at);
@@ -218,7 +219,7 @@ std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node,
   WindowGeometry unit = geo;
   unit.strides.assign(rank, 1);
   const te::Tensor& w = in[1];
-  auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<IterVar>& r) {
+  auto weight = [&](PrimExpr m, PrimExpr rc, const std::vector<te::IterVar>& r) {
     PrimExpr c =
         groups == 1 ? rc : floordiv(m, idx(cs.out_per_group)) * idx(cs.channels_per_group) + rc;
     std::vector<PrimExpr> at{c, groups == 1 ? m : floormod(m, idx(cs.out_per_group))};

@@ -27,7 +27,7 @@ std::vector<te::Tensor> gemm(const Graph& g, const Node& node, const std::vector
       tb ? te::compute(
                {idx(k), idx(n)}, [&](te::Expr p, te::Expr j) { return b_in(j, p); }, name + "_bt")
          : b_in;
-  IterVar rk = te::reduce_axis(0, idx(k), "rk");
+  te::IterVar rk = te::reduce_axis(0, idx(k), "rk");
   bool has_c = in.size() > 2 && in[2].defined() && beta != 0;
   bool scaled = alpha != 1 || has_c;
   te::Tensor prod = te::compute(
@@ -62,7 +62,7 @@ std::vector<te::Tensor> matmul(const Graph& g, const Node& node, const std::vect
   if (out.empty())
     throw Error(fmt::format("{}: a rank-0 result has no te lowering yet", node.describe()));
   size_t batch = out.size() - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
-  IterVar rk = te::reduce_axis(0, idx(k), "rk");
+  te::IterVar rk = te::reduce_axis(0, idx(k), "rk");
   // Operand `shape` (with `mat_dims` matrix dims) indexed from the output's batch indices.
   auto batch_index = [&](const std::vector<int64_t>& shape, size_t mat_dims,
                          const std::vector<Var>& i) {

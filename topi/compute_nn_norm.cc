@@ -43,13 +43,13 @@ struct Reduction {
   // A kept-dims reduce stage: `reducer(source(full indices), axes)`, the reduced dims walked by
   // fresh axes.
   te::Tensor reduce(const std::function<PrimExpr(const std::vector<PrimExpr>&)>& source,
-                    const std::function<PrimExpr(PrimExpr, std::vector<IterVar>)>& reducer,
+                    const std::function<PrimExpr(PrimExpr, std::vector<te::IterVar>)>& reducer,
                     const std::string& name) const {
     return te::compute(
         kept_shape(),
         [&](const std::vector<Var>& i) {
           std::vector<PrimExpr> at(i.begin(), i.end());
-          std::vector<IterVar> axes;
+          std::vector<te::IterVar> axes;
           for (size_t d : dims) {
             axes.push_back(te::reduce_axis(0, shape[d], fmt::format("r{}", d)));
             at[d] = axes.back();
@@ -66,13 +66,13 @@ struct Reduction {
   }
 };
 
-auto sum_reducer = [](PrimExpr v, std::vector<IterVar> axes) {
+auto sum_reducer = [](PrimExpr v, std::vector<te::IterVar> axes) {
   return te::sum(v, std::move(axes));
 };
-auto max_reducer = [](PrimExpr v, std::vector<IterVar> axes) {
+auto max_reducer = [](PrimExpr v, std::vector<te::IterVar> axes) {
   return te::max(v, std::move(axes));
 };
-auto min_reducer = [](PrimExpr v, std::vector<IterVar> axes) {
+auto min_reducer = [](PrimExpr v, std::vector<te::IterVar> axes) {
   return te::min(v, std::move(axes));
 };
 
@@ -286,7 +286,7 @@ std::vector<te::Tensor> lrn(const Graph&, const Node& node, const std::vector<te
   double alpha = node.attr_float("alpha", 1e-4), beta = node.attr_float("beta", 0.75),
          bias = node.attr_float("bias", 1.0);
   int64_t below = (size - 1) / 2;
-  IterVar rk = te::reduce_axis(0, idx(size), "rk");
+  te::IterVar rk = te::reduce_axis(0, idx(size), "rk");
   te::Tensor sq = te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {

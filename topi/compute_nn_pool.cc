@@ -58,7 +58,7 @@ te::Tensor window_pool(
     const std::string& name) {
   std::vector<PrimExpr> shape{xp.shape()[0], xp.shape()[1]};
   for (int64_t o : geo.out) shape.push_back(idx(o));
-  std::vector<IterVar> rk = kernel_axes(geo.kernel);
+  std::vector<te::IterVar> rk = kernel_axes(geo.kernel);
   te::Tensor reduced = te::compute(
       shape,
       [&](const std::vector<Var>& i) {
@@ -98,7 +98,7 @@ te::Tensor max_indices(const te::Tensor& xp, const te::Tensor& pooled, const Win
     kernel_strides[rank - 1 - k] = window;
     window *= geo.kernel[rank - 1 - k];
   }
-  std::vector<IterVar> rk = kernel_axes(geo.kernel);
+  std::vector<te::IterVar> rk = kernel_axes(geo.kernel);
   auto position = [&](const std::vector<Var>& i, size_t d, PrimExpr r) {  // in the unpadded input
     return i[d + 2] * idx(geo.strides[d]) + r * idx(geo.dilations[d]) - idx(geo.pads_begin[d]);
   };
@@ -172,7 +172,7 @@ te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int
                      const std::string& name) {
   std::vector<int64_t> extents = in_sp;
   extents.back() /= lanes;
-  std::vector<IterVar> rk = kernel_axes(extents);
+  std::vector<te::IterVar> rk = kernel_axes(extents);
   te::Tensor partial = te::compute(
       {x.shape()[0], x.shape()[1], idx(lanes)},
       [&](const std::vector<Var>& i) {

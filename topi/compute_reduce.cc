@@ -21,7 +21,7 @@ using graph::Node;
 struct ReduceMap {
   std::vector<bool> reduced;
   bool keepdims = true;
-  std::vector<IterVar> axes;  // one per reduced dim, in order
+  std::vector<te::IterVar> axes;  // one per reduced dim, in order
 
   ReduceMap(std::vector<bool> r, bool keep, const std::vector<int64_t>& shape)
       : reduced(std::move(r)), keepdims(keep) {
@@ -72,7 +72,7 @@ PrimExpr element(Kind kind, PrimExpr v) {
   }
 }
 
-PrimExpr combine(Kind kind, PrimExpr term, const std::vector<IterVar>& axes) {
+PrimExpr combine(Kind kind, PrimExpr term, const std::vector<te::IterVar>& axes) {
   switch (kind) {
     case Kind::kMax:
       return te::max(term, axes);
@@ -219,7 +219,7 @@ Outputs cumsum(const Graph& g, const Node& node, const Inputs& in, const std::st
   int64_t axis = graph::ops::normalize_axis(axis_t.get_int(0), x.ndim(), node);
   std::vector<int64_t> shape = const_shape(x, node.describe());
   bool exclusive = node.attr_int("exclusive", 0) != 0, reverse = node.attr_int("reverse", 0) != 0;
-  IterVar k = te::reduce_axis(0, static_cast<int>(shape[axis]), "k");
+  te::IterVar k = te::reduce_axis(0, static_cast<int>(shape[axis]), "k");
   return {te::compute(
       x.shape(),
       [&](const std::vector<Var>& o) {
@@ -243,7 +243,7 @@ Outputs topk(const Graph& g, const Node& node, const Inputs& in, const std::stri
   int64_t axis = axis_attr(node, x.ndim(), -1), n = shape[axis];
   bool largest = node.attr_int("largest", 1) != 0;
   const DataType i32 = DataType::i32(), i64 = DataType::i64();
-  IterVar r = te::reduce_axis(0, static_cast<int>(n), "r");
+  te::IterVar r = te::reduce_axis(0, static_cast<int>(n), "r");
   te::Tensor rank = te::compute(
       x.shape(),
       [&](const std::vector<Var>& o) {
@@ -256,7 +256,7 @@ Outputs topk(const Graph& g, const Node& node, const Inputs& in, const std::stri
       },
       name + "_rank");
   // The position whose rank is the slot (n if none: only NaNs leave a rank unclaimed).
-  IterVar s = te::reduce_axis(0, static_cast<int>(n), "s");
+  te::IterVar s = te::reduce_axis(0, static_cast<int>(n), "s");
   std::vector<PrimExpr> out_shape = output_shape(g, node, 0);
   te::Tensor indices = te::compute(
       out_shape,

@@ -11,7 +11,7 @@ namespace tessel::topi {
 struct Matmul {
   te::Tensor A, B, C;
   te::Tensor packed_B;  // defined for matmul_packed only
-  IterVar k;
+  te::IterVar k;
 };
 
 Matmul matmul(PrimExpr M, PrimExpr N, PrimExpr K, DataType dtype = DataType::f32());

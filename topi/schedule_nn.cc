@@ -58,7 +58,7 @@ bool is_reduction(const te::Stage& st) {
   return compute_of(st) && !compute_of(st)->reduce_axis.empty();
 }
 
-int64_t extent(const IterVar& iv) { return *as_const_int(iv->dom.extent); }
+int64_t extent(const te::IterVar& iv) { return *as_const_int(iv->dom.extent); }
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -106,9 +106,9 @@ int64_t width_block(int64_t width) {
 int64_t accumulator_budget(const CpuModel& cpu) { return cpu.vector_registers - 4; }
 
 // Fuses the loops `outer` of `st` (adjacent, outermost first) and runs them in parallel.
-void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer) {
+void parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer) {
   if (outer.empty()) return;
-  IterVar fused = outer[0];
+  te::IterVar fused = outer[0];
   for (size_t i = 1; i < outer.size(); ++i) fused = st.fuse(fused, outer[i]);
   st.parallel(fused);
 }
@@ -116,19 +116,19 @@ void parallel_outer(te::Stage& st, const std::vector<IterVar>& outer) {
 // Inlines the elementwise stages into their readers, except the master's direct inputs (padded
 // or transposed copies), which are computed at root so the reduction reads them without checks.
 void inline_all_but_inputs(te::Schedule& s, const te::Stage& master, int lanes) {
-  std::vector<Operation> inputs;
-  for (const Operation& op : te::input_ops(master->op)) {
+  std::vector<te::Operation> inputs;
+  for (const te::Operation& op : te::input_ops(master->op)) {
     if (op.as<te::ComputeOpNode>()) inputs.push_back(op);
   }
-  auto is_input = [&](const Operation& op) {
+  auto is_input = [&](const te::Operation& op) {
     return std::any_of(inputs.begin(), inputs.end(),
-                       [&](const Operation& i) { return i.same_as(op); });
+                       [&](const te::Operation& i) { return i.same_as(op); });
   };
   for (te::Stage st : s.stages()) {
     if (compute_of(st) && !is_reduction(st) && !st->is_output && !is_input(st->op))
       st.compute_inline();
   }
-  for (const Operation& op : inputs) {
+  for (const te::Operation& op : inputs) {
     if (!s[op]->is_output) schedule_injective(s, te::Tensor(op), lanes);
   }
 }
@@ -279,16 +279,16 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
 
 // Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile
 // loops in parallel; returns the loop that the tile is computed under.
-IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
+te::IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   const std::vector<int64_t>& shape = t.out;
   int rank = static_cast<int>(shape.size());
-  std::vector<IterVar> axes;
+  std::vector<te::IterVar> axes;
   for (int d = 0; d < rank; ++d) axes.push_back(os.axis(d));
   auto [col_o, col_i] = os.split(axes.back(), c.cols);
-  IterVar row_o, row_i, y_o, y_i;
+  te::IterVar row_o, row_i, y_o, y_i;
   if (t.row >= 0) std::tie(row_o, row_i) = os.split(axes[t.row], c.rows);
   if (t.y >= 0) std::tie(y_o, y_i) = os.split(axes[t.y], c.ys);
-  std::vector<IterVar> outer;
+  std::vector<te::IterVar> outer;
   int64_t row_tiles = 1;
   for (int d = 0; d < rank - 1; ++d) {
     int64_t block = d == t.row ? c.rows : d == t.y ? c.ys : 1;
@@ -298,15 +298,15 @@ IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   // With too few row tiles to share out (a matrix-vector product), the column tiles go outermost.
   int64_t col_tiles = (shape.back() + c.cols - 1) / c.cols;
   outer.insert(row_tiles < 4 && col_tiles > row_tiles ? outer.begin() : outer.end(), col_o);
-  std::vector<IterVar> order = outer;
+  std::vector<te::IterVar> order = outer;
   if (t.row >= 0) order.push_back(row_i);
   if (t.y >= 0) order.push_back(y_i);
   order.push_back(col_i);
   os.reorder(order);
-  IterVar attach = outer.back();
+  te::IterVar attach = outer.back();
   if (c.parallel)
     parallel_outer(
-        os, outer.size() == 1 ? outer : std::vector<IterVar>(outer.begin(), outer.end() - 1));
+        os, outer.size() == 1 ? outer : std::vector<te::IterVar>(outer.begin(), outer.end() - 1));
   if (c.cols > 1) os.vectorize(col_i);
   if (c.rows > 1) os.unroll(row_i);
   if (c.ys > 1) os.unroll(y_i);
@@ -316,21 +316,21 @@ IterVar tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
 // ConvNCHWc's NCHW output [n, m, ..., w] tiled like its blocks [n, m / b, ..., w, b]: rows blocks
 // of b channels x ys columns at one point of the other axes, so that the blocks' tile is computed
 // under it and the epilogue unpacks it from registers. Returns the loop the tile is computed under.
-IterVar tile_unpacked_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
+te::IterVar tile_unpacked_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   int rank = static_cast<int>(t.out.size()) - 1;
-  std::vector<IterVar> axes;
+  std::vector<te::IterVar> axes;
   for (int d = 0; d < rank; ++d) axes.push_back(os.axis(d));
   auto [block_o, channel] = os.split(axes[1], t.out.back());
   auto [row_o, row_i] = os.split(block_o, c.rows);
   auto [col_o, col_i] = os.split(axes[rank - 1], c.ys);
-  std::vector<IterVar> outer{axes[0], row_o};
+  std::vector<te::IterVar> outer{axes[0], row_o};
   outer.insert(outer.end(), axes.begin() + 2, axes.end() - 1);
   outer.push_back(col_o);
-  std::vector<IterVar> order = outer;
+  std::vector<te::IterVar> order = outer;
   order.insert(order.end(), {row_i, channel, col_i});
   os.reorder(order);
-  if (c.parallel) parallel_outer(os, std::vector<IterVar>(outer.begin(), outer.end() - 1));
-  for (const IterVar& iv : {row_i, channel, col_i}) os.unroll(iv);
+  if (c.parallel) parallel_outer(os, std::vector<te::IterVar>(outer.begin(), outer.end() - 1));
+  for (const te::IterVar& iv : {row_i, channel, col_i}) os.unroll(iv);
   return outer.back();
 }
 
@@ -355,7 +355,7 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   std::optional<TileSpec> spec = tile_spec(anchor, static_cast<int>(shape.size()));
   if (!spec) return std::nullopt;
   std::vector<int64_t> reduce;
-  for (const IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));
+  for (const te::IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));
   return tiled_shape(*spec, shape, reduce);
 }
 
@@ -382,14 +382,14 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
     if (!o.same_as(out)) schedule_injective(s, o, lanes);
   }
   te::Stage os = s[out];
-  IterVar attach =
+  te::IterVar attach =
       fuse_epilogue && t.channel_vectors ? tile_unpacked_output(os, t, c) : tile_output(os, t, c);
 
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside.
   te::Stage as = s[acc];
   as.compute_at(os, attach);
   int rank = static_cast<int>(t.out.size());
-  std::vector<IterVar> order;
+  std::vector<te::IterVar> order;
   for (int d = 0; d < rank - 1; ++d) {
     if (d != t.row && d != t.y) order.push_back(as.axis(d));
   }
@@ -462,12 +462,12 @@ void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs
     if (!is_reduction(st)) continue;
     const te::ComputeOpNode* c = compute_of(st);
     int64_t points = 1, len = 1;
-    std::vector<IterVar> data;
+    std::vector<te::IterVar> data;
     for (size_t d = 0; d < c->axis.size(); ++d) {
       points *= extent(c->axis[d]);
       data.push_back(st.axis(static_cast<int>(d)));
     }
-    for (const IterVar& r : c->reduce_axis) len *= extent(r);
+    for (const te::IterVar& r : c->reduce_axis) len *= extent(r);
     if (points > 1 && points * len >= kParallelMinWork) parallel_outer(st, data);
   }
   for (const te::Tensor& o : outputs) {

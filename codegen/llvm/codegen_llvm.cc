@@ -219,9 +219,20 @@ bool CodeGenLLVM::is_non_negative(const PrimExpr& e) const {
     }
     case NodeKind::Broadcast:
       return is_non_negative(e.as<BroadcastNode>()->value);
-    default:
+    case NodeKind::IntImm:
+    case NodeKind::FloatImm:
+    case NodeKind::Sub:
+      TESSEL_COMPARE_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+    case NodeKind::Not:
+    case NodeKind::Let:
+    case NodeKind::Call:
+    case NodeKind::BufferLoad:
       return false;
+      TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+      TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
   }
+  fail_non_ir_node(e->kind(), "codegen");
 }
 
 // ---------------- types and constants ----------------
@@ -532,14 +543,6 @@ llvm::Value* CodeGenLLVM::visit_Call(const CallNode* op, const PrimExpr&) {
   return emit_intrinsic(op);
 }
 
-llvm::Value* CodeGenLLVM::visit_ProducerLoad(const ProducerLoadNode* op, const PrimExpr&) {
-  TESSEL_UNREACHABLE("a te tensor read of '" + op->op->name + "' reached codegen");
-}
-
-llvm::Value* CodeGenLLVM::visit_Reduce(const ReduceNode*, const PrimExpr&) {
-  TESSEL_UNREACHABLE("a Reduce expression reached codegen");
-}
-
 // ---------------- memory ----------------
 
 llvm::Align CodeGenLLVM::known_alignment(const PrimExpr& index, int elem_bytes) const {
@@ -638,9 +641,10 @@ void CodeGenLLVM::emit_stmt(const Stmt& s) {
       return emit_store(s.as<BufferStoreNode>());
     case NodeKind::Allocate:
       return emit_allocate(s.as<AllocateNode>());
-    default:
-      TESSEL_UNREACHABLE(std::string("statement kind ") + node_kind_name(s->kind()));
+      TESSEL_NON_STMT_KINDS(TESSEL_KIND_CASE)
+      TESSEL_UNREACHABLE(std::string("not a statement: ") + node_kind_name(s->kind()));
   }
+  fail_non_ir_node(s->kind(), "codegen");
 }
 
 void CodeGenLLVM::emit_if(const IfThenElseNode* op) {

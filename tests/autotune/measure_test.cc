@@ -54,7 +54,7 @@ CandidateBuilder matmul_candidate(int64_t k_extent = kK, int64_t factor = 8) {
   return [=] {
     te::Tensor A = te::placeholder({kM, kK}, DataType::f32(), "A");
     te::Tensor B = te::placeholder({kK, kN}, DataType::f32(), "B");
-    IterVar k = te::reduce_axis(0, k_extent, "k");
+    te::IterVar k = te::reduce_axis(0, k_extent, "k");
     te::Tensor C = te::compute(
         {kM, kN}, [&](te::Expr i, te::Expr j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
     te::Schedule s = te::create_schedule({C});

@@ -163,6 +163,30 @@ TEST(ScheduleTest, ComputeAtUnderNonDividingSplitWithStencil) {
   expect_near(c, want);
 }
 
+TEST(ScheduleTest, ComputeAtProducerReadThroughAGather) {
+  // C[i] = B[I[g(i)]]: the index depends on data, so B's region is its whole domain. (A constant
+  // g used to leave a read of I in the loop IR: an InternalError.)
+  for (bool constant_index : {false, true}) {
+    Tensor A = placeholder({16}, DataType::f32(), "A");
+    Tensor I = placeholder({8}, DataType::i32(), "I");
+    Tensor B = compute({16}, [&](Expr i) { return A(i) * 2.0f; }, "B");
+    Tensor C = compute({8}, [&](Expr i) { return B(I(constant_index ? Expr(0) : i)); }, "C");
+    Schedule s = create_schedule({C});
+    s[B].compute_at(s[C], C.axis(0));
+    auto a = random_array({16}), c = zeros({8});
+    auto idx = runtime::NDArray::empty({8}, DataType::i32());
+    for (int x = 0; x < 8; ++x) idx.data<int32_t>()[x] = (x * 7 + 3) % 16;
+    build_and_run(s, {A, I, C}, {a, idx, c});
+    std::vector<float> want(8);
+    for (int x = 0; x < 8; ++x) {
+      want[x] = a.data<float>()[idx.data<int32_t>()[constant_index ? 0 : x]] * 2;
+    }
+    expect_near(c, want);
+    std::string ir = to_string(lower(s, {A, I, C}, "f"));
+    EXPECT_NE(ir.find("allocate B: float32[16]"), std::string::npos) << ir;
+  }
+}
+
 TEST(ScheduleTest, NestedComputeAt) {
   // A -> B -> C -> D with B computed inside C's loop and C inside D's tiled loop.
   Tensor A = placeholder({30, 20}, DataType::f32(), "A");

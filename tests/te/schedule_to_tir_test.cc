@@ -62,5 +62,24 @@ TEST(ScheduleToTirTest, NonDividingSplitIsGuarded) {
   EXPECT_NE(ir.find("< 10))", guard), std::string::npos) << ir;
 }
 
+TEST(ScheduleToTirTest, AnUnloweredTeNodeIsAnInternalErrorNamingIt) {
+  // A reducer whose combine reads a tensor: the read is not part of the body, so nothing lowers it.
+  Tensor A = placeholder({4, 4}, DataType::f32(), "A");
+  Tensor W = placeholder({1}, DataType::f32(), "W");
+  Reducer weighted(
+      "weighted", [&](PrimExpr x, PrimExpr y) { return x + y * W(0); },
+      [](DataType t) { return make_zero(t); });
+  IterVar k = reduce_axis(0, 4, "k");
+  Tensor S = compute({4}, [&](Expr i) { return weighted(A(i, k), {k}); }, "S");
+  try {
+    schedule_to_tir(create_schedule({S}), {A, S}, "f");
+    FAIL() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("schedule_to_tir left a read of tensor 'W' in 'f'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessel::te

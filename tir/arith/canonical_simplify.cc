@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/error.h"
 #include "ir/structural_equal.h"
 #include "tir/arith/simplifier.h"
 
@@ -79,9 +80,21 @@ LinearSum Simplifier::to_sum(const PrimExpr& e) {
       PrimExpr lhs = a.to_expr();
       return atom(t, is_div ? FloorDivNode::make(lhs, b) : FloorModNode::make(lhs, b));
     }
-    default:
+    case NodeKind::FloatImm:
+    case NodeKind::Var:
+    case NodeKind::Cast:
+    case NodeKind::Div:
+    case NodeKind::Min:
+    case NodeKind::Max:
+      TESSEL_COMPARE_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_POST_BINARY_KINDS(TESSEL_KIND_CASE)
+      // Simplified node by node, then read back as a linear form.
       return parse_linear(visit(e));
+      TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+      TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
   }
+  fail_non_ir_node(e->kind(), "the simplifier");
 }
 
 // The factors of a whole product tree are gathered first so that the result does not depend on

@@ -108,10 +108,19 @@ class IntervalEvaluator {
         if (is_point(body)) return Ends::point(LetNode::make(op->var, op->value, body.min));
         return body;
       }
-      default:
-        // Loads, calls and everything else: exact when nothing relaxed flows in.
+      case NodeKind::Div:
+        TESSEL_COMPARE_KINDS(TESSEL_KIND_CASE)
+        TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      case NodeKind::Not:
+      case NodeKind::Ramp:
+      case NodeKind::Call:
+      case NodeKind::BufferLoad:
+        // Exact when nothing relaxed flows in.
         return uses_var(e, dom_vars_) ? Ends::everything() : Ends::point(e);
+        TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+        TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
     }
+    fail_non_ir_node(e->kind(), "eval_interval");
   }
 
  private:
@@ -207,11 +216,6 @@ IntervalSet eval_interval(const PrimExpr& e, const VarIntervals& dom) {
 IntervalSet union_of(const IntervalSet& a, const IntervalSet& b) {
   Analyzer::Impl impl;
   return simplified(hull(a, b), impl);
-}
-
-IntervalSet intersect(const IntervalSet& a, const IntervalSet& b) {
-  Analyzer::Impl impl;
-  return simplified({max_of_lower(a.min, b.min), min_of_upper(a.max, b.max)}, impl);
 }
 
 }  // namespace tessel::arith

@@ -25,6 +25,5 @@ using VarIntervals = std::unordered_map<const VarNode*, IntervalSet>;
 IntervalSet eval_interval(const PrimExpr& e, const VarIntervals& dom);
 // Smallest interval holding both (ends combined with min/max and simplified).
 IntervalSet union_of(const IntervalSet& a, const IntervalSet& b);
-IntervalSet intersect(const IntervalSet& a, const IntervalSet& b);
 
 }  // namespace tessel::arith

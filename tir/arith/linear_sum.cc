@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "ir/error.h"
 #include "ir/structural_equal.h"
 
 namespace tessel::arith {
@@ -71,22 +72,7 @@ int expr_compare(const PrimExpr& a, const PrimExpr& b) {
     if (int c = expr_compare(x->a, y->a)) return c;                \
     return expr_compare(x->b, y->b);                               \
   }
-      TESSEL_CMP_BINARY(Add)
-      TESSEL_CMP_BINARY(Sub)
-      TESSEL_CMP_BINARY(Mul)
-      TESSEL_CMP_BINARY(Div)
-      TESSEL_CMP_BINARY(FloorDiv)
-      TESSEL_CMP_BINARY(FloorMod)
-      TESSEL_CMP_BINARY(Min)
-      TESSEL_CMP_BINARY(Max)
-      TESSEL_CMP_BINARY(EQ)
-      TESSEL_CMP_BINARY(NE)
-      TESSEL_CMP_BINARY(LT)
-      TESSEL_CMP_BINARY(LE)
-      TESSEL_CMP_BINARY(GT)
-      TESSEL_CMP_BINARY(GE)
-      TESSEL_CMP_BINARY(And)
-      TESSEL_CMP_BINARY(Or)
+      TESSEL_BINARY_KINDS(TESSEL_CMP_BINARY)
 #undef TESSEL_CMP_BINARY
     case NodeKind::Not:
       return expr_compare(a.as<NotNode>()->a, b.as<NotNode>()->a);
@@ -110,9 +96,12 @@ int expr_compare(const PrimExpr& a, const PrimExpr& b) {
       if (int c = x->buffer->name.compare(y->buffer->name)) return c;
       return compare_lists(x->indices, y->indices);
     }
-    default:
+    case NodeKind::Let:  // lets are not ranked among themselves
       return 0;
+      TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
+      TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(a->kind()));
   }
+  fail_non_ir_node(a->kind(), "expr_compare");
 }
 
 PrimExpr mono_mul(const PrimExpr& a, const PrimExpr& b) {

@@ -15,22 +15,17 @@ const T* as_node(const PrimExpr& e) {
   return static_cast<const T*>(static_cast<const Node*>(e.get()));
 }
 
-#define TESSEL_ARITH_BINARY_KINDS(X) \
-  X(Add)                             \
-  X(Sub)                             \
-  X(Mul)                             \
-  X(Div) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or)
-
 std::pair<PrimExpr, PrimExpr> operands(const PrimExpr& e) {
   switch (e->kind()) {
 #define TESSEL_OPERANDS(N) \
   case NodeKind::N:        \
     return {as_node<N##Node>(e)->a, as_node<N##Node>(e)->b};
-    TESSEL_ARITH_BINARY_KINDS(TESSEL_OPERANDS)
+    TESSEL_BINARY_KINDS(TESSEL_OPERANDS)
 #undef TESSEL_OPERANDS
-    default:
-      TESSEL_UNREACHABLE(std::string("not a binary node: ") + node_kind_name(e->kind()));
+    TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+    break;
   }
+  TESSEL_UNREACHABLE(std::string("not a binary node: ") + node_kind_name(e->kind()));
 }
 
 PrimExpr make_binary(NodeKind k, PrimExpr a, PrimExpr b) {
@@ -38,11 +33,12 @@ PrimExpr make_binary(NodeKind k, PrimExpr a, PrimExpr b) {
 #define TESSEL_MAKE(N) \
   case NodeKind::N:    \
     return N##Node::make(std::move(a), std::move(b));
-    TESSEL_ARITH_BINARY_KINDS(TESSEL_MAKE)
+    TESSEL_BINARY_KINDS(TESSEL_MAKE)
 #undef TESSEL_MAKE
-    default:
-      TESSEL_UNREACHABLE(std::string("not a binary kind: ") + node_kind_name(k));
+    TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+    break;
   }
+  TESSEL_UNREACHABLE(std::string("not a binary kind: ") + node_kind_name(k));
 }
 
 // Rebuilds e with new operands, or returns e itself when they did not change.
@@ -55,31 +51,31 @@ PrimExpr bool_const(bool v, int lanes) { return make_const(DataType::boolean(lan
 
 // Folds an arithmetic op over two float constants, rounding to the result type.
 PrimExpr fold_float(NodeKind k, DataType t, double x, double y) {
-  double r;
+  auto rounded = [&](double r) {
+    return FloatImmNode::make(t, t.bits() == 32 ? static_cast<float>(r) : r);
+  };
   switch (k) {
     case NodeKind::Add:
-      r = x + y;
-      break;
+      return rounded(x + y);
     case NodeKind::Sub:
-      r = x - y;
-      break;
+      return rounded(x - y);
     case NodeKind::Mul:
-      r = x * y;
-      break;
+      return rounded(x * y);
     case NodeKind::Div:
-      r = x / y;
-      break;
+      return rounded(x / y);
     case NodeKind::Min:
-      r = std::fmin(x, y);
-      break;
+      return rounded(std::fmin(x, y));
     case NodeKind::Max:
-      r = std::fmax(x, y);
-      break;
-    default:
+      return rounded(std::fmax(x, y));
+    case NodeKind::FloorDiv:
+    case NodeKind::FloorMod:
       return PrimExpr();
+      TESSEL_COMPARE_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+      break;
   }
-  if (t.bits() == 32) r = static_cast<float>(r);
-  return FloatImmNode::make(t, r);
+  TESSEL_UNREACHABLE(std::string("not an arithmetic kind: ") + node_kind_name(k));
 }
 
 template <class T>
@@ -97,40 +93,41 @@ std::optional<bool> fold_compare(NodeKind k, T x, T y) {
       return x > y;
     case NodeKind::GE:
       return x >= y;
-    default:
-      return std::nullopt;
+      TESSEL_ARITH_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+      break;
   }
+  TESSEL_UNREACHABLE(std::string("not a comparison: ") + node_kind_name(k));
 }
 
 // Decides `d k 0` from bounds of d: true when every value satisfies it, false when none does.
 std::optional<bool> decide(NodeKind k, const ConstIntBound& d) {
   int64_t lo = d.min_value, hi = d.max_value;
-  bool all, none;
+  auto verdict = [](bool all, bool none) -> std::optional<bool> {
+    if (all) return true;
+    if (none) return false;
+    return std::nullopt;
+  };
   switch (k) {
     case NodeKind::LT:
-      all = hi < 0, none = lo >= 0;
-      break;
+      return verdict(hi < 0, lo >= 0);
     case NodeKind::LE:
-      all = hi <= 0, none = lo > 0;
-      break;
+      return verdict(hi <= 0, lo > 0);
     case NodeKind::GT:
-      all = lo > 0, none = hi <= 0;
-      break;
+      return verdict(lo > 0, hi <= 0);
     case NodeKind::GE:
-      all = lo >= 0, none = hi < 0;
-      break;
+      return verdict(lo >= 0, hi < 0);
     case NodeKind::EQ:
-      all = lo == 0 && hi == 0, none = lo > 0 || hi < 0;
-      break;
+      return verdict(lo == 0 && hi == 0, lo > 0 || hi < 0);
     case NodeKind::NE:
-      all = lo > 0 || hi < 0, none = lo == 0 && hi == 0;
+      return verdict(lo > 0 || hi < 0, lo == 0 && hi == 0);
+      TESSEL_ARITH_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
       break;
-    default:
-      return std::nullopt;
   }
-  if (all) return true;
-  if (none) return false;
-  return std::nullopt;
+  TESSEL_UNREACHABLE(std::string("not a comparison: ") + node_kind_name(k));
 }
 
 // `a k b` == `b mirror(k) a`.
@@ -144,9 +141,15 @@ NodeKind mirror(NodeKind k) {
       return NodeKind::GE;
     case NodeKind::GE:
       return NodeKind::LE;
-    default:
+    case NodeKind::EQ:
+    case NodeKind::NE:
       return k;
+      TESSEL_ARITH_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+      break;
   }
+  TESSEL_UNREACHABLE(std::string("not a comparison: ") + node_kind_name(k));
 }
 
 // !(a k b) == (a negate(k) b), for integers.
@@ -162,9 +165,14 @@ NodeKind negate(NodeKind k) {
       return NodeKind::LE;
     case NodeKind::EQ:
       return NodeKind::NE;
-    default:
+    case NodeKind::NE:
       return NodeKind::EQ;
+      TESSEL_ARITH_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+      break;
   }
+  TESSEL_UNREACHABLE(std::string("not a comparison: ") + node_kind_name(k));
 }
 
 bool is_compare(NodeKind k) {
@@ -233,15 +241,10 @@ PrimExpr Simplifier::visit(const PrimExpr& e) {
       const auto* op = e.as<BufferLoadNode>();
       return BufferLoadNode::make(op->buffer, visit_all(op->indices));
     }
-    case NodeKind::ProducerLoad: {
-      const auto* op = e.as<ProducerLoadNode>();
-      return ProducerLoadNode::make(op->op, op->value_index, visit_all(op->indices));
-    }
-    case NodeKind::Reduce:
-      return visit_reduce(e.as<ReduceNode>());
-    default:
+      TESSEL_NON_EXPR_KINDS(TESSEL_KIND_CASE)
       TESSEL_UNREACHABLE(std::string("not an expression: ") + node_kind_name(e->kind()));
   }
+  fail_non_ir_node(e->kind(), "the simplifier");
 }
 
 std::vector<PrimExpr> Simplifier::visit_all(const std::vector<PrimExpr>& es) {
@@ -330,9 +333,16 @@ PrimExpr Simplifier::vector_rule(NodeKind k, const PrimExpr& a, const PrimExpr& 
       if (is_div) return BroadcastNode::make(visit(floordiv(ra->base, cst)), lanes);
       return make_ramp(rem, ra->stride, lanes);
     }
-    default:
+    case NodeKind::Div:
+    case NodeKind::Min:
+    case NodeKind::Max:
       return PrimExpr();
+      TESSEL_COMPARE_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+      break;
   }
+  TESSEL_UNREACHABLE(std::string("not an arithmetic kind: ") + node_kind_name(k));
 }
 
 PrimExpr Simplifier::visit_min_max(const PrimExpr& e) {
@@ -467,17 +477,6 @@ PrimExpr Simplifier::visit_call(const CallNode* op) {
   // likely(c) only hints the branch; once c is decided the hint has nothing left to say.
   if (op->op == Intrinsic::likely && as_const_int(args[0])) return args[0];
   return CallNode::make(op->dtype, op->op, std::move(args));
-}
-
-PrimExpr Simplifier::visit_reduce(const ReduceNode* op) {
-  std::vector<std::optional<VarInfo>> saved;
-  for (const auto& iv : op->axis) {
-    saved.push_back(a_.replace(iv->var, a_.info_for_range(iv->var, iv->dom)));
-  }
-  PrimExpr source = visit(op->source);
-  PrimExpr cond = op->condition.defined() ? visit(op->condition) : op->condition;
-  for (size_t i = op->axis.size(); i-- > 0;) a_.replace(op->axis[i]->var, std::move(saved[i]));
-  return ReduceNode::make(op->combiner, source, op->axis, cond);
 }
 
 }  // namespace tessel::arith

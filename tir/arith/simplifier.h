@@ -51,7 +51,6 @@ class Simplifier {
   PrimExpr visit_cast(const CastNode* op);
   PrimExpr visit_let(const LetNode* op);
   PrimExpr visit_call(const CallNode* op);
-  PrimExpr visit_reduce(const ReduceNode* op);
   std::vector<PrimExpr> visit_all(const std::vector<PrimExpr>& es);
 
   Analyzer::Impl& a_;

@@ -7,17 +7,11 @@
 namespace tessel::tir {
 namespace {
 
-class FreshVarCopier : public IRMutator {
+class FreshVarCopier : public VarSubstituter<IRMutator> {
  public:
-  explicit FreshVarCopier(const std::vector<std::pair<Var, PrimExpr>>& subst) {
-    for (const auto& [v, e] : subst) vars_[v.get()] = e;
-  }
+  using VarSubstituter::VarSubstituter;
 
  protected:
-  PrimExpr mutate_Var(const VarNode* op, const PrimExpr& self) override {
-    auto it = vars_.find(op);
-    return it == vars_.end() ? self : it->second;
-  }
   PrimExpr mutate_Let(const LetNode* op, const PrimExpr&) override {
     PrimExpr value = mutate_expr(op->value);
     Var v = fresh(op->var);
@@ -75,7 +69,6 @@ class FreshVarCopier : public IRMutator {
     return out;
   }
 
-  std::unordered_map<const VarNode*, PrimExpr> vars_;
   std::unordered_map<const BufferNode*, Buffer> buffers_;
 };
 

@@ -78,9 +78,25 @@ class IntrinsicLowerer : public IRMutator {
         return x.dtype().bits() == 64 ? e : approximate(x, tanh_approx);
       case Intrinsic::erf:
         return x.dtype().bits() == 64 ? e : approximate(x, erf_approx);
-      default:
-        return e;
+      case Intrinsic::exp:
+      case Intrinsic::exp2:
+      case Intrinsic::log:
+      case Intrinsic::log2:
+      case Intrinsic::sqrt:
+      case Intrinsic::pow:
+      case Intrinsic::fabs:
+      case Intrinsic::floor:
+      case Intrinsic::ceil:
+      case Intrinsic::round:
+      case Intrinsic::trunc:
+      case Intrinsic::sin:
+      case Intrinsic::cos:
+      case Intrinsic::fma:
+      case Intrinsic::isnan:
+      case Intrinsic::likely:
+        return e;  // codegen emits these as LLVM intrinsics or libm calls
     }
+    TESSEL_UNREACHABLE("unknown intrinsic");
   }
 };
 

@@ -53,8 +53,16 @@ PrimExpr fold_ramp(NodeKind kind, const PrimExpr& a, const PrimExpr& b) {
       if (ra && sb.defined()) return RampNode::make(ra->base * sb, ra->stride * sb, ra->lanes);
       if (rb && sa.defined()) return RampNode::make(sa * rb->base, sa * rb->stride, rb->lanes);
       break;
-    default:
+    case NodeKind::Div:
+    case NodeKind::FloorDiv:
+    case NodeKind::FloorMod:
+    case NodeKind::Min:
+    case NodeKind::Max:
+      TESSEL_COMPARE_KINDS(TESSEL_KIND_CASE)
+      TESSEL_LOGIC_KINDS(TESSEL_KIND_CASE)
       break;
+      TESSEL_NON_BINARY_KINDS(TESSEL_KIND_CASE)
+      TESSEL_UNREACHABLE(std::string("not a binary kind: ") + node_kind_name(kind));
   }
   return PrimExpr();
 }
@@ -146,22 +154,7 @@ class Vectorizer : public IRMutator {
     int lanes = std::max(lanes_of(a), lanes_of(b));                       \
     return N##Node::make(widen(a, lanes), widen(b, lanes));               \
   }
-  TESSEL_VECTORIZE_BINARY(Add)
-  TESSEL_VECTORIZE_BINARY(Sub)
-  TESSEL_VECTORIZE_BINARY(Mul)
-  TESSEL_VECTORIZE_BINARY(Div)
-  TESSEL_VECTORIZE_BINARY(FloorDiv)
-  TESSEL_VECTORIZE_BINARY(FloorMod)
-  TESSEL_VECTORIZE_BINARY(Min)
-  TESSEL_VECTORIZE_BINARY(Max)
-  TESSEL_VECTORIZE_BINARY(EQ)
-  TESSEL_VECTORIZE_BINARY(NE)
-  TESSEL_VECTORIZE_BINARY(LT)
-  TESSEL_VECTORIZE_BINARY(LE)
-  TESSEL_VECTORIZE_BINARY(GT)
-  TESSEL_VECTORIZE_BINARY(GE)
-  TESSEL_VECTORIZE_BINARY(And)
-  TESSEL_VECTORIZE_BINARY(Or)
+  TESSEL_BINARY_KINDS(TESSEL_VECTORIZE_BINARY)
 #undef TESSEL_VECTORIZE_BINARY
 
   PrimExpr mutate_Cast(const CastNode* op, const PrimExpr& self) override {

@@ -5,7 +5,6 @@
 #include <unordered_set>
 
 #include "ir/functor.h"
-#include "ir/printer.h"
 
 namespace tessel::tir {
 namespace {
@@ -41,11 +40,8 @@ class Verifier : public IRVisitor {
     check_access(op->buffer, op->indices, self.dtype(), "load from");
     IRVisitor::visit_BufferLoad(op, self);
   }
-  void visit_ProducerLoad(const ProducerLoadNode* op, const PrimExpr&) override {
-    fail(fmt::format("a te tensor read of '{}' is left", op->op->name));
-  }
-  void visit_Reduce(const ReduceNode*, const PrimExpr& self) override {
-    fail(fmt::format("a te reduction is left: {}", to_string(self)));
+  void visit_non_ir_expr(const PrimExpr& e) override {
+    fail(fmt::format("a te node (kind #{}) is left", static_cast<int>(e->kind())));
   }
 
   void visit_LetStmt(const LetStmtNode* op, const Stmt&) override {

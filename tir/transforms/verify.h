@@ -1,8 +1,8 @@
 // Well-formedness check run between passes. Requires nothing. Guarantees (or throws
 // InternalError naming the pass and the problem): every var used is defined (a parameter, a var
-// in a parameter buffer's shape or strides, a loop, let or allocation), no te-level
-// ProducerLoad/Reduce is left, stored and loaded values match their buffer's dtype and the
-// index lanes, and, per the options, every access is 1-d and no Vectorized loop is left.
+// in a parameter buffer's shape or strides, a loop, let or allocation), no node is of a kind ir
+// does not know (te's), stored and loaded values match their buffer's dtype and the index lanes,
+// and, per the options, every access is 1-d and no Vectorized loop is left.
 #pragma once
 
 #include <string>
