@@ -48,8 +48,10 @@ std::string unique_axis_name(const StageNode& s, const std::string& base) {
   return name;
 }
 
-IterVar derived_axis(const StageNode& s, const std::string& base, IterVarType type) {
-  return IterVar::make(Range(), Var(unique_axis_name(s, base)), type);
+// A new axis of `parent`'s index type: an int64 axis splits into int64 loops.
+IterVar derived_axis(const StageNode& s, const std::string& base, const IterVar& parent) {
+  return IterVar::make(Range(), Var(unique_axis_name(s, base), parent->var.dtype()),
+                       parent->iter_type);
 }
 
 void record(StageNode& s, Step step) {
@@ -132,10 +134,11 @@ std::pair<IterVar, IterVar> split_impl(StageNode& s, const IterVar& parent, int6
          fmt::format("axis '{}' split with {} {}; it must be positive", parent.name(),
                      by_nparts ? "nparts" : "factor", value));
   }
-  IterVar outer = derived_axis(s, parent.name() + ".outer", parent->iter_type);
-  IterVar inner = derived_axis(s, parent.name() + ".inner", parent->iter_type);
+  IterVar outer = derived_axis(s, parent.name() + ".outer", parent);
+  IterVar inner = derived_axis(s, parent.name() + ".inner", parent);
   SplitRelation rel{parent, outer, inner, PrimExpr(), PrimExpr()};
-  (by_nparts ? rel.nparts : rel.factor) = PrimExpr(static_cast<int>(value));
+  (by_nparts ? rel.nparts : rel.factor) =
+      make_const(parent->var.dtype(), static_cast<double>(value));
   s.relations.push_back(rel);
   s.all_iter_vars.push_back(outer);
   s.all_iter_vars.push_back(inner);
@@ -175,7 +178,12 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner) {
          fmt::format("axes '{}' and '{}' mix a reduction axis with a data-parallel axis",
                      outer.name(), inner.name()));
   }
-  IterVar fused = derived_axis(s, outer.name() + "." + inner.name() + ".fused", outer->iter_type);
+  if (outer->var.dtype() != inner->var.dtype()) {
+    fail("fuse", s, "axes of different index types",
+         fmt::format("axes '{}' ({}) and '{}' ({}) have different index types", outer.name(),
+                     outer->var.dtype().str(), inner.name(), inner->var.dtype().str()));
+  }
+  IterVar fused = derived_axis(s, outer.name() + "." + inner.name() + ".fused", outer);
   s.relations.push_back(FuseRelation{outer, inner, fused});
   s.all_iter_vars.push_back(fused);
   s.leaf_iter_vars[po] = fused;

@@ -147,6 +147,26 @@ TEST(ScheduleTest, ComputeAtProducerConsumer) {
   EXPECT_NE(ir.find("allocate B: float32[192]"), std::string::npos) << ir;
 }
 
+// Shapes given as int64 make int64 axes; their splits, fuses and attached producers stay int64.
+TEST(ScheduleTest, Int64AxesSplitFuseAndComputeAt) {
+  const int64_t rows = 30, cols = 12;
+  Tensor A = placeholder({rows, cols}, DataType::f32(), "A");
+  Tensor B = compute({rows, cols}, [&](Expr i, Expr j) { return A(i, j) * 3.0f; }, "B");
+  Tensor C = compute({rows - 1, cols}, [&](Expr i, Expr j) { return B(i, j) + B(i + 1, j); }, "C");
+  EXPECT_EQ(C.axis(0)->var.dtype(), DataType::i64());
+  Schedule s = create_schedule({C});
+  auto [io, ii] = s[C].split(C.axis(0), 8);
+  IterVar fused = s[C].fuse(ii, C.axis(1));
+  EXPECT_EQ(fused->var.dtype(), DataType::i64());
+  s[B].compute_at(s[C], io);
+  auto a = random_array({rows, cols}), c = zeros({rows - 1, cols});
+  build_and_run(s, {A, C}, {a, c});
+  std::vector<float> want((rows - 1) * cols);
+  const float* x = a.data<float>();
+  for (int64_t k = 0; k < (rows - 1) * cols; ++k) want[k] = x[k] * 3 + x[k + cols] * 3;
+  expect_near(c, want);
+}
+
 TEST(ScheduleTest, ComputeAtUnderNonDividingSplitWithStencil) {
   // C[i] = B[i] + B[i+1]: the producer region overlaps between iterations and the last block is
   // short.
