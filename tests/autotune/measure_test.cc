@@ -9,29 +9,23 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
-#include <random>
 #include <thread>
 
 #include "codegen/build.h"
 #include "ir/error.h"
 #include "te/operation.h"
 #include "te/schedule.h"
+#include "tests/common/ndarray.h"
 
 namespace tessel::autotune {
 namespace {
 
+using tessel::testing::random_array;
+
 constexpr int64_t kM = 32, kN = 24, kK = 16;
 
-runtime::NDArray random_matrix(int64_t rows, int64_t cols, uint32_t seed) {
-  auto a = runtime::NDArray::empty({rows, cols}, DataType::f32());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = dist(rng);
-  return a;
-}
-
 struct MatmulProblem {
-  std::vector<runtime::NDArray> inputs{random_matrix(kM, kK, 1), random_matrix(kK, kN, 2)};
+  std::vector<runtime::NDArray> inputs{random_array({kM, kK}, 1), random_array({kK, kN}, 2)};
   std::vector<runtime::NDArray> reference;
 
   MatmulProblem() {
@@ -195,7 +189,7 @@ TEST(MeasureTest, InvalidScheduleAndMissingFunctionAreBuildErrors) {
 TEST(MeasureTest, KernelErrorIsRuntimeError) {
   // A: [kM, kK + 1] is rejected by the generated argument check.
   MatmulProblem p;
-  p.inputs[0] = random_matrix(kM, kK + 1, 3);
+  p.inputs[0] = random_array({kM, kK + 1}, 3);
   MeasureResult r = measure(matmul_candidate(), "mm", p.inputs, p.reference, quick());
   EXPECT_EQ(r.error, MeasureError::kRuntimeError) << r.message;
   EXPECT_FALSE(r.message.empty());

@@ -10,7 +10,7 @@
 #include <limits>
 #include <sstream>
 
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "topi/config_space.h"
 
 namespace tessel::autotune {

@@ -23,7 +23,7 @@
 #include "codegen/target.h"
 #include "passes/pipeline.h"
 #include "runtime/module.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 #include "tests/passes/graph_builder.h"
 
 namespace tessel::autotune {

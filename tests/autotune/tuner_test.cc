@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::autotune {
 namespace {

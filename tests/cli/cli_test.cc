@@ -59,7 +59,8 @@ class CliTest : public ::testing::Test {
 };
 fs::path CliTest::dir_;
 
-void expect_error(const Result& r, int code, const std::string& message) {
+// The command exited with `code` and its output contains `message`.
+void expect_cli_error(const Result& r, int code, const std::string& message) {
   EXPECT_EQ(r.code, code) << r.output;
   EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n"
                                                        << r.output;
@@ -132,9 +133,9 @@ TEST_F(CliTest, DumpIrWritesEveryStage) {
   for (const char* file : {"graph.txt", "te.txt", "tir.txt", "llvm.ll", "asm.s"}) {
     EXPECT_GT(fs::file_size(dump / file), 0u) << file;
   }
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
-                          " --dump-ir graph,bogus --dump-dir " + dump.string())),
-               1, "--dump-ir: unknown stage 'bogus'");
+  expect_cli_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
+                              " --dump-ir graph,bogus --dump-dir " + dump.string())),
+                   1, "--dump-ir: unknown stage 'bogus'");
 }
 
 TEST_F(CliTest, DisabledPassesChangeTheKernels) {
@@ -152,70 +153,72 @@ TEST_F(CliTest, DisabledPassesChangeTheKernels) {
 }
 
 TEST_F(CliTest, FlagErrorsNameTheFlag) {
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --bogus")), 1,
-               "--bogus");
-  expect_error(run(tessel("run " + path("model.tar") + " --fill-mode sometimes")), 1,
-               "--fill-mode");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " -O 7")), 1,
-               "--opt-level");
-  expect_error(
+  expect_cli_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " --bogus")), 1,
+                   "--bogus");
+  expect_cli_error(run(tessel("run " + path("model.tar") + " --fill-mode sometimes")), 1,
+                   "--fill-mode");
+  expect_cli_error(run(tessel("compile " + kModel + " -o " + path("x.tar") + " -O 7")), 1,
+                   "--opt-level");
+  expect_cli_error(
       run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data[1,3]'")), 1,
       "--input-shapes: 'data[1,3]'");
-  expect_error(
+  expect_cli_error(
       run(tessel("compile " + kModel + " -o " + path("x.tar") + " --input-shapes 'data:[1,x]'")), 1,
       "bad dim 'x'");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
-                          " --input-shapes 'nope:[1,3,32,32]'")),
-               1, "'nope', which is not an input");
-  expect_error(run(tessel("compile " + path("missing.onnx") + " -o " + path("x.tar"))), 1,
-               "missing.onnx");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
-                          " --disabled-pass fold_constant,bogus")),
-               1, "disabled pass 'bogus' is not a graph pass");
-  expect_error(
+  expect_cli_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
+                              " --input-shapes 'nope:[1,3,32,32]'")),
+                   1, "'nope', which is not an input");
+  expect_cli_error(run(tessel("compile " + path("missing.onnx") + " -o " + path("x.tar"))), 1,
+                   "missing.onnx");
+  expect_cli_error(run(tessel("compile " + kModel + " -o " + path("x.tar") +
+                              " --disabled-pass fold_constant,bogus")),
+                   1, "disabled pass 'bogus' is not a graph pass");
+  expect_cli_error(
       run(tessel("tune " + kModel + " -o " + path("x.json") + " --disabled-pass infer_type")), 1,
       "disabled pass 'infer_type' is required");
   EXPECT_FALSE(fs::exists(path("x.tar")));
 }
 
 TEST_F(CliTest, BadPackagesAreRejectedWithTheReason) {
-  expect_error(run(tessel("run " + path("nothere.tar"))), 1, "does not exist");
+  expect_cli_error(run(tessel("run " + path("nothere.tar"))), 1, "does not exist");
   {
     std::ofstream junk(path("junk.tar"), std::ios::binary);
     junk << std::string(3000, 'x');
   }
-  expect_error(run(tessel("run " + path("junk.tar"))), 1, "cannot open package");
+  expect_cli_error(run(tessel("run " + path("junk.tar"))), 1, "cannot open package");
   ASSERT_EQ(std::system(("tar -cf " + path("empty.tar") + " -C " + dir_.string() +
                          " in.npz 2>/dev/null || tar -cf " + path("empty.tar") +
                          " --files-from /dev/null")
                             .c_str()),
             0);
-  expect_error(run(tessel("run " + path("empty.tar"))), 1, "has no mod.so");
-  expect_error(run(tessel("run " + edited_package("v99.tar", "s/\"version\": 1/\"version\": 99/"))),
-               1, "package format version 99");
-  expect_error(
+  expect_cli_error(run(tessel("run " + path("empty.tar"))), 1, "has no mod.so");
+  expect_cli_error(
+      run(tessel("run " + edited_package("v99.tar", "s/\"version\": 1/\"version\": 99/"))), 1,
+      "package format version 99");
+  expect_cli_error(
       run(tessel("run " +
                  edited_package("arm.tar", "s/\"arch\": \"x86_64\"/\"arch\": \"aarch64\"/"))),
       1, "was compiled for aarch64");
-  expect_error(run(tessel("run " + edited_package("broken.tar", "s/\"kernels\"/\"kernelz\"/"))), 1,
-               "is corrupt");
+  expect_cli_error(run(tessel("run " + edited_package("broken.tar", "s/\"kernels\"/\"kernelz\"/"))),
+                   1, "is corrupt");
 }
 
 TEST_F(CliTest, BadInputsAndOutputsAreRejected) {
   runtime::save_npz(path("small.npz"), {{"data", random_array({1, 3, 8, 8}, 1)}});
-  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("small.npz"))), 1,
-               "input 'data' is float32[1, 3, 8, 8] but the model expects float32[1, 3, 32, 32]");
+  expect_cli_error(
+      run(tessel("run " + path("model.tar") + " --inputs " + path("small.npz"))), 1,
+      "input 'data' is float32[1, 3, 8, 8] but the model expects float32[1, 3, 32, 32]");
   runtime::NDArray ints = runtime::NDArray::empty({1, 3, 32, 32}, DataType::i32());
   runtime::save_npz(path("ints.npz"), {{"data", ints}});
-  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("ints.npz"))), 1,
-               "int32");
+  expect_cli_error(run(tessel("run " + path("model.tar") + " --inputs " + path("ints.npz"))), 1,
+                   "int32");
   runtime::save_npz(path("named.npz"), {{"image", random_array({1, 3, 32, 32}, 1)}});
-  expect_error(run(tessel("run " + path("model.tar") + " --inputs " + path("named.npz"))), 1,
-               "array 'image' but the model has no input of that name");
-  expect_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")), 1,
-               "/nonexistent-dir/out.npz");
-  expect_error(run(tessel("compile " + kModel + " -o /nonexistent-dir/model.tar")), 1,
-               "/nonexistent-dir does not exist");
+  expect_cli_error(run(tessel("run " + path("model.tar") + " --inputs " + path("named.npz"))), 1,
+                   "array 'image' but the model has no input of that name");
+  expect_cli_error(run(tessel("run " + path("model.tar") + " --outputs /nonexistent-dir/out.npz")),
+                   1, "/nonexistent-dir/out.npz");
+  expect_cli_error(run(tessel("compile " + kModel + " -o /nonexistent-dir/model.tar")), 1,
+                   "/nonexistent-dir does not exist");
 }
 
 size_t line_count(const std::string& file) {
@@ -241,8 +244,8 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   size_t first = line_count(records);  // 4 trials per task, and re-measurements of the best
   EXPECT_GE(first, 11u * 4u);
 
-  expect_error(run(tessel("tune " + kModel + " -o " + records + " --trials 6" + fast)), 1,
-               "exists: pass --resume to continue that run");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + records + " --trials 6" + fast)), 1,
+                   "exists: pass --resume to continue that run");
   r = run(
       tessel("tune " + kModel + " -o " + records + " --resume --trials 6 --tasks 0,2-3" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
@@ -291,8 +294,9 @@ TEST_F(CliTest, TuneChecksTheTunedModel) {
   size_t untuned = count(r.output, "  untuned  ");
   EXPECT_GE(count(lines, R"("verdict":"pin")"), untuned) << r.output;
   EXPECT_LE(count(lines, R"("verdict":"pin")"), 2 * untuned) << r.output;
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --model-check-rounds -1")),
-               1, "--model-check-rounds");
+  expect_cli_error(
+      run(tessel("tune " + kModel + " -o " + path("x.json") + " --model-check-rounds -1")), 1,
+      "--model-check-rounds");
 }
 
 TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
@@ -311,21 +315,22 @@ TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 7)
       << r.output;  // a header and 6 tasks
 
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")), 1,
-               "--tuner");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19")), 1,
-               "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")),
-               1, "--conv-layouts");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks two")), 1,
-               "--tasks: 'two' is not a task number or range");
-  expect_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 1,
-               "--trials");
-  expect_error(run(tessel("tune " + kModel + " -o /nonexistent/x.json --trials 1")), 1,
-               "/nonexistent/x.json");
-  expect_error(run(tessel("compile " + kModel + " -o " + path("y.tar") +
-                          " --tuning-records /nonexistent.json")),
-               1, "--tuning-records");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")),
+                   1, "--tuner");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19")), 1,
+                   "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
+  expect_cli_error(
+      run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")), 1,
+      "--conv-layouts");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks two")), 1,
+                   "--tasks: 'two' is not a task number or range");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 1,
+                   "--trials");
+  expect_cli_error(run(tessel("tune " + kModel + " -o /nonexistent/x.json --trials 1")), 1,
+                   "/nonexistent/x.json");
+  expect_cli_error(run(tessel("compile " + kModel + " -o " + path("y.tar") +
+                              " --tuning-records /nonexistent.json")),
+                   1, "--tuning-records");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "runtime/jit.h"
 #include "tests/codegen/codegen_test_util.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel {
 namespace {

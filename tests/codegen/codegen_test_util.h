@@ -1,16 +1,13 @@
 // Helpers for codegen tests: hand-written lowered PrimFuncs (1-d accesses through flat views
-// that share a parameter's data var, as flatten_buffers produces) and NDArray fill/compare.
+// that share a parameter's data var, as flatten_buffers produces) and NDArrays filled from a
+// function of the flat index.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "codegen/build.h"
-#include "ir/error.h"
 #include "ir/stmt.h"
 #include "runtime/ndarray.h"
 
@@ -57,20 +54,6 @@ runtime::NDArray make_array(std::vector<int64_t> shape, DataType dtype,
 inline runtime::NDArray float_array(std::vector<int64_t> shape,
                                     const std::function<float(int64_t)>& value) {
   return make_array<float>(std::move(shape), DataType::f32(), value);
-}
-
-// Expects `fn` to throw tessel::Error whose message contains every one of `parts`.
-template <class Fn>
-void expect_error(Fn fn, std::initializer_list<std::string> parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected tessel::Error";
-  } catch (const Error& e) {
-    for (const std::string& part : parts) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-          << "'" << part << "' not in: " << e.what();
-    }
-  }
 }
 
 }  // namespace tessel::testing

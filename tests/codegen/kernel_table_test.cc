@@ -8,6 +8,7 @@
 #include "codegen/build.h"
 #include "runtime/library.h"
 #include "tests/codegen/codegen_test_util.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel {
 namespace {

@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/codegen/codegen_test_util.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel {
 namespace {
 
-using testing::expect_error;
+using tessel::testing::expect_error;
 
 TEST(TargetTest, ParsesEveryOption) {
   Target t = Target::parse(

@@ -16,7 +16,7 @@
 #include "autotune/records.h"
 #include "autotune/task.h"
 #include "autotune/tune.h"
-#include "tests/expect_error.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel {
 namespace {

@@ -16,12 +16,14 @@
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
 #include "reference/reference.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel {
 namespace {
 using passes::testing::Builder;
 using passes::testing::ints;
 using passes::testing::random_tensor;
+using tessel::testing::expect_error;
 
 // Conv(3x3, 4 -> 8) + Relu, and a second, distinct Conv(1x1) that no record covers.
 graph::Graph model() {
@@ -161,13 +163,7 @@ TEST(TuningRecordsTest, ARecordOfTheFallbackCountsAsKeptFallback) {
 TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
   CompileOptions opt;
   opt.tuning_records = "/nonexistent/records.json";
-  try {
-    compile_graph(model(), opt);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/records.json"), std::string::npos)
-        << e.what();
-  }
+  expect_error([&] { compile_graph(model(), opt); }, {"/nonexistent/records.json"});
 }
 
 // Conv(3x3, 32 -> 32) over rows 32 wide + Relu: the rule keeps it direct, but it can be packed.

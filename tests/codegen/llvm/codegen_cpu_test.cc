@@ -2,6 +2,7 @@
 
 #include "runtime/thread_pool.h"
 #include "tests/codegen/codegen_test_util.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel {
 namespace {

@@ -3,19 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::tir {
 namespace {
 
-std::string error_of(const PrimFunc& f, const VerifyOptions& opt) {
-  try {
-    verify(f, opt);
-  } catch (const InternalError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InternalError";
-  return "";
-}
+using tessel::testing::expect_error;
 
 TEST(VerifyTest, AcceptsWellFormedFunction) {
   Var n("n");
@@ -31,9 +24,9 @@ TEST(VerifyTest, AcceptsWellFormedFunction) {
                                BufferStoreNode::make(a, BufferLoadNode::make(t, {j}), {i, j})))));
   PrimFunc f = PrimFunc::make("f", {a->data}, {a}, body);
   EXPECT_NO_THROW(verify(f));
-  std::string msg = error_of(f, {.after_pass = "flatten_buffers", .require_flat = true});
-  EXPECT_NE(msg.find("after pass 'flatten_buffers'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("'A' has 2 indices"), std::string::npos) << msg;
+  expect_error<InternalError>(
+      [&] { verify(f, {.after_pass = "flatten_buffers", .require_flat = true}); },
+      {"after pass 'flatten_buffers'", "'A' has 2 indices"});
 }
 
 TEST(VerifyTest, UndefinedVar) {
@@ -42,9 +35,8 @@ TEST(VerifyTest, UndefinedVar) {
   PrimFunc f = PrimFunc::make("f", {a->data}, {a},
                               ForNode::make(i, 0, 8, ForKind::kSerial,
                                             BufferStoreNode::make(a, PrimExpr(0.0f), {i + stray})));
-  std::string msg = error_of(f, {.after_pass = "unroll_loops"});
-  EXPECT_NE(msg.find("var 'stray' is used but not defined"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("unroll_loops"), std::string::npos) << msg;
+  expect_error<InternalError>([&] { verify(f, {.after_pass = "unroll_loops"}); },
+                              {"var 'stray' is used but not defined", "unroll_loops"});
 }
 
 TEST(VerifyTest, LoopVarOutOfScope) {
@@ -55,7 +47,7 @@ TEST(VerifyTest, LoopVarOutOfScope) {
   PrimFunc f =
       PrimFunc::make("f", {a->data}, {a},
                      SeqStmtNode::make({loop, BufferStoreNode::make(a, PrimExpr(1.0f), {i})}));
-  EXPECT_NE(error_of(f, {}).find("var 'i' is used but not defined"), std::string::npos);
+  expect_error<InternalError>([&] { verify(f); }, {"var 'i' is used but not defined"});
 }
 
 TEST(VerifyTest, VectorizedLoopLeft) {
@@ -65,16 +57,16 @@ TEST(VerifyTest, VectorizedLoopLeft) {
       "f", {a->data}, {a},
       ForNode::make(i, 0, 8, ForKind::kVectorized, BufferStoreNode::make(a, PrimExpr(0.0f), {i})));
   EXPECT_NO_THROW(verify(f));
-  std::string msg =
-      error_of(f, {.after_pass = "vectorize_loops", .require_no_vectorized_loops = true});
-  EXPECT_NE(msg.find("vectorized loop 'i' is left"), std::string::npos) << msg;
+  expect_error<InternalError>(
+      [&] { verify(f, {.after_pass = "vectorize_loops", .require_no_vectorized_loops = true}); },
+      {"vectorized loop 'i' is left"});
 }
 
 TEST(VerifyTest, VectorValueAtScalarIndex) {
   Buffer a = Buffer::make("A", DataType::f32(), {8});
   PrimExpr vec = BroadcastNode::make(PrimExpr(1.0f), 4);
   PrimFunc f = PrimFunc::make("f", {a->data}, {a}, BufferStoreNode::make(a, vec, {0}));
-  EXPECT_NE(error_of(f, {}).find("float32x4 value at an index of 1 lanes"), std::string::npos);
+  expect_error<InternalError>([&] { verify(f); }, {"float32x4 value at an index of 1 lanes"});
 }
 
 }  // namespace
