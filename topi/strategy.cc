@@ -44,17 +44,16 @@ constexpr TargetStrategies kTargets[] = {
     {TargetKind::kOpenCL, "OpenCL", nullptr},
 };
 
-// Rows in enum order, so that lookups index them; a table without a row for some family, or with
-// a space but no fallback, does not compile.
-constexpr bool well_formed(const StrategyTable& table) {
+// Rows in enum order, so that lookups index them: a table without a row for some family does not
+// compile. (That each row has a schedule, and a fallback exactly when it has a space, is
+// tests/topi/strategy_test.cc's: function addresses are not constants under the sanitizers.)
+constexpr bool in_family_order(const StrategyTable& table) {
   for (int f = 0; f < graph::kNumOpFamilies; ++f) {
-    const Strategy& s = table[f].strategy;
-    if (static_cast<int>(table[f].family) != f || !s.schedule || !s.space != !s.fallback)
-      return false;
+    if (static_cast<int>(table[f].family) != f) return false;
   }
   return true;
 }
-static_assert(well_formed(kCpuStrategies));
+static_assert(in_family_order(kCpuStrategies));
 
 constexpr bool in_kind_order() {
   for (size_t k = 0; k < std::size(kTargets); ++k) {
