@@ -1,0 +1,59 @@
+// The op table and the tables keyed by its names agree: every OpDef has a type relation, a
+// reference implementation and a te lowering, or is on a listed exception with its reason; a
+// tuned op has a FLOP count and a tuning template on every CPU target kind.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ir/op_table.h"
+#include "reference/reference.h"
+#include "topi/op_compute.h"
+#include "topi/strategy.h"
+
+namespace tessel::topi {
+namespace {
+
+// Ops that never reach te, and why.
+const std::map<std::string, const char*> kNoTeLowering = {
+    {"Constant", "a constant value: folded before lowering"},
+    {"ConstantOfShape", "its shape input must be constant, so it folds to a constant"},
+    {"Range", "its inputs must be constant, so it folds to a constant"},
+    {"NonZero", "its output shape depends on the data: runs only in the reference executor"},
+    {"If", "inlined by passes/inline_if when its condition is constant"},
+    {"LSTM", "unrolled into MatMul and elementwise ops by passes/decompose_recurrent"},
+    {"GRU", "unrolled into MatMul and elementwise ops by passes/decompose_recurrent"},
+    {"RNN", "unrolled into MatMul and elementwise ops by passes/decompose_recurrent"},
+};
+
+TEST(OpTableCoverageTest, EveryOpHasEachPieceOrAListedReason) {
+  for (const graph::OpDef& op : graph::all_ops()) {
+    SCOPED_TRACE(op.name);
+    EXPECT_TRUE(static_cast<bool>(op.infer_type));
+    EXPECT_NE(reference::find_eval(op.name), nullptr);
+    bool lowered = find_compute(op.name) != nullptr;
+    // An exception that gained a lowering must leave the list.
+    EXPECT_NE(lowered, kNoTeLowering.count(op.name) != 0);
+  }
+  for (const auto& [name, why] : kNoTeLowering) EXPECT_NE(graph::find_op(name), nullptr) << name;
+}
+
+TEST(OpTableCoverageTest, TunedOpsAreCountedAndHaveATemplateOnEveryCpu) {
+  int tuned = 0;
+  for (const graph::OpDef& op : graph::all_ops()) {
+    if (!op.tuned) continue;
+    SCOPED_TRACE(op.name);
+    ++tuned;
+    EXPECT_NE(op.flops, nullptr);
+    for (TargetKind kind : {TargetKind::kX86Avx2, TargetKind::kX86Avx512, TargetKind::kAArch64Neon,
+                            TargetKind::kGenericCpu}) {
+      const Strategy& s = strategy_for(kind, graph::op_family(op));
+      EXPECT_NE(s.space, nullptr) << target_kind_name(kind);
+      EXPECT_NE(s.fallback, nullptr) << target_kind_name(kind);
+    }
+  }
+  EXPECT_GT(tuned, 0);
+}
+
+}  // namespace
+}  // namespace tessel::topi
