@@ -5,7 +5,6 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <charconv>
@@ -76,14 +75,8 @@ std::optional<CacheSizes> read_host_caches() {
   return c;
 }
 
-bool is_host_cpu(const Target& target) {
-  llvm::Triple t(target.triple), host(llvm::sys::getProcessTriple());
-  return t.getArch() == host.getArch() && t.getOS() == host.getOS() &&
-         target.cpu == llvm::sys::getHostCPUName();
-}
-
 CacheSizes caches_of(const Target& target) {
-  if (is_host_cpu(target)) {
+  if (target.is_host_cpu()) {
     static const std::optional<CacheSizes> host = read_host_caches();
     if (host) return *host;
   }
@@ -145,9 +138,9 @@ CpuModel CpuModel::of(const Target& target) {
   CacheSizes caches = caches_of(target);
   m.l1d_bytes = caches.l1d;
   m.l2_bytes = caches.l2;
-  m.cores = target.num_cores > 0  ? target.num_cores
-            : is_host_cpu(target) ? static_cast<int>(std::thread::hardware_concurrency())
-                                  : 0;
+  m.cores = target.num_cores > 0   ? target.num_cores
+            : target.is_host_cpu() ? static_cast<int>(std::thread::hardware_concurrency())
+                                   : 0;
   return m;
 }
 

@@ -148,6 +148,10 @@ std::string Target::str() const {
   return s;
 }
 
+bool Target::is_host_cpu() const {
+  return is_host_triple(triple) && cpu == llvm::sys::getHostCPUName();
+}
+
 bool Target::has_feature(const std::string& feature) const {
   return codegen::create_subtarget_info(*this)->checkFeatures("+" + feature);
 }

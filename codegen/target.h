@@ -22,6 +22,8 @@ struct Target {
   int vector_bits() const;
   // True when the CPU or the features enable `feature` (an LLVM name such as "avx2").
   bool has_feature(const std::string& feature) const;
+  // True when the target is the machine this process runs on: its arch, OS and CPU.
+  bool is_host_cpu() const;
 };
 
 }  // namespace tessel

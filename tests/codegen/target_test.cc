@@ -37,6 +37,15 @@ TEST(TargetTest, NativeResolvesToTheHostAndRoundTrips) {
   EXPECT_GE(host.vector_bits(), 128);
 }
 
+TEST(TargetTest, OnlyTheHostsArchOsAndCpuIsTheHostCpu) {
+  Target host = Target::host();
+  EXPECT_TRUE(host.is_host_cpu());
+  EXPECT_FALSE(Target::parse("llvm -mtriple=aarch64-linux-gnu").is_host_cpu());
+  Target other_cpu = host;
+  other_cpu.cpu = host.cpu == "haswell" ? "znver4" : "haswell";
+  EXPECT_FALSE(other_cpu.is_host_cpu());
+}
+
 TEST(TargetTest, VectorBitsFollowFeatures) {
   EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell").vector_bits(), 256);
   EXPECT_EQ(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64").vector_bits(), 128);
