@@ -10,6 +10,7 @@
 
 #include "frontend/onnx_importer.h"
 #include "reference/reference.h"
+#include "tests/common/expect_error.h"
 
 namespace tessel::frontend {
 namespace {
@@ -206,6 +207,19 @@ TEST(CanonicalizeOpsTest, UpsampleBecomesResizeWithTheLegacyCoordinates) {
   const graph::Node* resize = find_node(g, "Resize");
   ASSERT_NE(resize, nullptr);
   EXPECT_FALSE(resize->has_attr("scales"));
+}
+
+// Clip-6's bounds become constants of the data's type, which must be known.
+TEST(CanonicalizeOpsTest, AnOldClipOfUnknownTypeNamesTheNode) {
+  Graph g;
+  g.opset = 10;
+  graph::ValueId x = g.add_value("x", {DataType::void_type(), {}, {}});
+  graph::ValueId y = g.add_value("y", {DataType::void_type(), {}, {}});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.add_node(graph::Node{"Clip", "clip1", {x}, {y}, {{"min", 0.0}}});
+  testing::expect_error([&] { canonicalize_ops(g); },
+                        {"node 'clip1' (Clip)", "attribute 'min'", "opset 10", "not a float type"});
 }
 
 TEST(CanonicalizeOpsTest, NewModelsAreLeftAsTheyAre) {

@@ -61,6 +61,13 @@ TEST(ScheduleErrorTest, FuseNonAdjacentOrMixed) {
   Chain c;
   Schedule s2 = create_schedule({c.C});
   expect_error<ScheduleError>([&] { s2[c.C].fuse(c.C.axis(0), c.k); }, {"stage 'C'", "reduction"});
+  // An int64 axis beside an int32 one.
+  std::vector<PrimExpr> mixed = {PrimExpr(int64_t{4}), PrimExpr(4)};
+  Tensor M = placeholder(mixed, DataType::f32(), "M");
+  Tensor N = compute(mixed, [&](Expr i, Expr j) { return M(i, j); }, "N");
+  Schedule s3 = create_schedule({N});
+  expect_error<ScheduleError>([&] { s3[N].fuse(N.axis(0), N.axis(1)); },
+                              {"stage 'N'", "(int64)", "(int32)", "different index types"});
 }
 
 TEST(ScheduleErrorTest, InlineReductionOrOutput) {
