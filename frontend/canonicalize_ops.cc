@@ -165,6 +165,9 @@ class Canonicalizer {
     set_input(node, 2, scales);  // input 1, the roi, is omitted
     node.attrs["coordinate_transformation_mode"] = std::string("asymmetric");
     node.attrs["nearest_mode"] = std::string("floor");
+    // Upsample also spells the linear mode by its 2-D and 3-D names.
+    std::string mode = node.attr_string("mode", "nearest");
+    if (mode == "bilinear" || mode == "trilinear") node.attrs["mode"] = std::string("linear");
   }
 
   Graph& g_;

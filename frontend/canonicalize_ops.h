@@ -8,7 +8,7 @@
 //   Softmax/LogSoftmax/Hardmax < 13: the input coerced to 2-D at `axis` becomes one explicit axis
 //     when that axis is the last, else Flatten -> op(axis 1) -> Reshape to the input's shape;
 //   Upsample and Resize < 11: Resize with a scales input and the legacy coordinate mapping
-//     (asymmetric, floor) spelled out.
+//     (asymmetric, floor) spelled out; the modes "bilinear" and "trilinear" become "linear".
 // Subgraphs (If branches) are rewritten too, and every graph's opset becomes kMaxOpset.
 #pragma once
 

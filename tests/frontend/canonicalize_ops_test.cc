@@ -173,6 +173,29 @@ TEST(CanonicalizeOpsTest, OldSoftmaxNormalizesTheTrailingDimsTogether) {
   EXPECT_NE(find_node(g, "Reshape"), nullptr);
 }
 
+// The old default axis is 1: on a [2, 2, 2] input, Hardmax marks the first maximum of each block
+// of 4 and Softmax normalizes over it (the opset-13 ops would work on pairs).
+TEST(CanonicalizeOpsTest, OldDefaultAxisCoversEveryDimFromOneOn) {
+  std::string sig = "(float[2, 2, 2] x) => (float[2, 2, 2] y)";
+  TensorData x(DataType::f32(), {2, 2, 2});
+  const std::vector<float> xs{1, 3, 3, -1, 0, 2, 5, 5};
+  std::copy(xs.begin(), xs.end(), x.data<float>());
+  Graph hardmax = import_text(model(12, sig, "y = Hardmax(x)"));
+  EXPECT_EQ(values(reference::run(hardmax, {{"x", x}})[0]),
+            (std::vector<double>{0, 1, 0, 0, 0, 0, 1, 0}));
+  Graph softmax = import_text(model(11, sig, "y = Softmax(x)"));
+  std::vector<double> got = values(reference::run(softmax, {{"x", x}})[0]);
+  ASSERT_EQ(got.size(), xs.size());
+  for (size_t block = 0; block < 2; ++block) {
+    double sum = 0;
+    for (size_t k = 0; k < 4; ++k) sum += std::exp(static_cast<double>(xs[block * 4 + k]));
+    for (size_t k = 0; k < 4; ++k) {
+      size_t i = block * 4 + k;
+      EXPECT_NEAR(got[i], std::exp(static_cast<double>(xs[i])) / sum, 1e-6) << i;
+    }
+  }
+}
+
 TEST(CanonicalizeOpsTest, OldSoftmaxOverTheLastAxisKeepsOneNode) {
   std::string sig = "(float[2, 3, 4] x) => (float[2, 3, 4] y)";
   std::string old_text = model(11, sig, "y = LogSoftmax<axis = 2>(x)");
@@ -202,6 +225,10 @@ TEST(CanonicalizeOpsTest, UpsampleBecomesResizeWithTheLegacyCoordinates) {
                               "s = Constant<value = float[4] {1.0, 1.0, 2.0, 2.0}>()\n"
                               "y = Resize<mode = \"linear\">(x, s)"),
                         modern, {1, 1, 2, 3});
+  // Upsample's 2-D name of the linear mode.
+  expect_same_as_modern(
+      model(7, sig, "y = Upsample<mode = \"bilinear\", scales = [1.0, 1.0, 2.0, 2.0]>(x)"), modern,
+      {1, 1, 2, 3});
   Graph g = import_text(upsample7);
   EXPECT_EQ(find_node(g, "Upsample"), nullptr);
   const graph::Node* resize = find_node(g, "Resize");
