@@ -253,7 +253,7 @@ class Unroller {
     return out;
   }
 
-  // Split with explicit sizes (an attribute before opset 13, an input since).
+  // Split with explicit sizes.
   std::vector<ValueId> split(ValueId x, int64_t axis, const std::vector<int64_t>& sizes,
                              const std::vector<std::string>& names) {
     std::vector<ValueId> outs;
@@ -262,12 +262,7 @@ class Unroller {
       shape[axis] = sizes[i];
       outs.push_back(g_.add_value(names[i], {rc_.dtype, shape, {}}));
     }
-    Node n{"Split", names[0], {x}, outs, {{"axis", axis}}};
-    if (g_.opset >= 13)
-      n.inputs.push_back(int_constant(sizes));
-    else
-      n.attrs["split"] = sizes;
-    nodes_.push_back(std::move(n));
+    nodes_.push_back(Node{"Split", names[0], {x, int_constant(sizes)}, outs, {{"axis", axis}}});
     return outs;
   }
 
@@ -282,16 +277,8 @@ class Unroller {
     std::vector<int64_t> starts{index, begin}, ends{index + 1, end}, axes{0, 1},
         shape = shape_of(x);
     shape[0] = 1, shape[1] = end - begin;
-    Node n{
-        "Slice", name + "_slice", {x}, {g_.add_value(name + "_slice", {rc_.dtype, shape, {}})}, {}};
-    if (g_.opset >= 10) {
-      n.inputs.insert(n.inputs.end(),
-                      {int_constant(starts), int_constant(ends), int_constant(axes)});
-    } else {
-      n.attrs = {{"starts", starts}, {"ends", ends}, {"axes", axes}};
-    }
-    ValueId sliced = n.outputs[0];
-    nodes_.push_back(std::move(n));
+    ValueId sliced = op("Slice", {x, int_constant(starts), int_constant(ends), int_constant(axes)},
+                        shape, name + "_slice");
     shape.erase(shape.begin());
     return reshape(sliced, shape, name);
   }
@@ -430,11 +417,8 @@ class Unroller {
 
   ValueId clipped(ValueId x, const std::string& name) {
     if (rc_.clip <= 0) return x;
-    if (g_.opset >= 11) {
-      return op("Clip", {x, scalar(name + "_min", -rc_.clip), scalar(name + "_max", rc_.clip)},
-                shape_of(x), name);
-    }
-    return op("Clip", {x}, shape_of(x), name, {{"min", -rc_.clip}, {"max", rc_.clip}});
+    return op("Clip", {x, scalar(name + "_min", -rc_.clip), scalar(name + "_max", rc_.clip)},
+              shape_of(x), name);
   }
 
   ValueId activate(const Activation& a, ValueId x, const std::string& name) {

@@ -184,20 +184,14 @@ Outputs eval_bit_shift(const Graph&, const Node& node, const Inputs& in) {
       })};
 }
 
-Outputs eval_clip(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_clip(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  auto bound = [&](size_t index, const char* attr, double def) -> std::optional<double> {
-    if (g.opset < 11)
-      return node.has_attr(attr) ? node.attr_float(attr, def) : std::optional<double>{};
-    const TensorData* t = optional_input(in, index);
-    return t ? std::optional<double>(get_f(*t, 0)) : std::nullopt;
-  };
+  const TensorData *lo_t = optional_input(in, 1), *hi_t = optional_input(in, 2);
   if (x.dtype().is_float()) {
-    double lo = bound(1, "min", 0).value_or(-INFINITY), hi = bound(2, "max", 0).value_or(INFINITY);
+    double lo = lo_t ? get_f(*lo_t, 0) : -INFINITY, hi = hi_t ? get_f(*hi_t, 0) : INFINITY;
     return {
         map_unary<double>(x, x.dtype(), [=](double v) { return std::min(std::max(v, lo), hi); })};
   }
-  const TensorData *lo_t = optional_input(in, 1), *hi_t = optional_input(in, 2);
   int64_t lo = lo_t ? get_i(*lo_t, 0) : std::numeric_limits<int64_t>::min();
   int64_t hi = hi_t ? get_i(*hi_t, 0) : std::numeric_limits<int64_t>::max();
   return {
@@ -237,11 +231,11 @@ TensorData cast(const TensorData& x, DataType to) {
   return out;
 }
 
-Outputs eval_dropout(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_dropout(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  double ratio = g.opset < 12 ? node.attr_float("ratio", 0.5) : 0.5;
-  if (const TensorData* r = optional_input(in, 1); g.opset >= 12 && r) ratio = get_f(*r, 0);
-  const TensorData* training = g.opset >= 12 ? optional_input(in, 2) : nullptr;
+  double ratio = 0.5;
+  if (const TensorData* r = optional_input(in, 1)) ratio = get_f(*r, 0);
+  const TensorData* training = optional_input(in, 2);
   if (training && get_i(*training, 0) && ratio != 0) {
     throw node_error(node, "training-mode Dropout is random and has no reference evaluation");
   }

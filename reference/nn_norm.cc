@@ -164,19 +164,18 @@ std::vector<TensorData> eval_lrn(const graph::Graph&, const Node& node,
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
-// Before opset 13 the input is coerced to 2-D at `axis` (default 1); from 13 on it is one axis
-// (default -1).
+// Normalizes along the one axis (default -1); the importer rewrites the pre-13 2-D coercion into
+// that form (frontend/canonicalize_ops.h).
 EvalFn softmax_like(SoftmaxKind kind) {
-  return [kind](const graph::Graph& g, const Node& node, const std::vector<TensorData>& in) {
+  return [kind](const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
     const TensorData& xt = in.at(0);
     const std::vector<int64_t>& shape = xt.shape();
     int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(shape.size()));
-    bool single_axis = g.opset >= 13;
-    size_t axis = static_cast<size_t>(
-        graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
+    auto axis =
+        static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", -1), rank, node));
     int64_t outer = product(shape, 0, axis);
-    int64_t n = single_axis ? product(shape, axis, axis + 1) : product(shape, axis, shape.size());
-    int64_t inner = single_axis ? product(shape, axis + 1, shape.size()) : 1;
+    int64_t n = product(shape, axis, axis + 1);
+    int64_t inner = product(shape, axis + 1, shape.size());
     std::vector<double> x = to_doubles(xt), y(x.size());
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {

@@ -21,6 +21,6 @@ int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end);
 std::vector<RefOp> conv_pool_ref_ops();  // reference/nn_conv.cc: Conv, ConvTranspose, pools
 std::vector<RefOp> norm_ref_ops();    // reference/nn_norm.cc: normalizations, LRN, Softmax family
 std::vector<RefOp> rnn_ref_ops();     // reference/sequence_rnn.cc: LSTM, GRU, RNN
-std::vector<RefOp> resize_ref_ops();  // reference/sequence_resize.cc: Resize, Upsample
+std::vector<RefOp> resize_ref_ops();  // reference/sequence_resize.cc: Resize
 
 }  // namespace tessel::reference::nn

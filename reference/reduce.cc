@@ -94,10 +94,10 @@ TensorData reduce_as(Reduce kind, const TensorData& x, const std::vector<int64_t
 }
 
 EvalFn reduce(Reduce kind) {
-  return [kind](const Graph& g, const Node& node, const Inputs& in) -> Outputs {
+  return [kind](const Graph&, const Node& node, const Inputs& in) -> Outputs {
     const TensorData& x = required_input(in, 0, node);
     auto rank = static_cast<int64_t>(x.shape().size());
-    graph::ops::ReduceSpec spec = graph::ops::reduce_spec(node, g.opset, rank, runtime_params(in));
+    graph::ops::ReduceSpec spec = graph::ops::reduce_spec(node, rank, runtime_params(in));
     std::vector<int64_t> keep_shape = x.shape();
     for (size_t d = 0; d < keep_shape.size(); ++d) {
       if (spec.reduced[d]) keep_shape[d] = 1;
@@ -181,11 +181,11 @@ Outputs eval_cumsum(const Graph&, const Node& node, const Inputs& in) {
   return {out};
 }
 
-Outputs eval_topk(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_topk(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   int64_t axis = graph::ops::normalize_axis(node.attr_int("axis", -1),
                                             static_cast<int64_t>(x.shape().size()), node);
-  int64_t k = graph::ops::topk_k(node, g.opset, runtime_params(in));
+  int64_t k = graph::ops::topk_k(node, runtime_params(in));
   bool largest = node.attr_int("largest", 1) != 0;
   if (k > x.shape()[axis])
     throw node_error(node, fmt::format("k = {} exceeds the axis size {}", k, x.shape()[axis]));

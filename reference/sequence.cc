@@ -1,5 +1,5 @@
-// Reference Einsum and If, and the sequence op list (recurrent ops in sequence_rnn.cc, Resize and
-// Upsample in sequence_resize.cc).
+// Reference Einsum and If, and the sequence op list (recurrent ops in sequence_rnn.cc, Resize in
+// sequence_resize.cc).
 #include <fmt/format.h>
 
 #include "ir/error.h"

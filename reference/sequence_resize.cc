@@ -1,6 +1,7 @@
-// Reference Resize (opsets 10-17) and Upsample (7-9). Each output dim gets a list of input taps
-// (index, weight) from the coordinate transformation and the mode; the output is the sum over the
-// product of the per-dim taps, which equals ONNX's dim-by-dim interpolation.
+// Reference Resize (the importer rewrites Upsample and Resize-10 into its opset-17 form). Each
+// output dim gets a list of input taps (index, weight) from the coordinate transformation and the
+// mode; the output is the sum over the product of the per-dim taps, which equals ONNX's dim-by-dim
+// interpolation.
 #include <algorithm>
 
 #include "ir/ops/sequence_shapes.h"
@@ -57,12 +58,12 @@ DimTaps dim_taps(const ResizeAttrs& a, const ResizeCoordinate& coord, int64_t in
   return d;
 }
 
-std::vector<TensorData> eval_resize(const graph::Graph& g, const Node& node,
+std::vector<TensorData> eval_resize(const graph::Graph&, const Node& node,
                                     const std::vector<TensorData>& in) {
   const TensorData& xt = in.at(0);
   const std::vector<int64_t>& shape = xt.shape();
   size_t rank = shape.size();
-  graph::ops::ResizeSpec spec = graph::ops::resize_spec(node, g.opset, shape, runtime_params(in));
+  graph::ops::ResizeSpec spec = graph::ops::resize_spec(node, shape, runtime_params(in));
   const std::vector<int64_t>& out = spec.out;
   std::vector<DimTaps> dims;
   for (size_t d = 0; d < rank; ++d)
@@ -105,6 +106,6 @@ std::vector<TensorData> eval_resize(const graph::Graph& g, const Node& node,
 
 }  // namespace
 
-std::vector<RefOp> resize_ref_ops() { return {{"Resize", eval_resize}, {"Upsample", eval_resize}}; }
+std::vector<RefOp> resize_ref_ops() { return {{"Resize", eval_resize}}; }
 
 }  // namespace tessel::reference::nn

@@ -36,10 +36,10 @@ int64_t wrap_index(int64_t i, int64_t dim, const Node& node) {
   return i < 0 ? i + dim : i;
 }
 
-Outputs eval_reshape(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_reshape(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   auto target = graph::ops::tensor_ints(required_input(in, 1, node));
-  return {x.reshaped(graph::ops::reshape_shape(node, g.opset, x.shape(), target))};
+  return {x.reshaped(graph::ops::reshape_shape(node, x.shape(), target))};
 }
 
 Outputs eval_flatten(const Graph&, const Node& node, const Inputs& in) {
@@ -52,14 +52,14 @@ Outputs eval_flatten(const Graph&, const Node& node, const Inputs& in) {
   return {x.reshaped({outer, outer ? x.numel() / outer : 0})};
 }
 
-Outputs eval_squeeze(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_squeeze(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  return {x.reshaped(graph::ops::squeeze_shape(node, g.opset, x.shape(), runtime_params(in)))};
+  return {x.reshaped(graph::ops::squeeze_shape(node, x.shape(), runtime_params(in)))};
 }
 
-Outputs eval_unsqueeze(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_unsqueeze(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  return {x.reshaped(graph::ops::unsqueeze_shape(node, g.opset, x.shape(), runtime_params(in)))};
+  return {x.reshaped(graph::ops::unsqueeze_shape(node, x.shape(), runtime_params(in)))};
 }
 
 Outputs eval_transpose(const Graph&, const Node& node, const Inputs& in) {
@@ -92,14 +92,14 @@ Outputs eval_concat(const Graph&, const Node& node, const Inputs& in) {
   return {out};
 }
 
-Outputs eval_split(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_split(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
   int64_t axis = normalize_axis(node.attr_int("axis", 0), rank_of(x), node);
   Index strides = strides_of(x.shape());
   Outputs out;
   int64_t offset = 0;
-  for (int64_t size : graph::ops::split_sizes(node, g.opset, x.shape()[axis], node.outputs.size(),
-                                              runtime_params(in))) {
+  for (int64_t size :
+       graph::ops::split_sizes(node, x.shape()[axis], node.outputs.size(), runtime_params(in))) {
     Index shape = x.shape();
     shape[axis] = size;
     out.push_back(gather_from(x, shape, [&](const Index& idx) {
@@ -110,9 +110,9 @@ Outputs eval_split(const Graph& g, const Node& node, const Inputs& in) {
   return out;
 }
 
-Outputs eval_slice(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_slice(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  graph::ops::SliceSpec spec = graph::ops::slice_spec(node, g.opset, x.shape(), runtime_params(in));
+  graph::ops::SliceSpec spec = graph::ops::slice_spec(node, x.shape(), runtime_params(in));
   Index strides = strides_of(x.shape());
   return {gather_from(x, spec.sizes, [&](const Index& idx) {
     int64_t flat = 0;
@@ -267,15 +267,12 @@ int64_t pad_source(int64_t i, int64_t dim, const std::string& mode) {
   return m < dim ? m : period - m;
 }
 
-Outputs eval_pad(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_pad(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  graph::ops::PadSpec spec = graph::ops::pad_spec(node, g.opset, rank_of(x), runtime_params(in));
-  TensorData fill(x.dtype(), {1});
-  const TensorData* value = g.opset >= 11 ? optional_input(in, 2) : nullptr;
-  if (value && value->numel() > 0) {
+  graph::ops::PadSpec spec = graph::ops::pad_spec(node, rank_of(x), runtime_params(in));
+  TensorData fill(x.dtype(), {1});  // zero unless constant_value is given
+  if (const TensorData* value = optional_input(in, 2); value && value->numel() > 0) {
     x.dtype().is_float() ? set_f(fill, 0, get_f(*value, 0)) : set_i(fill, 0, get_i(*value, 0));
-  } else {
-    set_f(fill, 0, node.attr_float("value", 0.0));
   }
   Index shape = x.shape(), strides = strides_of(x.shape());
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -297,9 +294,9 @@ Outputs eval_pad(const Graph& g, const Node& node, const Inputs& in) {
   return {out};
 }
 
-Outputs eval_shape(const Graph& g, const Node& node, const Inputs& in) {
+Outputs eval_shape(const Graph&, const Node& node, const Inputs& in) {
   const TensorData& x = required_input(in, 0, node);
-  auto [start, end] = graph::ops::shape_range(node, g.opset, rank_of(x));
+  auto [start, end] = graph::ops::shape_range(node, rank_of(x));
   return {int64_tensor({end - start}, Index(x.shape().begin() + start, x.shape().begin() + end))};
 }
 

@@ -156,9 +156,8 @@ OpCompute cast_op(std::string op) {
           }};
 }
 
-// Clip's bounds: attributes before opset 11, optional constant inputs after.
-double clip_bound(const Graph& g, const Node& node, size_t input, const char* attr, double def) {
-  if (g.opset < 11) return node.attr_float(attr, def);
+// Clip's bounds: optional constant inputs 1 (min) and 2 (max).
+double clip_bound(const Graph& g, const Node& node, size_t input, double def) {
   if (input >= node.inputs.size() || node.inputs[input] == graph::kNoValue) return def;
   return graph::ops::required_constant(g, node, input, "a Clip bound").get_double(0);
 }
@@ -323,8 +322,8 @@ std::vector<OpCompute> elementwise_computes() {
   };
   ops.push_back({"Clip", [](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
                             const std::string& name) {
-                   double lo = clip_bound(g, node, 1, "min", -INFINITY),
-                          hi = clip_bound(g, node, 2, "max", INFINITY);
+                   double lo = clip_bound(g, node, 1, -INFINITY),
+                          hi = clip_bound(g, node, 2, INFINITY);
                    return std::vector<te::Tensor>{unary(
                        in[0],
                        [&](PrimExpr x) {

@@ -102,21 +102,18 @@ namespace {
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
-// Before opset 13 the input is coerced to 2-D at `axis` (default 1), so the reduction covers every
-// dim from `axis` on; from 13 on it is the one axis (default -1).
+// Normalizes along the one axis (default -1); the importer rewrites the pre-13 2-D coercion into
+// that form (frontend/canonicalize_ops.h).
 ComputeFn softmax_like(SoftmaxKind kind) {
-  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+  return [kind](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
                 const std::string& name) {
     const te::Tensor& x = in[0];
     int64_t rank = x.ndim();
     if (rank == 0)
       throw Error(fmt::format("{}: a scalar input has no axis to normalize", node.describe()));
-    bool single_axis = g.opset >= 13;
-    auto axis = static_cast<size_t>(
-        graph::ops::normalize_axis(node.attr_int("axis", single_axis ? -1 : 1), rank, node));
-    Reduction red{x.shape(), {}};
-    for (size_t d = axis; d < (single_axis ? axis + 1 : static_cast<size_t>(rank)); ++d)
-      red.dims.insert(d);
+    auto axis =
+        static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", -1), rank, node));
+    Reduction red{x.shape(), {axis}};
     if (kind == SoftmaxKind::kHardmax) {
       auto xv = [&](const std::vector<PrimExpr>& at) { return x(at); };
       te::Tensor mx = red.reduce(xv, max_reducer, name + "_max");

@@ -1,4 +1,4 @@
-// Reductions as te computes: Reduce* (axes/keepdims/noop_with_empty_axes per opset, decoded by
+// Reductions as te computes: Reduce* (axes/keepdims/noop_with_empty_axes, decoded by
 // ir/ops/op_params.h like type inference), ArgMax/ArgMin (two exact reductions: the extreme value,
 // then the first or last index holding it), CumSum (a masked reduction, O(n^2) along the axis) and
 // TopK (ranks by counting, O(n^2) along the axis).
@@ -145,7 +145,7 @@ ComputeFn reduce(Kind kind) {
     const te::Tensor& x = in[0];
     std::vector<int64_t> shape = const_shape(x, node.describe());
     graph::ops::ReduceSpec spec =
-        graph::ops::reduce_spec(node, g.opset, x.ndim(), graph::ops::constant_params(g, node));
+        graph::ops::reduce_spec(node, x.ndim(), graph::ops::constant_params(g, node));
     ReduceMap map(spec.reduced, spec.keepdims, shape);
     std::vector<PrimExpr> out_shape = output_shape(g, node, 0);
     if (map.axes.empty()) {  // noop_with_empty_axes: each element is reduced alone

@@ -1,8 +1,9 @@
-// Resize (opsets 10-13+) and Upsample (7, 9) as te computes. Each output point is a weighted sum
-// over a small window of input taps: one for nearest, two per resized dim for linear, four for
-// cubic, clamped into the input. The attributes, the coordinate transformation and the weights
-// are ir/ops/sequence_shapes.h's, shared with the reference executor; coordinates are computed in
-// float64 as there, so that nearest-mode ties and window positions come out identical.
+// Resize (in the opset-17 form the importer gives Upsample and Resize-10 too) as a te compute. Each
+// output point is a weighted sum over a small window of input taps: one for nearest, two per
+// resized dim for linear, four for cubic, clamped into the input. The attributes, the coordinate
+// transformation and the weights are ir/ops/sequence_shapes.h's, shared with the reference
+// executor; coordinates are computed in float64 as there, so that nearest-mode ties and window
+// positions come out identical.
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -77,7 +78,7 @@ Outputs resize(const Graph& g, const Node& node, const Inputs& in, const std::st
   const te::Tensor& x = in.at(0);
   std::vector<int64_t> shape = const_shape(x, node.describe());
   graph::ops::ResizeSpec spec =
-      graph::ops::resize_spec(node, g.opset, shape, graph::ops::constant_params(g, node));
+      graph::ops::resize_spec(node, shape, graph::ops::constant_params(g, node));
   const ResizeAttrs& a = spec.attrs;
   DataType dtype = x.dtype();
   if (a.mode != "nearest" && !dtype.is_float() && !dtype.is_integer()) {
@@ -129,6 +130,6 @@ Outputs resize(const Graph& g, const Node& node, const Inputs& in, const std::st
 
 }  // namespace
 
-std::vector<OpCompute> resize_computes() { return {{"Resize", resize}, {"Upsample", resize}}; }
+std::vector<OpCompute> resize_computes() { return {{"Resize", resize}}; }
 
 }  // namespace tessel::topi

@@ -109,8 +109,8 @@ Outputs concat(const Graph& g, const Node& node, const Inputs& in, const std::st
 Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
   int64_t axis = axis_attr(node, in[0].ndim(), 0);
-  std::vector<int64_t> sizes = graph::ops::split_sizes(
-      node, g.opset, shape[axis], node.outputs.size(), constant_params(g, node));
+  std::vector<int64_t> sizes =
+      graph::ops::split_sizes(node, shape[axis], node.outputs.size(), constant_params(g, node));
   Outputs out;
   int64_t offset = 0;
   for (size_t k = 0; k < sizes.size(); ++k) {
@@ -130,8 +130,7 @@ Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::str
 
 Outputs slice(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  graph::ops::SliceSpec spec =
-      graph::ops::slice_spec(node, g.opset, shape, constant_params(g, node));
+  graph::ops::SliceSpec spec = graph::ops::slice_spec(node, shape, constant_params(g, node));
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> idx;
     for (size_t d = 0; d < o.size(); ++d) {
@@ -196,11 +195,10 @@ PrimExpr pad_source(const PrimExpr& s, int64_t dim, const std::string& mode) {
 
 Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
   std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  graph::ops::PadSpec spec =
-      graph::ops::pad_spec(node, g.opset, in[0].ndim(), constant_params(g, node));
+  graph::ops::PadSpec spec = graph::ops::pad_spec(node, in[0].ndim(), constant_params(g, node));
   DataType dtype = in[0].dtype();
-  PrimExpr fill = make_const(dtype, node.attr_float("value", 0.0));
-  if (g.opset >= 11 && in.size() > 2 && in[2].defined()) {
+  PrimExpr fill = make_zero(dtype);  // unless constant_value is given
+  if (in.size() > 2 && in[2].defined()) {
     std::vector<int64_t> vshape = const_shape(in[2], node.describe());
     if (std::accumulate(vshape.begin(), vshape.end(), int64_t{1}, std::multiplies<>()) > 0) {
       fill = cast(dtype, in[2](std::vector<PrimExpr>(vshape.size(), PrimExpr(0))));
@@ -334,7 +332,7 @@ Outputs shape_of(const Graph& g, const Node& node, const Inputs& in, const std::
         std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()));
     return {te::compute({}, [&](const std::vector<Var>&) { return make_const(i64, n); }, name)};
   }
-  auto [start, end] = graph::ops::shape_range(node, g.opset, in[0].ndim());
+  auto [start, end] = graph::ops::shape_range(node, in[0].ndim());
   return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
     PrimExpr v = make_zero(i64);
     for (int64_t d = end; d-- > start;)

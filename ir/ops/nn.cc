@@ -255,12 +255,12 @@ Types infer_lrn(const Graph& g, const Node& node) {
   return {x};
 }
 
-// Softmax / LogSoftmax / Hardmax: the axis must be in range (default 1 before opset 13, -1 after).
+// Softmax / LogSoftmax / Hardmax: the axis (default -1) must be in range.
 Types infer_softmax(const Graph& g, const Node& node) {
   const TensorType& x = input_type(g, node, 0);
   require_float(x, node, "input");
   int64_t rank = static_cast<int64_t>(x.shape.size());
-  normalize_axis(node.attr_int("axis", g.opset >= 13 ? -1 : 1), std::max<int64_t>(rank, 1), node);
+  normalize_axis(node.attr_int("axis", -1), std::max<int64_t>(rank, 1), node);
   return {x};
 }
 

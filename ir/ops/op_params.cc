@@ -62,15 +62,8 @@ std::vector<int64_t> tensor_ints(const TensorData& t) {
 }
 
 namespace {
-// The ints of an attribute (before `input_since`) or of input `index` (from then on); nullopt
-// when neither is given.
-std::optional<std::vector<int64_t>> attr_or_input(const Node& node, int opset, int input_since,
-                                                  const char* attr, size_t index,
-                                                  const ParamInput& input) {
-  if (opset < input_since) {
-    if (!node.has_attr(attr)) return std::nullopt;
-    return node.attr_ints(attr, {});
-  }
+// The ints of input `index`; nullopt when it is omitted.
+std::optional<std::vector<int64_t>> input_ints(const ParamInput& input, size_t index) {
   const TensorData* t = input(index);
   if (!t) return std::nullopt;
   return tensor_ints(*t);
@@ -81,12 +74,13 @@ int64_t ceil_div(int64_t a, int64_t b) {
 }
 }  // namespace
 
-ReduceSpec reduce_spec(const Node& node, int opset, int64_t rank, const ParamInput& input) {
-  // ReduceSum took axes as an input at 13, the other reductions at 18.
-  int input_since = node.op_type == "ReduceSum" ? 13 : 18;
-  auto axes =
-      attr_or_input(node, opset, input_since, "axes", 1, input).value_or(std::vector<int64_t>{});
-  bool noop_if_empty = opset >= input_since && node.attr_int("noop_with_empty_axes", 0) != 0;
+ReduceSpec reduce_spec(const Node& node, int64_t rank, const ParamInput& input) {
+  // In the opset-17 form ReduceSum (with noop_with_empty_axes) takes its axes as input 1, the other
+  // reductions as an attribute; whichever the node has is read.
+  std::vector<int64_t> axes = node.has_attr("axes")
+                                  ? node.attr_ints("axes", {})
+                                  : input_ints(input, 1).value_or(std::vector<int64_t>{});
+  bool noop_if_empty = node.attr_int("noop_with_empty_axes", 0) != 0;
   ReduceSpec spec;
   spec.keepdims = node.attr_int("keepdims", 1) != 0;
   spec.reduced.assign(static_cast<size_t>(rank), axes.empty() && !noop_if_empty);
@@ -106,22 +100,18 @@ std::vector<int64_t> reduced_shape(const std::vector<int64_t>& shape, const Redu
   return out;
 }
 
-SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& shape,
-                     const ParamInput& input) {
+SliceSpec slice_spec(const Node& node, const std::vector<int64_t>& shape, const ParamInput& input) {
   int64_t rank = static_cast<int64_t>(shape.size());
-  auto starts = attr_or_input(node, opset, 10, "starts", 1, input);
-  auto ends = attr_or_input(node, opset, 10, "ends", 2, input);
+  auto starts = input_ints(input, 1);
+  auto ends = input_ints(input, 2);
   if (!starts || !ends) throw node_error(node, "starts and ends are required");
   if (starts->size() != ends->size()) {
     throw node_error(node, fmt::format("{} starts but {} ends", starts->size(), ends->size()));
   }
   std::vector<int64_t> axes(starts->size());
   for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
-  axes = attr_or_input(node, opset, 10, "axes", 3, input).value_or(axes);
-  std::vector<int64_t> steps =
-      opset < 10
-          ? std::vector<int64_t>{}
-          : attr_or_input(node, opset, 10, "steps", 4, input).value_or(std::vector<int64_t>{});
+  axes = input_ints(input, 3).value_or(axes);
+  std::vector<int64_t> steps = input_ints(input, 4).value_or(std::vector<int64_t>{});
   if (steps.empty()) steps.assign(starts->size(), 1);
   if (axes.size() != starts->size() || steps.size() != starts->size()) {
     throw node_error(node, "starts, ends, axes and steps must have the same length");
@@ -154,9 +144,9 @@ SliceSpec slice_spec(const Node& node, int opset, const std::vector<int64_t>& sh
   return spec;
 }
 
-std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_t num_outputs,
+std::vector<int64_t> split_sizes(const Node& node, int64_t dim, size_t num_outputs,
                                  const ParamInput& input) {
-  auto split = attr_or_input(node, opset, 13, "split", 1, input);
+  auto split = input_ints(input, 1);
   if (split) {
     if (split->size() != num_outputs) {
       throw node_error(
@@ -172,12 +162,6 @@ std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_
   }
   int64_t n = static_cast<int64_t>(num_outputs);
   if (dim == kUnknownDim) return std::vector<int64_t>(num_outputs, kUnknownDim);
-  if (opset >= 18) {  // num_outputs: the last part may be smaller
-    int64_t part = ceil_div(dim, n);
-    std::vector<int64_t> sizes(num_outputs, part);
-    sizes.back() = dim - part * (n - 1);
-    return sizes;
-  }
   if (dim % n != 0) {
     throw node_error(
         node, fmt::format("axis of {} elements does not split evenly into {} outputs", dim, n));
@@ -185,10 +169,10 @@ std::vector<int64_t> split_sizes(const Node& node, int opset, int64_t dim, size_
   return std::vector<int64_t>(num_outputs, dim / n);
 }
 
-std::vector<int64_t> squeeze_shape(const Node& node, int opset, const std::vector<int64_t>& shape,
+std::vector<int64_t> squeeze_shape(const Node& node, const std::vector<int64_t>& shape,
                                    const ParamInput& input) {
   int64_t rank = static_cast<int64_t>(shape.size());
-  auto axes = attr_or_input(node, opset, 13, "axes", 1, input);
+  auto axes = input_ints(input, 1);
   std::vector<bool> drop(shape.size(), false);
   if (!axes || axes->empty()) {
     for (size_t d = 0; d < shape.size(); ++d) drop[d] = shape[d] == 1;
@@ -208,9 +192,9 @@ std::vector<int64_t> squeeze_shape(const Node& node, int opset, const std::vecto
   return out;
 }
 
-std::vector<int64_t> unsqueeze_shape(const Node& node, int opset, const std::vector<int64_t>& shape,
+std::vector<int64_t> unsqueeze_shape(const Node& node, const std::vector<int64_t>& shape,
                                      const ParamInput& input) {
-  auto axes = attr_or_input(node, opset, 13, "axes", 1, input);
+  auto axes = input_ints(input, 1);
   if (!axes) throw node_error(node, "axes are required");
   int64_t out_rank = static_cast<int64_t>(shape.size() + axes->size());
   std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
@@ -225,35 +209,24 @@ std::vector<int64_t> unsqueeze_shape(const Node& node, int opset, const std::vec
   return out;
 }
 
-PadSpec pad_spec(const Node& node, int opset, int64_t rank, const ParamInput& input) {
-  auto pads = attr_or_input(node, opset, 11, "pads", 1, input);
+PadSpec pad_spec(const Node& node, int64_t rank, const ParamInput& input) {
+  auto pads = input_ints(input, 1);
   if (!pads) throw node_error(node, "pads are required");
-  std::vector<int64_t> axes(static_cast<size_t>(rank));
-  for (int64_t d = 0; d < rank; ++d) axes[d] = d;
-  if (opset >= 18) {
-    if (const TensorData* t = input(3)) axes = tensor_ints(*t);
+  if (static_cast<int64_t>(pads->size()) != 2 * rank) {
+    throw node_error(node, fmt::format("pads has {} entries, expected {}", pads->size(), 2 * rank));
   }
-  if (pads->size() != 2 * axes.size()) {
-    throw node_error(
-        node, fmt::format("pads has {} entries, expected {}", pads->size(), 2 * axes.size()));
-  }
-  PadSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0),
+  PadSpec spec{std::vector<int64_t>(pads->begin(), pads->begin() + rank),
+               std::vector<int64_t>(pads->begin() + rank, pads->end()),
                node.attr_string("mode", "constant")};
-  for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t d = normalize_axis(axes[i], rank, node);
-    spec.begins[d] = (*pads)[i];
-    spec.ends[d] = (*pads)[i + axes.size()];
-  }
   if (spec.mode != "constant" && spec.mode != "reflect" && spec.mode != "edge") {
     throw node_error(node, fmt::format("unsupported pad mode '{}'", spec.mode));
   }
   return spec;
 }
 
-std::vector<int64_t> reshape_shape(const Node& node, int opset,
-                                   const std::vector<int64_t>& in_shape,
+std::vector<int64_t> reshape_shape(const Node& node, const std::vector<int64_t>& in_shape,
                                    const std::vector<int64_t>& target) {
-  bool allowzero = opset >= 14 && node.attr_int("allowzero", 0) != 0;
+  bool allowzero = node.attr_int("allowzero", 0) != 0;
   std::vector<int64_t> out(target.size());
   int64_t known = 1, infer_at = -1;
   bool unknown = false;
@@ -317,22 +290,15 @@ std::vector<int64_t> transpose_perm(const Node& node, int64_t rank) {
   return perm;
 }
 
-int64_t topk_k(const Node& node, int opset, const ParamInput& input) {
-  int64_t k;
-  if (opset < 10) {
-    if (!node.has_attr("k")) throw node_error(node, "attribute k is required");
-    k = node.attr_int("k", 0);
-  } else {
-    const TensorData* t = input(1);
-    if (!t || t->numel() != 1) throw node_error(node, "input K must be a single value");
-    k = t->get_int(0);
-  }
+int64_t topk_k(const Node& node, const ParamInput& input) {
+  const TensorData* t = input(1);
+  if (!t || t->numel() != 1) throw node_error(node, "input K must be a single value");
+  int64_t k = t->get_int(0);
   if (k < 0) throw node_error(node, fmt::format("k = {} is negative", k));
   return k;
 }
 
-std::pair<int64_t, int64_t> shape_range(const Node& node, int opset, int64_t rank) {
-  if (opset < 15) return {0, rank};
+std::pair<int64_t, int64_t> shape_range(const Node& node, int64_t rank) {
   auto clamp = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
   int64_t start = clamp(node.attr_int("start", 0));
   int64_t end = clamp(node.attr_int("end", rank));

@@ -11,7 +11,7 @@ namespace {
 std::vector<TensorType> infer_reduce(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
   ReduceSpec spec =
-      reduce_spec(node, g.opset, static_cast<int64_t>(in.shape.size()), constant_params(g, node));
+      reduce_spec(node, static_cast<int64_t>(in.shape.size()), constant_params(g, node));
   return {TensorType{in.dtype, reduced_shape(in.shape, spec), {}}};
 }
 
@@ -37,7 +37,7 @@ std::vector<TensorType> infer_topk(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
   int64_t axis =
       normalize_axis(node.attr_int("axis", -1), static_cast<int64_t>(in.shape.size()), node);
-  int64_t k = topk_k(node, g.opset, constant_params(g, node));
+  int64_t k = topk_k(node, constant_params(g, node));
   if (in.shape[axis] != kUnknownDim && k > in.shape[axis]) {
     throw node_error(node, fmt::format("k = {} exceeds the axis size {}", k, in.shape[axis]));
   }

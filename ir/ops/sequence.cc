@@ -1,4 +1,4 @@
-// Type inference for the recurrent ops (LSTM, GRU, RNN), Resize / Upsample, Einsum and If.
+// Type inference for the recurrent ops (LSTM, GRU, RNN), Resize, Einsum and If.
 #include <fmt/format.h>
 
 #include <numeric>
@@ -57,23 +57,24 @@ Types infer_recurrent(const Graph& g, const Node& node, int64_t gates) {
   return out;
 }
 
-// Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample (scales input from opset 9,
-// attribute before); the output dims need constant scales or sizes.
+// Resize (X, roi, scales, sizes); the output dims need constant scales or sizes.
 Types infer_resize(const Graph& g, const Node& node) {
   const TensorType& x = input_type(g, node, 0);
-  ResizeInputs at = resize_inputs(node, g.opset);
   std::vector<int64_t> sizes;
-  if (at.sizes >= 0 && has_input(node, static_cast<size_t>(at.sizes))) {
-    sizes = constant_ints(g, node, static_cast<size_t>(at.sizes), "sizes");
-  }
+  if (has_input(node, kResizeSizes)) sizes = constant_ints(g, node, kResizeSizes, "sizes");
   std::vector<double> scales;
-  if (at.scales < 0) {
-    scales = node.attr_floats("scales", {});
-  } else if (sizes.empty()) {
-    const TensorData* s = &required_constant(g, node, static_cast<size_t>(at.scales), "scales");
-    for (int64_t i = 0; i < s->numel(); ++i) scales.push_back(s->get_double(i));
+  if (sizes.empty()) {
+    const TensorData& s = required_constant(g, node, kResizeScales, "scales");
+    for (int64_t i = 0; i < s.numel(); ++i) scales.push_back(s.get_double(i));
   }
   return {TensorType{x.dtype, resize_output_dims(node, x.shape, scales, sizes), {}}};
+}
+
+// The importer rewrites every Upsample into Resize (frontend/canonicalize_ops.h); the op stays in
+// the table so that models using it import.
+Types infer_upsample(const Graph&, const Node& node) {
+  throw Error(fmt::format("{}: Upsample is rewritten into Resize at import; build a Resize node",
+                          node.describe()));
 }
 
 Types infer_einsum(const Graph& g, const Node& node) {
@@ -138,7 +139,7 @@ std::vector<OpDef> sequence_defs() {
       {"RNN", 7, P::kOpaque,
        [](const Graph& g, const Node& n) { return infer_recurrent(g, n, 1); }},
       {"Resize", 10, P::kInjective, infer_resize},
-      {"Upsample", 7, P::kInjective, infer_resize},
+      {"Upsample", 7, P::kInjective, infer_upsample},
       {"Einsum", 12, P::kOpaque, infer_einsum},
       {"If", 1, P::kOpaque, infer_if},
   };

@@ -125,12 +125,6 @@ EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>
   return spec;
 }
 
-ResizeInputs resize_inputs(const Node& node, int opset) {
-  if (node.op_type == "Upsample") return {-1, opset >= 9 ? 1 : -1, -1};
-  if (opset < 11) return {-1, 1, -1};
-  return {1, 2, 3};
-}
-
 std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int64_t>& in,
                                         const std::vector<double>& scales,
                                         const std::vector<int64_t>& sizes) {
@@ -154,16 +148,13 @@ std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int6
 
 namespace {
 
-ResizeAttrs resize_attrs(const Node& node, int opset) {
-  bool legacy = node.op_type == "Upsample" || opset < 11;
-  ResizeAttrs a{
-      node.attr_string("mode", "nearest"),
-      legacy ? "asymmetric" : node.attr_string("coordinate_transformation_mode", "half_pixel"),
-      legacy ? "floor" : node.attr_string("nearest_mode", "round_prefer_floor"),
-      node.attr_float("cubic_coeff_a", -0.75),
-      node.attr_int("exclude_outside", 0) != 0,
-      node.attr_float("extrapolation_value", 0.0)};
-  if (a.mode == "bilinear" || a.mode == "trilinear") a.mode = "linear";
+ResizeAttrs resize_attrs(const Node& node) {
+  ResizeAttrs a{node.attr_string("mode", "nearest"),
+                node.attr_string("coordinate_transformation_mode", "half_pixel"),
+                node.attr_string("nearest_mode", "round_prefer_floor"),
+                node.attr_float("cubic_coeff_a", -0.75),
+                node.attr_int("exclude_outside", 0) != 0,
+                node.attr_float("extrapolation_value", 0.0)};
   if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic") {
     throw Error(fmt::format("{}: unsupported mode '{}'", node.describe(), a.mode));
   }
@@ -197,24 +188,21 @@ ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, do
 
 }  // namespace
 
-ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in,
-                       const ParamInput& input) {
-  ResizeInputs at = resize_inputs(node, opset);
-  auto given = [&](int i) -> const TensorData* {
-    const TensorData* t = i >= 0 ? input(static_cast<size_t>(i)) : nullptr;
+ResizeSpec resize_spec(const Node& node, const std::vector<int64_t>& in, const ParamInput& input) {
+  auto given = [&](ResizeInput i) -> const TensorData* {
+    const TensorData* t = input(i);
     return t && t->numel() > 0 ? t : nullptr;
   };
   std::vector<int64_t> sizes;
-  std::vector<double> scales =
-      at.scales < 0 ? node.attr_floats("scales", {}) : std::vector<double>{};
-  if (const TensorData* t = given(at.sizes)) {
+  std::vector<double> scales;
+  if (const TensorData* t = given(kResizeSizes)) {
     sizes = tensor_ints(*t);
-  } else if (const TensorData* t = given(at.scales)) {
+  } else if (const TensorData* t = given(kResizeScales)) {
     for (int64_t i = 0; i < t->numel(); ++i) scales.push_back(t->get_double(i));
   }
-  ResizeSpec spec{resize_attrs(node, opset), resize_output_dims(node, in, scales, sizes), {}};
+  ResizeSpec spec{resize_attrs(node), resize_output_dims(node, in, scales, sizes), {}};
   std::vector<double> roi;
-  if (const TensorData* t = given(at.roi)) {
+  if (const TensorData* t = given(kResizeRoi)) {
     for (int64_t i = 0; i < t->numel(); ++i) roi.push_back(t->get_double(i));
   }
   size_t rank = in.size();

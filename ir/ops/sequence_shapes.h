@@ -1,4 +1,4 @@
-// Shape rules shared by the type inference of Einsum / Resize / Upsample and their reference
+// Shape rules shared by the type inference of Einsum / Resize and their reference
 // evaluation: the parsed einsum equation and the resized output dims. Resize's attributes,
 // coordinate transformation and interpolation weights are also defined here once, for the
 // reference executor (on doubles) and the te lowering (on PrimExprs).
@@ -27,18 +27,15 @@ struct EinsumSpec {
 // Throws Error naming the node on a malformed equation or mismatched dims.
 EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>>& shapes);
 
-// The input positions of Resize / Upsample for the graph's opset (-1: no such input), and the
-// output dims: `sizes` when non-empty, else floor(in * scale). Error naming the node otherwise.
-struct ResizeInputs {
-  int roi = -1, scales = -1, sizes = -1;
-};
-ResizeInputs resize_inputs(const Node& node, int opset);
+// Resize's inputs after X (Upsample and Resize-10 are rewritten into this form at import,
+// frontend/canonicalize_ops.h).
+enum ResizeInput : size_t { kResizeRoi = 1, kResizeScales = 2, kResizeSizes = 3 };
+// The output dims: `sizes` when non-empty, else floor(in * scale). Error naming the node otherwise.
 std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int64_t>& in,
                                         const std::vector<double>& scales,
                                         const std::vector<int64_t>& sizes);
 
-// Resize / Upsample attributes for the node's op and opset (Upsample and Resize-10 have none for
-// coordinates: asymmetric, floor rounding). "bilinear"/"trilinear" read as "linear".
+// Resize attributes.
 struct ResizeAttrs {
   std::string mode;             // "nearest", "linear" or "cubic"
   std::string coordinate_mode;  // coordinate_transformation_mode
@@ -66,11 +63,10 @@ struct ResizeSpec {
   std::vector<ResizeCoordinate> coords;  // per dim
 };
 
-// Everything a Resize / Upsample evaluation needs for an input of static shape `in`; the roi,
-// scales and sizes inputs (an empty tensor counts as omitted) are read through `input`. Error
-// naming the node for an unsupported mode or mismatched scales/sizes.
-ResizeSpec resize_spec(const Node& node, int opset, const std::vector<int64_t>& in,
-                       const ParamInput& input);
+// Everything a Resize evaluation needs for an input of static shape `in`; the roi, scales and
+// sizes inputs (an empty tensor counts as omitted) are read through `input`. Error naming the node
+// for an unsupported mode or mismatched scales/sizes.
+ResizeSpec resize_spec(const Node& node, const std::vector<int64_t>& in, const ParamInput& input);
 
 // An output point with input coordinate `src` interpolates from the taps around base = ceil(src) -
 // 1, at ratio = src - base in (0, 1] (ONNX takes the left neighbour of an integral coordinate).

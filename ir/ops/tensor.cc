@@ -31,8 +31,7 @@ Types like_input(const Graph& g, const Node& node, std::vector<int64_t> shape) {
 
 Types infer_reshape(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  return like_input(g, node,
-                    reshape_shape(node, g.opset, in.shape, constant_ints(g, node, 1, "shape")));
+  return like_input(g, node, reshape_shape(node, in.shape, constant_ints(g, node, 1, "shape")));
 }
 
 Types infer_flatten(const Graph& g, const Node& node) {
@@ -87,7 +86,7 @@ Types infer_split(const Graph& g, const Node& node) {
   int64_t axis = normalize_axis(node.attr_int("axis", 0), rank_of(in), node);
   Types out;
   for (int64_t size :
-       split_sizes(node, g.opset, in.shape[axis], node.outputs.size(), constant_params(g, node))) {
+       split_sizes(node, in.shape[axis], node.outputs.size(), constant_params(g, node))) {
     out.push_back(in);
     out.back().shape[axis] = size;
     out.back().dim_params.clear();
@@ -97,7 +96,7 @@ Types infer_split(const Graph& g, const Node& node) {
 
 Types infer_slice(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
-  return like_input(g, node, slice_spec(node, g.opset, in.shape, constant_params(g, node)).sizes);
+  return like_input(g, node, slice_spec(node, in.shape, constant_params(g, node)).sizes);
 }
 
 Types infer_gather(const Graph& g, const Node& node) {
@@ -143,15 +142,13 @@ Types infer_scatter(const Graph& g, const Node& node) {
 }
 
 Types infer_squeeze(const Graph& g, const Node& node) {
-  return like_input(
-      g, node,
-      squeeze_shape(node, g.opset, input_type(g, node, 0).shape, constant_params(g, node)));
+  return like_input(g, node,
+                    squeeze_shape(node, input_type(g, node, 0).shape, constant_params(g, node)));
 }
 
 Types infer_unsqueeze(const Graph& g, const Node& node) {
-  return like_input(
-      g, node,
-      unsqueeze_shape(node, g.opset, input_type(g, node, 0).shape, constant_params(g, node)));
+  return like_input(g, node,
+                    unsqueeze_shape(node, input_type(g, node, 0).shape, constant_params(g, node)));
 }
 
 Types infer_expand(const Graph& g, const Node& node) {
@@ -173,7 +170,7 @@ Types infer_tile(const Graph& g, const Node& node) {
 Types infer_pad(const Graph& g, const Node& node) {
   const TensorType& in = input_type(g, node, 0);
   require_same_dtype(g, node, {0, 2});  // data and constant_value
-  PadSpec spec = pad_spec(node, g.opset, rank_of(in), constant_params(g, node));
+  PadSpec spec = pad_spec(node, rank_of(in), constant_params(g, node));
   std::vector<int64_t> shape = in.shape;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] != kUnknownDim) shape[d] += spec.begins[d] + spec.ends[d];
@@ -184,7 +181,7 @@ Types infer_pad(const Graph& g, const Node& node) {
 }
 
 Types infer_shape(const Graph& g, const Node& node) {
-  auto [start, end] = shape_range(node, g.opset, rank_of(input_type(g, node, 0)));
+  auto [start, end] = shape_range(node, rank_of(input_type(g, node, 0)));
   return {TensorType{DataType::i64(), {end - start}, {}}};
 }
 

@@ -41,7 +41,6 @@ struct RnnCase {
   bool runtime_weights = false;     // W, R, B, P as graph inputs
   std::vector<std::string> activations;
   std::vector<double> alphas, betas;
-  int opset = 17;
 };
 
 void PrintTo(const RnnCase& c, std::ostream* os) { *os << c.label; }
@@ -57,7 +56,6 @@ struct Built {
 
 Built build(const RnnCase& c) {
   Builder b;
-  b.g.opset = c.opset;
   int64_t dirs = c.direction == "bidirectional" ? 2 : 1, gates = gates_of(c.op);
   std::vector<int64_t> x_shape = c.layout ? std::vector<int64_t>{kBatch, kSeq, kInput}
                                           : std::vector<int64_t>{kSeq, kBatch, kInput};
@@ -176,10 +174,9 @@ std::vector<RnnCase> cases() {
     out.push_back(with(op + "_seq_lens_layout1", [&](RnnCase& c) {
       c.op = op, c.layout = 1, c.seq_lens = {1, 4, 3}, c.initial_c = op == "LSTM";
     }));
-    out.push_back(
-        with(op + "_opset10", [&](RnnCase& c) { c.op = op, c.opset = 10, c.clip = 0.7; }));
-    out.push_back(with(op + "_runtime_weights_opset9", [&](RnnCase& c) {
-      c.op = op, c.opset = 9, c.runtime_weights = true, c.direction = "bidirectional",
+    out.push_back(with(op + "_bias_clip", [&](RnnCase& c) { c.op = op, c.clip = 0.7; }));
+    out.push_back(with(op + "_runtime_weights_bidirectional", [&](RnnCase& c) {
+      c.op = op, c.runtime_weights = true, c.direction = "bidirectional",
       c.peepholes = op == "LSTM";
       c.linear_before_reset = 1;
     }));

@@ -79,10 +79,11 @@ TEST(FuseOpsTest, ElementwiseFusesIntoAReductionButNotAfterIt) {
   Builder b;
   auto x = b.input("x", {4, 16});
   auto e = b.op("Exp", {x}, {}, "exp");
-  auto r = b.op("ReduceSum", {e}, {{"axes", ints({1})}, {"keepdims", int64_t{1}}}, "sum");
+  graph::TensorData axes(DataType::i64(), {1});
+  axes.data<int64_t>()[0] = 1;
+  auto r = b.op("ReduceSum", {e, b.constant("axes", axes)}, {{"keepdims", int64_t{1}}}, "sum");
   auto l = b.op("Log", {r}, {}, "log");
   graph::Graph g = b.finish({l});
-  g.opset = 12;  // axes as an attribute
   infer_type(g);
   auto groups = fuse_ops(g);
   EXPECT_EQ(partition(g, groups), (Partition{{"exp", "sum"}, {"log"}})) << to_string(g, groups);

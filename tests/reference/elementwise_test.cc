@@ -73,11 +73,12 @@ TEST(ElementwiseRefTest, RoundIsHalfToEvenAndSignWorksOnInts) {
                 {3, 4});
 }
 
-TEST(ElementwiseRefTest, ClipBoundsFromInputsOrAttributes) {
+TEST(ElementwiseRefTest, ClipBoundsFromInputs) {
   TensorData x = f32({4}, {-3, -1, 1, 3});
   expect_tensor(eval1("Clip", {x, f32({}, {-2}), f32({}, {2})}), kF32, {4}, {-2, -1, 1, 2});
   expect_tensor(eval1("Clip", {x, TensorData(), f32({}, {0})}), kF32, {4}, {-3, -1, 0, 0});
-  expect_tensor(eval1("Clip", {x}, {{"min", -1.5}}, 6), kF32, {4}, {-1.5, -1, 1, 3});
+  expect_tensor(eval1("Clip", {x, f32({}, {-1.5})}), kF32, {4}, {-1.5, -1, 1, 3});
+  expect_tensor(eval1("Clip", {x}), kF32, {4}, {-3, -1, 1, 3});
   TensorData xi = make_tensor(DataType::i8(), {3}, {-100, 5, 100});
   expect_tensor(eval1("Clip", {xi, make_tensor(DataType::i8(), {}, {-10})}), DataType::i8(), {3},
                 {-10, 5, 100});

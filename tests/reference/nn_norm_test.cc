@@ -87,17 +87,17 @@ TEST(RefSoftmaxTest, RowsSumToOneAlongTheAxis) {
   expect_near(values_of(eval_op("Softmax", {f32({2}, {10000, 10000})})[0]), {0.5, 0.5});
 }
 
-TEST(RefSoftmaxTest, OldOpsetsCoerceToTwoDimensions) {
+// The pre-13 2-D coercion is the importer's rewrite (tests/frontend/canonicalize_ops_test.cc).
+TEST(RefSoftmaxTest, DefaultAxisIsTheLastAndHardmaxMarksTheFirstMaximum) {
   TensorData x = ramp({2, 2, 2});
-  auto y = eval_op("Softmax", {x}, {}, 1, 11);  // default axis 1: rows of 4
-  std::vector<double> v = values_of(y[0]);
-  double denom = 1 + std::exp(1) + std::exp(2) + std::exp(3);
-  expect_near(v, {1 / denom, std::exp(1) / denom, std::exp(2) / denom, std::exp(3) / denom,
-                  1 / denom, std::exp(1) / denom, std::exp(2) / denom, std::exp(3) / denom});
+  std::vector<double> v = values_of(eval_op("Softmax", {x})[0]);
+  double denom = 1 + std::exp(1);  // pairs along the last axis differ by 1
+  expect_near(v, {1 / denom, std::exp(1) / denom, 1 / denom, std::exp(1) / denom, 1 / denom,
+                  std::exp(1) / denom, 1 / denom, std::exp(1) / denom});
   auto h = eval_op("Hardmax", {f32({2, 3}, {1, 3, 3, -1, -2, -5})});
   expect_near(values_of(h[0]), {0, 1, 0, 1, 0, 0});
-  auto h_old = eval_op("Hardmax", {f32({2, 1, 2}, {1, 3, 3, -1})}, {}, 1, 12);
-  expect_near(values_of(h_old[0]), {0, 1, 1, 0});
+  auto h_mid = eval_op("Hardmax", {f32({2, 2, 1}, {1, 3, 3, -1})}, {{"axis", int64_t{1}}});
+  expect_near(values_of(h_mid[0]), {0, 1, 1, 0});
 }
 
 }  // namespace

@@ -42,9 +42,8 @@ inline void expect_near(const std::vector<double>& got, const std::vector<double
 // checks that type inference predicts the shapes the reference produces, and returns the outputs.
 inline std::vector<TensorData> eval_op(const std::string& op, const std::vector<TensorData>& inputs,
                                        std::map<std::string, Attr> attrs = {},
-                                       size_t num_outputs = 1, int opset = 17) {
+                                       size_t num_outputs = 1) {
   Graph g;
-  g.opset = opset;
   Node node{op, "n0", {}, {}, std::move(attrs)};
   for (size_t i = 0; i < inputs.size(); ++i) {
     node.inputs.push_back(inputs[i].defined() ? g.add_constant("in" + std::to_string(i), inputs[i])

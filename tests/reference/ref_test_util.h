@@ -25,7 +25,7 @@ using graph::testing::make_tensor;
 inline std::vector<TensorData> eval(const std::string& op_type,
                                     const std::vector<TensorData>& inputs,
                                     std::map<std::string, graph::Attr> attrs = {},
-                                    size_t num_outputs = 1, int opset = 17) {
+                                    size_t num_outputs = 1) {
   std::vector<graph::testing::OpInput> specs;
   std::map<std::string, TensorData> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -36,13 +36,12 @@ inline std::vector<TensorData> eval(const std::string& op_type,
     specs.push_back(graph::testing::value_of(inputs[i].dtype(), inputs[i].shape()));
     feeds["in" + std::to_string(i)] = inputs[i];
   }
-  graph::Graph g =
-      graph::testing::one_node_graph(op_type, specs, std::move(attrs), num_outputs, opset);
+  graph::Graph g = graph::testing::one_node_graph(op_type, specs, std::move(attrs), num_outputs);
   return run(g, feeds);
 }
 inline TensorData eval1(const std::string& op_type, const std::vector<TensorData>& inputs,
-                        std::map<std::string, graph::Attr> attrs = {}, int opset = 17) {
-  return eval(op_type, inputs, std::move(attrs), 1, opset)[0];
+                        std::map<std::string, graph::Attr> attrs = {}) {
+  return eval(op_type, inputs, std::move(attrs), 1)[0];
 }
 
 // Expects dtype, shape and values (within `tol` absolute plus `tol` relative to |expected|).

@@ -83,18 +83,19 @@ TEST(RefResizeTest, CubicSpecExampleAndLinearReproduction) {
   for (int x = 4; x < 12; ++x) EXPECT_NEAR(v[x], (x + 0.5) / 2 - 0.5, 1e-5) << x;
 }
 
-TEST(RefUpsampleTest, NearestRepeatsAndOldResizeIsAsymmetric) {
-  auto up = eval_op("Upsample", {f32({1, 1, 2, 2}, {1, 2, 3, 4}), f32({4}, {1, 1, 2, 3})},
-                    {{"mode", std::string("nearest")}}, 1, 9);
+// The mapping the importer gives Upsample and Resize-10: asymmetric coordinates, floor rounding.
+TEST(RefResizeTest, TheLegacyMappingRepeatsAndInterpolatesFromTheLeft) {
+  auto legacy = [](const std::string& mode) {
+    return std::map<std::string, Attr>{
+        {"mode", mode},
+        {"coordinate_transformation_mode", std::string("asymmetric")},
+        {"nearest_mode", std::string("floor")}};
+  };
+  auto up = resize(f32({1, 1, 2, 2}, {1, 2, 3, 4}), f32({4}, {1, 1, 2, 3}), {}, legacy("nearest"));
   expect_near(values_of(up[0]),
               {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4});
-  auto attr_form =
-      eval_op("Upsample", {f32({1, 2}, {1, 3})},
-              {{"mode", std::string("linear")}, {"scales", std::vector<double>{1, 2}}}, 1, 7);
-  expect_near(values_of(attr_form[0]), {1, 2, 3, 3});
-  auto resize10 = eval_op("Resize", {f32({1, 2}, {1, 3}), f32({2}, {1, 2})},
-                          {{"mode", std::string("linear")}}, 1, 10);
-  expect_near(values_of(resize10[0]), {1, 2, 3, 3});
+  auto linear = resize(f32({1, 2}, {1, 3}), f32({2}, {1, 2}), {}, legacy("linear"));
+  expect_near(values_of(linear[0]), {1, 2, 3, 3});
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace {
 using namespace testing;  // NOLINT
 
 TEST(ComputeIndexTest, ScatterElementsReductionsAndNegativeIndices) {
-  OpGraph m(18);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {3, 4}, 1));
   auto xi = m.input("xi", random_data(DataType::i64(), {3, 4}, 2, -9, 9));
   // Row 0 hits column 1 twice (once as -3): duplicates combine in order, the last "none" wins.
@@ -33,7 +33,7 @@ TEST(ComputeIndexTest, ScatterElementsReductionsAndNegativeIndices) {
 }
 
 TEST(ComputeIndexTest, DeprecatedScatterIsScatterElements) {
-  OpGraph m(10);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {2, 3, 4}, 5));
   auto idx = m.input("idx", random_data(DataType::i32(), {2, 3, 2}, 6, -4, 3));
   auto upd = m.input("upd", random_data(DataType::f32(), {2, 3, 2}, 7));
@@ -45,7 +45,7 @@ TEST(ComputeIndexTest, DeprecatedScatterIsScatterElements) {
 }
 
 TEST(ComputeIndexTest, ScatterNDSlicesElementsAndReductions) {
-  OpGraph m(18);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {4, 3, 2}, 10));
   // Whole [3, 2] slices; tuple 0 and 2 both hit row 1 (once as -3).
   auto rows = m.input("rows", make_tensor<int64_t>(DataType::i64(), {3, 1}, {1, 3, -3}));
@@ -76,7 +76,7 @@ TEST(ComputeIndexTest, ScatterNDSlicesElementsAndReductions) {
 }
 
 TEST(ComputeIndexTest, UnknownScatterReductionIsRejected) {
-  OpGraph m(18);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {3}, 16));
   auto idx = m.input("idx", make_tensor<int64_t>(DataType::i64(), {1, 1}, {0}));
   auto upd = m.input("upd", random_data(DataType::f32(), {1}, 17));

@@ -164,7 +164,7 @@ TEST(ComputeNnTest, PoolVariants) {
 // MaxPool's Indices output: flat positions row-major (storage_order 0) or column-major over the
 // spatial dims (1), through pads, strides, dilations, ceil mode, 1-D and 3-D; ties take the first.
 TEST(ComputeNnTest, MaxPoolIndices) {
-  OpGraph m(12);
+  OpGraph m;
   auto x = m.input("x", f32({2, 3, 7, 8}, 64));
   Attrs k3s2{{"kernel_shape", ints_attr({3, 3})},
              {"strides", ints_attr({2, 2})},
@@ -247,21 +247,17 @@ TEST(ComputeNnTest, RankZeroOperands) {
 }
 
 TEST(ComputeNnTest, SoftmaxFamilyAxes) {
-  for (int opset : {11, 13}) {
-    OpGraph m(opset);
-    auto x = m.input("x", f32({2, 3, 5}, 45));
-    for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
-      m.op(std::string(op) + "_default", op, {x});
-      m.op(std::string(op) + "_axis0", op, {x}, {{"axis", int_attr(0)}});
-      m.op(std::string(op) + "_axis1", op, {x}, {{"axis", int_attr(-2)}});
-    }
-    // Ties: Hardmax marks the first maximum only.
-    m.op("hardmax_ties", "Hardmax",
-         {m.input("t",
-                  make_tensor(DataType::f32(), {2, 3}, std::vector<double>{1, 3, 3, 2, 2, 0}))});
-    SCOPED_TRACE(opset);
-    check(m);
+  OpGraph m;
+  auto x = m.input("x", f32({2, 3, 5}, 45));
+  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
+    m.op(std::string(op) + "_default", op, {x});
+    m.op(std::string(op) + "_axis0", op, {x}, {{"axis", int_attr(0)}});
+    m.op(std::string(op) + "_axis1", op, {x}, {{"axis", int_attr(-2)}});
   }
+  // Ties: Hardmax marks the first maximum only.
+  m.op("hardmax_ties", "Hardmax",
+       {m.input("t", make_tensor(DataType::f32(), {2, 3}, std::vector<double>{1, 3, 3, 2, 2, 0}))});
+  check(m);
 }
 
 TEST(ComputeNnTest, Normalizations) {
@@ -286,24 +282,21 @@ TEST(ComputeNnTest, Normalizations) {
 
 // training_mode=1: Y from the batch statistics, and the updated running mean and variance.
 TEST(ComputeNnTest, BatchNormTraining) {
-  for (int opset : {14, 15}) {
-    OpGraph m(opset);
-    m.op("bn4d", "BatchNormalization",
-         {m.input("x", f32({2, 3, 4, 5}, 56)), m.constant("g", f32({3}, 57)),
-          m.constant("b", f32({3}, 58)), m.input("mean", f32({3}, 59)),
-          m.input("var", random_data(DataType::f32(), {3}, 60, 0.5, 2))},
-         {{"training_mode", int_attr(1)},
-          {"momentum", float_attr(0.7)},
-          {"epsilon", float_attr(1e-2)}},
-         3);
-    m.op("bn3d_defaults", "BatchNormalization",
-         {m.input("x3", f32({4, 2, 6}, 61)), m.constant("g2", f32({2}, 62)),
-          m.constant("b2", f32({2}, 63)), m.constant("mean2", f32({2}, 64)),
-          m.constant("var2", random_data(DataType::f32(), {2}, 65, 0.5, 2))},
-         {{"training_mode", int_attr(1)}}, 3);
-    SCOPED_TRACE(opset);
-    check(m);
-  }
+  OpGraph m;
+  m.op("bn4d", "BatchNormalization",
+       {m.input("x", f32({2, 3, 4, 5}, 56)), m.constant("g", f32({3}, 57)),
+        m.constant("b", f32({3}, 58)), m.input("mean", f32({3}, 59)),
+        m.input("var", random_data(DataType::f32(), {3}, 60, 0.5, 2))},
+       {{"training_mode", int_attr(1)},
+        {"momentum", float_attr(0.7)},
+        {"epsilon", float_attr(1e-2)}},
+       3);
+  m.op("bn3d_defaults", "BatchNormalization",
+       {m.input("x3", f32({4, 2, 6}, 61)), m.constant("g2", f32({2}, 62)),
+        m.constant("b2", f32({2}, 63)), m.constant("mean2", f32({2}, 64)),
+        m.constant("var2", random_data(DataType::f32(), {2}, 65, 0.5, 2))},
+       {{"training_mode", int_attr(1)}}, 3);
+  check(m);
 }
 
 // Conv + bias Add + Relu + residual Add: one fused group, so one kernel with the epilogue applied

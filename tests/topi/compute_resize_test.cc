@@ -1,6 +1,7 @@
-// Resize and Upsample lowered through topi (topi/compute_resize.cc): every mode, nearest rounding,
-// coordinate transformation, cubic variant, crop-and-resize with extrapolation, scales or sizes,
-// the legacy opsets and non-float dtypes, compiled and checked against the reference executor.
+// Resize lowered through topi (topi/compute_resize.cc): every mode, nearest rounding, coordinate
+// transformation, cubic variant, crop-and-resize with extrapolation, scales or sizes, the legacy
+// mapping the importer gives Upsample and Resize-10, and non-float dtypes, compiled and checked
+// against the reference executor.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +16,7 @@ TensorData floats(const std::vector<double>& values) {
   return make_tensor(DataType::f32(), {static_cast<int64_t>(values.size())}, values);
 }
 
-// A Resize (opset 11+ inputs: X, roi, scales, sizes) with constant scales, or sizes when given.
+// A Resize (inputs X, roi, scales, sizes) with constant scales, or sizes when given.
 void resize(OpGraph& m, ValueId x, const std::string& name, Attrs attrs,
             const std::vector<double>& scales, const std::vector<int64_t>& sizes = {},
             const std::vector<double>& roi = {}) {
@@ -27,7 +28,7 @@ void resize(OpGraph& m, ValueId x, const std::string& name, Attrs attrs,
 }
 
 TEST(ComputeResizeTest, NearestRoundingAndCoordinates) {
-  OpGraph m(13);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {1, 2, 4, 5}, 1));
   // Scale 2 and sizes 3 from 4 put coordinates exactly on .5 ties, where the rounding modes differ.
   for (const char* rounding : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
@@ -47,7 +48,7 @@ TEST(ComputeResizeTest, NearestRoundingAndCoordinates) {
 }
 
 TEST(ComputeResizeTest, LinearEveryCoordinateMode) {
-  OpGraph m(13);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {2, 3, 5, 4}, 2));
   for (const char* coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                             "tf_half_pixel_for_nn"}) {
@@ -61,7 +62,7 @@ TEST(ComputeResizeTest, LinearEveryCoordinateMode) {
 }
 
 TEST(ComputeResizeTest, NdLinearAndRankOne) {
-  OpGraph m(13);
+  OpGraph m;
   auto x5 = m.input("x5", random_data(DataType::f32(), {1, 2, 3, 4, 2}, 3));
   resize(m, x5, "trilinear", {{"mode", str_attr("linear")}}, {}, {1, 2, 5, 3, 4});
   Attrs align{{"mode", str_attr("linear")},
@@ -74,7 +75,7 @@ TEST(ComputeResizeTest, NdLinearAndRankOne) {
 }
 
 TEST(ComputeResizeTest, CubicVariants) {
-  OpGraph m(13);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {1, 2, 5, 6}, 5));
   Attrs cubic{{"mode", str_attr("cubic")}};
   Attrs excl{{"mode", str_attr("cubic")},
@@ -94,7 +95,7 @@ TEST(ComputeResizeTest, CubicVariants) {
 }
 
 TEST(ComputeResizeTest, CropAndResizeExtrapolates) {
-  OpGraph m(13);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {1, 2, 6, 5}, 6));
   // The roi reaches past the input on the right and bottom: those points take the extrapolation
   // value.
@@ -110,29 +111,25 @@ TEST(ComputeResizeTest, CropAndResizeExtrapolates) {
   m.check();
 }
 
-TEST(ComputeResizeTest, LegacyUpsampleAndResize10) {
-  OpGraph m7(7);
-  auto x7 = m7.input("x", random_data(DataType::f32(), {1, 2, 3, 3}, 7));
-  m7.op("upsample7_nearest", "Upsample", {x7}, {{"scales", Attr(std::vector<double>{1, 1, 2, 3})}});
-  m7.op("upsample7_bilinear", "Upsample", {x7},
-        {{"mode", str_attr("bilinear")}, {"scales", Attr(std::vector<double>{1, 1, 2, 1.5})}});
-  m7.check();
-  OpGraph m9(9);
-  auto x9 = m9.input("x", random_data(DataType::f32(), {1, 2, 3, 3}, 8));
-  auto s9 = m9.constant("s9", floats({1, 1, 2, 2.5}));
-  m9.op("upsample9_linear", "Upsample", {x9, s9}, {{"mode", str_attr("linear")}});
-  m9.check();
-  OpGraph m10(10);
-  auto x10 = m10.input("x", random_data(DataType::f32(), {1, 2, 4, 4}, 9));
-  // Resize-10: asymmetric coordinates and floor rounding, whatever the scale.
-  m10.op("resize10_nearest", "Resize", {x10, m10.constant("s_down", floats({1, 1, 0.6, 0.6}))});
-  auto s_up = m10.constant("s_up", floats({1, 1, 1.5, 2}));
-  m10.op("resize10_linear", "Resize", {x10, s_up}, {{"mode", str_attr("linear")}});
-  m10.check();
+// Upsample and Resize-10 import as Resize with asymmetric coordinates and floor rounding
+// (frontend/canonicalize_ops.h), whatever the scale.
+TEST(ComputeResizeTest, TheLegacyMappingOfUpsampleAndResize10) {
+  OpGraph m;
+  auto x = m.input("x", random_data(DataType::f32(), {1, 2, 3, 3}, 7));
+  auto legacy = [](const char* mode) {
+    return Attrs{{"mode", str_attr(mode)},
+                 {"coordinate_transformation_mode", str_attr("asymmetric")},
+                 {"nearest_mode", str_attr("floor")}};
+  };
+  resize(m, x, "nearest_up", legacy("nearest"), {1, 1, 2, 3});
+  resize(m, x, "nearest_down", legacy("nearest"), {1, 1, 0.6, 0.6});
+  resize(m, x, "linear_up", legacy("linear"), {1, 1, 2, 1.5});
+  resize(m, x, "linear_fraction", legacy("linear"), {1, 1, 1.5, 2.5});
+  m.check();
 }
 
 TEST(ComputeResizeTest, IntegerAndDoubleInputs) {
-  OpGraph m(13);
+  OpGraph m;
   auto u8 = m.input("u8", random_data(DataType::u8(), {1, 1, 3, 4}, 10, 0, 255));
   resize(m, u8, "u8_nearest", {}, {1, 1, 2, 1.5});
   resize(m, u8, "u8_linear", {{"mode", str_attr("linear")}}, {1, 1, 1.5, 2});
@@ -145,11 +142,11 @@ TEST(ComputeResizeTest, IntegerAndDoubleInputs) {
 }
 
 TEST(ComputeResizeTest, UnsupportedModesAreRejected) {
-  OpGraph m(13);
+  OpGraph m;
   auto x = m.input("x", random_data(DataType::f32(), {1, 1, 2, 2}, 13));
   resize(m, x, "area", {{"mode", str_attr("area")}}, {1, 1, 2, 2});
   expect_compile_error(m.b.g, "unsupported mode 'area'");
-  OpGraph c(13);
+  OpGraph c;
   auto y = c.input("y", random_data(DataType::f32(), {1, 1, 2, 2}, 14));
   resize(c, y, "diagonal", {{"coordinate_transformation_mode", str_attr("diagonal")}},
          {1, 1, 2, 2});

@@ -44,7 +44,6 @@ struct OpGraph {
   passes::testing::Builder b;
   std::map<std::string, TensorData> feeds;
 
-  explicit OpGraph(int opset = 17) { b.g.opset = opset; }
   ValueId input(const std::string& name, TensorData value) {
     ValueId v = b.g.add_value(name, {value.dtype(), value.shape(), {}});
     b.g.inputs.push_back(v);

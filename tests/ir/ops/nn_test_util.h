@@ -21,10 +21,8 @@ inline TensorType f32(std::vector<int64_t> shape) {
 // constants where `constants[i]` is defined.
 inline std::vector<TensorType> infer(const std::string& op, const std::vector<TensorType>& types,
                                      std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
-                                     int opset = 17,
                                      const std::vector<TensorData>& constants = {}) {
   Graph g;
-  g.opset = opset;
   Node node{op, "node7", {}, {}, std::move(attrs)};
   for (size_t i = 0; i < types.size(); ++i) {
     if (i < constants.size() && constants[i].defined()) {
@@ -45,10 +43,10 @@ inline std::vector<TensorType> infer(const std::string& op, const std::vector<Te
 // Expects inference to throw a tessel::Error that names the node and contains `needle`.
 inline void expect_infer_error(const std::string& needle, const std::string& op,
                                const std::vector<TensorType>& types,
-                               std::map<std::string, Attr> attrs = {}, int opset = 17,
+                               std::map<std::string, Attr> attrs = {},
                                std::source_location at = std::source_location::current()) {
-  tessel::testing::expect_error([&] { infer(op, types, std::move(attrs), 1, opset); },
-                                {"node7", needle}, at);
+  tessel::testing::expect_error([&] { infer(op, types, std::move(attrs), 1); }, {"node7", needle},
+                                at);
 }
 
 }  // namespace tessel::graph::nn_testing

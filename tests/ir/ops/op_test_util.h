@@ -38,10 +38,8 @@ inline TensorData i64(std::vector<int64_t> shape, const std::vector<double>& v) 
 // A graph holding one node of `op_type` over `inputs`, with `num_outputs` outputs (typed
 // float32[] until inferred).
 inline Graph one_node_graph(const std::string& op_type, const std::vector<OpInput>& inputs,
-                            std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
-                            int opset = 17) {
+                            std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1) {
   Graph g;
-  g.opset = opset;
   Node node;
   node.op_type = op_type;
   node.name = "n0";
@@ -69,9 +67,9 @@ inline Graph one_node_graph(const std::string& op_type, const std::vector<OpInpu
 
 // Runs the op table's type inference on a one-node graph.
 inline std::vector<TensorType> infer(const std::string& op_type, const std::vector<OpInput>& inputs,
-                                     std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
-                                     int opset = 17) {
-  Graph g = one_node_graph(op_type, inputs, std::move(attrs), num_outputs, opset);
+                                     std::map<std::string, Attr> attrs = {},
+                                     size_t num_outputs = 1) {
+  Graph g = one_node_graph(op_type, inputs, std::move(attrs), num_outputs);
   const OpDef* def = find_op(op_type);
   if (!def) throw InternalError("no op definition for " + op_type);
   return def->infer_type(g, g.nodes[0]);

@@ -54,7 +54,7 @@ TEST(SameDtypeTest, ConstantParametersToo) {
   // Pad with a float64 constant_value for float32 data.
   expect_error(
       [&] {
-        infer("Pad", {f32({3}), typed(kI64, {2}), typed(kF64, {})}, {}, 1, 17,
+        infer("Pad", {f32({3}), typed(kI64, {2}), typed(kF64, {})}, {}, 1,
               {TensorData(), pads, value});
       },
       {"input 2 ('c2') is float64"});
@@ -62,7 +62,7 @@ TEST(SameDtypeTest, ConstantParametersToo) {
   TensorData start(kI64, {}), limit(kI32, {}), delta(kI64, {});
   expect_error(
       [&] {
-        infer("Range", {typed(kI64, {}), typed(kI32, {}), typed(kI64, {})}, {}, 1, 17,
+        infer("Range", {typed(kI64, {}), typed(kI32, {}), typed(kI64, {})}, {}, 1,
               {start, limit, delta});
       },
       {"input 1 ('c1') is int32 but input 0 ('c0') is int64"});
