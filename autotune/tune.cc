@@ -114,7 +114,9 @@ class TaskBench {
     CandidateBuilder build = [this, &config] {
       passes::LoweredGroup lg = passes::lower_to_te(
           g_, group_, index_, cpu_, [&](const topi::ConfigSpace&) { return config; });
-      return tessel::build(te::lower(lg.schedule, lg.args, lg.name), target_);
+      // Through the kernel cache: a config measured again (the model check, a resumed
+      // run) is not compiled again.
+      return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
     };
     return autotune::measure(build, name_, inputs_, references_, opt);
   }

@@ -8,8 +8,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <numeric>
+#include <sstream>
 
 #include "driver/compile.h"
 #include "ir/error.h"
@@ -147,6 +151,21 @@ std::vector<std::string> parse_dump_ir(const std::string& text) {
     }
   }
   return stages;
+}
+
+double seconds_since_process_start() {
+  // Field 22 of /proc/self/stat is the start time in clock ticks since boot; the command name
+  // (field 2) may hold spaces, so fields are counted from its closing parenthesis.
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i < 22 && fields >> field;) ++i;
+  unsigned long long start_ticks = 0;
+  timespec now{};
+  if (!(fields >> start_ticks) || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
+  double start = static_cast<double>(start_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - start;
 }
 
 bool interactive() { return isatty(STDERR_FILENO) != 0; }

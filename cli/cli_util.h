@@ -20,6 +20,8 @@ constexpr double kMaxTime = 1e6;   // in the flag's unit: milliseconds or minute
 // A finite number in [lo, hi]. CLI11's own Range and PositiveNumber let NaN through (every
 // comparison with it is false), and inf.
 CLI::Validator number_in(double lo, double hi);
+// Wall time since this process started (to 10 ms): what the user waited, loading included.
+double seconds_since_process_start();
 // Refuses an empty value on every option and positional of `cmd` that takes one: an empty path or
 // list would otherwise read as "not given".
 void refuse_empty_values(CLI::App& cmd);

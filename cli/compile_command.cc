@@ -38,19 +38,26 @@ void run_compile(const CompileArgs& a) {
     opt.dump_dir = a.dump_dir;
   }
   bool progress = interactive();
+  auto show = [&](const StageTiming& t) {
+    if (progress && t.ms >= 1) std::cerr << fmt::format("  {:<32} {:>9.1f} ms\n", t.stage, t.ms);
+  };
   if (progress) {
-    opt.on_stage = [](const StageTiming& t) {
-      if (t.ms >= 1) std::cerr << fmt::format("  {:<32} {:>9.1f} ms\n", t.stage, t.ms);
-    };
+    opt.on_stage = show;
     std::cerr << "compiling " << a.model << "\n";
   }
   CompiledModel m = compile(a.model, opt);
-  m.export_package(a.output);
-  double total = 0;
-  for (const auto& t : m.timings()) total += t.ms;
-  std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.1f} s\n{}\n", a.output,
-                           m.plan().kernels.size(), m.target().triple, m.target().cpu, total / 1000,
-                           m.memory_plan().summary());
+  const CodegenSummary& cg = m.codegen();
+  if (progress && cg.kernels > 0) {
+    std::cerr << fmt::format(
+        "  (llvm: {} distinct of {} kernels, {} from the cache, {} jobs; optimize {:.1f} s and "
+        "machine code {:.1f} s summed over the jobs)\n",
+        cg.distinct, cg.kernels, cg.from_cache, cg.jobs, cg.optimize_ms / 1000,
+        cg.machine_code_ms / 1000);
+  }
+  for (const StageTiming& t : m.export_package(a.output)) show(t);
+  std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.2f} s\n{}\n", a.output,
+                           m.plan().kernels.size(), m.target().triple, m.target().cpu,
+                           seconds_since_process_start(), m.memory_plan().summary());
   if (a.tuning_records.empty()) return;
   for (const std::string& w : m.tuning().warnings) std::cerr << "warning: " << w << "\n";
   const TuningSummary& t = m.tuning();

@@ -10,6 +10,7 @@ CompileOptions ModelFlags::compile_options() const {
   CompileOptions opt;
   opt.target = target;
   opt.opt_level = opt_level;
+  opt.compile_jobs = jobs;
   for (const std::string& list : disabled_passes) {
     for (const std::string& pass : split_list(list, "--disabled-pass"))
       opt.disabled_passes.push_back(pass);
@@ -26,6 +27,10 @@ void add_model_flags(CLI::App& cmd, ModelFlags& flags) {
                  "input shapes, e.g. \"data:[1,3,224,224] mask:[1,128]\"");
   cmd.add_option("-O,--opt-level", flags.opt_level, "graph optimization level")
       ->check(number_in(0, 3))
+      ->capture_default_str();
+  cmd.add_option("-j,--jobs", flags.jobs,
+                 "kernels compiled at once (default 0: one per hardware thread)")
+      ->check(number_in(0, 1024))
       ->capture_default_str();
   // Split by compile_options rather than CLI11, which drops empty items silently.
   cmd.add_option("--disabled-pass", flags.disabled_passes,

@@ -25,6 +25,11 @@ runtime::Module build(const te::Schedule& sch, const std::vector<te::Tensor>& ar
 runtime::Module build(const std::vector<PrimFunc>& funcs, const Target& target);
 runtime::Module build(const PrimFunc& func, const Target& target);
 
+// Compiles through kernel objects and the kernel cache of the environment
+// (codegen/kernel_objects.h: kernels equal up to names once, a cached kernel not at all) and links
+// them into this process. What tuning candidates run; argument errors name arguments by position.
+runtime::Module build_cached(const std::vector<PrimFunc>& funcs, const Target& target);
+
 std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target);
 std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& target);
 // An ELF/Mach-O relocatable object (PIC) for the target, e.g. for a cross triple. It calls the

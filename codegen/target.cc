@@ -148,6 +148,15 @@ std::string Target::str() const {
   return s;
 }
 
+bool Target::runs_on_host() const { return is_host_triple(triple); }
+
+void Target::check_runs_on_host(const std::string& what) const {
+  if (!runs_on_host()) {
+    throw Error(fmt::format("{}: cannot run code for {} on this {} host; use emit_object", what,
+                            triple, llvm::sys::getProcessTriple()));
+  }
+}
+
 bool Target::is_host_cpu() const {
   return is_host_triple(triple) && cpu == llvm::sys::getHostCPUName();
 }

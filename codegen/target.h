@@ -24,6 +24,10 @@ struct Target {
   bool has_feature(const std::string& feature) const;
   // True when the target is the machine this process runs on: its arch, OS and CPU.
   bool is_host_cpu() const;
+  // True when the target's arch and OS are this machine's: its code can be linked and run here.
+  bool runs_on_host() const;
+  // Error "WHAT: cannot run code for TRIPLE on this HOST host; use emit_object" unless it does.
+  void check_runs_on_host(const std::string& what) const;
 };
 
 }  // namespace tessel

@@ -10,25 +10,30 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "autotune/records.h"
 #include "autotune/task.h"
 #include "codegen/build.h"
+#include "codegen/kernel_objects.h"
 #include "frontend/onnx_importer.h"
 #include "ir/error.h"
 #include "passes/graph_util.h"
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
 #include "passes/plan_memory.h"
+#include "runtime/jit.h"
 #include "te/lower.h"
 
 namespace tessel {
 
-CompiledModel::CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, Target target,
+CompiledModel::CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs,
+                             std::vector<std::string> objects, Target target,
                              std::vector<StageTiming> timings, std::string fusion_summary,
                              passes::MemoryPlan memory_plan)
     : runtime::Model(std::move(model)),
       funcs_(std::move(funcs)),
+      objects_(std::move(objects)),
       target_(std::move(target)),
       timings_(std::move(timings)),
       fusion_summary_(std::move(fusion_summary)),
@@ -281,13 +286,35 @@ void dump_kernels(const Dumper& dump, const Kernels& kernels) {
   });
 }
 
-// Machine code for the kernels (an empty module for a model without any), and its dumps.
-runtime::Module build_kernels(const std::vector<PrimFunc>& funcs, const Target& target,
-                              const Dumper& dump, Timer& time) {
-  if (funcs.empty()) return {};
+// Machine code for the kernels, linked into this process, and its dumps. A model without kernels
+// has an empty module.
+struct BuiltKernels {
+  std::vector<std::string> objects;
+  runtime::Module module;
+  CodegenSummary summary;
+};
+BuiltKernels build_kernels(const std::vector<PrimFunc>& funcs, const CompileOptions& opt,
+                           const Target& target, const Dumper& dump, Timer& time) {
+  BuiltKernels built;
+  if (funcs.empty()) return built;
+  target.check_runs_on_host("compile");
   dump("llvm", "llvm.ll", [&] { return emit_llvm_ir(funcs, target); });
   dump("asm", "asm.s", [&] { return emit_assembly(funcs, target); });
-  return time("codegen", [&] { return build(funcs, target); });
+  std::optional<KernelCache> cache = KernelCache::from_environment();
+  KernelObjectOptions kopt{opt.compile_jobs, cache ? &*cache : nullptr};
+  KernelObjects objects = time("llvm", [&] { return compile_kernel_objects(funcs, target, kopt); });
+  built.summary = {
+      static_cast<int>(funcs.size()),
+      static_cast<int>(objects.symbols.size()),
+      objects.cache_hits,
+      kopt.jobs > 0 ? kopt.jobs : static_cast<int>(std::thread::hardware_concurrency()),
+      objects.optimize_ms,
+      objects.machine_code_ms};
+  built.module = time("link", [&] {
+    return runtime::JitSession::shared()->add_objects(objects.objects, "the model's kernels");
+  });
+  built.objects = std::move(objects.objects);
+  return built;
 }
 
 // Which intermediate values share buffers.
@@ -360,12 +387,13 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   Kernels kernels =
       time("lower", [&] { return lower_kernels(g, plan.groups, target, records, tuning); });
   dump_kernels(dump, kernels);
-  runtime::Module module = build_kernels(kernels.funcs, target, dump, time);
+  BuiltKernels built = build_kernels(kernels.funcs, opt, target, dump, time);
   passes::MemoryPlan memory = time("plan_memory", [&] { return plan_kernel_memory(g, kernels); });
-  runtime::Model model = assemble_model(g, target, kernels, memory, module);
-  CompiledModel compiled(std::move(model), std::move(kernels.funcs), target, std::move(timings),
-                         passes::to_string(g, plan.groups), memory);
+  runtime::Model model = assemble_model(g, target, kernels, memory, built.module);
+  CompiledModel compiled(std::move(model), std::move(kernels.funcs), std::move(built.objects),
+                         target, std::move(timings), passes::to_string(g, plan.groups), memory);
   compiled.tuning_ = std::move(tuning);
+  compiled.codegen_ = built.summary;
   return compiled;
 }
 
@@ -378,25 +406,32 @@ CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt) {
   return m;
 }
 
-void CompiledModel::export_package(const std::string& path) const {
-  if (funcs_.empty()) throw Error("export_package: the model has no kernels to package");
+std::vector<StageTiming> CompiledModel::export_package(const std::string& path) const {
+  if (objects_.empty()) throw Error("export_package: the model has no kernels to package");
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (!dir.empty() && !std::filesystem::is_directory(dir)) {
     throw Error(fmt::format("cannot write the package {}: directory {} does not exist", path,
                             dir.string()));
   }
+  if (!target_.runs_on_host()) {
+    throw Error(fmt::format("export_package: linking a shared library for {} needs a cross linker",
+                            target_.triple));
+  }
+  std::vector<StageTiming> timings;
+  Timer time(&timings, nullptr);
   std::string library =
       (std::filesystem::temp_directory_path() /
        fmt::format("tessel-{}-{}.so", getpid(), reinterpret_cast<uintptr_t>(this)))
           .string();
   try {
-    export_library(funcs_, target_, library);
-    runtime::write_package(path, library, plan(), params());
+    time("link library", [&] { link_shared_library(objects_, library); });
+    time("write package", [&] { runtime::write_package(path, library, plan(), params()); });
   } catch (...) {
     std::remove(library.c_str());
     throw;
   }
   std::remove(library.c_str());
+  return timings;
 }
 
 }  // namespace tessel

@@ -42,8 +42,18 @@ struct CompileOptions {
   // Tuning records (autotune/records.h) to apply: each templated kernel whose workload has a
   // successful record for this target takes the best one's config; the others use the fallback.
   std::string tuning_records;
+  // Kernels compiled by LLVM at once; 0: one per hardware thread. The output is the same for any
+  // number.
+  int compile_jobs = 0;
   // Called as each compilation stage ends (for progress output).
   std::function<void(const StageTiming&)> on_stage;
+};
+
+// What LLVM compiled: distinct kernels (equal up to names) are compiled once, and a kernel found
+// in the kernel cache (codegen/kernel_cache.h, TESSEL_CACHE_DIR) is not compiled at all.
+struct CodegenSummary {
+  int kernels = 0, distinct = 0, from_cache = 0, jobs = 0;
+  double optimize_ms = 0, machine_code_ms = 0;  // summed over the jobs
 };
 
 // The IR stages that CompileOptions::dump accepts.
@@ -70,8 +80,8 @@ struct TuningSummary {
 class CompiledModel : public runtime::Model {
  public:
   CompiledModel() = default;
-  CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, Target target,
-                std::vector<StageTiming> timings, std::string fusion_summary,
+  CompiledModel(runtime::Model model, std::vector<PrimFunc> funcs, std::vector<std::string> objects,
+                Target target, std::vector<StageTiming> timings, std::string fusion_summary,
                 passes::MemoryPlan memory_plan);
 
   // Wall time of each compilation stage (import, graph passes, lowering, codegen), in order.
@@ -83,19 +93,23 @@ class CompiledModel : public runtime::Model {
   const std::vector<PrimFunc>& funcs() const { return funcs_; }
   const Target& target() const { return target_; }
   const TuningSummary& tuning() const { return tuning_; }
-  // Writes a package (docs/package-format.md): the kernels as a shared library, the executor plan
-  // and the weights. The target must be the host's OS and architecture (for the system linker).
-  void export_package(const std::string& path) const;
+  const CodegenSummary& codegen() const { return codegen_; }
+  // Writes a package (docs/package-format.md): the kernels' objects linked into a shared library
+  // (no second compile), the executor plan and the weights. The target must be the host's OS and
+  // architecture (for the system linker). Returns the time of each step ("link", "write").
+  std::vector<StageTiming> export_package(const std::string& path) const;
 
  private:
   friend CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt);
   friend CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt);
   std::vector<PrimFunc> funcs_;
+  std::vector<std::string> objects_;  // codegen/kernel_objects.h
   Target target_;
   std::vector<StageTiming> timings_;
   std::string fusion_summary_;
   passes::MemoryPlan memory_plan_;
   TuningSummary tuning_;
+  CodegenSummary codegen_;
 };
 
 CompiledModel compile(const std::string& onnx_path, const CompileOptions& opt = {});

@@ -17,16 +17,20 @@ void IRPrinter::print_expr(const PrimExpr& e, int ctx) {
 const std::string& IRPrinter::name_of(const Node* key, const std::string& hint) {
   auto it = names_.find(key);
   if (it != names_.end()) return it->second;
+  if (canonical_names_) return names_[key] = fmt::format("%{}{}", names_.size(), hint);
   std::string base = hint.empty() ? "v" : hint, name = base;
   for (int i = 1; used_.count(name); ++i) name = fmt::format("{}_{}", base, i);
   used_.insert(name);
   return names_[key] = name;
 }
 
-const std::string& IRPrinter::var_name(const Var& v) { return name_of(v.get(), v->name_hint); }
+// Canonical var names carry the var's type, which the text shows nowhere else.
+const std::string& IRPrinter::var_name(const Var& v) {
+  return name_of(v.get(), canonical_names_ ? ":" + v.dtype().str() : v->name_hint);
+}
 
 const std::string& IRPrinter::buffer_name(const Buffer& b) {
-  return name_of(b->data.get(), b->name);
+  return name_of(b->data.get(), canonical_names_ ? "" : b->name);
 }
 
 void IRPrinter::print_list(const std::vector<PrimExpr>& es) {
@@ -219,10 +223,14 @@ void IRPrinter::print_stmt(const Stmt& s, int indent) {
 }
 
 void IRPrinter::print_func(const PrimFunc& f) {
-  os_ << "primfn " << f->name << "(";
+  os_ << "primfn " << (canonical_names_ ? "" : f->name) << "(";
   for (size_t i = 0; i < f->params.size(); ++i) {
     const Buffer& b = f->buffers[i];
     if (i) os_ << ", ";
+    if (!b.defined()) {  // a scalar argument
+      os_ << var_name(f->params[i]) << ": " << f->params[i].dtype().str();
+      continue;
+    }
     os_ << buffer_name(b) << ": " << b->dtype.str() << "[";
     print_list(b->shape);
     os_ << "]";
@@ -244,6 +252,12 @@ std::string to_string(const Stmt& s) {
 }
 std::string to_string(const PrimFunc& f) {
   IRPrinter p;
+  p.print_func(f);
+  return p.str();
+}
+
+std::string canonical_text(const PrimFunc& f) {
+  IRPrinter p(true);
   p.print_func(f);
   return p.str();
 }

@@ -16,6 +16,10 @@ namespace tessel {
 std::string to_string(const PrimExpr& e);
 std::string to_string(const Stmt& s);
 std::string to_string(const PrimFunc& f);
+// The function without its name and with every var and buffer named by its position of first use
+// ("%0:int32", "%1", ...): equal text for functions that differ only in names, and different text
+// wherever the code differs (the kernel cache's key, codegen/kernel_cache.h).
+std::string canonical_text(const PrimFunc& f);
 
 std::ostream& operator<<(std::ostream& os, const PrimExpr& e);
 std::ostream& operator<<(std::ostream& os, const Stmt& s);
@@ -25,6 +29,8 @@ std::ostream& operator<<(std::ostream& os, const PrimFunc& f);
 // this one prints a te node as <non-ir node>.
 class IRPrinter : public ExprFunctor<void, int> {
  public:
+  IRPrinter() = default;
+  explicit IRPrinter(bool canonical_names) : canonical_names_(canonical_names) {}
   // `ctx` is the precedence of the context, which decides the parentheses.
   void print_expr(const PrimExpr& e, int ctx = 0);
   void print_stmt(const Stmt& s, int indent);
@@ -54,6 +60,7 @@ class IRPrinter : public ExprFunctor<void, int> {
   void infix(const PrimExpr& a, const char* sym, const PrimExpr& b, int prec, int ctx);
   void call(const char* name, const std::vector<PrimExpr>& args);
 
+  bool canonical_names_ = false;
   std::unordered_map<const Node*, std::string> names_;
   std::unordered_set<std::string> used_;
 };

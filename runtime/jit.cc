@@ -9,6 +9,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -17,6 +18,7 @@
 
 #include "ir/error.h"
 #include "runtime/c_runtime_api.h"
+#include "runtime/kernel_table.h"
 
 namespace tessel::runtime {
 
@@ -47,37 +49,43 @@ llvm::orc::SymbolMap runtime_symbol_map(llvm::orc::LLJIT& jit) {
         llvm::orc::ExecutorAddr::fromPtr(fn),
         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   };
-  add("TesselSetLastError", &TesselSetLastError);
-  add("TesselGetLastError", &TesselGetLastError);
-  add("TesselBackendParallelLaunch", &TesselBackendParallelLaunch);
-  add("TesselBackendNumThreads", &TesselBackendNumThreads);
-  add("TesselBackendAllocWorkspace", &TesselBackendAllocWorkspace);
-  add("TesselBackendFreeWorkspace", &TesselBackendFreeWorkspace);
+  for (const auto& [name, fn] : runtime_api()) add(name.c_str(), fn);
+  add("TesselGetLastError", reinterpret_cast<void*>(&TesselGetLastError));
   return map;
 }
 
-class JitModuleNode : public ModuleNode, public std::enable_shared_from_this<JitModuleNode> {
+// Owns a JITDylib: removing it frees its code. Holds the session, which must outlive the removal.
+class DylibOwner {
  public:
-  using Entries = std::vector<std::pair<std::string, TesselBackendFunc>>;
-  JitModuleNode(std::shared_ptr<JitSession> session, JitSession::Impl& impl,
-                llvm::orc::JITDylib& dylib, Entries entries, std::string ir,
-                std::function<std::string()> make_assembly)
-      : session_(std::move(session)),
-        impl_(impl),
-        dylib_(dylib),
-        entries_(std::move(entries)),
-        ir_(std::move(ir)),
-        make_assembly_(std::move(make_assembly)) {
+  DylibOwner(std::shared_ptr<JitSession> session, JitSession::Impl& impl,
+             llvm::orc::JITDylib& dylib)
+      : session_(std::move(session)), impl_(impl), dylib_(dylib) {
     ++impl_.live_modules;
   }
-
-  ~JitModuleNode() override {
-    // Frees the module's code; session_ (a member) keeps the JIT alive until after this.
+  ~DylibOwner() {
     if (auto err = impl_.jit->getExecutionSession().removeJITDylib(dylib_)) {
       llvm::logAllUnhandledErrors(std::move(err), llvm::errs(), "tessel: freeing a JIT module: ");
     }
     --impl_.live_modules;
   }
+  DylibOwner(const DylibOwner&) = delete;
+  DylibOwner& operator=(const DylibOwner&) = delete;
+
+ private:
+  std::shared_ptr<JitSession> session_;
+  JitSession::Impl& impl_;
+  llvm::orc::JITDylib& dylib_;
+};
+
+class JitModuleNode : public ModuleNode, public std::enable_shared_from_this<JitModuleNode> {
+ public:
+  using Entries = std::vector<std::pair<std::string, TesselBackendFunc>>;
+  JitModuleNode(std::unique_ptr<DylibOwner> dylib, Entries entries, std::string ir,
+                std::function<std::string()> make_assembly)
+      : dylib_(std::move(dylib)),
+        entries_(std::move(entries)),
+        ir_(std::move(ir)),
+        make_assembly_(std::move(make_assembly)) {}
 
   Function get_function(const std::string& name) override {
     for (const auto& [entry, fn] : entries_) {
@@ -103,9 +111,7 @@ class JitModuleNode : public ModuleNode, public std::enable_shared_from_this<Jit
   }
 
  private:
-  std::shared_ptr<JitSession> session_;
-  JitSession::Impl& impl_;
-  llvm::orc::JITDylib& dylib_;
+  std::unique_ptr<DylibOwner> dylib_;
   Entries entries_;
   std::string ir_;
   std::function<std::string()> make_assembly_;
@@ -200,9 +206,41 @@ Module JitSession::add_module(JitModuleSource source) {
     llvm::consumeError(es.removeJITDylib(dylib));
     throw;
   }
-  return Module(std::make_shared<JitModuleNode>(shared_from_this(), *impl_, dylib,
-                                                std::move(entries), std::move(source.ir_text),
-                                                std::move(source.make_assembly)));
+  return Module(std::make_shared<JitModuleNode>(
+      std::make_unique<DylibOwner>(shared_from_this(), *impl_, dylib), std::move(entries),
+      std::move(source.ir_text), std::move(source.make_assembly)));
+}
+
+Module JitSession::add_objects(const std::vector<std::string>& objects, const std::string& what) {
+  llvm::orc::LLJIT& jit = *impl_->jit;
+  llvm::orc::ExecutionSession& es = jit.getExecutionSession();
+  llvm::orc::JITDylib& dylib =
+      es.createBareJITDylib(fmt::format("tessel_module_{}", impl_->next_id++));
+  dylib.addToLinkOrder(*impl_->runtime_symbols);
+  std::map<std::string, TesselBackendFunc> kernels;
+  try {
+    for (size_t i = 0; i < objects.size(); ++i) {
+      check(jit.addObjectFile(dylib, llvm::MemoryBuffer::getMemBufferCopy(
+                                         objects[i], fmt::format("{} object {}", what, i))),
+            "JIT: adding an object of " + what);
+    }
+    // Looking the table up links every object now.
+    auto table = take(jit.lookup(dylib, TESSEL_KERNEL_TABLE_SYMBOL), "JIT: linking " + what);
+    kernels = read_kernel_table(table.toPtr<const TesselKernelTable*>(), what);
+    fill_runtime_slots([&](const std::string& symbol) -> void** {
+      auto slot = jit.lookup(dylib, symbol);
+      if (!slot) {
+        llvm::consumeError(slot.takeError());  // the code calls no such function
+        return nullptr;
+      }
+      return slot->toPtr<void**>();
+    });
+  } catch (...) {
+    llvm::consumeError(es.removeJITDylib(dylib));
+    throw;
+  }
+  return table_module(std::make_shared<DylibOwner>(shared_from_this(), *impl_, dylib),
+                      std::move(kernels));
 }
 
 }  // namespace tessel::runtime

@@ -40,6 +40,10 @@ class JitSession : public std::enable_shared_from_this<JitSession> {
 
   // Compiles the module now (so errors surface here, as tessel::Error) and returns it.
   Module add_module(JitModuleSource source);
+  // Links relocatable objects that hold a kernel table (codegen/kernel_objects.h) into this
+  // process, fills their runtime pointer slots, and serves the table's kernels. `what` names the
+  // code in errors.
+  Module add_objects(const std::vector<std::string>& objects, const std::string& what);
   // Modules of this session that are still alive.
   int num_live_modules() const;
 

@@ -40,8 +40,9 @@ enum DLTensorField : unsigned {
 
 }  // namespace
 
-CodeGenCPU::CodeGenCPU(llvm::Module& module, const Target& target, RuntimeLinkage linkage)
-    : CodeGenLLVM(module, target), linkage_(linkage) {
+CodeGenCPU::CodeGenCPU(llvm::Module& module, const Target& target, RuntimeLinkage linkage,
+                       ArgNames arg_names)
+    : CodeGenLLVM(module, target), linkage_(linkage), arg_names_(arg_names) {
   auto* ptr = builder_.getPtrTy();
   auto* i32 = builder_.getInt32Ty();
   dltensor_type_ =
@@ -111,6 +112,7 @@ void CodeGenCPU::add_function(const PrimFunc& func) {
 }
 
 std::string CodeGenCPU::describe_arg(int index) const {
+  if (arg_names_ == ArgNames::kPositional) return fmt::format("argument {}", index);
   const Buffer& buffer = func_->buffers[index];
   const std::string& arg_name = buffer.defined() ? buffer->name : func_->params[index]->name_hint;
   return escape_percent(fmt::format("argument {} ({})", index, arg_name));
@@ -384,7 +386,7 @@ llvm::FunctionCallee CodeGenCPU::runtime_function(const char* name, llvm::Type* 
   llvm::GlobalVariable* pointer = module_.getGlobalVariable(slot);
   if (pointer == nullptr) {
     pointer = new llvm::GlobalVariable(module_, builder_.getPtrTy(), false,
-                                       llvm::GlobalValue::ExternalLinkage,
+                                       llvm::GlobalValue::WeakAnyLinkage,
                                        llvm::ConstantPointerNull::get(builder_.getPtrTy()), slot);
   }
   return {type, builder_.CreateLoad(builder_.getPtrTy(), pointer, std::string(name) + "_ptr")};

@@ -6,7 +6,8 @@
 // Error messages omit the function name: Function::from_backend prefixes it.
 // With RuntimeLinkage::kPointers (shared libraries) the Tessel* runtime functions are called
 // through pointer variables `__tessel_fp_<name>` that the loader fills (runtime/package.h), so a
-// library needs no runtime symbols from the process that loads it.
+// library needs no runtime symbols from the process that loads it. The variables are weak: every
+// kernel object defines them, and linking several objects keeps one of each.
 #pragma once
 
 #include "codegen/llvm/codegen_llvm.h"
@@ -16,10 +17,15 @@ namespace tessel::codegen {
 
 enum class RuntimeLinkage { kSymbols, kPointers };
 
+// How argument errors name an argument: "argument 1 (B)" or, for code shared by kernels whose
+// buffers have other names (codegen/kernel_objects.h), "argument 1".
+enum class ArgNames { kInMessages, kPositional };
+
 class CodeGenCPU : public CodeGenLLVM {
  public:
   CodeGenCPU(llvm::Module& module, const Target& target,
-             RuntimeLinkage linkage = RuntimeLinkage::kSymbols);
+             RuntimeLinkage linkage = RuntimeLinkage::kSymbols,
+             ArgNames arg_names = ArgNames::kInMessages);
   // Emits the entry point named func->name and its helpers into the module.
   void add_function(const PrimFunc& func);
 
@@ -42,7 +48,7 @@ class CodeGenCPU : public CodeGenLLVM {
   void bind_shape_vars(int index, const TensorArg& tensor);
   void check_shape(int index, const TensorArg& tensor);
   void check_compact_strides(int index, const TensorArg& tensor);
-  std::string describe_arg(int index) const;  // "argument i (B)", %-escaped
+  std::string describe_arg(int index) const;  // "argument i (B)" or "argument i", %-escaped
 
   // Runs `on_failure` (which must end the block) when `ok` is false; continues where it is true.
   void emit_unless(llvm::Value* ok, const std::function<void()>& on_failure);
@@ -59,6 +65,7 @@ class CodeGenCPU : public CodeGenLLVM {
   void with_task_state(bool in_parallel, const std::function<void()>& emit);
 
   RuntimeLinkage linkage_;
+  ArgNames arg_names_;
   PrimFunc func_;
   int num_parallel_ = 0;
   bool in_parallel_ = false;

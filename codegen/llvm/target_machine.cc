@@ -7,7 +7,6 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
-#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <mutex>
 
@@ -50,16 +49,14 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target)
   return tm;
 }
 
-std::string emit_machine_code(const llvm::Module& module, llvm::TargetMachine& tm,
+std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& tm,
                               llvm::CodeGenFileType type) {
-  // Code generation rewrites IR in place (CodeGenPrepare), so it runs on a clone.
-  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
   llvm::SmallString<0> out;
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager passes;
   bool unsupported = tm.addPassesToEmitFile(passes, os, nullptr, type);
   TESSEL_ICHECK(!unsupported) << "the target cannot emit this file type";
-  passes.run(*copy);
+  passes.run(module);
   return std::string(out.str());
 }
 

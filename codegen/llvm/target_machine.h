@@ -31,8 +31,9 @@ std::unique_ptr<llvm::MCSubtargetInfo> create_subtarget_info(const Target& targe
 // A TargetMachine with the target's cpu/features, PIC relocations and CodeGenOptLevel::Aggressive.
 std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target);
 
-// Runs the code generator on a copy of `module` and returns the assembly text or object bytes.
-std::string emit_machine_code(const llvm::Module& module, llvm::TargetMachine& tm,
+// Runs the code generator on `module` and returns the assembly text or object bytes. Code
+// generation rewrites the IR (CodeGenPrepare), so the module is spent afterwards.
+std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& tm,
                               llvm::CodeGenFileType type);
 
 }  // namespace tessel::codegen
