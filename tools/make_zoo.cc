@@ -137,6 +137,47 @@ void resnet50(const std::string& path) {
   b.save(path);
 }
 
+void densenet121(const std::string& path) {
+  B b("densenet121", 17, 6);
+  // Pre-activation: BatchNormalization and Relu, then a convolution without bias.
+  auto bn_relu = [&](const std::string& x, int64_t c) {
+    return b.node("Relu", {b.node("BatchNormalization",
+                                  {x, b.weight("gamma", {c}, 0.5f, 1.5f), b.weight("beta", {c}),
+                                   b.weight("mean", {c}), b.weight("var", {c}, 0.5f, 1.5f)},
+                                  {B::f("epsilon", 1e-5f)})});
+  };
+  auto conv = [&](const std::string& x, int64_t in_c, int64_t out_c, int64_t k) {
+    float range = std::sqrt(3.0f / static_cast<float>(in_c * k * k));
+    return b.node("Conv", {x, b.weight("w", {out_c, in_c, k, k}, -range, range)},
+                  {B::ints("kernel_shape", {k, k}), B::ints("pads", {k / 2, k / 2, k / 2, k / 2})});
+  };
+  const int64_t growth = 32;
+  std::string h = scaled_conv_bn(b, b.input("data", {1, 3, 224, 224}), 3, 64, 7, 2, "Relu");
+  h = b.node(
+      "MaxPool", {h},
+      {B::ints("kernel_shape", {3, 3}), B::ints("strides", {2, 2}), B::ints("pads", {1, 1, 1, 1})});
+  int64_t c = 64;
+  const std::vector<int64_t> blocks = {6, 12, 24, 16};
+  for (size_t block = 0; block < blocks.size(); ++block) {
+    for (int64_t layer = 0; layer < blocks[block]; ++layer) {
+      std::string y = conv(bn_relu(h, c), c, 4 * growth, 1);
+      y = conv(bn_relu(y, 4 * growth), 4 * growth, growth, 3);
+      h = b.node("Concat", {h, y}, {B::i("axis", 1)});
+      c += growth;
+    }
+    if (block + 1 == blocks.size()) break;
+    h = conv(bn_relu(h, c), c, c / 2, 1);
+    h = b.node("AveragePool", {h}, {B::ints("kernel_shape", {2, 2}), B::ints("strides", {2, 2})});
+    c /= 2;
+  }
+  h = b.node("Flatten", {b.node("GlobalAveragePool", {bn_relu(h, c)})}, {B::i("axis", 1)});
+  h = b.node("Gemm", {h, b.weight("fc_w", {1000, c}, -0.04f, 0.04f), b.weight("fc_b", {1000})},
+             {B::i("transB", 1)});
+  b.node("Softmax", {h}, {B::i("axis", 1)}, 1, "prob");
+  b.output("prob", {1, 1000});
+  b.save(path);
+}
+
 void make_zoo(const std::string& dir) {
   resnet_mini(dir + "/resnet_mini.onnx");
   mobilenet_mini(dir + "/mobilenet_mini.onnx");

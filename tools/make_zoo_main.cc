@@ -1,5 +1,6 @@
 // make_zoo DIR: writes the model zoo (see tools/make_zoo.cc) into DIR.
-// make_zoo --resnet50 FILE: writes ResNet-50 with random weights (for compile-time measurements).
+// make_zoo --resnet50 FILE | --densenet121 FILE: writes ResNet-50 or DenseNet-121 with random
+// weights (for compile-time measurements).
 #include <exception>
 #include <iostream>
 #include <string>
@@ -7,14 +8,17 @@
 #include "zoo_builder.h"
 
 int main(int argc, char** argv) {
-  bool resnet50 = argc == 3 && std::string(argv[1]) == "--resnet50";
-  if (argc != 2 && !resnet50) {
-    std::cerr << "usage: make_zoo OUTPUT_DIR | make_zoo --resnet50 FILE\n";
+  std::string flag = argc == 3 ? argv[1] : "";
+  if (argc != 2 && flag != "--resnet50" && flag != "--densenet121") {
+    std::cerr << "usage: make_zoo OUTPUT_DIR | make_zoo --resnet50 FILE | make_zoo --densenet121 "
+                 "FILE\n";
     return 2;
   }
   try {
-    if (resnet50) {
+    if (flag == "--resnet50") {
       tessel::tools::resnet50(argv[2]);
+    } else if (flag == "--densenet121") {
+      tessel::tools::densenet121(argv[2]);
     } else {
       tessel::tools::make_zoo(argv[1]);
     }

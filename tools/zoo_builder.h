@@ -63,5 +63,7 @@ void make_zoo(const std::string& dir);
 // ResNet-50 v1 (224x224, 25.6M weights, ~100 MB): too large to bundle; written on demand for the
 // compile-time benchmark (bench/compile_time.sh).
 void resnet50(const std::string& path);
+// DenseNet-121 (224x224, 8M weights, ~32 MB), for the same benchmark.
+void densenet121(const std::string& path);
 
 }  // namespace tessel::tools
