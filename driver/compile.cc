@@ -413,10 +413,6 @@ std::vector<StageTiming> CompiledModel::export_package(const std::string& path) 
     throw Error(fmt::format("cannot write the package {}: directory {} does not exist", path,
                             dir.string()));
   }
-  if (!target_.runs_on_host()) {
-    throw Error(fmt::format("export_package: linking a shared library for {} needs a cross linker",
-                            target_.triple));
-  }
   std::vector<StageTiming> timings;
   Timer time(&timings, nullptr);
   std::string library =

@@ -95,8 +95,8 @@ class CompiledModel : public runtime::Model {
   const TuningSummary& tuning() const { return tuning_; }
   const CodegenSummary& codegen() const { return codegen_; }
   // Writes a package (docs/package-format.md): the kernels' objects linked into a shared library
-  // (no second compile), the executor plan and the weights. The target must be the host's OS and
-  // architecture (for the system linker). Returns the time of each step ("link", "write").
+  // (no second compile), the executor plan and the weights. (compile already required the host's
+  // OS and architecture.) Returns the time of each step ("link library", "write package").
   std::vector<StageTiming> export_package(const std::string& path) const;
 
  private:
