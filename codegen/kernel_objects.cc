@@ -111,8 +111,9 @@ void compile_job(Job& job, const Target& target, const KernelCache* cache) {
   if (cache) cache->put(job.key, job.object);
 }
 
-// Runs every job on up to `jobs` threads; rethrows the first failure in job order.
-void run_jobs(std::vector<Job>& work, const Target& target, const KernelObjectOptions& opt) {
+// Runs every job on up to `jobs` threads and returns how many ran; rethrows the first failure in
+// job order.
+unsigned run_jobs(std::vector<Job>& work, const Target& target, const KernelObjectOptions& opt) {
   unsigned threads = opt.jobs > 0 ? static_cast<unsigned>(opt.jobs)
                                   : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, work.size());
@@ -140,6 +141,7 @@ void run_jobs(std::vector<Job>& work, const Target& target, const KernelObjectOp
   for (Job& job : work) {
     if (job.error) std::rethrow_exception(job.error);
   }
+  return threads;
 }
 
 std::string table_object(const std::vector<std::pair<std::string, std::string>>& entries,
@@ -214,8 +216,8 @@ KernelObjects compile_kernel_objects(const std::vector<PrimFunc>& funcs, const T
     job.key = std::move(key);
     job.cost = ir_size(funcs[i]->body);
   }
-  run_jobs(work, target, opt);
   KernelObjects out;
+  out.jobs = static_cast<int>(run_jobs(work, target, opt));
   for (Job& job : work) {
     out.objects.push_back(std::move(job.object));
     out.symbols.push_back(job.func->name);

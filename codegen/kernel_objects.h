@@ -28,6 +28,7 @@ struct KernelObjects {
   // The entry symbol of each distinct kernel: "tessel_k" and its cache key.
   std::vector<std::string> symbols;
   int cache_hits = 0;
+  int jobs = 0;                // the threads that compiled
   double optimize_ms = 0;      // LLVM's IR optimization, summed over the jobs
   double machine_code_ms = 0;  // instruction selection to object file, summed over the jobs
 };

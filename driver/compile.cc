@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "autotune/records.h"
 #include "autotune/task.h"
@@ -303,13 +302,12 @@ BuiltKernels build_kernels(const std::vector<PrimFunc>& funcs, const CompileOpti
   std::optional<KernelCache> cache = KernelCache::from_environment();
   KernelObjectOptions kopt{opt.compile_jobs, cache ? &*cache : nullptr};
   KernelObjects objects = time("llvm", [&] { return compile_kernel_objects(funcs, target, kopt); });
-  built.summary = {
-      static_cast<int>(funcs.size()),
-      static_cast<int>(objects.symbols.size()),
-      objects.cache_hits,
-      kopt.jobs > 0 ? kopt.jobs : static_cast<int>(std::thread::hardware_concurrency()),
-      objects.optimize_ms,
-      objects.machine_code_ms};
+  built.summary = {static_cast<int>(funcs.size()),
+                   static_cast<int>(objects.symbols.size()),
+                   objects.cache_hits,
+                   objects.jobs,
+                   objects.optimize_ms,
+                   objects.machine_code_ms};
   built.module = time("link", [&] {
     return runtime::JitSession::shared()->add_objects(objects.objects, "the model's kernels");
   });
