@@ -9,8 +9,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
+#include <string_view>
+#include <tuple>
 
 #include "ir/error.h"
 #include "runtime/library.h"
@@ -122,25 +125,36 @@ std::shared_ptr<std::string> temporary_file(const std::string& bytes, const std:
 
 }  // namespace
 
-std::string save_params(const std::map<std::string, NDArray>& params) {
-  size_t bytes = sizeof kParamsMagic + 12;
-  for (const auto& [name, a] : params) bytes += name.size() + 64 + 8 * a.ndim() + a.nbytes();
-  std::string out;
-  out.reserve(bytes);  // weights run to hundreds of MB: no regrowing
-  out.append(kParamsMagic, sizeof kParamsMagic);
-  put<uint32_t>(out, kParamsVersion);
-  put<uint64_t>(out, params.size());
+namespace {
+
+// mod.params in pieces, each array's header then its data: a package streams the weights into
+// the tar without first copying them all into one buffer.
+void write_params(const std::map<std::string, NDArray>& params,
+                  const std::function<void(std::string_view)>& sink) {
+  std::string head(kParamsMagic, sizeof kParamsMagic);
+  put<uint32_t>(head, kParamsVersion);
+  put<uint64_t>(head, params.size());
   for (const auto& [name, a] : params) {
-    put<uint32_t>(out, static_cast<uint32_t>(name.size()));
-    out += name;
+    put<uint32_t>(head, static_cast<uint32_t>(name.size()));
+    head += name;
     std::string dtype = a.dtype().str();
-    put<uint32_t>(out, static_cast<uint32_t>(dtype.size()));
-    out += dtype;
-    put<uint32_t>(out, static_cast<uint32_t>(a.ndim()));
-    for (int64_t d : a.shape()) put<int64_t>(out, d);
-    put<uint64_t>(out, a.nbytes());
-    out.append(static_cast<const char*>(a.raw_data()), a.nbytes());
+    put<uint32_t>(head, static_cast<uint32_t>(dtype.size()));
+    head += dtype;
+    put<uint32_t>(head, static_cast<uint32_t>(a.ndim()));
+    for (int64_t d : a.shape()) put<int64_t>(head, d);
+    put<uint64_t>(head, a.nbytes());
+    sink(head);
+    head.clear();
+    sink(std::string_view(static_cast<const char*>(a.raw_data()), a.nbytes()));
   }
+  if (params.empty()) sink(head);
+}
+
+}  // namespace
+
+std::string save_params(const std::map<std::string, NDArray>& params) {
+  std::string out;
+  write_params(params, [&](std::string_view piece) { out += piece; });
   return out;
 }
 
@@ -189,9 +203,15 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
 
 void write_package(const std::string& path, const std::string& library_path,
                    const ExecutorPlan& plan, const std::map<std::string, NDArray>& params) {
-  std::vector<std::pair<std::string, std::string>> members = {{"mod.so", read_file(library_path)},
-                                                              {"mod.json", plan.to_json()},
-                                                              {"mod.params", save_params(params)}};
+  // Each member: its name, its size and a writer of its bytes.
+  using Writer = std::function<void(const std::function<void(std::string_view)>&)>;
+  std::string library = read_file(library_path), json = plan.to_json();
+  size_t params_bytes = 0;
+  write_params(params, [&](std::string_view piece) { params_bytes += piece.size(); });
+  std::vector<std::tuple<std::string, size_t, Writer>> members = {
+      {"mod.so", library.size(), [&](const auto& sink) { sink(library); }},
+      {"mod.json", json.size(), [&](const auto& sink) { sink(json); }},
+      {"mod.params", params_bytes, [&](const auto& sink) { write_params(params, sink); }}};
   write_atomically(path, "the package", [&](int fd) {
     ArchivePtr a(archive_write_new(), archive_write_free);
     auto fail = [&] {
@@ -203,17 +223,19 @@ void write_package(const std::string& path, const std::string& library_path,
     // Unblocked: members go out in large writes, not 10 KiB records, with no tail padding.
     archive_write_set_bytes_per_block(a.get(), 0);
     if (archive_write_open_fd(a.get(), fd) != ARCHIVE_OK) throw fail();
-    for (const auto& [name, data] : members) {
+    for (const auto& [name, size, write] : members) {
       std::unique_ptr<struct archive_entry, void (*)(struct archive_entry*)> e(archive_entry_new(),
                                                                                archive_entry_free);
       archive_entry_set_pathname(e.get(), name.c_str());
-      archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
+      archive_entry_set_size(e.get(), static_cast<la_int64_t>(size));
       archive_entry_set_filetype(e.get(), AE_IFREG);
       archive_entry_set_perm(e.get(), 0644);
-      bool ok = archive_write_header(a.get(), e.get()) == ARCHIVE_OK &&
-                archive_write_data(a.get(), data.data(), data.size()) ==
-                    static_cast<la_ssize_t>(data.size());
-      if (!ok) throw fail();
+      if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK) throw fail();
+      write([&](std::string_view piece) {
+        if (archive_write_data(a.get(), piece.data(), piece.size()) !=
+            static_cast<la_ssize_t>(piece.size()))
+          throw fail();
+      });
     }
     if (archive_write_close(a.get()) != ARCHIVE_OK) throw fail();
   });
