@@ -11,22 +11,38 @@ namespace tessel::graph::ops {
 
 namespace {
 
-// Moves elements between [O, rest] and [O / b, rest, b] (rest: the product of the middle dims),
-// byte-wise so that any dtype works.
-void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int64_t rest,
-                    int64_t block, bool pack) {
-  size_t bytes = static_cast<size_t>(from.dtype().bytes());
-  const char* src = static_cast<const char*>(from.raw());
-  char* dst = static_cast<char*>(to.raw());
+// Moves elements of kBytes bytes between [O, rest] and [O / b, rest, b] (rest: the product of the
+// middle dims). A constant element size lets each move compile to one load and store.
+template <size_t kBytes>
+void permute_blocks(const char* src, char* dst, int64_t blocks, int64_t rest, int64_t block,
+                    bool pack) {
   for (int64_t ob = 0; ob < blocks; ++ob) {
     for (int64_t r = 0; r < rest; ++r) {
       for (int64_t b = 0; b < block; ++b) {
         int64_t plain = (ob * block + b) * rest + r, packed = (ob * rest + r) * block + b;
         int64_t s = pack ? plain : packed, d = pack ? packed : plain;
-        std::memcpy(dst + static_cast<size_t>(d) * bytes, src + static_cast<size_t>(s) * bytes,
-                    bytes);
+        std::memcpy(dst + static_cast<size_t>(d) * kBytes, src + static_cast<size_t>(s) * kBytes,
+                    kBytes);
       }
     }
+  }
+}
+
+void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int64_t rest,
+                    int64_t block, bool pack) {
+  const char* src = static_cast<const char*>(from.raw());
+  char* dst = static_cast<char*>(to.raw());
+  switch (from.dtype().bytes()) {
+    case 1:
+      return permute_blocks<1>(src, dst, blocks, rest, block, pack);
+    case 2:
+      return permute_blocks<2>(src, dst, blocks, rest, block, pack);
+    case 4:
+      return permute_blocks<4>(src, dst, blocks, rest, block, pack);
+    case 8:
+      return permute_blocks<8>(src, dst, blocks, rest, block, pack);
+    default:
+      throw InternalError(fmt::format("cannot pack {} weights", from.dtype().str()));
   }
 }
 
