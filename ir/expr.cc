@@ -499,6 +499,11 @@ PrimExpr likely(PrimExpr cond) {
   return CallNode::make(cond.dtype(), Intrinsic::likely, {cond});
 }
 
+const PrimExpr* likely_condition(const PrimExpr& e) {
+  const auto* call = e.as<CallNode>();
+  return call && call->op == Intrinsic::likely ? &call->args[0] : nullptr;
+}
+
 namespace {
 PrimExpr float_call(Intrinsic op, std::vector<PrimExpr> args) {
   for (const auto& a : args) {

@@ -302,6 +302,8 @@ PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);
 PrimExpr if_then_else(PrimExpr cond, PrimExpr t, PrimExpr f);
 PrimExpr cast(DataType t, PrimExpr value);
 PrimExpr likely(PrimExpr cond);
+// The condition under `likely`, or nullptr when `e` is not a likely call.
+const PrimExpr* likely_condition(const PrimExpr& e);
 #define TESSEL_DECLARE_UNARY_INTRIN(Name) PrimExpr Name(PrimExpr x);
 TESSEL_DECLARE_UNARY_INTRIN(exp)
 TESSEL_DECLARE_UNARY_INTRIN(exp2)

@@ -666,8 +666,7 @@ void CodeGenLLVM::emit_if(const IfThenElseNode* op) {
 }
 
 llvm::MDNode* CodeGenLLVM::branch_weights(const PrimExpr& cond) {
-  const auto* call = cond.as<CallNode>();
-  if (call == nullptr || call->op != Intrinsic::likely) return nullptr;
+  if (likely_condition(cond) == nullptr) return nullptr;
   return llvm::MDBuilder(ctx_).createLikelyBranchWeights();
 }
 

@@ -11,12 +11,6 @@
 namespace tessel::tir {
 namespace {
 
-// The condition under `likely`, if `e` is a likely call.
-const PrimExpr* likely_arg(const PrimExpr& e) {
-  const auto* call = e.as<CallNode>();
-  return call && call->op == Intrinsic::likely ? &call->args[0] : nullptr;
-}
-
 void split_conjuncts(const PrimExpr& e, std::vector<PrimExpr>* out) {
   if (const auto* a = e.as<AndNode>()) {
     split_conjuncts(a->a, out);
@@ -45,7 +39,7 @@ class GuardCollector : public IRVisitor {
     inner_.erase(op->loop_var.get());
   }
   void visit_IfThenElse(const IfThenElseNode* op, const Stmt& self) override {
-    if (const PrimExpr* cond = likely_arg(op->condition)) {
+    if (const PrimExpr* cond = likely_condition(op->condition)) {
       std::vector<PrimExpr> conjuncts;
       split_conjuncts(*cond, &conjuncts);
       for (const auto& c : conjuncts) {
@@ -135,7 +129,7 @@ class GuardRemover : public IRMutator {
   Stmt mutate_IfThenElse(const IfThenElseNode* op, const Stmt& self) override {
     Stmt s = IRMutator::mutate_IfThenElse(op, self);
     const auto* branch = s.as<IfThenElseNode>();
-    const PrimExpr* cond = likely_arg(branch->condition);
+    const PrimExpr* cond = likely_condition(branch->condition);
     if (!cond) return s;
     std::vector<PrimExpr> conjuncts;
     split_conjuncts(*cond, &conjuncts);

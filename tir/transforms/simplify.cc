@@ -1,5 +1,8 @@
 #include "tir/transforms/simplify.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "ir/functor.h"
 #include "tir/arith/analyzer.h"
 
@@ -25,7 +28,31 @@ class StmtSimplifier : public IRMutator {
     analyzer_.bind(op->loop_var, Range(min, extent));
     Stmt body = mutate_stmt(op->body);
     analyzer_.unbind(op->loop_var);
+    if (std::optional<int64_t> n = guarded_extent(op, min, extent, body)) {
+      if (*n <= 0) return no_op();
+      return ForNode::make(op->loop_var, min, make_const(extent.dtype(), static_cast<double>(*n)),
+                           op->kind, body.as<IfThenElseNode>()->then_case, op->thread_tag);
+    }
     return ForNode::make(op->loop_var, min, extent, op->kind, body, op->thread_tag);
+  }
+
+  // `for (v, m, n) { if (v < e) S }` runs S for v in [m, min(m + n, e)): with constant bounds, the
+  // extent of that shorter loop, whose body needs no guard. (The tails of partitioned loops take
+  // this form once their outer index is known; as guarded loops, LLVM unrolls them into a branch
+  // per iteration.) Vectorized loops keep their width.
+  std::optional<int64_t> guarded_extent(const ForNode* op, const PrimExpr& min,
+                                        const PrimExpr& extent, const Stmt& body) {
+    const auto* branch = body.as<IfThenElseNode>();
+    if (!branch || branch->else_case.defined()) return std::nullopt;
+    if (op->kind != ForKind::kSerial && op->kind != ForKind::kUnrolled) return std::nullopt;
+    const PrimExpr* likely_cond = likely_condition(branch->condition);
+    const auto* lt = (likely_cond ? *likely_cond : branch->condition).as<LTNode>();
+    if (!lt || lt->a.get() != op->loop_var.get() || uses_var(lt->b, {op->loop_var.get()}))
+      return std::nullopt;
+    const int64_t* n = as_const_int(extent);
+    const int64_t* bound = as_const_int(analyzer_.simplify(lt->b - min));
+    if (!n || !bound) return std::nullopt;
+    return std::min(*n, *bound);
   }
 
   Stmt mutate_LetStmt(const LetStmtNode* op, const Stmt& self) override {

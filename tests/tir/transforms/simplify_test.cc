@@ -52,6 +52,36 @@ TEST(SimplifyTest, ProvesGuardsAgainstSymbolicExtents) {
   expect_simplified(before, loop(f.i, n, f.store(f.i)));
 }
 
+// A loop whose whole body is guarded by `v < c` runs only up to c: the loop shrinks and the
+// guard goes (the scalar tails of partitioned loops).
+TEST(SimplifyTest, ShrinksALoopToItsGuardedPrefix) {
+  Fixture f;
+  auto guarded = [&](PrimExpr cond) { return IfThenElseNode::make(cond, f.store(f.i)); };
+  expect_simplified(loop(f.i, 16, guarded(likely(f.i < 12))), loop(f.i, 12, f.store(f.i)));
+  expect_simplified(loop(f.i, 16, guarded(f.i < 12), ForKind::kUnrolled),
+                    loop(f.i, 12, f.store(f.i), ForKind::kUnrolled));
+  // From a nonzero min: i in [2, 5).
+  expect_simplified(ForNode::make(f.i, 2, 14, ForKind::kSerial, guarded(likely(f.i < 5))),
+                    ForNode::make(f.i, 2, 3, ForKind::kSerial, f.store(f.i)));
+  // A bound past the end keeps the extent.
+  expect_simplified(loop(f.i, 16, guarded(likely(f.i < 40))), loop(f.i, 16, f.store(f.i)));
+}
+
+TEST(SimplifyTest, KeepsGuardsItCannotTurnIntoAnExtent) {
+  Fixture f;
+  Var n("n");
+  for (Stmt before : {
+           // a symbolic bound, another var, an else branch, a vector loop
+           loop(f.i, 16, IfThenElseNode::make(likely(f.i < n), f.store(f.i))),
+           loop(f.i, 16, loop(f.j, 4, IfThenElseNode::make(likely(f.i < 12), f.store(f.j)))),
+           loop(f.i, 16, IfThenElseNode::make(f.i < 12, f.store(f.i), f.store(f.i, 2.0f))),
+           loop(f.i, 16, IfThenElseNode::make(likely(f.i < 12), f.store(f.i)),
+                ForKind::kVectorized),
+       }) {
+    expect_simplified(before, before);
+  }
+}
+
 TEST(SimplifyTest, UnwrapsLoopsOfExtentOne) {
   Fixture f;
   Stmt before = loop(f.i, 8, loop(f.j, 1, f.store(f.i * 4 + f.j * 2)));
