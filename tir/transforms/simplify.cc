@@ -49,8 +49,9 @@ class StmtSimplifier : public IRMutator {
     const auto* lt = (likely_cond ? *likely_cond : branch->condition).as<LTNode>();
     if (!lt || lt->a.get() != op->loop_var.get() || uses_var(lt->b, {op->loop_var.get()}))
       return std::nullopt;
+    PrimExpr prefix = analyzer_.simplify(lt->b - min);  // as_const_int points into it
     const int64_t* n = as_const_int(extent);
-    const int64_t* bound = as_const_int(analyzer_.simplify(lt->b - min));
+    const int64_t* bound = as_const_int(prefix);
     if (!n || !bound) return std::nullopt;
     return std::min(*n, *bound);
   }
