@@ -4,14 +4,12 @@
 #include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/kernel_objects.h"
-#include "codegen/llvm/codegen_cpu.h"
+#include "codegen/llvm/compile_module.h"
 #include "codegen/llvm/kernel_table.h"
-#include "codegen/llvm/optimize.h"
 #include "codegen/llvm/target_machine.h"
 #include "runtime/c_runtime_api.h"
 #include "runtime/jit.h"
@@ -19,37 +17,9 @@
 namespace tessel {
 namespace {
 
-struct Compiled {
-  std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::Module> module;
-  std::unique_ptr<llvm::TargetMachine> tm;
-};
-
-// Generates, verifies and optimizes the LLVM module for `funcs`.
-Compiled compile(const std::vector<PrimFunc>& funcs, const Target& target,
-                 codegen::RuntimeLinkage linkage = codegen::RuntimeLinkage::kSymbols) {
-  if (funcs.empty()) throw Error("build: no functions to compile");
-  Compiled c;
-  c.tm = codegen::create_target_machine(target);
-  c.context = std::make_unique<llvm::LLVMContext>();
-  c.module =
-      std::make_unique<llvm::Module>(funcs.size() == 1 ? funcs[0]->name : "tessel", *c.context);
-  c.module->setTargetTriple(target.triple);
-  c.module->setDataLayout(c.tm->createDataLayout());
-  codegen::CodeGenCPU codegen(*c.module, target, linkage);
-  for (const PrimFunc& f : funcs) codegen.add_function(f);
-  // Objects for shared libraries carry the kernel table their loader reads.
-  if (linkage == codegen::RuntimeLinkage::kPointers) {
-    std::vector<std::pair<std::string, std::string>> entries;
-    for (const PrimFunc& f : funcs) entries.emplace_back(f->name, f->name);
-    codegen::add_kernel_table(*c.module, entries);
-  }
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  TESSEL_ICHECK(!llvm::verifyModule(*c.module, &os)) << "invalid LLVM IR generated:\n" << problems;
-  codegen::optimize(*c.module, *c.tm);
-  return c;
-}
+using codegen::ArgNames;
+using codegen::compile_module;
+using codegen::RuntimeLinkage;
 
 std::string ir_text(const llvm::Module& module) {
   std::string text;
@@ -72,7 +42,8 @@ std::string assembly_from_ir(const std::string& ir, const Target& target) {
 
 runtime::Module build(const std::vector<PrimFunc>& funcs, const Target& target) {
   target.check_runs_on_host("build");
-  Compiled c = compile(funcs, target);
+  codegen::CompiledModule c =
+      compile_module(funcs, target, RuntimeLinkage::kSymbols, ArgNames::kInMessages);
   runtime::JitModuleSource source;
   source.ir_text = ir_text(*c.module);
   for (const PrimFunc& f : funcs) source.entry_names.push_back(f->name);
@@ -96,16 +67,24 @@ runtime::Module build_cached(const std::vector<PrimFunc>& funcs, const Target& t
 }
 
 std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target) {
-  return ir_text(*compile(funcs, target).module);
+  return ir_text(
+      *compile_module(funcs, target, RuntimeLinkage::kSymbols, ArgNames::kInMessages).module);
 }
 
 std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& target) {
-  Compiled c = compile(funcs, target);
+  codegen::CompiledModule c =
+      compile_module(funcs, target, RuntimeLinkage::kSymbols, ArgNames::kInMessages);
   return codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::AssemblyFile);
 }
 
 std::string emit_object(const std::vector<PrimFunc>& funcs, const Target& target) {
-  Compiled c = compile(funcs, target, codegen::RuntimeLinkage::kPointers);
+  // The object carries the kernel table its loader reads.
+  codegen::CompiledModule c = compile_module(
+      funcs, target, RuntimeLinkage::kPointers, ArgNames::kInMessages, [&](llvm::Module& module) {
+        std::vector<std::pair<std::string, std::string>> entries;
+        for (const PrimFunc& f : funcs) entries.emplace_back(f->name, f->name);
+        codegen::add_kernel_table(module, entries);
+      });
   return codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::ObjectFile);
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,9 +19,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "codegen/llvm/codegen_cpu.h"
+#include "codegen/llvm/compile_module.h"
 #include "codegen/llvm/kernel_table.h"
-#include "codegen/llvm/optimize.h"
 #include "codegen/llvm/target_machine.h"
 #include "ir/error.h"
 #include "ir/functor.h"
@@ -89,24 +87,16 @@ void compile_job(Job& job, const Target& target, const KernelCache* cache) {
       return;
     }
   }
-  std::unique_ptr<llvm::TargetMachine> tm = codegen::create_target_machine(target);
-  llvm::LLVMContext context;
-  llvm::Module module(job.func->name, context);
-  module.setTargetTriple(target.triple);
-  module.setDataLayout(tm->createDataLayout());
   auto t0 = std::chrono::steady_clock::now();
-  codegen::CodeGenCPU(module, target, codegen::RuntimeLinkage::kPointers,
-                      codegen::ArgNames::kPositional)
-      .add_function(job.func);
-  // Shared-library code reaches a kernel through the table only.
-  module.getFunction(job.func->name)->setVisibility(llvm::GlobalValue::HiddenVisibility);
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  TESSEL_ICHECK(!llvm::verifyModule(module, &os)) << "invalid LLVM IR generated:\n" << problems;
-  codegen::optimize(module, *tm);
+  codegen::CompiledModule c = codegen::compile_module(
+      {job.func}, target, codegen::RuntimeLinkage::kPointers, codegen::ArgNames::kPositional,
+      [&](llvm::Module& module) {
+        // Shared-library code reaches a kernel through the table only.
+        module.getFunction(job.func->name)->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      });
   job.optimize_ms = ms_since(t0);
   auto t1 = std::chrono::steady_clock::now();
-  job.object = codegen::emit_machine_code(module, *tm, llvm::CodeGenFileType::ObjectFile);
+  job.object = codegen::emit_machine_code(*c.module, *c.tm, llvm::CodeGenFileType::ObjectFile);
   job.machine_code_ms = ms_since(t1);
   if (cache) cache->put(job.key, job.object);
 }

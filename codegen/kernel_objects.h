@@ -29,7 +29,7 @@ struct KernelObjects {
   std::vector<std::string> symbols;
   int cache_hits = 0;
   int jobs = 0;                // the threads that compiled
-  double optimize_ms = 0;      // LLVM's IR optimization, summed over the jobs
+  double optimize_ms = 0;      // tir to LLVM IR and its optimization, summed over the jobs
   double machine_code_ms = 0;  // instruction selection to object file, summed over the jobs
 };
 
