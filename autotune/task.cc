@@ -31,16 +31,11 @@ std::string attr_text(const graph::Attr& a) {
 
 }  // namespace
 
-bool is_tunable(const std::string& op_type) {
-  const graph::OpDef* def = graph::find_op(op_type);
-  return def && def->tuned;
-}
-
 namespace {
 
-std::string workload_key(const std::string& op, const std::vector<std::string>& input_types,
+std::string workload_key(std::string_view op, const std::vector<std::string>& input_types,
                          const std::map<std::string, graph::Attr>& attrs) {
-  std::string key = op;
+  std::string key(op);
   for (const std::string& t : input_types) key += "|" + t;
   std::vector<std::string> parts;
   for (const auto& [name, value] : attrs)
@@ -58,7 +53,7 @@ std::vector<std::string> input_types(const graph::Graph& g, const graph::Node& n
 }  // namespace
 
 std::string workload_key(const graph::Graph& g, const graph::Node& node) {
-  return workload_key(node.op_type, input_types(g, node), node.attrs);
+  return workload_key(graph::op_kind_name(node.op), input_types(g, node), node.attrs);
 }
 
 std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) {
@@ -67,7 +62,7 @@ std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) 
   types.at(1) = passes::packed_weight_type(g, conv).str();
   std::map<std::string, graph::Attr> attrs = conv.attrs;
   attrs.erase("group");
-  return workload_key("ConvNCHWc", types, attrs);
+  return workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types, attrs);
 }
 
 std::vector<Task> extract_tasks(const graph::Graph& g,
@@ -77,12 +72,12 @@ std::vector<Task> extract_tasks(const graph::Graph& g,
   for (size_t i = 0; i < groups.size(); ++i) {
     const passes::FusedGroup& group = groups[i];
     const graph::Node& anchor = g.nodes.at(static_cast<size_t>(group.master));
-    if (!is_tunable(anchor.op_type)) continue;
+    if (!anchor.def().tuned) continue;
     std::string key = workload_key(g, anchor);
     auto [it, fresh] = index.emplace(key, tasks.size());
     if (fresh)
-      tasks.push_back(
-          {anchor.op_type, key, 0, passes::node_flops(g, anchor), static_cast<int>(i), graph, ""});
+      tasks.push_back({std::string(graph::op_kind_name(anchor.op)), key, 0,
+                       passes::node_flops(g, anchor), static_cast<int>(i), graph, ""});
     ++tasks[it->second].weight;
   }
   return tasks;

@@ -24,8 +24,6 @@ struct Task {
   std::string layout_of;
 };
 
-// The op types that have tuning templates.
-bool is_tunable(const std::string& op_type);
 std::string workload_key(const graph::Graph& g, const graph::Node& node);
 // The workload key a packable Conv (passes::is_packable) has once it is ConvNCHWc.
 std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv);

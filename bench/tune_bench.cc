@@ -227,16 +227,16 @@ graph::Graph build_graph(const KernelSpec& k) {
   node.name = k.name;
   switch (k.kind) {
     case Kind::kDense:
-      node.op_type = "Gemm";
+      node.op = graph::OpKind::Gemm;
       node.inputs = {input("a", {k.m, k.k}), g.add_constant("w", random_tensor({k.n, k.k}, 1))};
       node.attrs = {{"transB", int64_t{1}}};
       break;
     case Kind::kBatchMatMul:
-      node.op_type = "MatMul";
+      node.op = graph::OpKind::MatMul;
       node.inputs = {input("a", {k.batch, k.m, k.k}), input("b", {k.batch, k.k, k.n})};
       break;
     case Kind::kConv:
-      node.op_type = "Conv";
+      node.op = graph::OpKind::Conv;
       node.inputs = {
           input("x", {1, k.cin, k.size, k.size}),
           g.add_constant("w", random_tensor({k.cout, k.cin / k.group, k.kernel, k.kernel}, 1))};

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
@@ -22,34 +23,43 @@ struct InspectArgs {
   std::string model, input_shapes;
 };
 
-void print_values(const graph::Graph& g, const std::vector<graph::ValueId>& values,
+void print_values(const std::vector<std::pair<std::string, graph::TensorType>>& values,
                   const char* what) {
   std::cout << what << ":\n";
-  for (graph::ValueId v : values)
-    std::cout << fmt::format("  {:<24} {}\n", g.value(v).name, g.value(v).type.str());
+  for (const auto& [name, type] : values)
+    std::cout << fmt::format("  {:<24} {}\n", name, type.str());
 }
 
+std::vector<std::pair<std::string, graph::TensorType>> typed(
+    const graph::Graph& g, const std::vector<graph::ValueId>& values) {
+  std::vector<std::pair<std::string, graph::TensorType>> out;
+  for (graph::ValueId v : values) out.emplace_back(g.value(v).name, g.value(v).type);
+  return out;
+}
+
+// A model with unsupported ops does not import: what its file declares is shown instead.
 void run_inspect(const InspectArgs& a) {
   frontend::ImportOptions opt;
   if (!a.input_shapes.empty()) opt.input_shapes = parse_input_shapes(a.input_shapes);
-  std::vector<frontend::UnsupportedOp> unsupported = frontend::list_unsupported_ops(a.model, opt);
-  frontend::ImportOptions everything = opt;  // to show the whole model even with unsupported ops
-  everything.op_supported = [](const std::string&, int) { return true; };
-  graph::Graph g = frontend::import_onnx(a.model, unsupported.empty() ? opt : everything);
+  frontend::ModelOverview overview = frontend::overview_onnx(a.model, opt);
+  std::optional<graph::Graph> imported;
+  if (overview.unsupported.empty()) imported = frontend::import_onnx(a.model, opt);
 
-  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, g.model_opset,
-                           g.nodes.size());
-  print_values(g, g.inputs, "inputs");
-  print_values(g, g.outputs, "outputs");
-  std::map<std::string, int> histogram;
-  for (const auto& n : g.nodes) ++histogram[n.op_type];
+  int nodes = 0;
+  for (const auto& [op, count] : overview.op_counts) nodes += count;
+  std::cout << fmt::format("model {} (ai.onnx opset {}): {} nodes\n", a.model, overview.opset,
+                           nodes);
+  print_values(imported ? typed(*imported, imported->inputs) : overview.inputs, "inputs");
+  print_values(imported ? typed(*imported, imported->outputs) : overview.outputs, "outputs");
   std::cout << "ops:\n";
-  for (const auto& [op, count] : histogram) std::cout << fmt::format("  {:<24} {}\n", op, count);
-  if (!unsupported.empty()) {
-    std::cout << "unsupported ops:\n" << frontend::format_unsupported_ops(unsupported);
+  for (const auto& [op, count] : overview.op_counts)
+    std::cout << fmt::format("  {:<24} {}\n", op, count);
+  if (!imported) {
+    std::cout << "unsupported ops:\n" << frontend::format_unsupported_ops(overview.unsupported);
     return;
   }
   std::cout << "unsupported ops: none\n";
+  graph::Graph& g = *imported;
   frontend::require_static_inputs(g);
   passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
   std::cout << fmt::format("fusion groups ({}):\n{}", result.groups.size(),

@@ -17,6 +17,7 @@
 #include "codegen/kernel_objects.h"
 #include "frontend/onnx_importer.h"
 #include "ir/error.h"
+#include "ir/op_table.h"
 #include "passes/graph_util.h"
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
@@ -146,7 +147,8 @@ runtime::ExecutorPlan executor_plan_header(const Target& target) {
 // "Conv+Add+Relu": the op types of a group, for profiles.
 std::string group_ops(const graph::Graph& g, const passes::FusedGroup& group) {
   std::string ops;
-  for (graph::NodeId n : group.nodes) ops += (ops.empty() ? "" : "+") + g.nodes[n].op_type;
+  for (graph::NodeId n : group.nodes)
+    ops += (ops.empty() ? "" : "+") + std::string(graph::op_kind_name(g.nodes[n].op));
   return ops;
 }
 
@@ -187,7 +189,7 @@ class RecordPicker {
 
   // No picker (the fallback) for kernels that tuning does not cover, such as pools.
   passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master) {
-    if (!autotune::is_tunable(master.op_type)) return {};
+    if (!master.def().tuned) return {};
     return [this, &g,
             &master](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
       std::string workload = autotune::workload_key(g, master);
@@ -244,7 +246,7 @@ struct Kernels {
 // Counts a kernel with a schedule template in the tuning summary.
 void note_tuning(const graph::Graph& g, const graph::Node& master, const passes::LoweredGroup& lg,
                  TuningSummary& tuning) {
-  if (!lg.config || !autotune::is_tunable(master.op_type)) return;
+  if (!lg.config || !master.def().tuned) return;
   ++(lg.tuned ? tuning.tuned : tuning.untuned);
   if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
   tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(),

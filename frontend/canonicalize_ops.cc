@@ -13,6 +13,7 @@ namespace {
 using graph::Graph;
 using graph::kNoValue;
 using graph::Node;
+using graph::OpKind;
 using graph::TensorData;
 using graph::TensorType;
 using graph::ValueId;
@@ -39,32 +40,33 @@ class Canonicalizer {
  private:
   // Each op's newest form dates from an opset; the rewrite runs when the graph is older.
   void rewrite(Node& node) {
-    const std::string& op = node.op_type;
-    if (op == "ReduceSum" && opset_ < 13) {
+    const OpKind op = node.op;
+    if (op == OpKind::ReduceSum && opset_ < 13) {
       attr_to_input(node, "axes", 1);
-    } else if (op == "Slice" && opset_ < 10) {
+    } else if (op == OpKind::Slice && opset_ < 10) {
       attr_to_input(node, "starts", 1);
       attr_to_input(node, "ends", 2);
       attr_to_input(node, "axes", 3);
-    } else if (op == "Split" && opset_ < 13) {
+    } else if (op == OpKind::Split && opset_ < 13) {
       attr_to_input(node, "split", 1);
-    } else if ((op == "Squeeze" || op == "Unsqueeze") && opset_ < 13) {
+    } else if ((op == OpKind::Squeeze || op == OpKind::Unsqueeze) && opset_ < 13) {
       attr_to_input(node, "axes", 1);
-    } else if (op == "TopK" && opset_ < 10) {
+    } else if (op == OpKind::TopK && opset_ < 10) {
       set_input(node, 1, ints(node, "k", {node.attr_int("k", 0)}));
       node.attrs.erase("k");
-    } else if (op == "Pad" && opset_ < 11) {
+    } else if (op == OpKind::Pad && opset_ < 11) {
       attr_to_input(node, "pads", 1);
       float_attr_to_input(node, "value", 2);
-    } else if (op == "Clip" && opset_ < 11) {
+    } else if (op == OpKind::Clip && opset_ < 11) {
       float_attr_to_input(node, "min", 1);
       float_attr_to_input(node, "max", 2);
-    } else if (op == "Dropout" && opset_ < 12) {
+    } else if (op == OpKind::Dropout && opset_ < 12) {
       node.attrs.erase("ratio");
       node.attrs.erase("is_test");
-    } else if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && opset_ < 13) {
+    } else if ((op == OpKind::Softmax || op == OpKind::LogSoftmax || op == OpKind::Hardmax) &&
+               opset_ < 13) {
       softmax_to_one_axis(node);
-    } else if (op == "Upsample" || (op == "Resize" && opset_ < 11)) {
+    } else if (op == OpKind::Upsample || (op == OpKind::Resize && opset_ < 11)) {
       legacy_resize(node);
     }
   }
@@ -136,12 +138,12 @@ class Canonicalizer {
     ValueId flat = g_.add_value(fresh_name(node, "flat"), unknown);
     ValueId normalized = g_.add_value(fresh_name(node, "2d"), unknown);
     ValueId shape = g_.add_value(fresh_name(node, "shape"), unknown);
-    g_.add_node(Node{"Flatten", fresh_name(node, "flatten"), {in}, {flat}, {{"axis", axis}}});
-    g_.add_node(Node{"Shape", fresh_name(node, "input_shape"), {in}, {shape}, {}});
+    g_.add_node(Node{OpKind::Flatten, fresh_name(node, "flatten"), {in}, {flat}, {{"axis", axis}}});
+    g_.add_node(Node{OpKind::Shape, fresh_name(node, "input_shape"), {in}, {shape}, {}});
     node.inputs[0] = flat;
     node.outputs[0] = normalized;
     node.attrs["axis"] = int64_t{1};
-    Node reshape{"Reshape", fresh_name(node, "reshape"), {normalized, shape}, {out}, {}};
+    Node reshape{OpKind::Reshape, fresh_name(node, "reshape"), {normalized, shape}, {out}, {}};
     g_.add_node(std::move(node));
     node = std::move(reshape);
   }
@@ -160,7 +162,7 @@ class Canonicalizer {
     } else if (node.inputs.size() > 1) {
       scales = node.inputs[1];
     }
-    node.op_type = "Resize";
+    node.op = OpKind::Resize;
     node.inputs.resize(1);
     set_input(node, 2, scales);  // input 1, the roi, is omitted
     node.attrs["coordinate_transformation_mode"] = std::string("asymmetric");

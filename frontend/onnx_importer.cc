@@ -93,27 +93,32 @@ LoadedModel load_model(const std::string& bytes, const std::string& source) {
   return m;
 }
 
-class UnsupportedOpCollector {
+// Counts every node's op (subgraphs included) and reports those the importer does not keep.
+class OpCollector {
  public:
-  UnsupportedOpCollector(const LoadedModel& m, const OpSupportFn& supported)
-      : model_(m), supported_(supported) {}
+  OpCollector(const LoadedModel& m, const ImportOptions& opt) : model_(m), opt_(opt) {}
 
-  std::vector<UnsupportedOp> collect() {
-    visit(model_.model.graph());
-    return std::move(ops_);
+  void collect(ModelOverview& out) {
+    visit(model_.model.graph(), out.op_counts);
+    out.unsupported = std::move(ops_);
   }
 
  private:
-  void visit(const GraphProto& g) {
+  bool supported(const std::string& op_type, int opset) const {
+    return op_in_table(op_type, opset) && (!opt_.op_supported || opt_.op_supported(op_type, opset));
+  }
+
+  void visit(const GraphProto& g, std::map<std::string, int>& counts) {
     for (int i = 0; i < g.node_size(); ++i) {
       const NodeProto& node = g.node(i);
       bool default_domain = is_default_domain(node.domain());
       std::string domain = default_domain ? "" : node.domain();
+      ++counts[default_domain ? node.op_type() : domain + "." + node.op_type()];
       auto opset_it = model_.domain_opsets.find(domain);
       int opset = opset_it == model_.domain_opsets.end() ? 0 : opset_it->second;
-      if (!default_domain || !supported_(node.op_type(), opset))
+      if (!default_domain || !supported(node.op_type(), opset))
         add(node.op_type(), domain, opset, node_name(node, i));
-      for (const GraphProto* sub : node_subgraphs(node)) visit(*sub);
+      for (const GraphProto* sub : node_subgraphs(node)) visit(*sub, counts);
     }
   }
 
@@ -129,13 +134,14 @@ class UnsupportedOpCollector {
   }
 
   const LoadedModel& model_;
-  const OpSupportFn& supported_;
+  const ImportOptions& opt_;
   std::vector<UnsupportedOp> ops_;
 };
 
 std::vector<UnsupportedOp> collect_unsupported(const LoadedModel& m, const ImportOptions& opt) {
-  OpSupportFn supported = opt.op_supported ? opt.op_supported : op_in_table;
-  return UnsupportedOpCollector(m, supported).collect();
+  ModelOverview overview;
+  OpCollector(m, opt).collect(overview);
+  return std::move(overview.unsupported);
 }
 
 [[noreturn]] void throw_non_tensor(const TypeProto& type, const std::string& what) {
@@ -330,7 +336,11 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
   for (int i = 0; i < gp.node_size(); ++i) {
     const NodeProto& np = gp.node(i);
     graph::Node node;
-    node.op_type = np.op_type();
+    // Lookups by op name happen here only; collect_unsupported refused unknown ops before.
+    const graph::OpDef* def = graph::find_op(np.op_type());
+    TESSEL_ICHECK(def) << "op " << np.op_type()
+                       << " passed the support check but is not in the table";
+    node.op = def->kind;
     node.name = node_name(np, i);
     auto lookup = [&](const std::string& name) {
       auto it = ids.find(name);
@@ -397,14 +407,30 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& op
   return g;
 }
 
-std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path, const ImportOptions& opt) {
-  return list_unsupported_ops_bytes(read_model_file(path), opt, path);
+ModelOverview overview_onnx(const std::string& path, const ImportOptions& opt) {
+  return overview_onnx_bytes(read_model_file(path), opt, path);
 }
 
-std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes,
-                                                      const ImportOptions& opt,
-                                                      const std::string& source) {
-  return collect_unsupported(load_model(bytes, source), opt);
+ModelOverview overview_onnx_bytes(const std::string& bytes, const ImportOptions& opt,
+                                  const std::string& source) {
+  LoadedModel m = load_model(bytes, source);
+  apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
+  ModelOverview out;
+  out.opset = m.opset;
+  const GraphProto& g = m.model.graph();
+  std::unordered_set<std::string> inits;
+  for (const auto& init : g.initializer()) inits.insert(init.name());
+  auto declared = [](const ValueInfoProto& v, const char* what) {
+    std::string name = fmt::format("{} '{}'", what, v.name());
+    if (has_non_tensor_type(v.type())) throw_non_tensor(v.type(), name);
+    return std::pair{v.name(), known_tensor_type(v.type(), name).value_or(unknown_type())};
+  };
+  for (const auto& in : g.input()) {
+    if (!inits.count(in.name())) out.inputs.push_back(declared(in, "graph input"));
+  }
+  for (const auto& o : g.output()) out.outputs.push_back(declared(o, "graph output"));
+  OpCollector(m, opt).collect(out);
+  return out;
 }
 
 void require_static_inputs(const graph::Graph& g) {

@@ -25,13 +25,15 @@ constexpr int kMaxOpset = 17;
 
 // Whether the importer keeps an ai.onnx op at the model's opset.
 using OpSupportFn = std::function<bool(const std::string& op_type, int opset)>;
-// The op table's answer: find_op(op_type) exists and opset >= its since_opset.
+// The op table's answer: find_op(op_type) exists and opset >= its since_opset. The importer keeps
+// exactly these: every graph node names an OpDef.
 bool op_in_table(const std::string& op_type, int opset);
 
 struct ImportOptions {
   // Overrides the model's dims of these graph inputs (rank must match).
   std::map<std::string, std::vector<int64_t>> input_shapes;
-  // Empty: op_in_table. Tests of import mechanics pass a permissive predicate.
+  // When set, an op the table supports is still refused where this says no (tests of the
+  // unsupported-op report).
   OpSupportFn op_supported;
 };
 
@@ -40,13 +42,20 @@ graph::Graph import_onnx(const std::string& path, const ImportOptions& opt = {})
 graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt = {},
                                const std::string& source = "<onnx bytes>");
 
-// The unsupported-op report (empty when everything is supported) without throwing it; still
-// throws for a missing/corrupt model or an opset out of range.
-std::vector<UnsupportedOp> list_unsupported_ops(const std::string& path,
-                                                const ImportOptions& opt = {});
-std::vector<UnsupportedOp> list_unsupported_ops_bytes(const std::string& bytes,
-                                                      const ImportOptions& opt = {},
-                                                      const std::string& source = "<onnx bytes>");
+// What a model declares, read without converting it, so also for a model with unsupported ops:
+// its ai.onnx opset, its graph inputs (input_shapes applied) and outputs with their declared types
+// (dtype void where none is declared), its node count per op ("Conv", "com.example.MyOp";
+// subgraphs included) and the unsupported-op report (empty when the model imports). Still throws
+// for a missing or corrupt model or an opset out of range.
+struct ModelOverview {
+  int opset = 0;
+  std::vector<std::pair<std::string, graph::TensorType>> inputs, outputs;
+  std::map<std::string, int> op_counts;
+  std::vector<UnsupportedOp> unsupported;
+};
+ModelOverview overview_onnx(const std::string& path, const ImportOptions& opt = {});
+ModelOverview overview_onnx_bytes(const std::string& bytes, const ImportOptions& opt = {},
+                                  const std::string& source = "<onnx bytes>");
 
 // Throws Error naming the first graph input with an unknown dim, and the dim.
 void require_static_inputs(const graph::Graph& g);

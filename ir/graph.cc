@@ -128,12 +128,14 @@ std::string TensorType::str() const {
   return fmt::format("{}[{}]", dtype.str(), fmt::join(dims, ", "));
 }
 
-// ---------------- Node ----------------
-std::string Node::describe() const { return fmt::format("node '{}' ({})", name, op_type); }
+// ---------------- OpAttrs ----------------
+std::string OpAttrs::describe() const {
+  return fmt::format("node '{}' ({})", name, op_kind_name(op));
+}
 
 namespace {
 template <class T>
-const T* typed_attr(const Node& n, const std::string& key, const char* want) {
+const T* typed_attr(const OpAttrs& n, const std::string& key, const char* want) {
   auto it = n.attrs.find(key);
   if (it == n.attrs.end()) return nullptr;
   const T* v = std::get_if<T>(&it->second);
@@ -142,11 +144,11 @@ const T* typed_attr(const Node& n, const std::string& key, const char* want) {
 }
 }  // namespace
 
-int64_t Node::attr_int(const std::string& key, int64_t def) const {
+int64_t OpAttrs::attr_int(const std::string& key, int64_t def) const {
   const auto* v = typed_attr<int64_t>(*this, key, "an int");
   return v ? *v : def;
 }
-double Node::attr_float(const std::string& key, double def) const {
+double OpAttrs::attr_float(const std::string& key, double def) const {
   auto it = attrs.find(key);
   if (it != attrs.end()) {
     if (const auto* i = std::get_if<int64_t>(&it->second)) return static_cast<double>(*i);
@@ -154,24 +156,24 @@ double Node::attr_float(const std::string& key, double def) const {
   const auto* v = typed_attr<double>(*this, key, "a float");
   return v ? *v : def;
 }
-std::string Node::attr_string(const std::string& key, const std::string& def) const {
+std::string OpAttrs::attr_string(const std::string& key, const std::string& def) const {
   const auto* v = typed_attr<std::string>(*this, key, "a string");
   return v ? *v : def;
 }
-std::vector<int64_t> Node::attr_ints(const std::string& key,
-                                     const std::vector<int64_t>& def) const {
+std::vector<int64_t> OpAttrs::attr_ints(const std::string& key,
+                                        const std::vector<int64_t>& def) const {
   const auto* v = typed_attr<std::vector<int64_t>>(*this, key, "a list of ints");
   return v ? *v : def;
 }
-std::vector<double> Node::attr_floats(const std::string& key,
-                                      const std::vector<double>& def) const {
+std::vector<double> OpAttrs::attr_floats(const std::string& key,
+                                         const std::vector<double>& def) const {
   const auto* v = typed_attr<std::vector<double>>(*this, key, "a list of floats");
   return v ? *v : def;
 }
-const TensorData* Node::attr_tensor(const std::string& key) const {
+const TensorData* OpAttrs::attr_tensor(const std::string& key) const {
   return typed_attr<TensorData>(*this, key, "a tensor");
 }
-std::shared_ptr<Graph> Node::attr_graph(const std::string& key) const {
+std::shared_ptr<Graph> OpAttrs::attr_graph(const std::string& key) const {
   const auto* v = typed_attr<std::shared_ptr<Graph>>(*this, key, "a graph");
   return v ? *v : nullptr;
 }
@@ -302,7 +304,7 @@ std::string Graph::str() const {
     for (ValueId v : n.outputs) outs.push_back(name(v) + ": " + values[v].type.str());
     for (ValueId v : n.inputs) ins.push_back(name(v));
     for (const auto& [k, a] : n.attrs) attrs.push_back(k + "=" + attr_str(a));
-    os << "  " << fmt::format("{}", fmt::join(outs, ", ")) << " = " << n.op_type << "("
+    os << "  " << fmt::format("{}", fmt::join(outs, ", ")) << " = " << op_kind_name(n.op) << "("
        << fmt::format("{}", fmt::join(ins, ", ")) << ")";
     if (!attrs.empty()) os << " {" << fmt::format("{}", fmt::join(attrs, ", ")) << "}";
     os << "  # " << n.name << "\n";

@@ -13,6 +13,7 @@
 
 #include "ir/dtype.h"
 #include "ir/error.h"
+#include "ir/op_kind.h"
 
 namespace tessel::graph {
 
@@ -80,11 +81,13 @@ struct Value {
   std::optional<TensorData> constant;  // initializers and folded values
 };
 
-struct Node {
-  std::string op_type;  // "Conv", "Add", ... (ONNX names; ai.onnx domain)
-  std::string name;     // the model's node name, or a generated one
-  std::vector<ValueId> inputs;
-  std::vector<ValueId> outputs;
+struct OpDef;
+
+// An op with its attributes, without the graph around it: what attribute decoders
+// (ir/ops/op_params.h) and te computes (topi/op_compute.h) read of a node.
+struct OpAttrs {
+  OpKind op{};       // an index into the op table: def() is the op's record
+  std::string name;  // the model's node name, or a generated one
   std::map<std::string, Attr> attrs;
 
   bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
@@ -97,8 +100,21 @@ struct Node {
   std::vector<double> attr_floats(const std::string& key, const std::vector<double>& def) const;
   const TensorData* attr_tensor(const std::string& key) const;      // nullptr if absent
   std::shared_ptr<Graph> attr_graph(const std::string& key) const;  // nullptr if absent
+  const OpDef& def() const;                                         // ir/op_table.h
   // "node 'conv1' (Conv)" for messages.
   std::string describe() const;
+};
+
+struct Node : OpAttrs {
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+
+  Node() = default;
+  Node(OpKind op, std::string name, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+       std::map<std::string, Attr> attrs = {})
+      : OpAttrs{op, std::move(name), std::move(attrs)},
+        inputs(std::move(inputs)),
+        outputs(std::move(outputs)) {}
 };
 
 // A value that compilation needs to know (a shape, an axis, a bound) is computed at run time.

@@ -1,7 +1,9 @@
 #include "ir/op_table.h"
 
+#include <optional>
 #include <unordered_map>
 
+#include "ir/error.h"
 #include "ir/ops/op_defs.h"
 
 namespace tessel::graph {
@@ -62,23 +64,45 @@ OpFamily op_family(const OpDef& def) {
   return OpFamily::kOpaque;
 }
 
+std::string_view op_kind_name(OpKind kind) {
+  static constexpr std::string_view kNames[] = {
+#define TESSEL_OP_KIND_NAME(name) #name,
+      TESSEL_OP_KINDS(TESSEL_OP_KIND_NAME)
+#undef TESSEL_OP_KIND_NAME
+  };
+  return kNames[static_cast<size_t>(kind)];
+}
+
 const std::vector<OpDef>& all_ops() {
+  // Each family file defines its ops in any order; the table puts them at their kind.
   static const std::vector<OpDef> table = [] {
-    std::vector<OpDef> all;
+    std::vector<std::optional<OpDef>> slots(kNumOpKinds);
     for (auto part : {ops::elementwise_defs, ops::reduce_defs, ops::tensor_defs, ops::nn_defs,
                       ops::sequence_defs, ops::loss_defs}) {
-      auto defs = part();
-      all.insert(all.end(), defs.begin(), defs.end());
+      for (OpDef& def : part()) {
+        auto& slot = slots[static_cast<size_t>(def.kind)];
+        TESSEL_ICHECK(!slot) << "op " << def.name() << " is defined twice";
+        slot = std::move(def);
+      }
+    }
+    std::vector<OpDef> all;
+    for (size_t k = 0; k < slots.size(); ++k) {
+      TESSEL_ICHECK(slots[k]) << "op " << op_kind_name(static_cast<OpKind>(k)) << " has no OpDef";
+      all.push_back(std::move(*slots[k]));
     }
     return all;
   }();
   return table;
 }
 
-const OpDef* find_op(const std::string& op_type) {
-  static const std::unordered_map<std::string, const OpDef*> index = [] {
-    std::unordered_map<std::string, const OpDef*> m;
-    for (const auto& d : all_ops()) m[d.name] = &d;
+const OpDef& op_def(OpKind kind) { return all_ops()[static_cast<size_t>(kind)]; }
+
+const OpDef& OpAttrs::def() const { return op_def(op); }
+
+const OpDef* find_op(std::string_view op_type) {
+  static const std::unordered_map<std::string_view, const OpDef*> index = [] {
+    std::unordered_map<std::string_view, const OpDef*> m;
+    for (const auto& d : all_ops()) m[d.name()] = &d;
     return m;
   }();
   auto it = index.find(op_type);

@@ -1,7 +1,9 @@
-// The operator table: for each supported ONNX operator, its fusion pattern, its type/shape
-// inference, the op family that picks its schedule (topi/strategy.h), whether it is tuned and its
-// FLOP count. Plain functions and a table, no registry; the te lowering of each op lives in topi
-// (the ir layer cannot depend on it) and the reference evaluation in reference/.
+// The operator table: one OpDef per OpKind (ir/op_kind.h) with the op's fusion pattern, its
+// type/shape relation, the op family that picks its schedule (topi/strategy.h), whether it is tuned
+// and its FLOP count. Plain functions in a static table, no registry. The te compute of each op
+// (topi/op_compute.h) and its reference implementation (reference/reference.h) are tables indexed
+// by the same OpKind in their own layers, which ir cannot depend on; a test checks that every
+// OpDef has each piece or is on a listed exception.
 #pragma once
 
 #include <functional>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/op_kind.h"
 
 namespace tessel::graph {
 
@@ -52,8 +55,8 @@ inline constexpr int kInternalOp = 1 << 30;
 using FlopsFn = double (*)(const Graph& graph, const Node& node);
 
 struct OpDef {
-  std::string name;  // ONNX op_type
-  int since_opset;   // oldest opset whose semantics are implemented
+  OpKind kind;
+  int since_opset;  // oldest opset whose semantics are implemented
   OpPattern pattern;
   InferTypeFn infer_type;
   // Unset for most ops: the family follows from the pattern (op_family).
@@ -62,14 +65,20 @@ struct OpDef {
   // strategy; untuned ops with a template take its fallback.
   bool tuned = false;
   FlopsFn flops = nullptr;  // nullptr: not counted (elementwise work is not)
+
+  std::string_view name() const { return op_kind_name(kind); }
 };
 
 // def.family, else kInjective for elementwise/broadcast/injective patterns, kReduction for
 // kCommReduce and kOpaque for the rest.
 OpFamily op_family(const OpDef& def);
 
-// nullptr when the op is not supported.
-const OpDef* find_op(const std::string& op_type);
+// The definition of `kind`.
+const OpDef& op_def(OpKind kind);
+// Every OpDef, in OpKind order.
 const std::vector<OpDef>& all_ops();
+// The op named `op_type` (an ONNX op_type or an internal op's name); nullptr when there is none.
+// Only the importer and tools that read op names from users look ops up by name.
+const OpDef* find_op(std::string_view op_type);
 
 }  // namespace tessel::graph

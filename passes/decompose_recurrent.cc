@@ -25,6 +25,7 @@ namespace {
 enum class Cell { kRnn, kGru, kLstm };
 
 using Activation = graph::ops::RnnActivation;
+using graph::OpKind;
 
 // A weight input: its contents when constant (a copy sharing the bytes, as adding values to the
 // graph moves its constants), else sliced at run time.
@@ -70,11 +71,11 @@ std::optional<std::vector<std::vector<Activation>>> parse_activations(const Node
 // nullopt when the node cannot be unrolled statically (it is then left unchanged).
 std::optional<Recurrence> parse(const Graph& g, const Node& node) {
   Recurrence rc;
-  if (node.op_type == "LSTM") {
+  if (node.op == graph::OpKind::LSTM) {
     rc.cell = Cell::kLstm, rc.gates = 4;
-  } else if (node.op_type == "GRU") {
+  } else if (node.op == graph::OpKind::GRU) {
     rc.cell = Cell::kGru, rc.gates = 3;
-  } else if (node.op_type == "RNN") {
+  } else if (node.op == graph::OpKind::RNN) {
     rc.cell = Cell::kRnn, rc.gates = 1;
   } else {
     return std::nullopt;
@@ -168,7 +169,7 @@ class Unroller {
         nodes_(nodes),
         node_(node),
         rc_(rc),
-        name_(node.name.empty() ? node.op_type : node.name) {}
+        name_(node.name.empty() ? std::string(graph::op_kind_name(node.op)) : node.name) {}
 
   void run() {
     std::vector<std::vector<ValueId>> y(static_cast<size_t>(rc_.seq));  // [t][d]
@@ -202,10 +203,10 @@ class Unroller {
         }
         ValueId mask =
             rc_.runtime_lens != kNoValue ? runtime_mask(t) : mask_constant(active, p + "_mask");
-        h = op("Where", {mask, h_new, h}, state_shape(), p + "_h_kept");
+        h = op(OpKind::Where, {mask, h_new, h}, state_shape(), p + "_h_kept");
         if (rc_.cell == Cell::kLstm)
-          c = op("Where", {mask, c_new, c}, state_shape(), p + "_c_kept");
-        y[t].push_back(op("Where", {mask, h_new, zeros()}, state_shape(), p + "_y"));
+          c = op(OpKind::Where, {mask, c_new, c}, state_shape(), p + "_c_kept");
+        y[t].push_back(op(OpKind::Where, {mask, h_new, zeros()}, state_shape(), p + "_y"));
       }
       last_h.push_back(h);
       last_c.push_back(c);
@@ -244,12 +245,12 @@ class Unroller {
   }
 
   // Adds a node named like its first output; `out` reuses an existing value (the node's outputs).
-  ValueId op(const std::string& op_type, std::vector<ValueId> inputs, std::vector<int64_t> shape,
+  ValueId op(OpKind kind, std::vector<ValueId> inputs, std::vector<int64_t> shape,
              const std::string& name, std::map<std::string, Attr> attrs = {},
              ValueId out = kNoValue, std::optional<DataType> dtype = std::nullopt) {
     if (out == kNoValue)
       out = g_.add_value(name, {dtype.value_or(rc_.dtype), std::move(shape), {}});
-    nodes_.push_back(Node{op_type, name, std::move(inputs), {out}, std::move(attrs)});
+    nodes_.push_back(Node{kind, name, std::move(inputs), {out}, std::move(attrs)});
     return out;
   }
 
@@ -262,14 +263,16 @@ class Unroller {
       shape[axis] = sizes[i];
       outs.push_back(g_.add_value(names[i], {rc_.dtype, shape, {}}));
     }
-    nodes_.push_back(Node{"Split", names[0], {x, int_constant(sizes)}, outs, {{"axis", axis}}});
+    nodes_.push_back(
+        Node{graph::OpKind::Split, names[0], {x, int_constant(sizes)}, outs, {{"axis", axis}}});
     return outs;
   }
 
   ValueId reshape(ValueId x, std::vector<int64_t> shape, const std::string& name,
                   ValueId out = kNoValue) {
     ValueId target = int_constant(shape);
-    return op("Reshape", {x, target}, std::move(shape), name, {}, out, g_.value(x).type.dtype);
+    return op(OpKind::Reshape, {x, target}, std::move(shape), name, {}, out,
+              g_.value(x).type.dtype);
   }
 
   // x[index, begin:end] of a rank-2 or rank-3 value, reshaped to drop the leading dim.
@@ -277,8 +280,9 @@ class Unroller {
     std::vector<int64_t> starts{index, begin}, ends{index + 1, end}, axes{0, 1},
         shape = shape_of(x);
     shape[0] = 1, shape[1] = end - begin;
-    ValueId sliced = op("Slice", {x, int_constant(starts), int_constant(ends), int_constant(axes)},
-                        shape, name + "_slice");
+    ValueId sliced =
+        op(OpKind::Slice, {x, int_constant(starts), int_constant(ends), int_constant(axes)}, shape,
+           name + "_slice");
     shape.erase(shape.begin());
     return reshape(sliced, shape, name);
   }
@@ -302,7 +306,7 @@ class Unroller {
     else
       step.data<int64_t>()[0] = t;
     std::string p = fmt::format("{}_t{}", name_, t);
-    ValueId less = op("Less", {constant(p + "_index", std::move(step)), rc_.runtime_lens},
+    ValueId less = op(OpKind::Less, {constant(p + "_index", std::move(step)), rc_.runtime_lens},
                       {rc_.batch}, p + "_active", {}, kNoValue, DataType::boolean());
     return runtime_masks_[t] = reshape(less, {rc_.batch, 1}, p + "_mask");
   }
@@ -320,7 +324,8 @@ class Unroller {
     int64_t rows = wshape[1], cols = wshape[2], n = row_end - row_begin;
     if (!w.data) {
       ValueId sliced = slice_row(w.value, d, row_begin, row_end, name + "_rows");
-      return op("Transpose", {sliced}, {cols, n}, name, {{"perm", std::vector<int64_t>{1, 0}}});
+      return op(OpKind::Transpose, {sliced}, {cols, n}, name,
+                {{"perm", std::vector<int64_t>{1, 0}}});
     }
     std::vector<double> v(static_cast<size_t>(cols * n));
     for (int64_t i = row_begin; i < row_end; ++i) {
@@ -354,11 +359,11 @@ class Unroller {
     ValueId wb = with_w ? row_part(rc_.b, d, 0, gh(), name + "_w") : kNoValue;
     ValueId rb = with_r ? row_part(rc_.b, d, gh(), 2 * gh(), name + "_r") : kNoValue;
     if (wb == kNoValue || rb == kNoValue) return wb == kNoValue ? rb : wb;
-    return op("Add", {wb, rb}, {gh()}, name);
+    return op(OpKind::Add, {wb, rb}, {gh()}, name);
   }
 
   ValueId add_bias(ValueId x, ValueId bias, const std::string& name) {
-    return bias == kNoValue ? x : op("Add", {x, bias}, shape_of(x), name);
+    return bias == kNoValue ? x : op(OpKind::Add, {x, bias}, shape_of(x), name);
   }
 
   // Per direction [B, H] initial states: computed here when constant, else Split + Reshape at run
@@ -399,7 +404,7 @@ class Unroller {
     bool rb_here = !(rc_.cell == Cell::kGru && rc_.linear_before_reset);
     std::vector<int64_t> all_shape = shape_of(rc_.x);
     all_shape[2] = gh();
-    ValueId xw = op("MatMul", {rc_.x, wt}, all_shape, prefix + "_xw");
+    ValueId xw = op(OpKind::MatMul, {rc_.x, wt}, all_shape, prefix + "_xw");
     ValueId xwb = add_bias(xw, bias(d, true, rb_here, prefix + "_xw_bias"), prefix + "_xwb");
     int64_t axis = rc_.batch_first ? 1 : 0;
     std::vector<ValueId> steps{xwb};
@@ -417,28 +422,26 @@ class Unroller {
 
   ValueId clipped(ValueId x, const std::string& name) {
     if (rc_.clip <= 0) return x;
-    return op("Clip", {x, scalar(name + "_min", -rc_.clip), scalar(name + "_max", rc_.clip)},
+    return op(OpKind::Clip, {x, scalar(name + "_min", -rc_.clip), scalar(name + "_max", rc_.clip)},
               shape_of(x), name);
   }
 
   ValueId activate(const Activation& a, ValueId x, const std::string& name) {
     std::vector<int64_t> s = shape_of(x);
-    if (a.name == "Affine") {
-      ValueId scaled = op("Mul", {x, scalar(name + "_alpha", a.alpha)}, s, name + "_scaled");
-      return op("Add", {scaled, scalar(name + "_beta", a.beta)}, s, name);
+    if (a.op) {
+      std::map<std::string, Attr> attrs;
+      if (a.takes_alpha) attrs["alpha"] = a.alpha;
+      if (a.takes_beta) attrs["beta"] = a.beta;
+      return op(*a.op, {x}, s, name, std::move(attrs));
     }
-    if (a.name == "ScaledTanh") {
-      ValueId inner = op("Mul", {x, scalar(name + "_beta", a.beta)}, s, name + "_scaled");
-      ValueId th = op("Tanh", {inner}, s, name + "_tanh");
-      return op("Mul", {th, scalar(name + "_alpha", a.alpha)}, s, name);
+    if (a.name == "Affine") {  // alpha * x + beta
+      ValueId scaled = op(OpKind::Mul, {x, scalar(name + "_alpha", a.alpha)}, s, name + "_scaled");
+      return op(OpKind::Add, {scaled, scalar(name + "_beta", a.beta)}, s, name);
     }
-    std::map<std::string, Attr> attrs;
-    if (a.name == "LeakyRelu" || a.name == "ThresholdedRelu" || a.name == "Elu" ||
-        a.name == "HardSigmoid") {
-      attrs["alpha"] = a.alpha;
-    }
-    if (a.name == "HardSigmoid") attrs["beta"] = a.beta;
-    return op(a.name, {x}, s, name, std::move(attrs));
+    // ScaledTanh: alpha * tanh(beta * x)
+    ValueId inner = op(OpKind::Mul, {x, scalar(name + "_beta", a.beta)}, s, name + "_scaled");
+    ValueId th = op(OpKind::Tanh, {inner}, s, name + "_tanh");
+    return op(OpKind::Mul, {th, scalar(name + "_alpha", a.alpha)}, s, name);
   }
 
   ValueId gate(int64_t d, size_t act, ValueId pre, const std::string& name) {
@@ -446,14 +449,14 @@ class Unroller {
   }
 
   ValueId add(ValueId a, ValueId b, const std::string& name) {
-    return op("Add", {a, b}, shape_of(a), name);
+    return op(OpKind::Add, {a, b}, shape_of(a), name);
   }
   ValueId mul(ValueId a, ValueId b, const std::string& name) {
-    return op("Mul", {a, b}, shape_of(a), name);
+    return op(OpKind::Mul, {a, b}, shape_of(a), name);
   }
 
   ValueId recurrent_matmul(ValueId h, ValueId rt, const std::string& name) {
-    return op("MatMul", {h, rt}, {rc_.batch, shape_of(rt)[1]}, name);
+    return op(OpKind::MatMul, {h, rt}, {rc_.batch, shape_of(rt)[1]}, name);
   }
 
   // Per direction constants, made once: R^T (whole, or GRU's [z r] and h parts) and peepholes.
@@ -500,8 +503,9 @@ class Unroller {
       return add(pre_gate, pc, name + "_pre_p");
     };
     ValueId i = gate(d, 0, with_peephole(parts[0], 0, c, p + "_i"), p + "_i");
-    ValueId f = rc_.input_forget ? op("Sub", {scalar(p + "_one", 1.0), i}, state_shape(), p + "_f")
-                                 : gate(d, 0, with_peephole(parts[2], 2, c, p + "_f"), p + "_f");
+    ValueId f = rc_.input_forget
+                    ? op(OpKind::Sub, {scalar(p + "_one", 1.0), i}, state_shape(), p + "_f")
+                    : gate(d, 0, with_peephole(parts[2], 2, c, p + "_f"), p + "_f");
     ValueId cand = gate(d, 1, parts[3], p + "_g");
     ValueId c_new = add(mul(f, c, p + "_fc"), mul(i, cand, p + "_ig"), p + "_c");
     ValueId o = gate(d, 0, with_peephole(parts[1], 1, c_new, p + "_o"), p + "_o");
@@ -538,7 +542,7 @@ class Unroller {
     }
     ValueId hh = gate(d, 1, hh_pre, p + "_hh");
     // (1 - z) hh + z h, written as hh + z (h - hh).
-    ValueId diff = op("Sub", {h, hh}, state_shape(), p + "_h_minus_hh");
+    ValueId diff = op(OpKind::Sub, {h, hh}, state_shape(), p + "_h_minus_hh");
     return {add(hh, mul(z, diff, p + "_z_diff"), p + "_h"), kNoValue};
   }
 
@@ -562,7 +566,7 @@ class Unroller {
       parts.push_back(reshape(pieces[i], piece_shape, fmt::format("{}_{}_{}", name_, what, i)));
     }
     bool direct = cat_shape == final_shape;
-    ValueId cat = op("Concat", parts, cat_shape, name_ + "_" + what + (direct ? "" : "_cat"),
+    ValueId cat = op(OpKind::Concat, parts, cat_shape, name_ + "_" + what + (direct ? "" : "_cat"),
                      {{"axis", axis}}, direct ? out : kNoValue);
     if (!direct) reshape(cat, final_shape, name_ + "_" + what, out);
   }

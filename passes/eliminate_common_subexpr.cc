@@ -8,7 +8,7 @@ namespace tessel::passes {
 
 namespace {
 bool same_node(const graph::Node& a, const graph::Node& b) {
-  if (a.op_type != b.op_type || a.inputs != b.inputs || a.outputs.size() != b.outputs.size() ||
+  if (a.op != b.op || a.inputs != b.inputs || a.outputs.size() != b.outputs.size() ||
       a.attrs.size() != b.attrs.size()) {
     return false;
   }
@@ -17,16 +17,22 @@ bool same_node(const graph::Node& a, const graph::Node& b) {
   }
   return true;
 }
+
+struct KeyHash {
+  size_t operator()(const std::pair<graph::OpKind, graph::ValueId>& k) const {
+    return std::hash<uint64_t>()(static_cast<uint64_t>(k.first) << 32 |
+                                 static_cast<uint32_t>(k.second));
+  }
+};
 }  // namespace
 
 void eliminate_common_subexpr(graph::Graph& g) {
-  // Candidates share op type and first input; equal nodes are then compared in full.
-  std::unordered_multimap<std::string, graph::NodeId> seen;
+  // Candidates share op and first input; equal nodes are then compared in full.
+  std::unordered_multimap<std::pair<graph::OpKind, graph::ValueId>, graph::NodeId, KeyHash> seen;
   bool changed = false;
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     const graph::Node& node = g.nodes[n];
-    std::string key =
-        node.op_type + "#" + (node.inputs.empty() ? "" : std::to_string(node.inputs[0]));
+    std::pair key{node.op, node.inputs.empty() ? graph::kNoValue : node.inputs[0]};
     auto [lo, hi] = seen.equal_range(key);
     bool replaced = false;
     for (auto it = lo; it != hi && !replaced; ++it) {

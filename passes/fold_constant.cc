@@ -18,20 +18,22 @@ bool is_constant(const Graph& g, graph::ValueId v) {
 
 // Shape and Size only need the input's (static) type.
 bool folds_from_type(const Graph& g, const graph::Node& node) {
-  return (node.op_type == "Shape" || node.op_type == "Size") && !node.inputs.empty() &&
-         node.inputs[0] != kNoValue && g.value(node.inputs[0]).type.is_static();
+  return (node.op == graph::OpKind::Shape || node.op == graph::OpKind::Size) &&
+         !node.inputs.empty() && node.inputs[0] != kNoValue &&
+         g.value(node.inputs[0]).type.is_static();
 }
 
 }  // namespace
 
 bool try_fold_node(Graph& g, graph::NodeId n, int64_t max_elements) {
   const graph::Node& node = g.nodes[n];
-  if (node.op_type == "If") return false;  // branches may read runtime values through captures
+  if (node.op == graph::OpKind::If)
+    return false;  // branches may read runtime values through captures
   bool all_constant = true;
   for (graph::ValueId in : node.inputs) all_constant = all_constant && is_constant(g, in);
   bool from_type = folds_from_type(g, node);
   if (!all_constant && !from_type) return false;
-  if (!reference::find_eval(node.op_type)) return false;
+  if (!reference::find_eval(node.op)) return false;
 
   std::vector<TensorData> args;
   for (graph::ValueId in : node.inputs) {
@@ -46,7 +48,7 @@ bool try_fold_node(Graph& g, graph::NodeId n, int64_t max_elements) {
   // The reference evaluators trust their operands; the op's type relation checks them first, so a
   // malformed constant node is a user error naming it (the ONNX fuzzer crashed a Conv of rank-1
   // constants here).
-  if (const graph::OpDef* op = graph::find_op(node.op_type)) op->infer_type(g, node);
+  node.def().infer_type(g, node);
   std::vector<TensorData> out = reference::eval_node(g, node, args);
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (max_elements >= 0 && out[i].numel() > max_elements) return false;

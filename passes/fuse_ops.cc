@@ -20,10 +20,7 @@ namespace {
 
 constexpr NodeId kSink = -1;  // the graph outputs
 
-OpPattern pattern_of(const Graph& g, NodeId n) {
-  const graph::OpDef* op = graph::find_op(g.nodes[n].op_type);
-  return op ? op->pattern : OpPattern::kOpaque;
-}
+OpPattern pattern_of(const Graph& g, NodeId n) { return g.nodes[n].def().pattern; }
 
 class Partitioner {
  public:
@@ -325,7 +322,7 @@ std::string to_string(const Graph& g, const std::vector<FusedGroup>& groups) {
   for (size_t i = 0; i < groups.size(); ++i) {
     std::vector<std::string> ops, names;
     for (NodeId n : groups[i].nodes) {
-      ops.push_back(g.nodes[n].op_type);
+      ops.emplace_back(graph::op_kind_name(g.nodes[n].op));
       names.push_back(g.nodes[n].name);
     }
     s += fmt::format("group {} [{}] ({}): {}\n", i, fmt::join(ops, "+"),

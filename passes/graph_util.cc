@@ -98,8 +98,8 @@ bool attr_equal(const graph::Attr& a, const graph::Attr& b) {
 }
 
 double node_flops(const graph::Graph& g, const graph::Node& node) {
-  const graph::OpDef* def = graph::find_op(node.op_type);
-  return def && def->flops ? def->flops(g, node) : 0;
+  const graph::OpDef& def = node.def();
+  return def.flops ? def.flops(g, node) : 0;
 }
 
 }  // namespace tessel::passes

@@ -13,14 +13,11 @@ void infer_type(graph::Graph& g) {
   bool folded = false;
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     const graph::Node& node = g.nodes[n];
-    const graph::OpDef* op = graph::find_op(node.op_type);
-    if (!op)
-      throw Error(fmt::format("{}: operator '{}' is not supported", node.describe(), node.op_type));
     if (try_fold_node(g, n, kShapeFoldLimit)) {
       folded = true;
       continue;
     }
-    std::vector<graph::TensorType> types = op->infer_type(g, node);
+    std::vector<graph::TensorType> types = node.def().infer_type(g, node);
     if (types.size() < node.outputs.size()) {
       throw InternalError(fmt::format("{}: type inference gave {} types for {} outputs",
                                       node.describe(), types.size(), node.outputs.size()));

@@ -59,7 +59,7 @@ bool inline_if(Graph& g) {
     changed = false;
     std::vector<Node> nodes;
     for (const Node& node : g.nodes) {
-      if (node.op_type != "If") {
+      if (node.op != graph::OpKind::If) {
         nodes.push_back(node);
         continue;
       }
@@ -74,9 +74,9 @@ bool inline_if(Graph& g) {
       }
       const auto& cond = g.value(node.inputs.at(0)).constant;
       std::vector<Node> added;
-      auto emit = [&](std::string op, std::vector<ValueId> inputs, ValueId output,
+      auto emit = [&](graph::OpKind op, std::vector<ValueId> inputs, ValueId output,
                       const std::string& name) {
-        added.push_back(Node{std::move(op), name, std::move(inputs), {output}, {}});
+        added.push_back(Node{op, name, std::move(inputs), {output}, {}});
       };
       if (cond) {
         bool taken = cond->get_int(0) != 0;
@@ -84,7 +84,8 @@ bool inline_if(Graph& g) {
         std::vector<ValueId> results =
             inline_branch(g, node, taken ? *then_g : *else_g, prefix, added);
         for (size_t i = 0; i < results.size(); ++i) {
-          emit("Identity", {results[i]}, node.outputs[i], prefix + "output" + std::to_string(i));
+          emit(graph::OpKind::Identity, {results[i]}, node.outputs[i],
+               prefix + "output" + std::to_string(i));
         }
       } else {
         std::vector<ValueId> then_out =
@@ -93,12 +94,12 @@ bool inline_if(Graph& g) {
             inline_branch(g, node, *else_g, node.name + "/else/", added);
         // The condition may be a [1] tensor; Where must not broadcast it into a rank-0 output.
         ValueId scalar = g.add_value(node.name + "/cond", {});
-        emit("Reshape",
+        emit(graph::OpKind::Reshape,
              {node.inputs[0],
               g.add_constant(node.name + "/scalar_shape", graph::TensorData(DataType::i64(), {0}))},
              scalar, node.name + "/cond");
         for (size_t i = 0; i < node.outputs.size(); ++i) {
-          emit("Where", {scalar, then_out[i], else_out[i]}, node.outputs[i],
+          emit(graph::OpKind::Where, {scalar, then_out[i], else_out[i]}, node.outputs[i],
                node.name + "/select" + std::to_string(i));
         }
       }

@@ -8,6 +8,7 @@
 
 #include "ir/error.h"
 #include "ir/op_table.h"
+#include "ir/ops/shape_util.h"
 #include "topi/op_compute.h"
 #include "topi/strategy.h"
 
@@ -30,7 +31,7 @@ std::vector<PrimExpr> shape_exprs(const graph::TensorType& t) {
 
 // bfloat16 has no arithmetic in tir/codegen (it is i16 storage there); only Cast converts it.
 void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
-  if (node.op_type == "Cast" || node.op_type == "CastLike") return;
+  if (node.op == graph::OpKind::Cast || node.op == graph::OpKind::CastLike) return;
   for (const auto* values : {&node.inputs, &node.outputs}) {
     for (graph::ValueId v : *values) {
       if (v != graph::kNoValue && g.value(v).type.dtype.is_bfloat()) {
@@ -44,9 +45,7 @@ void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
 
 // The anchor's op family and the parameters of the node that its schedule reads.
 topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
-  const graph::OpDef* def = graph::find_op(node.op_type);
-  TESSEL_ICHECK(def) << node.describe() << " has a te lowering but no OpDef";
-  topi::AnchorOp anchor{graph::op_family(*def)};
+  topi::AnchorOp anchor{graph::op_family(node.def())};
   if (anchor.family == graph::OpFamily::kConv) anchor.groups = node.attr_int("group", 1);
   if (anchor.family == graph::OpFamily::kDense) {
     auto is_vector = [&](graph::ValueId v) { return g.value(v).type.shape.size() == 1; };
@@ -55,13 +54,26 @@ topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
   return anchor;
 }
 
+// What topi's compute reads of `node`: its attributes, output types and constant inputs.
+topi::OpCall op_call(const graph::Graph& g, const graph::Node& node) {
+  topi::OpCall call{node, {}, {}};
+  for (graph::ValueId v : node.outputs) {
+    call.outputs.push_back(v == graph::kNoValue ? std::nullopt : std::optional(g.value(v).type));
+  }
+  call.constant = [&g, &node](size_t i, const std::string& what) -> const graph::TensorData* {
+    if (!graph::ops::has_input(node, i)) return nullptr;
+    return &graph::ops::required_constant(g, node, i, what);
+  };
+  return call;
+}
+
 }  // namespace
 
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
                          const CpuModel& cpu, const ConfigPicker& pick) {
   LoweredGroup out;
   std::vector<std::string> ops;
-  for (graph::NodeId n : group.nodes) ops.push_back(g.nodes[n].op_type);
+  for (graph::NodeId n : group.nodes) ops.emplace_back(graph::op_kind_name(g.nodes[n].op));
   out.name = fmt::format(
       "fused_{}_{}",
       fmt::join(ops.size() > 4 ? std::vector<std::string>(ops.begin(), ops.begin() + 4) : ops, "_"),
@@ -79,15 +91,13 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
   std::vector<te::Tensor> computed;
   for (graph::NodeId n : group.nodes) {
     const graph::Node& node = g.nodes[n];
-    const topi::ComputeFn* fn = topi::find_compute(node.op_type);
-    if (!fn)
-      throw Error(
-          fmt::format("{}: operator '{}' has no te lowering yet", node.describe(), node.op_type));
+    const topi::ComputeFn* fn = topi::find_compute(node.op);
+    if (!fn) throw Error(fmt::format("{}: the op has no te lowering yet", node.describe()));
     check_bfloat_use(g, node);
     std::vector<te::Tensor> in;
     for (graph::ValueId v : node.inputs)
       in.push_back(v == graph::kNoValue ? te::Tensor() : tensors.at(v));
-    std::vector<te::Tensor> results = (*fn)(g, node, in, identifier(node.name));
+    std::vector<te::Tensor> results = (*fn)(op_call(g, node), in, identifier(node.name));
     for (size_t i = 0; i < node.outputs.size() && i < results.size(); ++i) {
       if (node.outputs[i] == graph::kNoValue) continue;
       const graph::TensorType& want = g.value(node.outputs[i]).type;

@@ -21,7 +21,7 @@ bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride) {
 }
 
 bool is_packable(const graph::Graph& g, const graph::Node& node) {
-  if (node.op_type != "Conv" || node.attr_int("group", 1) != 1 || node.inputs.size() < 2)
+  if (node.op != graph::OpKind::Conv || node.attr_int("group", 1) != 1 || node.inputs.size() < 2)
     return false;
   const graph::Value& w = g.value(node.inputs[1]);
   return w.constant && w.constant->shape().size() >= 3 &&
@@ -56,7 +56,7 @@ void pack_conv_weights(graph::Graph& g, const ConvLayoutChoice& choose) {
           g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
     }
     node.inputs[1] = it->second;
-    node.op_type = "ConvNCHWc";
+    node.op = graph::OpKind::ConvNCHWc;
     node.attrs.erase("group");
   }
 }

@@ -19,7 +19,7 @@ graph::TensorData transposed(const graph::TensorData& t) {
 void pretranspose_weights(graph::Graph& g) {
   std::map<graph::ValueId, graph::ValueId> transposed_of;  // Gemms sharing B share B^T
   for (graph::Node& node : g.nodes) {
-    if (node.op_type != "Gemm" || node.attr_int("transB", 0) == 0 || node.inputs.size() < 2)
+    if (node.op != graph::OpKind::Gemm || node.attr_int("transB", 0) == 0 || node.inputs.size() < 2)
       continue;
     const graph::Value& b = g.value(node.inputs[1]);
     if (!b.constant || b.constant->shape().size() != 2 || b.constant->nbytes() == 0) continue;

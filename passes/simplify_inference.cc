@@ -87,8 +87,8 @@ void to_scale_shift(Graph& g, graph::NodeId bn_id, const std::vector<float>& sca
   ValueId sv = g.add_constant(bn.name + "_scale", std::move(s));
   ValueId tv = g.add_constant(bn.name + "_shift", std::move(t));
   ValueId mid = g.add_value(bn.name + "_scaled", xt);
-  Node mul{"Mul", bn.name + "_mul", {bn.inputs[0], sv}, {mid}, {}};
-  Node add{"Add", bn.name + "_add", {mid, tv}, {bn.outputs[0]}, {}};
+  Node mul{graph::OpKind::Mul, bn.name + "_mul", {bn.inputs[0], sv}, {mid}, {}};
+  Node add{graph::OpKind::Add, bn.name + "_add", {mid, tv}, {bn.outputs[0]}, {}};
   // Replace in place to keep topological order: the BN slot becomes the Mul, the Add follows.
   g.nodes[bn_id] = mul;
   g.value(mid).producer = bn_id;
@@ -107,8 +107,8 @@ void simplify_inference(Graph& g) {
   auto consumers = g.consumers();
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     Node& node = g.nodes[n];
-    if (node.op_type == "Identity" ||
-        (node.op_type == "Dropout" && !graph::ops::dropout_may_train(g, node))) {
+    if (node.op == graph::OpKind::Identity ||
+        (node.op == graph::OpKind::Dropout && !graph::ops::dropout_may_train(g, node))) {
       bool mask_used = node.outputs.size() > 1 && node.outputs[1] != kNoValue &&
                        (!consumers[node.outputs[1]].empty() || is_graph_output(g, node.outputs[1]));
       bool passthrough =
@@ -118,13 +118,13 @@ void simplify_inference(Graph& g) {
       if (mask_used || passthrough) continue;
       replace_uses(g, node.outputs[0], node.inputs[0]);
       changed = true;
-    } else if (node.op_type == "BatchNormalization") {
+    } else if (node.op == graph::OpKind::BatchNormalization) {
       std::vector<float> scale, shift;
       if (!batch_norm_affine(g, node, &scale, &shift)) continue;
       ValueId x = node.inputs[0];
       graph::NodeId producer = g.value(x).producer;
       bool sole_reader = consumers[x].size() == 1 && !is_graph_output(g, x);
-      if (producer >= 0 && sole_reader && g.nodes[producer].op_type == "Conv" &&
+      if (producer >= 0 && sole_reader && g.nodes[producer].op == graph::OpKind::Conv &&
           fold_into_conv(g, g.nodes[producer], scale, shift)) {
         replace_uses(g, g.nodes[n].outputs[0], x);
       } else {

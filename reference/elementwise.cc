@@ -64,22 +64,20 @@ TensorData binary_numeric(const Node& node, const TensorData& a, const TensorDat
 }
 
 // An op computing out = fn(x) in double; make(node) reads the attributes.
-RefOp float_unary(std::string name,
-                  std::function<std::function<double(double)>(const Node&)> make) {
-  return {std::move(name), [make](const Graph&, const Node& node, const Inputs& in) -> Outputs {
+RefOp float_unary(OpKind op, std::function<std::function<double(double)>(const Node&)> make) {
+  return {op, [make](const Graph&, const Node& node, const Inputs& in) -> Outputs {
             const TensorData& x = required_input(in, 0, node);
             return {map_unary<double>(x, x.dtype(), make(node))};
           }};
 }
-RefOp float_unary(std::string name, double (*fn)(double)) {
-  return float_unary(std::move(name),
-                     [fn](const Node&) { return std::function<double(double)>(fn); });
+RefOp float_unary(OpKind op, double (*fn)(double)) {
+  return float_unary(op, [fn](const Node&) { return std::function<double(double)>(fn); });
 }
 
 // An op over one input, exact for integers.
 template <class Fn>
-RefOp numeric_unary(std::string name, Fn fn) {
-  return {std::move(name), [fn](const Graph&, const Node& node, const Inputs& in) -> Outputs {
+RefOp numeric_unary(OpKind op, Fn fn) {
+  return {op, [fn](const Graph&, const Node& node, const Inputs& in) -> Outputs {
             const TensorData& x = required_input(in, 0, node);
             return {unary_numeric(x, x.dtype(), fn)};
           }};
@@ -87,9 +85,8 @@ RefOp numeric_unary(std::string name, Fn fn) {
 
 // A broadcasting op over two inputs; `make(node)` gives the generic element function.
 template <class Make>
-RefOp binary(std::string name, Make make, bool bool_output = false) {
-  return {std::move(name),
-          [make, bool_output](const Graph&, const Node& node, const Inputs& in) -> Outputs {
+RefOp binary(OpKind op, Make make, bool bool_output = false) {
+  return {op, [make, bool_output](const Graph&, const Node& node, const Inputs& in) -> Outputs {
             const TensorData& a = required_input(in, 0, node);
             const TensorData& b = required_input(in, 1, node);
             DataType out = bool_output ? DataType::boolean() : a.dtype();
@@ -99,8 +96,8 @@ RefOp binary(std::string name, Make make, bool bool_output = false) {
 
 // Min/Max/Sum/Mean: a left fold of the binary function over all inputs.
 template <class Fn>
-RefOp variadic(std::string name, Fn fn, bool mean = false) {
-  return {std::move(name), [fn, mean](const Graph&, const Node& node, const Inputs& in) -> Outputs {
+RefOp variadic(OpKind op, Fn fn, bool mean = false) {
+  return {op, [fn, mean](const Graph&, const Node& node, const Inputs& in) -> Outputs {
             TensorData acc = required_input(in, 0, node);
             for (size_t k = 1; k < in.size(); ++k) {
               acc = binary_numeric(node, acc, required_input(in, k, node), acc.dtype(), fn);
@@ -251,41 +248,42 @@ double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 std::vector<RefOp> elementwise_ref_ops() {
   using UnaryFn = std::function<double(double)>;
   std::vector<RefOp> ops = {
-      float_unary("Sqrt", [](double x) { return std::sqrt(x); }),
-      float_unary("Reciprocal", [](double x) { return 1 / x; }),
-      float_unary("Exp", [](double x) { return std::exp(x); }),
-      float_unary("Log", [](double x) { return std::log(x); }),
-      float_unary("Erf", [](double x) { return std::erf(x); }),
-      float_unary("Tanh", [](double x) { return std::tanh(x); }),
-      float_unary("Sigmoid", sigmoid),
-      float_unary("HardSwish", [](double x) { return x * std::clamp(x / 6 + 0.5, 0.0, 1.0); }),
-      float_unary("Softplus", [](double x) { return std::log(std::exp(x) + 1); }),
-      float_unary("Softsign", [](double x) { return x / (1 + std::abs(x)); }),
-      float_unary("Floor", [](double x) { return std::floor(x); }),
-      float_unary("Ceil", [](double x) { return std::ceil(x); }),
-      float_unary("Round", [](double x) { return std::nearbyint(x); }),  // halves to even
-      float_unary("Sin", [](double x) { return std::sin(x); }),
-      float_unary("Cos", [](double x) { return std::cos(x); }),
-      float_unary("Tan", [](double x) { return std::tan(x); }),
-      float_unary("Asin", [](double x) { return std::asin(x); }),
-      float_unary("Acos", [](double x) { return std::acos(x); }),
-      float_unary("Atan", [](double x) { return std::atan(x); }),
-      float_unary("Sinh", [](double x) { return std::sinh(x); }),
-      float_unary("Cosh", [](double x) { return std::cosh(x); }),
-      float_unary("Asinh", [](double x) { return std::asinh(x); }),
-      float_unary("Acosh", [](double x) { return std::acosh(x); }),
-      float_unary("Atanh", [](double x) { return std::atanh(x); }),
-      float_unary("LeakyRelu",
+      float_unary(OpKind::Sqrt, [](double x) { return std::sqrt(x); }),
+      float_unary(OpKind::Reciprocal, [](double x) { return 1 / x; }),
+      float_unary(OpKind::Exp, [](double x) { return std::exp(x); }),
+      float_unary(OpKind::Log, [](double x) { return std::log(x); }),
+      float_unary(OpKind::Erf, [](double x) { return std::erf(x); }),
+      float_unary(OpKind::Tanh, [](double x) { return std::tanh(x); }),
+      float_unary(OpKind::Sigmoid, sigmoid),
+      float_unary(OpKind::HardSwish,
+                  [](double x) { return x * std::clamp(x / 6 + 0.5, 0.0, 1.0); }),
+      float_unary(OpKind::Softplus, [](double x) { return std::log(std::exp(x) + 1); }),
+      float_unary(OpKind::Softsign, [](double x) { return x / (1 + std::abs(x)); }),
+      float_unary(OpKind::Floor, [](double x) { return std::floor(x); }),
+      float_unary(OpKind::Ceil, [](double x) { return std::ceil(x); }),
+      float_unary(OpKind::Round, [](double x) { return std::nearbyint(x); }),  // halves to even
+      float_unary(OpKind::Sin, [](double x) { return std::sin(x); }),
+      float_unary(OpKind::Cos, [](double x) { return std::cos(x); }),
+      float_unary(OpKind::Tan, [](double x) { return std::tan(x); }),
+      float_unary(OpKind::Asin, [](double x) { return std::asin(x); }),
+      float_unary(OpKind::Acos, [](double x) { return std::acos(x); }),
+      float_unary(OpKind::Atan, [](double x) { return std::atan(x); }),
+      float_unary(OpKind::Sinh, [](double x) { return std::sinh(x); }),
+      float_unary(OpKind::Cosh, [](double x) { return std::cosh(x); }),
+      float_unary(OpKind::Asinh, [](double x) { return std::asinh(x); }),
+      float_unary(OpKind::Acosh, [](double x) { return std::acosh(x); }),
+      float_unary(OpKind::Atanh, [](double x) { return std::atanh(x); }),
+      float_unary(OpKind::LeakyRelu,
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 0.01);
                     return [a](double x) { return x < 0 ? a * x : x; };
                   }),
-      float_unary("Elu",
+      float_unary(OpKind::Elu,
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 1.0);
                     return [a](double x) { return x < 0 ? a * (std::exp(x) - 1) : x; };
                   }),
-      float_unary("Selu",
+      float_unary(OpKind::Selu,
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 1.67326319217681884765625);
                     double gamma = n.attr_float("gamma", 1.05070102214813232421875);
@@ -293,98 +291,100 @@ std::vector<RefOp> elementwise_ref_ops() {
                       return x > 0 ? gamma * x : gamma * a * (std::exp(x) - 1);
                     };
                   }),
-      float_unary("HardSigmoid",
+      float_unary(OpKind::HardSigmoid,
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 0.2), b = n.attr_float("beta", 0.5);
                     return [a, b](double x) { return std::clamp(a * x + b, 0.0, 1.0); };
                   }),
-      float_unary("Celu",
+      float_unary(OpKind::Celu,
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 1.0);
                     return [a](double x) {
                       return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1));
                     };
                   }),
-      float_unary("ThresholdedRelu",
+      float_unary(OpKind::ThresholdedRelu,
                   [](const Node& n) -> UnaryFn {
                     double a = n.attr_float("alpha", 1.0);
                     return [a](double x) { return x > a ? x : 0.0; };
                   }),
-      float_unary("Shrink",
+      float_unary(OpKind::Shrink,
                   [](const Node& n) -> UnaryFn {
                     double bias = n.attr_float("bias", 0.0), lambd = n.attr_float("lambd", 0.5);
                     return [=](double x) {
                       return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0;
                     };
                   }),
-      numeric_unary("Relu", [](auto x) { return x > 0 ? x : decltype(x){0}; }),
-      numeric_unary("Neg", [](auto x) { return -x; }),
-      numeric_unary("Abs", [](auto x) { return x < 0 ? -x : x; }),
-      numeric_unary("Sign", [](auto x) { return static_cast<decltype(x)>((x > 0) - (x < 0)); }),
-      {"Identity",
+      numeric_unary(OpKind::Relu, [](auto x) { return x > 0 ? x : decltype(x){0}; }),
+      numeric_unary(OpKind::Neg, [](auto x) { return -x; }),
+      numeric_unary(OpKind::Abs, [](auto x) { return x < 0 ? -x : x; }),
+      numeric_unary(OpKind::Sign,
+                    [](auto x) { return static_cast<decltype(x)>((x > 0) - (x < 0)); }),
+      {OpKind::Identity,
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
          return {required_input(in, 0, n)};
        }},
-      {"Not",
+      {OpKind::Not,
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
          return {map_unary<int64_t>(required_input(in, 0, n), DataType::boolean(),
                                     [](int64_t x) { return !x; })};
        }},
-      {"IsNaN",
+      {OpKind::IsNaN,
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
          return {map_unary<double>(required_input(in, 0, n), DataType::boolean(),
                                    [](double x) { return std::isnan(x); })};
        }},
-      {"IsInf",
+      {OpKind::IsInf,
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
          bool pos = n.attr_int("detect_positive", 1) != 0,
               neg = n.attr_int("detect_negative", 1) != 0;
          return {map_unary<double>(required_input(in, 0, n), DataType::boolean(),
                                    [=](double x) { return std::isinf(x) && (x > 0 ? pos : neg); })};
        }},
-      {"Cast",
+      {OpKind::Cast,
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
          return {cast(required_input(in, 0, n), graph::ops::onnx_dtype(n.attr_int("to", 0), n))};
        }},
-      {"CastLike",
+      {OpKind::CastLike,
        [](const Graph&, const Node& n, const Inputs& in) -> Outputs {
          return {cast(required_input(in, 0, n), required_input(in, 1, n).dtype())};
        }},
-      {"Clip", eval_clip},
-      {"Dropout", eval_dropout},
-      {"Where", eval_where},
-      {"Div", eval_div},
-      {"Mod", eval_mod},
-      {"Pow", eval_pow},
-      {"BitShift", eval_bit_shift},
-      binary("Add", [](const Node&) { return [](auto x, auto y) { return x + y; }; }),
-      binary("Sub", [](const Node&) { return [](auto x, auto y) { return x - y; }; }),
-      binary("Mul", [](const Node&) { return [](auto x, auto y) { return x * y; }; }),
-      binary("PRelu",
+      {OpKind::Clip, eval_clip},
+      {OpKind::Dropout, eval_dropout},
+      {OpKind::Where, eval_where},
+      {OpKind::Div, eval_div},
+      {OpKind::Mod, eval_mod},
+      {OpKind::Pow, eval_pow},
+      {OpKind::BitShift, eval_bit_shift},
+      binary(OpKind::Add, [](const Node&) { return [](auto x, auto y) { return x + y; }; }),
+      binary(OpKind::Sub, [](const Node&) { return [](auto x, auto y) { return x - y; }; }),
+      binary(OpKind::Mul, [](const Node&) { return [](auto x, auto y) { return x * y; }; }),
+      binary(OpKind::PRelu,
              [](const Node&) { return [](auto x, auto slope) { return x < 0 ? slope * x : x; }; }),
       binary(
-          "Equal", [](const Node&) { return [](auto x, auto y) { return x == y; }; }, true),
+          OpKind::Equal, [](const Node&) { return [](auto x, auto y) { return x == y; }; }, true),
       binary(
-          "Less", [](const Node&) { return [](auto x, auto y) { return x < y; }; }, true),
+          OpKind::Less, [](const Node&) { return [](auto x, auto y) { return x < y; }; }, true),
       binary(
-          "Greater", [](const Node&) { return [](auto x, auto y) { return x > y; }; }, true),
+          OpKind::Greater, [](const Node&) { return [](auto x, auto y) { return x > y; }; }, true),
       binary(
-          "LessOrEqual", [](const Node&) { return [](auto x, auto y) { return x <= y; }; }, true),
-      binary(
-          "GreaterOrEqual", [](const Node&) { return [](auto x, auto y) { return x >= y; }; },
+          OpKind::LessOrEqual, [](const Node&) { return [](auto x, auto y) { return x <= y; }; },
           true),
       binary(
-          "And", [](const Node&) { return [](auto x, auto y) { return x && y; }; }, true),
-      binary(
-          "Or", [](const Node&) { return [](auto x, auto y) { return x || y; }; }, true),
-      binary(
-          "Xor", [](const Node&) { return [](auto x, auto y) { return (x != 0) != (y != 0); }; },
+          OpKind::GreaterOrEqual, [](const Node&) { return [](auto x, auto y) { return x >= y; }; },
           true),
-      variadic("Min", [](auto x, auto y) { return std::min(x, y); }),
-      variadic("Max", [](auto x, auto y) { return std::max(x, y); }),
-      variadic("Sum", [](auto x, auto y) { return x + y; }),
+      binary(
+          OpKind::And, [](const Node&) { return [](auto x, auto y) { return x && y; }; }, true),
+      binary(
+          OpKind::Or, [](const Node&) { return [](auto x, auto y) { return x || y; }; }, true),
+      binary(
+          OpKind::Xor,
+          [](const Node&) { return [](auto x, auto y) { return (x != 0) != (y != 0); }; }, true),
+      variadic(OpKind::Min, [](auto x, auto y) { return std::min(x, y); }),
+      variadic(OpKind::Max, [](auto x, auto y) { return std::max(x, y); }),
+      variadic(OpKind::Sum, [](auto x, auto y) { return x + y; }),
       variadic(
-          "Mean", [](auto x, auto y) { return x + y; }, true),
+          OpKind::Mean, [](auto x, auto y) { return x + y; }, true),
   };
   return ops;
 }

@@ -86,8 +86,8 @@ std::vector<TensorData> eval_softmax_cross_entropy(const graph::Graph&, const No
 }  // namespace
 
 std::vector<RefOp> loss_ref_ops() {
-  return {{"NegativeLogLikelihoodLoss", eval_nll},
-          {"SoftmaxCrossEntropyLoss", eval_softmax_cross_entropy}};
+  return {{OpKind::NegativeLogLikelihoodLoss, eval_nll},
+          {OpKind::SoftmaxCrossEntropyLoss, eval_softmax_cross_entropy}};
 }
 
 }  // namespace tessel::reference

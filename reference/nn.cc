@@ -91,7 +91,7 @@ std::vector<TensorData> eval_matmul(const graph::Graph&, const Node& node,
 }  // namespace
 
 std::vector<RefOp> nn_ref_ops() {
-  std::vector<RefOp> ops{{"Gemm", eval_gemm}, {"MatMul", eval_matmul}};
+  std::vector<RefOp> ops{{OpKind::Gemm, eval_gemm}, {OpKind::MatMul, eval_matmul}};
   for (auto part : {nn::conv_pool_ref_ops, nn::norm_ref_ops}) {
     for (auto& op : part()) ops.push_back(std::move(op));
   }

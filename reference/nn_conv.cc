@@ -227,15 +227,15 @@ EvalFn global_pool(PoolKind kind) {
 
 std::vector<RefOp> conv_pool_ref_ops() {
   return {
-      {"Conv", eval_conv},
-      {"ConvTranspose", eval_conv_transpose},
-      {"ConvNCHWc", eval_conv_nchwc},
-      {"MaxPool", windowed_pool(PoolKind::kMax)},
-      {"AveragePool", windowed_pool(PoolKind::kAverage)},
-      {"LpPool", windowed_pool(PoolKind::kLp)},
-      {"GlobalMaxPool", global_pool(PoolKind::kMax)},
-      {"GlobalAveragePool", global_pool(PoolKind::kAverage)},
-      {"GlobalLpPool", global_pool(PoolKind::kLp)},
+      {OpKind::Conv, eval_conv},
+      {OpKind::ConvTranspose, eval_conv_transpose},
+      {OpKind::ConvNCHWc, eval_conv_nchwc},
+      {OpKind::MaxPool, windowed_pool(PoolKind::kMax)},
+      {OpKind::AveragePool, windowed_pool(PoolKind::kAverage)},
+      {OpKind::LpPool, windowed_pool(PoolKind::kLp)},
+      {OpKind::GlobalMaxPool, global_pool(PoolKind::kMax)},
+      {OpKind::GlobalAveragePool, global_pool(PoolKind::kAverage)},
+      {OpKind::GlobalLpPool, global_pool(PoolKind::kLp)},
   };
 }
 

@@ -200,13 +200,13 @@ EvalFn softmax_like(SoftmaxKind kind) {
 
 std::vector<RefOp> norm_ref_ops() {
   return {
-      {"BatchNormalization", eval_batch_norm},
-      {"InstanceNormalization", eval_instance_norm},
-      {"LayerNormalization", eval_layer_norm},
-      {"LRN", eval_lrn},
-      {"Softmax", softmax_like(SoftmaxKind::kSoftmax)},
-      {"LogSoftmax", softmax_like(SoftmaxKind::kLogSoftmax)},
-      {"Hardmax", softmax_like(SoftmaxKind::kHardmax)},
+      {OpKind::BatchNormalization, eval_batch_norm},
+      {OpKind::InstanceNormalization, eval_instance_norm},
+      {OpKind::LayerNormalization, eval_layer_norm},
+      {OpKind::LRN, eval_lrn},
+      {OpKind::Softmax, softmax_like(SoftmaxKind::kSoftmax)},
+      {OpKind::LogSoftmax, softmax_like(SoftmaxKind::kLogSoftmax)},
+      {OpKind::Hardmax, softmax_like(SoftmaxKind::kHardmax)},
   };
 }
 

@@ -217,20 +217,20 @@ Outputs eval_topk(const Graph&, const Node& node, const Inputs& in) {
 
 std::vector<RefOp> reduce_ref_ops() {
   return {
-      {"ReduceSum", reduce(Reduce::kSum)},
-      {"ReduceMean", reduce(Reduce::kMean)},
-      {"ReduceMax", reduce(Reduce::kMax)},
-      {"ReduceMin", reduce(Reduce::kMin)},
-      {"ReduceProd", reduce(Reduce::kProd)},
-      {"ReduceL1", reduce(Reduce::kL1)},
-      {"ReduceL2", reduce(Reduce::kL2)},
-      {"ReduceLogSum", reduce(Reduce::kLogSum)},
-      {"ReduceLogSumExp", reduce(Reduce::kLogSumExp)},
-      {"ReduceSumSquare", reduce(Reduce::kSumSquare)},
-      {"ArgMax", arg_reduce(true)},
-      {"ArgMin", arg_reduce(false)},
-      {"CumSum", eval_cumsum},
-      {"TopK", eval_topk},
+      {OpKind::ReduceSum, reduce(Reduce::kSum)},
+      {OpKind::ReduceMean, reduce(Reduce::kMean)},
+      {OpKind::ReduceMax, reduce(Reduce::kMax)},
+      {OpKind::ReduceMin, reduce(Reduce::kMin)},
+      {OpKind::ReduceProd, reduce(Reduce::kProd)},
+      {OpKind::ReduceL1, reduce(Reduce::kL1)},
+      {OpKind::ReduceL2, reduce(Reduce::kL2)},
+      {OpKind::ReduceLogSum, reduce(Reduce::kLogSum)},
+      {OpKind::ReduceLogSumExp, reduce(Reduce::kLogSumExp)},
+      {OpKind::ReduceSumSquare, reduce(Reduce::kSumSquare)},
+      {OpKind::ArgMax, arg_reduce(true)},
+      {OpKind::ArgMin, arg_reduce(false)},
+      {OpKind::CumSum, eval_cumsum},
+      {OpKind::TopK, eval_topk},
   };
 }
 

@@ -11,18 +11,19 @@
 
 namespace tessel::reference {
 
+using graph::OpKind;
 using graph::TensorData;
 
 // Evaluates one node. inputs[i] is undefined (TensorData()) for an omitted optional input.
 using EvalFn = std::function<std::vector<TensorData>(const graph::Graph& g, const graph::Node& node,
                                                      const std::vector<TensorData>& inputs)>;
 struct RefOp {
-  std::string name;
+  graph::OpKind op;
   EvalFn eval;
 };
 
-// nullptr when the op has no reference implementation.
-const EvalFn* find_eval(const std::string& op_type);
+// The reference implementation of `op`; nullptr when it has none.
+const EvalFn* find_eval(graph::OpKind op);
 
 // Throws tessel::Error naming the node when the op has no reference implementation.
 std::vector<TensorData> eval_node(const graph::Graph& g, const graph::Node& node,

@@ -1,31 +1,27 @@
 #include <fmt/format.h>
 
-#include <unordered_map>
-
 #include "ir/error.h"
 #include "reference/ref_ops.h"
 
 namespace tessel::reference {
 
-const EvalFn* find_eval(const std::string& op_type) {
-  static const std::unordered_map<std::string, EvalFn> table = [] {
-    std::unordered_map<std::string, EvalFn> m;
+const EvalFn* find_eval(OpKind op) {
+  static const std::vector<EvalFn> table = [] {
+    std::vector<EvalFn> t(graph::kNumOpKinds);
     for (auto part : {elementwise_ref_ops, reduce_ref_ops, tensor_ref_ops, nn_ref_ops,
                       sequence_ref_ops, loss_ref_ops}) {
-      for (auto& op : part()) m[op.name] = std::move(op.eval);
+      for (auto& r : part()) t[static_cast<size_t>(r.op)] = std::move(r.eval);
     }
-    return m;
+    return t;
   }();
-  auto it = table.find(op_type);
-  return it == table.end() ? nullptr : &it->second;
+  const EvalFn& fn = table[static_cast<size_t>(op)];
+  return fn ? &fn : nullptr;
 }
 
 std::vector<TensorData> eval_node(const graph::Graph& g, const graph::Node& node,
                                   const std::vector<TensorData>& inputs) {
-  const EvalFn* fn = find_eval(node.op_type);
-  if (!fn)
-    throw Error(
-        fmt::format("{}: no reference implementation for op '{}'", node.describe(), node.op_type));
+  const EvalFn* fn = find_eval(node.op);
+  if (!fn) throw Error(fmt::format("{}: the op has no reference implementation", node.describe()));
   std::vector<TensorData> out = (*fn)(g, node, inputs);
   if (out.size() < node.outputs.size()) {
     throw InternalError(fmt::format("{}: reference produced {} outputs, the node has {}",

@@ -92,7 +92,7 @@ std::vector<TensorData> eval_if(const graph::Graph& g, const Node& node,
 }  // namespace
 
 std::vector<RefOp> sequence_ref_ops() {
-  std::vector<RefOp> ops{{"Einsum", eval_einsum}, {"If", eval_if}};
+  std::vector<RefOp> ops{{OpKind::Einsum, eval_einsum}, {OpKind::If, eval_if}};
   for (auto part : {nn::rnn_ref_ops, nn::resize_ref_ops}) {
     for (auto& op : part()) ops.push_back(std::move(op));
   }

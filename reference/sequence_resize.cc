@@ -106,6 +106,6 @@ std::vector<TensorData> eval_resize(const graph::Graph&, const Node& node,
 
 }  // namespace
 
-std::vector<RefOp> resize_ref_ops() { return {{"Resize", eval_resize}}; }
+std::vector<RefOp> resize_ref_ops() { return {{OpKind::Resize, eval_resize}}; }
 
 }  // namespace tessel::reference::nn

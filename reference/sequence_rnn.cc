@@ -169,9 +169,9 @@ EvalFn recurrent(CellKind kind) {
 }  // namespace
 
 std::vector<RefOp> rnn_ref_ops() {
-  return {{"LSTM", recurrent(CellKind::kLstm)},
-          {"GRU", recurrent(CellKind::kGru)},
-          {"RNN", recurrent(CellKind::kRnn)}};
+  return {{OpKind::LSTM, recurrent(CellKind::kLstm)},
+          {OpKind::GRU, recurrent(CellKind::kGru)},
+          {OpKind::RNN, recurrent(CellKind::kRnn)}};
 }
 
 }  // namespace tessel::reference::nn

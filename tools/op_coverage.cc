@@ -14,15 +14,16 @@ int main() {
   for (const auto& op : graph::all_ops()) {
     if (op.since_opset != graph::kInternalOp) ops.push_back(&op);  // the table lists ONNX operators
   }
-  std::sort(ops.begin(), ops.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+  std::sort(ops.begin(), ops.end(),
+            [](const auto* a, const auto* b) { return a->name() < b->name(); });
   int compiled = 0;
   std::cout << "| op | pattern | since opset | reference | compiles (te lowering) "
                "|\n|---|---|---|---|---|\n";
   for (const auto* op : ops) {
-    bool ref = reference::find_eval(op->name) != nullptr,
-         te = topi::find_compute(op->name) != nullptr;
+    bool ref = reference::find_eval(op->kind) != nullptr,
+         te = topi::find_compute(op->kind) != nullptr;
     compiled += te;
-    std::cout << "| " << op->name << " | " << graph::op_pattern_name(op->pattern) << " | "
+    std::cout << "| " << op->name() << " | " << graph::op_pattern_name(op->pattern) << " | "
               << op->since_opset << " | " << (ref ? "yes" : "no") << " | " << (te ? "yes" : "no")
               << " |\n";
   }

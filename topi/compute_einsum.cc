@@ -12,13 +12,10 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
-Outputs einsum(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs einsum(const OpCall& call, const Inputs& in, const std::string& name) {
   std::vector<std::vector<int64_t>> shapes;
-  for (const te::Tensor& t : in) shapes.push_back(const_shape(t, node.describe()));
-  graph::ops::EinsumSpec spec = graph::ops::parse_einsum(node, shapes);
+  for (const te::Tensor& t : in) shapes.push_back(const_shape(t, call.describe()));
+  graph::ops::EinsumSpec spec = graph::ops::parse_einsum(call, shapes);
   // Summed labels: those an operand uses that the output does not, in first-use order.
   std::vector<bool> is_output(spec.label_dims.size(), false), summed(spec.label_dims.size(), false);
   for (int l : spec.output_labels) is_output[l] = true;
@@ -34,7 +31,7 @@ Outputs einsum(const Graph& g, const Node& node, const Inputs& in, const std::st
     }
   }
   return {te::compute(
-      output_shape(g, node, 0),
+      output_shape(call, 0),
       [&](const std::vector<Var>& o) {
         std::vector<PrimExpr> label_var(spec.label_dims.size());
         for (size_t d = 0; d < o.size(); ++d) label_var[spec.output_labels[d]] = o[d];
@@ -54,6 +51,6 @@ Outputs einsum(const Graph& g, const Node& node, const Inputs& in, const std::st
 
 }  // namespace
 
-std::vector<OpCompute> einsum_computes() { return {{"Einsum", einsum}}; }
+std::vector<OpCompute> einsum_computes() { return {{OpKind::Einsum, einsum}}; }
 
 }  // namespace tessel::topi

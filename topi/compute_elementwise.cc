@@ -13,28 +13,22 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
-OpCompute unary_op(std::string op, std::function<PrimExpr(const Node&, PrimExpr)> f) {
+OpCompute unary_op(OpKind op, std::function<PrimExpr(const OpCall&, PrimExpr)> f) {
   return {
-      op, [f](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-              const std::string& name) {
-        return std::vector<te::Tensor>{unary(in[0], [&](PrimExpr x) { return f(node, x); }, name)};
+      op, [f](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+        return std::vector<te::Tensor>{unary(in[0], [&](PrimExpr x) { return f(call, x); }, name)};
       }};
 }
 
-OpCompute binary_op(std::string op, std::function<PrimExpr(PrimExpr, PrimExpr)> f) {
-  return {op, [f](const Graph&, const Node&, const std::vector<te::Tensor>& in,
-                  const std::string& name) {
+OpCompute binary_op(OpKind op, std::function<PrimExpr(PrimExpr, PrimExpr)> f) {
+  return {op, [f](const OpCall&, const std::vector<te::Tensor>& in, const std::string& name) {
             return std::vector<te::Tensor>{binary(in[0], in[1], f, name)};
           }};
 }
 
 // Sum/Min/Max/Mean over any number of broadcast inputs.
-OpCompute variadic_op(std::string op, std::function<PrimExpr(PrimExpr, PrimExpr)> f, bool mean) {
-  return {op, [f, mean](const Graph&, const Node&, const std::vector<te::Tensor>& in,
-                        const std::string& name) {
+OpCompute variadic_op(OpKind op, std::function<PrimExpr(PrimExpr, PrimExpr)> f, bool mean) {
+  return {op, [f, mean](const OpCall&, const std::vector<te::Tensor>& in, const std::string& name) {
             te::Tensor acc = in[0];
             for (size_t i = 1; i < in.size(); ++i)
               acc = binary(acc, in[i], f, fmt::format("{}_{}", name, i));
@@ -80,11 +74,11 @@ PrimExpr safe_divisor(const PrimExpr& b) {
 }
 
 OpCompute mod_op() {
-  return {"Mod", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                    const std::string& name) {
-            bool fmod = node.attr_int("fmod", 0) != 0;
+  return {OpKind::Mod,
+          [](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+            bool fmod = call.attr_int("fmod", 0) != 0;
             if (in[0].dtype().is_float() && !fmod) {
-              throw graph::ops::node_error(node, "fmod must be 1 for floating-point inputs");
+              throw graph::ops::node_error(call, "fmod must be 1 for floating-point inputs");
             }
             return std::vector<te::Tensor>{binary(
                 in[0], in[1],
@@ -106,11 +100,11 @@ OpCompute mod_op() {
 // Shifts as multiply/divide by 2^y in uint64, so every integer width wraps like the reference's
 // 64-bit shift; y outside [0, 64) gives 0.
 OpCompute bit_shift_op() {
-  return {"BitShift", [](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                         const std::string& name) {
-            std::string direction = node.attr_string("direction", "");
+  return {OpKind::BitShift,
+          [](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+            std::string direction = call.attr_string("direction", "");
             if (direction != "LEFT" && direction != "RIGHT") {
-              throw graph::ops::node_error(node, "direction must be LEFT or RIGHT");
+              throw graph::ops::node_error(call, "direction must be LEFT or RIGHT");
             }
             bool left = direction == "LEFT";
             return std::vector<te::Tensor>{binary(
@@ -131,8 +125,8 @@ OpCompute bit_shift_op() {
 }
 
 OpCompute where_op() {
-  return {"Where", [](const Graph&, const Node&, const std::vector<te::Tensor>& in,
-                      const std::string& name) {
+  return {OpKind::Where,
+          [](const OpCall&, const std::vector<te::Tensor>& in, const std::string& name) {
             auto shape = broadcast_shape(broadcast_shape(in[0].shape(), in[1].shape(), name),
                                          in[2].shape(), name);
             return std::vector<te::Tensor>{te::compute(
@@ -146,35 +140,34 @@ OpCompute where_op() {
 }
 
 // Cast (to the `to` attribute's type) and CastLike (to input 1's type). Casting to bool tests != 0.
-OpCompute cast_op(std::string op) {
-  return {op, [op](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                   const std::string& name) {
-            DataType to =
-                op == "Cast" ? graph::ops::onnx_dtype(node.attr_int("to", 0), node) : in[1].dtype();
+OpCompute cast_op(OpKind op) {
+  return {op, [op](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+            DataType to = op == OpKind::Cast ? graph::ops::onnx_dtype(call.attr_int("to", 0), call)
+                                             : in[1].dtype();
             return std::vector<te::Tensor>{
                 unary(in[0], [to](PrimExpr x) { return cast(to, x); }, name)};
           }};
 }
 
 // Clip's bounds: optional constant inputs 1 (min) and 2 (max).
-double clip_bound(const Graph& g, const Node& node, size_t input, double def) {
-  if (input >= node.inputs.size() || node.inputs[input] == graph::kNoValue) return def;
-  return graph::ops::required_constant(g, node, input, "a Clip bound").get_double(0);
+double clip_bound(const OpCall& call, size_t input, double def) {
+  const graph::TensorData* t = call.constant(input, "a Clip bound");
+  return t ? t->get_double(0) : def;
 }
 
 }  // namespace
 
 std::vector<OpCompute> elementwise_computes() {
   std::vector<OpCompute> ops = {
-      binary_op("Add", [](PrimExpr a, PrimExpr b) { return a + b; }),
-      binary_op("Sub", [](PrimExpr a, PrimExpr b) { return a - b; }),
-      binary_op("Mul", [](PrimExpr a, PrimExpr b) { return a * b; }),
-      binary_op("Div",
+      binary_op(OpKind::Add, [](PrimExpr a, PrimExpr b) { return a + b; }),
+      binary_op(OpKind::Sub, [](PrimExpr a, PrimExpr b) { return a - b; }),
+      binary_op(OpKind::Mul, [](PrimExpr a, PrimExpr b) { return a * b; }),
+      binary_op(OpKind::Div,
                 [](PrimExpr a, PrimExpr b) {
                   // ONNX integer division truncates toward zero.
                   return a.dtype().is_float() ? a / b : trunc_div(a, safe_divisor(b));
                 }),
-      binary_op("Pow",
+      binary_op(OpKind::Pow,
                 [](PrimExpr a, PrimExpr b) {
                   if (a.dtype().is_float()) return pow(a, cast(a.dtype(), b));
                   // Integer bases: float64 pow is exact for results below 2^53; the result keeps
@@ -182,105 +175,106 @@ std::vector<OpCompute> elementwise_computes() {
                   DataType f64 = DataType::f64().with_lanes(a.dtype().lanes());
                   return cast(a.dtype(), pow(cast(f64, a), cast(f64, b)));
                 }),
-      binary_op("PRelu", [](PrimExpr x, PrimExpr s) { return select(x < c(x, 0), x * s, x); }),
-      unary_op("Relu", [](const Node&, PrimExpr x) { return max(x, c(x, 0)); }),
-      unary_op("Neg", [](const Node&, PrimExpr x) { return -x; }),
-      unary_op("Abs", [](const Node&, PrimExpr x) { return abs(x); }),
-      unary_op("Exp", [](const Node&, PrimExpr x) { return exp(x); }),
-      unary_op("Log", [](const Node&, PrimExpr x) { return log(x); }),
-      unary_op("Sqrt", [](const Node&, PrimExpr x) { return sqrt(x); }),
-      unary_op("Reciprocal", [](const Node&, PrimExpr x) { return c(x, 1) / x; }),
-      unary_op("Tanh", [](const Node&, PrimExpr x) { return tanh(x); }),
-      unary_op("Sigmoid", [](const Node&, PrimExpr x) { return sigmoid(x); }),
-      unary_op("Erf", [](const Node&, PrimExpr x) { return erf(x); }),
-      unary_op("Floor", [](const Node&, PrimExpr x) { return floor(x); }),
-      unary_op("Ceil", [](const Node&, PrimExpr x) { return ceil(x); }),
-      unary_op("Round", [](const Node&, PrimExpr x) { return round(x); }),
-      unary_op("Sin", [](const Node&, PrimExpr x) { return sin(x); }),
-      unary_op("Cos", [](const Node&, PrimExpr x) { return cos(x); }),
-      unary_op("Sign",
-               [](const Node&, PrimExpr x) {
+      binary_op(OpKind::PRelu,
+                [](PrimExpr x, PrimExpr s) { return select(x < c(x, 0), x * s, x); }),
+      unary_op(OpKind::Relu, [](const OpCall&, PrimExpr x) { return max(x, c(x, 0)); }),
+      unary_op(OpKind::Neg, [](const OpCall&, PrimExpr x) { return -x; }),
+      unary_op(OpKind::Abs, [](const OpCall&, PrimExpr x) { return abs(x); }),
+      unary_op(OpKind::Exp, [](const OpCall&, PrimExpr x) { return exp(x); }),
+      unary_op(OpKind::Log, [](const OpCall&, PrimExpr x) { return log(x); }),
+      unary_op(OpKind::Sqrt, [](const OpCall&, PrimExpr x) { return sqrt(x); }),
+      unary_op(OpKind::Reciprocal, [](const OpCall&, PrimExpr x) { return c(x, 1) / x; }),
+      unary_op(OpKind::Tanh, [](const OpCall&, PrimExpr x) { return tanh(x); }),
+      unary_op(OpKind::Sigmoid, [](const OpCall&, PrimExpr x) { return sigmoid(x); }),
+      unary_op(OpKind::Erf, [](const OpCall&, PrimExpr x) { return erf(x); }),
+      unary_op(OpKind::Floor, [](const OpCall&, PrimExpr x) { return floor(x); }),
+      unary_op(OpKind::Ceil, [](const OpCall&, PrimExpr x) { return ceil(x); }),
+      unary_op(OpKind::Round, [](const OpCall&, PrimExpr x) { return round(x); }),
+      unary_op(OpKind::Sin, [](const OpCall&, PrimExpr x) { return sin(x); }),
+      unary_op(OpKind::Cos, [](const OpCall&, PrimExpr x) { return cos(x); }),
+      unary_op(OpKind::Sign,
+               [](const OpCall&, PrimExpr x) {
                  return select(x > c(x, 0), c(x, 1), select(x < c(x, 0), c(x, -1), c(x, 0)));
                }),
-      unary_op("Identity", [](const Node&, PrimExpr x) { return x; }),
-      unary_op("LeakyRelu",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::Identity, [](const OpCall&, PrimExpr x) { return x; }),
+      unary_op(OpKind::LeakyRelu,
+               [](const OpCall& n, PrimExpr x) {
                  return select(x < c(x, 0), x * c(x, n.attr_float("alpha", 0.01)), x);
                }),
-      unary_op("Elu",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::Elu,
+               [](const OpCall& n, PrimExpr x) {
                  return select(x < c(x, 0), c(x, n.attr_float("alpha", 1.0)) * (exp(x) - c(x, 1)),
                                x);
                }),
-      unary_op("Selu",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::Selu,
+               [](const OpCall& n, PrimExpr x) {
                  PrimExpr alpha = c(x, n.attr_float("alpha", 1.67326319217681884765625));
                  PrimExpr gamma = c(x, n.attr_float("gamma", 1.05070102214813232421875));
                  return select(x > c(x, 0), gamma * x, gamma * (alpha * exp(x) - alpha));
                }),
-      unary_op("HardSigmoid",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::HardSigmoid,
+               [](const OpCall& n, PrimExpr x) {
                  PrimExpr y =
                      c(x, n.attr_float("alpha", 0.2)) * x + c(x, n.attr_float("beta", 0.5));
                  return max(c(x, 0), min(c(x, 1), y));
                }),
-      unary_op("HardSwish",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::HardSwish,
+               [](const OpCall&, PrimExpr x) {
                  return x * max(c(x, 0), min(c(x, 1), x * c(x, 1.0 / 6) + c(x, 0.5)));
                }),
-      unary_op("Softplus", [](const Node&, PrimExpr x) { return log(exp(x) + c(x, 1)); }),
-      unary_op("Softsign", [](const Node&, PrimExpr x) { return x / (abs(x) + c(x, 1)); }),
-      unary_op("Tan",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Softplus, [](const OpCall&, PrimExpr x) { return log(exp(x) + c(x, 1)); }),
+      unary_op(OpKind::Softsign, [](const OpCall&, PrimExpr x) { return x / (abs(x) + c(x, 1)); }),
+      unary_op(OpKind::Tan,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) { return sin(v) / cos(v); });
                }),
-      unary_op("Atan", [](const Node&, PrimExpr x) { return via_f64(x, atan_f64); }),
-      unary_op("Asin",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Atan, [](const OpCall&, PrimExpr x) { return via_f64(x, atan_f64); }),
+      unary_op(OpKind::Asin,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) { return atan_f64(v / sqrt(c(v, 1) - v * v)); });
                }),
-      unary_op("Acos",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Acos,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) {
                    return c(v, 2) * atan_f64(sqrt((c(v, 1) - v) / (c(v, 1) + v)));
                  });
                }),
-      unary_op("Sinh",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Sinh,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) { return (exp(v) - exp(-v)) * c(v, 0.5); });
                }),
-      unary_op("Cosh",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Cosh,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) { return (exp(v) + exp(-v)) * c(v, 0.5); });
                }),
-      unary_op("Asinh",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Asinh,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) {
                    PrimExpr r =
                        log(abs(v) + sqrt(v * v + c(v, 1)));  // odd: no cancellation for v < 0
                    return select(v < c(v, 0), -r, r);
                  });
                }),
-      unary_op("Acosh",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Acosh,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(x, [](PrimExpr v) { return log(v + sqrt(v * v - c(v, 1))); });
                }),
-      unary_op("Atanh",
-               [](const Node&, PrimExpr x) {
+      unary_op(OpKind::Atanh,
+               [](const OpCall&, PrimExpr x) {
                  return via_f64(
                      x, [](PrimExpr v) { return c(v, 0.5) * log((c(v, 1) + v) / (c(v, 1) - v)); });
                }),
-      unary_op("Celu",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::Celu,
+               [](const OpCall& n, PrimExpr x) {
                  PrimExpr alpha = c(x, n.attr_float("alpha", 1.0));
                  return max(x, c(x, 0)) + min(c(x, 0), alpha * (exp(x / alpha) - c(x, 1)));
                }),
-      unary_op("ThresholdedRelu",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::ThresholdedRelu,
+               [](const OpCall& n, PrimExpr x) {
                  return select(x > c(x, n.attr_float("alpha", 1.0)), x, c(x, 0));
                }),
-      unary_op("Shrink",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::Shrink,
+               [](const OpCall& n, PrimExpr x) {
                  double bias = n.attr_float("bias", 0.0), lambd = n.attr_float("lambd", 0.5);
                  // Integers compare against the float lambd exactly, in float64.
                  return via_f64(x, [=](PrimExpr v) {
@@ -288,42 +282,41 @@ std::vector<OpCompute> elementwise_computes() {
                                  select(v > c(v, lambd), v - c(v, bias), c(v, 0)));
                  });
                }),
-      unary_op("Not", [](const Node&, PrimExpr x) { return !x; }),
-      unary_op("IsNaN", [](const Node&, PrimExpr x) { return isnan(x); }),
-      unary_op("IsInf",
-               [](const Node& n, PrimExpr x) {
+      unary_op(OpKind::Not, [](const OpCall&, PrimExpr x) { return !x; }),
+      unary_op(OpKind::IsNaN, [](const OpCall&, PrimExpr x) { return isnan(x); }),
+      unary_op(OpKind::IsInf,
+               [](const OpCall& n, PrimExpr x) {
                  bool pos = n.attr_int("detect_positive", 1) != 0,
                       neg = n.attr_int("detect_negative", 1) != 0;
                  PrimExpr no = make_const(DataType::boolean(), 0);
                  return (pos ? x == max_value(x.dtype()) : no) ||
                         (neg ? x == min_value(x.dtype()) : no);
                }),
-      binary_op("Equal", [](PrimExpr a, PrimExpr b) { return a == b; }),
-      binary_op("Less", [](PrimExpr a, PrimExpr b) { return a < b; }),
-      binary_op("Greater", [](PrimExpr a, PrimExpr b) { return a > b; }),
-      binary_op("LessOrEqual", [](PrimExpr a, PrimExpr b) { return a <= b; }),
-      binary_op("GreaterOrEqual", [](PrimExpr a, PrimExpr b) { return a >= b; }),
-      binary_op("And", [](PrimExpr a, PrimExpr b) { return a && b; }),
-      binary_op("Or", [](PrimExpr a, PrimExpr b) { return a || b; }),
-      binary_op("Xor", [](PrimExpr a, PrimExpr b) { return a != b; }),
+      binary_op(OpKind::Equal, [](PrimExpr a, PrimExpr b) { return a == b; }),
+      binary_op(OpKind::Less, [](PrimExpr a, PrimExpr b) { return a < b; }),
+      binary_op(OpKind::Greater, [](PrimExpr a, PrimExpr b) { return a > b; }),
+      binary_op(OpKind::LessOrEqual, [](PrimExpr a, PrimExpr b) { return a <= b; }),
+      binary_op(OpKind::GreaterOrEqual, [](PrimExpr a, PrimExpr b) { return a >= b; }),
+      binary_op(OpKind::And, [](PrimExpr a, PrimExpr b) { return a && b; }),
+      binary_op(OpKind::Or, [](PrimExpr a, PrimExpr b) { return a || b; }),
+      binary_op(OpKind::Xor, [](PrimExpr a, PrimExpr b) { return a != b; }),
       mod_op(),
       bit_shift_op(),
       where_op(),
-      cast_op("Cast"),
-      cast_op("CastLike"),
+      cast_op(OpKind::Cast),
+      cast_op(OpKind::CastLike),
       variadic_op(
-          "Sum", [](PrimExpr a, PrimExpr b) { return a + b; }, false),
+          OpKind::Sum, [](PrimExpr a, PrimExpr b) { return a + b; }, false),
       variadic_op(
-          "Mean", [](PrimExpr a, PrimExpr b) { return a + b; }, true),
+          OpKind::Mean, [](PrimExpr a, PrimExpr b) { return a + b; }, true),
       variadic_op(
-          "Max", [](PrimExpr a, PrimExpr b) { return max(a, b); }, false),
+          OpKind::Max, [](PrimExpr a, PrimExpr b) { return max(a, b); }, false),
       variadic_op(
-          "Min", [](PrimExpr a, PrimExpr b) { return min(a, b); }, false),
+          OpKind::Min, [](PrimExpr a, PrimExpr b) { return min(a, b); }, false),
   };
-  ops.push_back({"Clip", [](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
-                            const std::string& name) {
-                   double lo = clip_bound(g, node, 1, -INFINITY),
-                          hi = clip_bound(g, node, 2, INFINITY);
+  ops.push_back({OpKind::Clip, [](const OpCall& call, const std::vector<te::Tensor>& in,
+                                  const std::string& name) {
+                   double lo = clip_bound(call, 1, -INFINITY), hi = clip_bound(call, 2, INFINITY);
                    return std::vector<te::Tensor>{unary(
                        in[0],
                        [&](PrimExpr x) {

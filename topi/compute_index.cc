@@ -17,9 +17,6 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
 PrimExpr i32(int64_t v) { return PrimExpr(static_cast<int>(v)); }
 
 PrimExpr all_of(const std::vector<PrimExpr>& conditions) {
@@ -28,14 +25,14 @@ PrimExpr all_of(const std::vector<PrimExpr>& conditions) {
   return all.defined() ? all : make_const(DataType::boolean(), 1);
 }
 
-Outputs gather_nd(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> dshape = const_shape(in[0], node.describe()),
-                       ishape = const_shape(in[1], node.describe());
-  auto batch = static_cast<size_t>(node.attr_int("batch_dims", 0));
+Outputs gather_nd(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> dshape = const_shape(in[0], call.describe()),
+                       ishape = const_shape(in[1], call.describe());
+  auto batch = static_cast<size_t>(call.attr_int("batch_dims", 0));
   size_t tuple_rank = ishape.size() - 1;
   auto m = static_cast<size_t>(ishape.back());
   return {te::compute(
-      output_shape(g, node, 0),
+      output_shape(call, 0),
       [&](const std::vector<Var>& ov) {
         std::vector<PrimExpr> o = exprs(ov);
         std::vector<PrimExpr> tuple(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(tuple_rank));
@@ -51,11 +48,11 @@ Outputs gather_nd(const Graph& g, const Node& node, const Inputs& in, const std:
       name)};
 }
 
-Outputs eye_like(const Graph& g, const Node& node, const Inputs&, const std::string& name) {
-  DataType dtype = g.value(node.outputs[0]).type.dtype;
-  int64_t k = node.attr_int("k", 0);
+Outputs eye_like(const OpCall& call, const Inputs&, const std::string& name) {
+  DataType dtype = call.output_type(0).dtype;
+  int64_t k = call.attr_int("k", 0);
   return {te::compute(
-      output_shape(g, node, 0),
+      output_shape(call, 0),
       [&](const std::vector<Var>& o) {
         return select(o[1] - o[0] == i32(k), make_const(dtype, 1), make_zero(dtype));
       },
@@ -63,12 +60,11 @@ Outputs eye_like(const Graph& g, const Node& node, const Inputs&, const std::str
 }
 
 // out[.., t, .., b, ..] = x[.., len[b] - 1 - t, .., b, ..] for t < len[b], else x unchanged.
-Outputs reverse_sequence(const Graph&, const Node& node, const Inputs& in,
-                         const std::string& name) {
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+Outputs reverse_sequence(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
   auto rank = static_cast<int64_t>(shape.size());
-  int64_t batch_axis = graph::ops::normalize_axis(node.attr_int("batch_axis", 1), rank, node);
-  int64_t time_axis = graph::ops::normalize_axis(node.attr_int("time_axis", 0), rank, node);
+  int64_t batch_axis = graph::ops::normalize_axis(call.attr_int("batch_axis", 1), rank, call);
+  int64_t time_axis = graph::ops::normalize_axis(call.attr_int("time_axis", 0), rank, call);
   const DataType i64 = DataType::i64();
   return {te::compute(
       in[0].shape(),
@@ -99,7 +95,7 @@ struct ScatterReduction {
   std::function<PrimExpr(PrimExpr data, PrimExpr acc)> combine;
 };
 
-ScatterReduction scatter_reduction(const Node& node, const std::string& reduction) {
+ScatterReduction scatter_reduction(const OpCall& call, const std::string& reduction) {
   if (reduction == "add") {
     return {
         [](PrimExpr s, const std::vector<te::IterVar>& a, PrimExpr w) { return te::sum(s, a, w); },
@@ -122,7 +118,7 @@ ScatterReduction scatter_reduction(const Node& node, const std::string& reductio
         [](PrimExpr s, const std::vector<te::IterVar>& a, PrimExpr w) { return te::min(s, a, w); },
         [](PrimExpr d, PrimExpr acc) { return min(d, acc); }};
   }
-  throw graph::ops::node_error(node, fmt::format("unsupported reduction '{}'", reduction));
+  throw graph::ops::node_error(call, fmt::format("unsupported reduction '{}'", reduction));
 }
 
 std::vector<te::IterVar> update_axes(const std::vector<int64_t>& extents) {
@@ -135,11 +131,11 @@ std::vector<te::IterVar> update_axes(const std::vector<int64_t>& extents) {
 
 // The scattered output: data combined with the matching updates per `reduction`. For "none" the
 // last matching update (in row-major update order, as the reference applies them) replaces data.
-te::Tensor scatter(const Node& node, const te::Tensor& data, const ScatterMap& map,
+te::Tensor scatter(const OpCall& call, const te::Tensor& data, const ScatterMap& map,
                    const std::string& name) {
-  std::string reduction = node.attr_string("reduction", "none");
+  std::string reduction = call.attr_string("reduction", "none");
   std::optional<ScatterReduction> red;
-  if (reduction != "none") red = scatter_reduction(node, reduction);
+  if (reduction != "none") red = scatter_reduction(call, reduction);
   if (std::find(map.extents.begin(), map.extents.end(), 0) != map.extents.end()) {  // no updates
     return te::compute(
         data.shape(), [&](const std::vector<Var>& o) { return data(exprs(o)); }, name);
@@ -183,15 +179,14 @@ te::Tensor scatter(const Node& node, const te::Tensor& data, const ScatterMap& m
 
 // ScatterElements / Scatter: the update at u lands on u with u[axis] replaced by indices[u].
 // Only updates in o's row along the axis can match, so the update space is that axis alone.
-Outputs scatter_elements(const Graph&, const Node& node, const Inputs& in,
-                         const std::string& name) {
-  std::vector<int64_t> dshape = const_shape(in[0], node.describe()),
-                       ishape = const_shape(in[1], node.describe());
+Outputs scatter_elements(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> dshape = const_shape(in[0], call.describe()),
+                       ishape = const_shape(in[1], call.describe());
   if (ishape.size() != dshape.size()) {
     throw graph::ops::node_error(
-        node, fmt::format("indices have rank {}, data {}", ishape.size(), dshape.size()));
+        call, fmt::format("indices have rank {}, data {}", ishape.size(), dshape.size()));
   }
-  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+  int64_t axis = axis_attr(call, in[0].ndim(), 0);
   // The update in o's row at position k along the axis (clamped into the possibly smaller indices;
   // `match` rejects an o outside them).
   auto at = [&](const std::vector<PrimExpr>& o, const PrimExpr& k) {
@@ -216,16 +211,16 @@ Outputs scatter_elements(const Graph&, const Node& node, const Inputs& in,
   map.update = [&](const std::vector<PrimExpr>& o, const std::vector<PrimExpr>& r) {
     return in[2](at(o, r[0]));
   };
-  return {scatter(node, in[0], map, name)};
+  return {scatter(call, in[0], map, name)};
 }
 
 // ScatterND: indices [t..., m] address data[:m]; update t... replaces the slice data[idx, ...].
-Outputs scatter_nd(const Graph&, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> dshape = const_shape(in[0], node.describe()),
-                       ishape = const_shape(in[1], node.describe());
+Outputs scatter_nd(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> dshape = const_shape(in[0], call.describe()),
+                       ishape = const_shape(in[1], call.describe());
   if (ishape.empty() || static_cast<size_t>(ishape.back()) > dshape.size()) {
     throw graph::ops::node_error(
-        node, fmt::format("indices of rank {} cannot address data of rank {}", ishape.size(),
+        call, fmt::format("indices of rank {} cannot address data of rank {}", ishape.size(),
                           dshape.size()));
   }
   auto m = static_cast<size_t>(ishape.back());
@@ -250,19 +245,19 @@ Outputs scatter_nd(const Graph&, const Node& node, const Inputs& in, const std::
     at.insert(at.end(), o.begin() + static_cast<std::ptrdiff_t>(m), o.end());
     return in[2](at);
   };
-  return {scatter(node, in[0], map, name)};
+  return {scatter(call, in[0], map, name)};
 }
 
 }  // namespace
 
 std::vector<OpCompute> index_computes() {
   return {
-      {"GatherND", gather_nd},
-      {"EyeLike", eye_like},
-      {"ReverseSequence", reverse_sequence},
-      {"ScatterElements", scatter_elements},
-      {"Scatter", scatter_elements},
-      {"ScatterND", scatter_nd},
+      {OpKind::GatherND, gather_nd},
+      {OpKind::EyeLike, eye_like},
+      {OpKind::ReverseSequence, reverse_sequence},
+      {OpKind::ScatterElements, scatter_elements},
+      {OpKind::Scatter, scatter_elements},
+      {OpKind::ScatterND, scatter_nd},
   };
 }
 

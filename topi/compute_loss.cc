@@ -15,9 +15,6 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
 // The per-target terms of the loss, at target indices [n, d1..dk].
 struct NllTerms {
   te::Tensor scores;  // x (NLL) or log-probabilities (SCE), [N, C, d1..dk]
@@ -70,18 +67,18 @@ te::Tensor sum_over_targets(const std::vector<int64_t>& target_shape,
 }
 
 // The loss output for `scores` (graph input 0 or its log-softmax) under the node's reduction.
-te::Tensor nll_loss(const Graph& g, const Node& node, const te::Tensor& scores, const Inputs& in,
+te::Tensor nll_loss(const OpCall& call, const te::Tensor& scores, const Inputs& in,
                     const std::string& name) {
   NllTerms terms{scores, in[1], in.size() > 2 ? in[2] : te::Tensor(), std::nullopt,
-                 const_shape(scores, node.describe())[1]};
-  if (node.has_attr("ignore_index")) terms.ignore_index = node.attr_int("ignore_index", 0);
-  std::string reduction = node.attr_string("reduction", "mean");  // validated by type inference
+                 const_shape(scores, call.describe())[1]};
+  if (call.has_attr("ignore_index")) terms.ignore_index = call.attr_int("ignore_index", 0);
+  std::string reduction = call.attr_string("reduction", "mean");  // validated by type inference
   if (reduction == "none") {
     return te::compute(
-        output_shape(g, node, 0), [&](const std::vector<Var>& o) { return terms.loss(exprs(o)); },
+        output_shape(call, 0), [&](const std::vector<Var>& o) { return terms.loss(exprs(o)); },
         name);
   }
-  std::vector<int64_t> target_shape = const_shape(in[1], node.describe());
+  std::vector<int64_t> target_shape = const_shape(in[1], call.describe());
   auto loss = [&](const std::vector<PrimExpr>& o) { return terms.loss(o); };
   if (reduction == "sum") return sum_over_targets(target_shape, loss, name);
   te::Tensor loss_sum = sum_over_targets(target_shape, loss, name + "_loss_sum");
@@ -98,16 +95,14 @@ te::Tensor nll_loss(const Graph& g, const Node& node, const te::Tensor& scores, 
   return te::compute({}, [&](const std::vector<Var>&) { return loss_sum() / denominator; }, name);
 }
 
-Outputs negative_log_likelihood(const Graph& g, const Node& node, const Inputs& in,
-                                const std::string& name) {
-  return {nll_loss(g, node, in[0], in, name)};
+Outputs negative_log_likelihood(const OpCall& call, const Inputs& in, const std::string& name) {
+  return {nll_loss(call, in[0], in, name)};
 }
 
-Outputs softmax_cross_entropy(const Graph& g, const Node& node, const Inputs& in,
-                              const std::string& name) {
+Outputs softmax_cross_entropy(const OpCall& call, const Inputs& in, const std::string& name) {
   te::Tensor log_prob = nn::softmax_over(in[0], {1}, true, name + "_log_prob");
-  Outputs out{nll_loss(g, node, log_prob, in, name)};
-  if (node.outputs.size() > 1) out.push_back(log_prob);
+  Outputs out{nll_loss(call, log_prob, in, name)};
+  if (call.outputs.size() > 1) out.push_back(log_prob);
   return out;
 }
 
@@ -115,8 +110,8 @@ Outputs softmax_cross_entropy(const Graph& g, const Node& node, const Inputs& in
 
 std::vector<OpCompute> loss_computes() {
   return {
-      {"NegativeLogLikelihoodLoss", negative_log_likelihood},
-      {"SoftmaxCrossEntropyLoss", softmax_cross_entropy},
+      {OpKind::NegativeLogLikelihoodLoss, negative_log_likelihood},
+      {OpKind::SoftmaxCrossEntropyLoss, softmax_cross_entropy},
   };
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ir/error.h"
+#include "topi/compute_util.h"
 
 namespace tessel::topi {
 
@@ -15,12 +16,7 @@ std::vector<PrimExpr> idx_exprs(const std::vector<int64_t>& v) {
   return out;
 }
 
-std::vector<int64_t> static_shape(const graph::Graph& g, graph::ValueId v) {
-  const graph::TensorType& t = g.value(v).type;
-  if (!t.is_static())
-    throw Error(fmt::format("value '{}' has a non-static shape {}", g.value(v).name, t.str()));
-  return t.shape;
-}
+std::vector<int64_t> static_shape(const te::Tensor& t) { return const_shape(t, t.name()); }
 
 te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift,
                        const std::vector<int64_t>& stride, const std::vector<int64_t>& extent,

@@ -18,8 +18,8 @@ namespace tessel::topi::nn {
 inline PrimExpr idx(int64_t v) { return PrimExpr(static_cast<int>(v)); }
 std::vector<PrimExpr> idx_exprs(const std::vector<int64_t>& v);
 
-// The static shape of graph value `v` (compile_graph requires static shapes).
-std::vector<int64_t> static_shape(const graph::Graph& g, graph::ValueId v);
+// The static shape of an input tensor (compile_graph requires static shapes).
+std::vector<int64_t> static_shape(const te::Tensor& t);
 
 // x[N, C, spatial...] placed into a tensor of spatial extents `extent`: position q of spatial dim d
 // holds x[(q - shift[d]) / stride[d]] when that is a whole in-range index, else `fill`. Returns x

@@ -13,8 +13,6 @@ namespace tessel::topi::nn {
 
 namespace {
 
-using graph::Graph;
-using graph::Node;
 using graph::ops::WindowGeometry;
 
 // How one output channel m reads the weights at input channel rc of its group and kernel offset r.
@@ -129,17 +127,17 @@ std::vector<int64_t> spatial(const std::vector<int64_t>& shape) {
   return {shape.begin() + 2, shape.end()};
 }
 
-std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+std::vector<te::Tensor> conv(const OpCall& call, const std::vector<te::Tensor>& in,
                              const std::string& name) {
-  std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
+  std::vector<int64_t> xs = static_shape(in[0]), ws = static_shape(in[1]);
   WindowGeometry geo = graph::ops::window_geometry(
-      node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)), false);
-  ConvShape cs{xs[0], ws[1], 0, node.attr_int("group", 1), ws[0]};
+      call, spatial(xs), call.attr_ints("kernel_shape", spatial(ws)), false);
+  ConvShape cs{xs[0], ws[1], 0, call.attr_int("group", 1), ws[0]};
   if (cs.groups <= 0 || cs.channels_per_group * cs.groups != xs[1] ||
       cs.out_channels % cs.groups != 0) {
     throw Error(
         fmt::format("{}: X has {} channels and W is {}x{} per group, which does not fit group {}",
-                    node.describe(), xs[1], ws[0], ws[1], cs.groups));
+                    call.describe(), xs[1], ws[0], ws[1], cs.groups));
   }
   cs.out_per_group = cs.out_channels / cs.groups;
   const te::Tensor& w = in[1];
@@ -159,12 +157,12 @@ std::vector<te::Tensor> conv(const Graph& g, const Node& node, const std::vector
 // output blocks yb[n, m / b, o..., m % b], b output channels in one vector that each broadcast
 // input element feeds; the epilogue unpacks them to NCHW with the bias. The input stays NCHW: read
 // one element at a time, packing it would buy nothing.
-std::vector<te::Tensor> conv_nchwc(const Graph& g, const Node& node,
-                                   const std::vector<te::Tensor>& in, const std::string& name) {
-  std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
+std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Tensor>& in,
+                                   const std::string& name) {
+  std::vector<int64_t> xs = static_shape(in[0]), ws = static_shape(in[1]);
   std::vector<int64_t> kernel(ws.begin() + 2, ws.end() - 1);
   WindowGeometry geo =
-      graph::ops::window_geometry(node, spatial(xs), node.attr_ints("kernel_shape", kernel), false);
+      graph::ops::window_geometry(call, spatial(xs), call.attr_ints("kernel_shape", kernel), false);
   int64_t block = ws.back();
   te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
                               window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
@@ -196,16 +194,16 @@ std::vector<te::Tensor> conv_nchwc(const Graph& g, const Node& node,
 
 // Output position o gathers input i with o = i * s + k * d - pad_begin; over the input dilated by s
 // and shifted by (K - 1) * d - pad_begin that is a unit-stride window with the kernel flipped.
-std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node,
-                                       const std::vector<te::Tensor>& in, const std::string& name) {
-  std::vector<int64_t> xs = static_shape(g, node.inputs[0]), ws = static_shape(g, node.inputs[1]);
+std::vector<te::Tensor> conv_transpose(const OpCall& call, const std::vector<te::Tensor>& in,
+                                       const std::string& name) {
+  std::vector<int64_t> xs = static_shape(in[0]), ws = static_shape(in[1]);
   WindowGeometry geo = graph::ops::conv_transpose_geometry(
-      node, spatial(xs), node.attr_ints("kernel_shape", spatial(ws)));
-  int64_t groups = node.attr_int("group", 1);
+      call, spatial(xs), call.attr_ints("kernel_shape", spatial(ws)));
+  int64_t groups = call.attr_int("group", 1);
   if (groups <= 0 || xs[1] % groups != 0 || ws[0] != xs[1]) {
     throw Error(fmt::format(
         "{}: X has {} channels and W has {} input channels, which does not fit group {}",
-        node.describe(), xs[1], ws[0], groups));
+        call.describe(), xs[1], ws[0], groups));
   }
   ConvShape cs{xs[0], xs[1] / groups, ws[1], groups, ws[1] * groups};
   size_t rank = geo.kernel.size();
@@ -232,7 +230,9 @@ std::vector<te::Tensor> conv_transpose(const Graph& g, const Node& node,
 }  // namespace
 
 std::vector<OpCompute> conv_computes() {
-  return {{"Conv", conv}, {"ConvNCHWc", conv_nchwc}, {"ConvTranspose", conv_transpose}};
+  return {{OpKind::Conv, conv},
+          {OpKind::ConvNCHWc, conv_nchwc},
+          {OpKind::ConvTranspose, conv_transpose}};
 }
 
 }  // namespace tessel::topi::nn

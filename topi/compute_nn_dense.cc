@@ -11,17 +11,14 @@ namespace tessel::topi::nn {
 
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
-std::vector<te::Tensor> gemm(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+std::vector<te::Tensor> gemm(const OpCall& call, const std::vector<te::Tensor>& in,
                              const std::string& name) {
-  std::vector<int64_t> as = static_shape(g, node.inputs[0]), bs = static_shape(g, node.inputs[1]);
-  bool ta = node.attr_int("transA", 0) != 0, tb = node.attr_int("transB", 0) != 0;
-  double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
+  std::vector<int64_t> as = static_shape(in[0]), bs = static_shape(in[1]);
+  bool ta = call.attr_int("transA", 0) != 0, tb = call.attr_int("transB", 0) != 0;
+  double alpha = call.attr_float("alpha", 1.0), beta = call.attr_float("beta", 1.0);
   int64_t m = as[ta ? 1 : 0], k = as[ta ? 0 : 1], n = bs[tb ? 0 : 1];
   if (bs[tb ? 1 : 0] != k)
-    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k, bs[tb ? 1 : 0]));
+    throw Error(fmt::format("{}: inner dims {} and {} differ", call.describe(), k, bs[tb ? 1 : 0]));
   const te::Tensor &a = in[0], &b_in = in[1];
   te::Tensor b =
       tb ? te::compute(
@@ -49,18 +46,18 @@ std::vector<te::Tensor> gemm(const Graph& g, const Node& node, const std::vector
 
 // numpy matmul: batch dims broadcast (size-1 dims read index 0); a 1-D A is a row, a 1-D B a
 // column, and their dim is dropped from the result.
-std::vector<te::Tensor> matmul(const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
+std::vector<te::Tensor> matmul(const OpCall& call, const std::vector<te::Tensor>& in,
                                const std::string& name) {
-  std::vector<int64_t> as = static_shape(g, node.inputs[0]), bs = static_shape(g, node.inputs[1]);
-  std::vector<int64_t> out = static_shape(g, node.outputs[0]);
+  std::vector<int64_t> as = static_shape(in[0]), bs = static_shape(in[1]);
+  std::vector<int64_t> out = call.output_type(0).shape;
   bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   int64_t k = as.back();
   if (bs[b_vec ? 0 : bs.size() - 2] != k) {
-    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k,
+    throw Error(fmt::format("{}: inner dims {} and {} differ", call.describe(), k,
                             bs[b_vec ? 0 : bs.size() - 2]));
   }
   if (out.empty())
-    throw Error(fmt::format("{}: a rank-0 result has no te lowering yet", node.describe()));
+    throw Error(fmt::format("{}: a rank-0 result has no te lowering yet", call.describe()));
   size_t batch = out.size() - (a_vec ? 0 : 1) - (b_vec ? 0 : 1);
   te::IterVar rk = te::reduce_axis(0, idx(k), "rk");
   // Operand `shape` (with `mat_dims` matrix dims) indexed from the output's batch indices.
@@ -88,6 +85,6 @@ std::vector<te::Tensor> matmul(const Graph& g, const Node& node, const std::vect
 
 }  // namespace
 
-std::vector<OpCompute> dense_computes() { return {{"Gemm", gemm}, {"MatMul", matmul}}; }
+std::vector<OpCompute> dense_computes() { return {{OpKind::Gemm, gemm}, {OpKind::MatMul, matmul}}; }
 
 }  // namespace tessel::topi::nn

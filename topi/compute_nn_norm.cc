@@ -15,9 +15,6 @@ namespace tessel::topi::nn {
 
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
 PrimExpr c(DataType t, double v) { return make_const(t, v); }
 
 // A reduction over a set of dims of a tensor of `shape`, with the reduced dims kept as size 1.
@@ -105,14 +102,13 @@ enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 // Normalizes along the one axis (default -1); the importer rewrites the pre-13 2-D coercion into
 // that form (frontend/canonicalize_ops.h).
 ComputeFn softmax_like(SoftmaxKind kind) {
-  return [kind](const Graph&, const Node& node, const std::vector<te::Tensor>& in,
-                const std::string& name) {
+  return [kind](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
     const te::Tensor& x = in[0];
     int64_t rank = x.ndim();
     if (rank == 0)
-      throw Error(fmt::format("{}: a scalar input has no axis to normalize", node.describe()));
+      throw Error(fmt::format("{}: a scalar input has no axis to normalize", call.describe()));
     auto axis =
-        static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", -1), rank, node));
+        static_cast<size_t>(graph::ops::normalize_axis(call.attr_int("axis", -1), rank, call));
     Reduction red{x.shape(), {axis}};
     if (kind == SoftmaxKind::kHardmax) {
       auto xv = [&](const std::vector<PrimExpr>& at) { return x(at); };
@@ -185,17 +181,16 @@ te::Tensor normalize(const te::Tensor& x, const Reduction& red, const Moments& m
 
 std::vector<PrimExpr> channel_index(const te::Tensor&, const std::vector<Var>& i) { return {i[1]}; }
 
-void check_unused_outputs(const Node& node, size_t from, const char* why) {
-  for (size_t o = from; o < node.outputs.size(); ++o) {
-    if (node.outputs[o] != graph::kNoValue)
-      throw Error(fmt::format("{}: {}", node.describe(), why));
+void check_unused_outputs(const OpCall& call, size_t from, const char* why) {
+  for (size_t o = from; o < call.outputs.size(); ++o) {
+    if (call.wants_output(o)) throw Error(fmt::format("{}: {}", call.describe(), why));
   }
 }
 
 // training_mode=1 (opset 14): Y is normalized with the batch statistics over every dim but C
 // (population variance), and the running statistics outputs are input * momentum + batch * (1 -
 // momentum).
-std::vector<te::Tensor> batch_norm_training(const Node& node, const std::vector<te::Tensor>& in,
+std::vector<te::Tensor> batch_norm_training(const OpCall& call, const std::vector<te::Tensor>& in,
                                             const std::string& name) {
   const te::Tensor& x = in[0];
   DataType t = x.dtype();
@@ -203,8 +198,8 @@ std::vector<te::Tensor> batch_norm_training(const Node& node, const std::vector<
   for (int d = 2; d < x.ndim(); ++d) red.dims.insert(static_cast<size_t>(d));
   Moments m = moments(x, red, name);
   std::vector<te::Tensor> out{
-      normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
-  double momentum = node.attr_float("momentum", 0.9);
+      normalize(x, red, m, call.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
+  double momentum = call.attr_float("momentum", 0.9);
   int64_t n = red.count();
   auto running = [&](const te::Tensor& input, bool is_var, const std::string& suffix) {
     return te::compute(
@@ -222,14 +217,14 @@ std::vector<te::Tensor> batch_norm_training(const Node& node, const std::vector<
   return out;
 }
 
-std::vector<te::Tensor> batch_norm(const Graph&, const Node& node,
-                                   const std::vector<te::Tensor>& in, const std::string& name) {
-  if (node.attr_int("training_mode", 0) != 0) return batch_norm_training(node, in, name);
-  check_unused_outputs(node, 1,
+std::vector<te::Tensor> batch_norm(const OpCall& call, const std::vector<te::Tensor>& in,
+                                   const std::string& name) {
+  if (call.attr_int("training_mode", 0) != 0) return batch_norm_training(call, in, name);
+  check_unused_outputs(call, 1,
                        "BatchNormalization's running-statistics outputs have no te lowering");
   const te::Tensor &x = in[0], &scale = in[1], &bias = in[2], &mean = in[3], &var = in[4];
   DataType t = x.dtype();
-  double eps = node.attr_float("epsilon", 1e-5);
+  double eps = call.attr_float("epsilon", 1e-5);
   return {te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
@@ -239,27 +234,27 @@ std::vector<te::Tensor> batch_norm(const Graph&, const Node& node,
       name)};
 }
 
-std::vector<te::Tensor> instance_norm(const Graph&, const Node& node,
-                                      const std::vector<te::Tensor>& in, const std::string& name) {
+std::vector<te::Tensor> instance_norm(const OpCall& call, const std::vector<te::Tensor>& in,
+                                      const std::string& name) {
   const te::Tensor& x = in[0];
   Reduction red{x.shape(), {}};
   for (int d = 2; d < x.ndim(); ++d) red.dims.insert(static_cast<size_t>(d));
   Moments m = moments(x, red, name);
   return {
-      normalize(x, red, m, node.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
+      normalize(x, red, m, call.attr_float("epsilon", 1e-5), in[1], in[2], channel_index, name)};
 }
 
 // Normalizes over the dims from `axis` on; also yields Mean and InvStdDev with those dims kept
 // as 1.
-std::vector<te::Tensor> layer_norm(const Graph&, const Node& node,
-                                   const std::vector<te::Tensor>& in, const std::string& name) {
+std::vector<te::Tensor> layer_norm(const OpCall& call, const std::vector<te::Tensor>& in,
+                                   const std::string& name) {
   const te::Tensor& x = in[0];
   auto axis =
-      static_cast<size_t>(graph::ops::normalize_axis(node.attr_int("axis", -1), x.ndim(), node));
+      static_cast<size_t>(graph::ops::normalize_axis(call.attr_int("axis", -1), x.ndim(), call));
   Reduction red{x.shape(), {}};
   for (size_t d = axis; d < static_cast<size_t>(x.ndim()); ++d) red.dims.insert(d);
   Moments m = moments(x, red, name);
-  double eps = node.attr_float("epsilon", 1e-5);
+  double eps = call.attr_float("epsilon", 1e-5);
   te::Tensor bias = in.size() > 2 ? in[2] : te::Tensor();
   std::vector<te::Tensor> out{normalize(x, red, m, eps, in[1], bias, broadcast_index, name)};
   DataType t = x.dtype();
@@ -275,13 +270,13 @@ std::vector<te::Tensor> layer_norm(const Graph&, const Node& node,
 }
 
 // y = x / (bias + alpha / size * (sum of squares over the channel window))^beta.
-std::vector<te::Tensor> lrn(const Graph&, const Node& node, const std::vector<te::Tensor>& in,
+std::vector<te::Tensor> lrn(const OpCall& call, const std::vector<te::Tensor>& in,
                             const std::string& name) {
   const te::Tensor& x = in[0];
   DataType t = x.dtype();
-  int64_t size = node.attr_int("size", 1), channels = *as_const_int(x.shape()[1]);
-  double alpha = node.attr_float("alpha", 1e-4), beta = node.attr_float("beta", 0.75),
-         bias = node.attr_float("bias", 1.0);
+  int64_t size = call.attr_int("size", 1), channels = *as_const_int(x.shape()[1]);
+  double alpha = call.attr_float("alpha", 1e-4), beta = call.attr_float("beta", 0.75),
+         bias = call.attr_float("bias", 1.0);
   int64_t below = (size - 1) / 2;
   te::IterVar rk = te::reduce_axis(0, idx(size), "rk");
   te::Tensor sq = te::compute(
@@ -306,13 +301,13 @@ std::vector<te::Tensor> lrn(const Graph&, const Node& node, const std::vector<te
 
 std::vector<OpCompute> norm_computes() {
   return {
-      {"Softmax", softmax_like(SoftmaxKind::kSoftmax)},
-      {"LogSoftmax", softmax_like(SoftmaxKind::kLogSoftmax)},
-      {"Hardmax", softmax_like(SoftmaxKind::kHardmax)},
-      {"BatchNormalization", batch_norm},
-      {"InstanceNormalization", instance_norm},
-      {"LayerNormalization", layer_norm},
-      {"LRN", lrn},
+      {OpKind::Softmax, softmax_like(SoftmaxKind::kSoftmax)},
+      {OpKind::LogSoftmax, softmax_like(SoftmaxKind::kLogSoftmax)},
+      {OpKind::Hardmax, softmax_like(SoftmaxKind::kHardmax)},
+      {OpKind::BatchNormalization, batch_norm},
+      {OpKind::InstanceNormalization, instance_norm},
+      {OpKind::LayerNormalization, layer_norm},
+      {OpKind::LRN, lrn},
   };
 }
 

@@ -11,8 +11,6 @@ namespace tessel::topi::nn {
 
 namespace {
 
-using graph::Graph;
-using graph::Node;
 using graph::ops::WindowGeometry;
 
 enum class PoolKind { kMax, kAverage, kLp };
@@ -136,25 +134,24 @@ te::Tensor max_indices(const te::Tensor& xp, const te::Tensor& pooled, const Win
 }
 
 ComputeFn windowed(PoolKind kind) {
-  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
-                const std::string& name) {
-    std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
+  return [kind](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+    std::vector<int64_t> in_sp = spatial(static_shape(in[0]));
     WindowGeometry geo = graph::ops::window_geometry(
-        node, in_sp, node.attr_ints("kernel_shape", {}), node.attr_int("ceil_mode", 0) != 0);
+        call, in_sp, call.attr_ints("kernel_shape", {}), call.attr_int("ceil_mode", 0) != 0);
     DataType t = in[0].dtype();
     PrimExpr fill = kind == PoolKind::kMax ? min_value(t) : make_zero(t);
     te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(in_sp.size(), 1),
                                 window_extent(geo), fill, name + "_pad");
-    double p = node.attr_float("p", 2.0);
-    bool include_pad = node.attr_int("count_include_pad", 0) != 0;
+    double p = call.attr_float("p", 2.0);
+    bool include_pad = call.attr_int("count_include_pad", 0) != 0;
     auto finish = [&](PrimExpr s, const std::vector<PrimExpr>& out) {
       if (kind == PoolKind::kLp) return lp_root(s, p);
       return s / cast(t, window_count(geo, in_sp, include_pad, out));
     };
     std::vector<te::Tensor> out{window_pool(xp, geo, kind, p, finish, name)};
-    if (node.outputs.size() > 1 && node.outputs[1] != graph::kNoValue) {
+    if (call.wants_output(1)) {
       out.push_back(
-          max_indices(xp, out[0], geo, in_sp, node.attr_int("storage_order", 0) != 0, name));
+          max_indices(xp, out[0], geo, in_sp, call.attr_int("storage_order", 0) != 0, name));
     }
     return out;
   };
@@ -202,12 +199,11 @@ te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int
 // A global pool is a window pool whose kernel is the whole plane, or a lane_pool when its rows
 // allow.
 ComputeFn global(PoolKind kind) {
-  return [kind](const Graph& g, const Node& node, const std::vector<te::Tensor>& in,
-                const std::string& name) {
-    std::vector<int64_t> in_sp = spatial(static_shape(g, node.inputs[0]));
+  return [kind](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+    std::vector<int64_t> in_sp = spatial(static_shape(in[0]));
     int64_t count = 1;
     for (int64_t d : in_sp) count *= d;
-    double p = node.attr_float("p", 2.0);
+    double p = call.attr_float("p", 2.0);
     DataType t = in[0].dtype();
     auto finish = [&](PrimExpr s) {
       if (kind == PoolKind::kMax) return s;
@@ -229,12 +225,12 @@ ComputeFn global(PoolKind kind) {
 
 std::vector<OpCompute> pool_computes() {
   return {
-      {"MaxPool", windowed(PoolKind::kMax)},
-      {"AveragePool", windowed(PoolKind::kAverage)},
-      {"LpPool", windowed(PoolKind::kLp)},
-      {"GlobalMaxPool", global(PoolKind::kMax)},
-      {"GlobalAveragePool", global(PoolKind::kAverage)},
-      {"GlobalLpPool", global(PoolKind::kLp)},
+      {OpKind::MaxPool, windowed(PoolKind::kMax)},
+      {OpKind::AveragePool, windowed(PoolKind::kAverage)},
+      {OpKind::LpPool, windowed(PoolKind::kLp)},
+      {OpKind::GlobalMaxPool, global(PoolKind::kMax)},
+      {OpKind::GlobalAveragePool, global(PoolKind::kAverage)},
+      {OpKind::GlobalLpPool, global(PoolKind::kLp)},
   };
 }
 

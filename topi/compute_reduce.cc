@@ -13,9 +13,6 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
-
 // Where each input dim's index comes from: a reduce axis, or an output index. Each reduction
 // stage needs its own map: te reduce axes belong to one compute.
 struct ReduceMap {
@@ -140,14 +137,12 @@ te::Tensor log_sum_exp(const te::Tensor& x, const graph::ops::ReduceSpec& spec,
 }
 
 ComputeFn reduce(Kind kind) {
-  return [kind](const Graph& g, const Node& node, const Inputs& in,
-                const std::string& name) -> Outputs {
+  return [kind](const OpCall& call, const Inputs& in, const std::string& name) -> Outputs {
     const te::Tensor& x = in[0];
-    std::vector<int64_t> shape = const_shape(x, node.describe());
-    graph::ops::ReduceSpec spec =
-        graph::ops::reduce_spec(node, x.ndim(), graph::ops::constant_params(g, node));
+    std::vector<int64_t> shape = const_shape(x, call.describe());
+    graph::ops::ReduceSpec spec = graph::ops::reduce_spec(call, x.ndim(), call.params());
     ReduceMap map(spec.reduced, spec.keepdims, shape);
-    std::vector<PrimExpr> out_shape = output_shape(g, node, 0);
+    std::vector<PrimExpr> out_shape = output_shape(call, 0);
     if (map.axes.empty()) {  // noop_with_empty_axes: each element is reduced alone
       return {te::compute(
           out_shape,
@@ -177,16 +172,15 @@ ComputeFn reduce(Kind kind) {
 // ArgMax/ArgMin: the extreme value along the axis, then the smallest (or, with
 // select_last_index, largest) position holding it. Exact: no packing of value and index.
 ComputeFn arg_reduce(bool is_max) {
-  return [is_max](const Graph& g, const Node& node, const Inputs& in,
-                  const std::string& name) -> Outputs {
+  return [is_max](const OpCall& call, const Inputs& in, const std::string& name) -> Outputs {
     const te::Tensor& x = in[0];
-    std::vector<int64_t> shape = const_shape(x, node.describe());
-    int64_t axis = axis_attr(node, x.ndim(), 0);
-    bool last = node.attr_int("select_last_index", 0) != 0;
+    std::vector<int64_t> shape = const_shape(x, call.describe());
+    int64_t axis = axis_attr(call, x.ndim(), 0);
+    bool last = call.attr_int("select_last_index", 0) != 0;
     std::vector<bool> reduced(shape.size(), false);
     reduced[axis] = true;
-    bool keepdims = node.attr_int("keepdims", 1) != 0;
-    std::vector<PrimExpr> out_shape = output_shape(g, node, 0);
+    bool keepdims = call.attr_int("keepdims", 1) != 0;
+    std::vector<PrimExpr> out_shape = output_shape(call, 0);
     ReduceMap vmap(reduced, keepdims, shape);
     te::Tensor best = te::compute(
         out_shape,
@@ -212,13 +206,13 @@ ComputeFn arg_reduce(bool is_max) {
 
 // CumSum: out[.., i, ..] = sum of x[.., k, ..] over k <= i (k < i exclusive; k >= i / k > i
 // reversed).
-Outputs cumsum(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs cumsum(const OpCall& call, const Inputs& in, const std::string& name) {
   const te::Tensor& x = in[0];
-  const graph::TensorData& axis_t = graph::ops::required_constant(g, node, 1, "axis");
-  if (axis_t.numel() != 1) throw graph::ops::node_error(node, "axis must be a scalar");
-  int64_t axis = graph::ops::normalize_axis(axis_t.get_int(0), x.ndim(), node);
-  std::vector<int64_t> shape = const_shape(x, node.describe());
-  bool exclusive = node.attr_int("exclusive", 0) != 0, reverse = node.attr_int("reverse", 0) != 0;
+  const graph::TensorData& axis_t = call.required_constant(1, "axis");
+  if (axis_t.numel() != 1) throw graph::ops::node_error(call, "axis must be a scalar");
+  int64_t axis = graph::ops::normalize_axis(axis_t.get_int(0), x.ndim(), call);
+  std::vector<int64_t> shape = const_shape(x, call.describe());
+  bool exclusive = call.attr_int("exclusive", 0) != 0, reverse = call.attr_int("reverse", 0) != 0;
   te::IterVar k = te::reduce_axis(0, static_cast<int>(shape[axis]), "k");
   return {te::compute(
       x.shape(),
@@ -237,11 +231,11 @@ Outputs cumsum(const Graph& g, const Node& node, const Inputs& in, const std::st
 // before it (larger, or smaller with largest=0; equal ones with a lower index first, the stable
 // order ONNX specifies), an O(n^2) count; output slot j takes the element of rank j. The output is
 // always sorted, which sorted=0 allows.
-Outputs topk(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs topk(const OpCall& call, const Inputs& in, const std::string& name) {
   const te::Tensor& x = in[0];
-  std::vector<int64_t> shape = const_shape(x, node.describe());
-  int64_t axis = axis_attr(node, x.ndim(), -1), n = shape[axis];
-  bool largest = node.attr_int("largest", 1) != 0;
+  std::vector<int64_t> shape = const_shape(x, call.describe());
+  int64_t axis = axis_attr(call, x.ndim(), -1), n = shape[axis];
+  bool largest = call.attr_int("largest", 1) != 0;
   const DataType i32 = DataType::i32(), i64 = DataType::i64();
   te::IterVar r = te::reduce_axis(0, static_cast<int>(n), "r");
   te::Tensor rank = te::compute(
@@ -257,7 +251,7 @@ Outputs topk(const Graph& g, const Node& node, const Inputs& in, const std::stri
       name + "_rank");
   // The position whose rank is the slot (n if none: only NaNs leave a rank unclaimed).
   te::IterVar s = te::reduce_axis(0, static_cast<int>(n), "s");
-  std::vector<PrimExpr> out_shape = output_shape(g, node, 0);
+  std::vector<PrimExpr> out_shape = output_shape(call, 0);
   te::Tensor indices = te::compute(
       out_shape,
       [&](const std::vector<Var>& o) {
@@ -283,20 +277,20 @@ Outputs topk(const Graph& g, const Node& node, const Inputs& in, const std::stri
 
 std::vector<OpCompute> reduce_computes() {
   return {
-      {"ReduceSum", reduce(Kind::kSum)},
-      {"ReduceMean", reduce(Kind::kMean)},
-      {"ReduceMax", reduce(Kind::kMax)},
-      {"ReduceMin", reduce(Kind::kMin)},
-      {"ReduceProd", reduce(Kind::kProd)},
-      {"ReduceL1", reduce(Kind::kL1)},
-      {"ReduceL2", reduce(Kind::kL2)},
-      {"ReduceLogSum", reduce(Kind::kLogSum)},
-      {"ReduceLogSumExp", reduce(Kind::kLogSumExp)},
-      {"ReduceSumSquare", reduce(Kind::kSumSquare)},
-      {"ArgMax", arg_reduce(true)},
-      {"ArgMin", arg_reduce(false)},
-      {"CumSum", cumsum},
-      {"TopK", topk},
+      {OpKind::ReduceSum, reduce(Kind::kSum)},
+      {OpKind::ReduceMean, reduce(Kind::kMean)},
+      {OpKind::ReduceMax, reduce(Kind::kMax)},
+      {OpKind::ReduceMin, reduce(Kind::kMin)},
+      {OpKind::ReduceProd, reduce(Kind::kProd)},
+      {OpKind::ReduceL1, reduce(Kind::kL1)},
+      {OpKind::ReduceL2, reduce(Kind::kL2)},
+      {OpKind::ReduceLogSum, reduce(Kind::kLogSum)},
+      {OpKind::ReduceLogSumExp, reduce(Kind::kLogSumExp)},
+      {OpKind::ReduceSumSquare, reduce(Kind::kSumSquare)},
+      {OpKind::ArgMax, arg_reduce(true)},
+      {OpKind::ArgMin, arg_reduce(false)},
+      {OpKind::CumSum, cumsum},
+      {OpKind::TopK, topk},
   };
 }
 

@@ -14,8 +14,6 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
 using graph::ops::ResizeAttrs;
 using graph::ops::ResizeCoordinate;
 
@@ -74,15 +72,14 @@ PrimExpr from_f64(PrimExpr acc, DataType dtype) {
   return cast(dtype, cast(DataType::i64(), acc));
 }
 
-Outputs resize(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs resize(const OpCall& call, const Inputs& in, const std::string& name) {
   const te::Tensor& x = in.at(0);
-  std::vector<int64_t> shape = const_shape(x, node.describe());
-  graph::ops::ResizeSpec spec =
-      graph::ops::resize_spec(node, shape, graph::ops::constant_params(g, node));
+  std::vector<int64_t> shape = const_shape(x, call.describe());
+  graph::ops::ResizeSpec spec = graph::ops::resize_spec(call, shape, call.params());
   const ResizeAttrs& a = spec.attrs;
   DataType dtype = x.dtype();
   if (a.mode != "nearest" && !dtype.is_float() && !dtype.is_integer()) {
-    throw Error(fmt::format("{}: {} mode needs a numeric input, got {}", node.describe(), a.mode,
+    throw Error(fmt::format("{}: {} mode needs a numeric input, got {}", call.describe(), a.mode,
                             dtype.str()));
   }
   auto body = [&](const std::vector<Var>& vars) {
@@ -125,11 +122,11 @@ Outputs resize(const Graph& g, const Node& node, const Inputs& in, const std::st
     if (outside.defined()) value = select(outside, f64(a.extrapolation), value);
     return from_f64(value, dtype);
   };
-  return {te::compute(output_shape(g, node, 0), body, name)};
+  return {te::compute(output_shape(call, 0), body, name)};
 }
 
 }  // namespace
 
-std::vector<OpCompute> resize_computes() { return {{"Resize", resize}}; }
+std::vector<OpCompute> resize_computes() { return {{OpKind::Resize, resize}}; }
 
 }  // namespace tessel::topi

@@ -17,17 +17,15 @@
 namespace tessel::topi {
 namespace {
 
-using graph::Graph;
-using graph::Node;
 using graph::ops::constant_params;
 
 PrimExpr i32(int64_t v) { return PrimExpr(static_cast<int>(v)); }
 
 // Output 0, of the graph's type, computed from its indices.
-Outputs one(const Graph& g, const Node& node, const std::string& name,
+Outputs one(const OpCall& call, const std::string& name,
             const std::function<PrimExpr(const std::vector<PrimExpr>&)>& f) {
   return {te::compute(
-      output_shape(g, node, 0), [&](const std::vector<Var>& o) { return f(exprs(o)); }, name)};
+      output_shape(call, 0), [&](const std::vector<Var>& o) { return f(exprs(o)); }, name)};
 }
 
 // Indices into `in` for output indices `out` of a row-major reshape. When the two shapes differ
@@ -58,17 +56,17 @@ std::vector<PrimExpr> reshape_index(const std::vector<int64_t>& in, const std::v
   return unflatten(flat, in);
 }
 
-Outputs reshape_like(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> in_shape = const_shape(in[0], node.describe());
-  std::vector<int64_t> out_shape = g.value(node.outputs[0]).type.shape;
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+Outputs reshape_like(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> in_shape = const_shape(in[0], call.describe());
+  std::vector<int64_t> out_shape = call.output_type(0).shape;
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     return in[0](reshape_index(in_shape, out_shape, o));
   });
 }
 
-Outputs transpose(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> perm = graph::ops::transpose_perm(node, in[0].ndim());
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+Outputs transpose(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> perm = graph::ops::transpose_perm(call, in[0].ndim());
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> idx(o.size());
     for (size_t d = 0; d < o.size(); ++d) idx[perm[d]] = o[d];
     return in[0](idx);
@@ -81,8 +79,8 @@ std::vector<PrimExpr> with_axis(std::vector<PrimExpr> o, int64_t axis, PrimExpr 
   return o;
 }
 
-Outputs concat(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+Outputs concat(const OpCall& call, const Inputs& in, const std::string& name) {
+  int64_t axis = axis_attr(call, in[0].ndim(), 0);
   struct Part {
     te::Tensor t;
     int64_t begin, size;
@@ -90,11 +88,11 @@ Outputs concat(const Graph& g, const Node& node, const Inputs& in, const std::st
   std::vector<Part> parts;
   int64_t offset = 0;
   for (const te::Tensor& t : in) {
-    int64_t size = const_shape(t, node.describe())[axis];
+    int64_t size = const_shape(t, call.describe())[axis];
     if (size > 0) parts.push_back({t, offset, size});  // an empty input contributes nothing
     offset += size;
   }
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     // Later parts first, so the select chain tests `o < end` from the first part outward.
     PrimExpr result;
     for (size_t k = parts.size(); k-- > 0;) {
@@ -106,11 +104,11 @@ Outputs concat(const Graph& g, const Node& node, const Inputs& in, const std::st
   });
 }
 
-Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  int64_t axis = axis_attr(node, in[0].ndim(), 0);
+Outputs split(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
+  int64_t axis = axis_attr(call, in[0].ndim(), 0);
   std::vector<int64_t> sizes =
-      graph::ops::split_sizes(node, shape[axis], node.outputs.size(), constant_params(g, node));
+      graph::ops::split_sizes(call, shape[axis], call.outputs.size(), call.params());
   Outputs out;
   int64_t offset = 0;
   for (size_t k = 0; k < sizes.size(); ++k) {
@@ -128,10 +126,10 @@ Outputs split(const Graph& g, const Node& node, const Inputs& in, const std::str
   return out;
 }
 
-Outputs slice(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  graph::ops::SliceSpec spec = graph::ops::slice_spec(node, shape, constant_params(g, node));
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+Outputs slice(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
+  graph::ops::SliceSpec spec = graph::ops::slice_spec(call, shape, call.params());
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> idx;
     for (size_t d = 0; d < o.size(); ++d) {
       idx.push_back(spec.steps[d] == 1 ? o[d] + i32(spec.starts[d])
@@ -141,11 +139,11 @@ Outputs slice(const Graph& g, const Node& node, const Inputs& in, const std::str
   });
 }
 
-Outputs gather(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  int64_t axis = axis_attr(node, in[0].ndim(), 0);
-  int64_t dim = const_shape(in[0], node.describe())[axis];
+Outputs gather(const OpCall& call, const Inputs& in, const std::string& name) {
+  int64_t axis = axis_attr(call, in[0].ndim(), 0);
+  int64_t dim = const_shape(in[0], call.describe())[axis];
   size_t q = static_cast<size_t>(in[1].ndim());
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> at(o.begin() + axis, o.begin() + axis + q);
     std::vector<PrimExpr> idx(o.begin(), o.begin() + axis);
     idx.push_back(wrap_index(in[1](at), dim));
@@ -154,11 +152,10 @@ Outputs gather(const Graph& g, const Node& node, const Inputs& in, const std::st
   });
 }
 
-Outputs gather_elements(const Graph& g, const Node& node, const Inputs& in,
-                        const std::string& name) {
-  int64_t axis = axis_attr(node, in[0].ndim(), 0);
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+Outputs gather_elements(const OpCall& call, const Inputs& in, const std::string& name) {
+  int64_t axis = axis_attr(call, in[0].ndim(), 0);
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     // Indices may be smaller than the data in every dim but never larger; clamp the others too.
     std::vector<PrimExpr> idx;
     for (size_t d = 0; d < o.size(); ++d) {
@@ -168,16 +165,16 @@ Outputs gather_elements(const Graph& g, const Node& node, const Inputs& in,
   });
 }
 
-Outputs expand(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
+Outputs expand(const OpCall& call, const Inputs& in, const std::string& name) {
   return {te::compute(
-      output_shape(g, node, 0),
+      output_shape(call, 0),
       [&](const std::vector<Var>& o) { return in[0](broadcast_index(in[0], o)); }, name)};
 }
 
-Outputs tile(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  std::vector<int64_t> out_shape = g.value(node.outputs[0]).type.shape;
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+Outputs tile(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
+  std::vector<int64_t> out_shape = call.output_type(0).shape;
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> idx;
     for (size_t d = 0; d < o.size(); ++d)
       idx.push_back(out_shape[d] == shape[d] ? o[d] : floormod(o[d], i32(shape[d])));
@@ -193,21 +190,21 @@ PrimExpr pad_source(const PrimExpr& s, int64_t dim, const std::string& mode) {
   return select(m < i32(dim), m, i32(period) - m);
 }
 
-Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  graph::ops::PadSpec spec = graph::ops::pad_spec(node, in[0].ndim(), constant_params(g, node));
+Outputs pad(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
+  graph::ops::PadSpec spec = graph::ops::pad_spec(call, in[0].ndim(), call.params());
   DataType dtype = in[0].dtype();
   PrimExpr fill = make_zero(dtype);  // unless constant_value is given
   if (in.size() > 2 && in[2].defined()) {
-    std::vector<int64_t> vshape = const_shape(in[2], node.describe());
+    std::vector<int64_t> vshape = const_shape(in[2], call.describe());
     if (std::accumulate(vshape.begin(), vshape.end(), int64_t{1}, std::multiplies<>()) > 0) {
       fill = cast(dtype, in[2](std::vector<PrimExpr>(vshape.size(), PrimExpr(0))));
     }
   }
   bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
   if (empty && spec.mode != "constant")
-    throw Error(fmt::format("{}: cannot {}-pad an empty input", node.describe(), spec.mode));
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+    throw Error(fmt::format("{}: cannot {}-pad an empty input", call.describe(), spec.mode));
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     if (empty) return fill;
     std::vector<PrimExpr> idx;
     PrimExpr inside;
@@ -230,11 +227,11 @@ Outputs pad(const Graph& g, const Node& node, const Inputs& in, const std::strin
 // DepthToSpace (to_space) and SpaceToDepth on NCHW, as the index maps of ONNX's
 // reshape-transpose-reshape definitions (same as reference/tensor.cc).
 ComputeFn depth_space(bool to_space) {
-  return [to_space](const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-    int64_t b = node.attr_int("blocksize", 0);
-    int64_t c = const_shape(in[0], node.describe())[1];
-    bool crd = node.attr_string("mode", "DCR") == "CRD";
-    return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  return [to_space](const OpCall& call, const Inputs& in, const std::string& name) {
+    int64_t b = call.attr_int("blocksize", 0);
+    int64_t c = const_shape(in[0], call.describe())[1];
+    bool crd = call.attr_string("mode", "DCR") == "CRD";
+    return one(call, name, [&](const std::vector<PrimExpr>& o) {
       if (to_space) {
         int64_t oc = c / (b * b);
         PrimExpr i = floormod(o[2], i32(b)), j = floormod(o[3], i32(b));
@@ -247,12 +244,12 @@ ComputeFn depth_space(bool to_space) {
   };
 }
 
-Outputs one_hot(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  const graph::TensorData* depth_t = constant_params(g, node)(1);
+Outputs one_hot(const OpCall& call, const Inputs& in, const std::string& name) {
+  const graph::TensorData* depth_t = call.params()(1);
   auto depth = static_cast<int64_t>(depth_t->get_double(0));
-  int64_t axis = axis_attr(node, in[0].ndim() + 1, -1);
+  int64_t axis = axis_attr(call, in[0].ndim() + 1, -1);
   const DataType i64 = DataType::i64();
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     std::vector<PrimExpr> at = o;
     at.erase(at.begin() + axis);
     PrimExpr v = cast(i64, in[0](at));  // float indices truncate, as in the reference
@@ -263,18 +260,19 @@ Outputs one_hot(const Graph& g, const Node& node, const Inputs& in, const std::s
 }
 
 // Inference-mode Dropout: the data passes through; the optional mask is all true.
-Outputs dropout(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  if (graph::ops::dropout_may_train(g, node)) {
-    // Whether it trains, and with which ratio, decides between the identity and an error.
-    graph::ops::required_constant(g, node, 2, "training_mode");
-    if (graph::ops::has_input(node, 1)) graph::ops::required_constant(g, node, 1, "ratio");
+Outputs dropout(const OpCall& call, const Inputs& in, const std::string& name) {
+  // Training mode with a nonzero ratio is random; with ratio 0 it drops nothing.
+  const graph::TensorData* training = call.constant(2, "training_mode");
+  const graph::TensorData* ratio =
+      training && training->get_int(0) != 0 ? call.constant(1, "ratio") : nullptr;
+  if (training && training->get_int(0) != 0 && !(ratio && ratio->get_double(0) == 0.0)) {
     throw Error(
         fmt::format("{}: training-mode Dropout is random; Tessel compiles inference graphs (give "
                     "training_mode as a constant false)",
-                    node.describe()));
+                    call.describe()));
   }
   Outputs out = {unary(in[0], [](PrimExpr x) { return x; }, name)};
-  if (node.outputs.size() > 1) {
+  if (call.wants_output(1)) {
     out.push_back(te::compute(
         in[0].shape(), [](const std::vector<Var>&) { return make_const(DataType::boolean(), 1); },
         name + "_mask"));
@@ -298,16 +296,16 @@ PrimExpr run_source(const std::vector<KeptRun>& runs, size_t lo, size_t hi, cons
 // Compress with its (required) constant condition: the kept positions are known at compile time,
 // so each output reads its source through a constant piecewise-linear index map. Without an axis
 // the input is read flattened.
-Outputs compress(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  const graph::TensorData& cond = graph::ops::required_constant(g, node, 1, "the condition");
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
-  bool flat = !node.has_attr("axis");
-  int64_t axis = flat ? 0 : axis_attr(node, in[0].ndim(), 0);
+Outputs compress(const OpCall& call, const Inputs& in, const std::string& name) {
+  const graph::TensorData& cond = call.required_constant(1, "the condition");
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
+  bool flat = !call.has_attr("axis");
+  int64_t axis = flat ? 0 : axis_attr(call, in[0].ndim(), 0);
   int64_t dim = flat ? std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>())
                      : shape[axis];
   if (cond.numel() > dim) {
     throw Error(fmt::format("{}: the condition has {} entries, more than the {} positions",
-                            node.describe(), cond.numel(), dim));
+                            call.describe(), cond.numel(), dim));
   }
   std::vector<KeptRun> runs;
   int64_t kept = 0;
@@ -316,7 +314,7 @@ Outputs compress(const Graph& g, const Node& node, const Inputs& in, const std::
     if (runs.empty() || runs.back().src + (kept - runs.back().out) != i) runs.push_back({kept, i});
     ++kept;
   }
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     if (runs.empty()) return make_zero(in[0].dtype());  // an empty output: never evaluated
     PrimExpr src = run_source(runs, 0, runs.size(), o[axis]);
     return in[0](flat ? unflatten(src, shape) : with_axis(o, axis, src));
@@ -324,16 +322,16 @@ Outputs compress(const Graph& g, const Node& node, const Inputs& in, const std::
 }
 
 // Shape and Size of a static input are constants; they normally fold away before lowering.
-Outputs shape_of(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  std::vector<int64_t> shape = const_shape(in[0], node.describe());
+Outputs shape_of(const OpCall& call, const Inputs& in, const std::string& name) {
+  std::vector<int64_t> shape = const_shape(in[0], call.describe());
   const DataType i64 = DataType::i64();
-  if (node.op_type == "Size") {
+  if (call.op == graph::OpKind::Size) {
     double n = static_cast<double>(
         std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()));
     return {te::compute({}, [&](const std::vector<Var>&) { return make_const(i64, n); }, name)};
   }
-  auto [start, end] = graph::ops::shape_range(node, in[0].ndim());
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  auto [start, end] = graph::ops::shape_range(call, in[0].ndim());
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     PrimExpr v = make_zero(i64);
     for (int64_t d = end; d-- > start;)
       v = select(o[0] == i32(d - start), make_const(i64, static_cast<double>(shape[d])), v);
@@ -342,11 +340,11 @@ Outputs shape_of(const Graph& g, const Node& node, const Inputs& in, const std::
 }
 
 // Trilu: keeps the upper (or lower) triangle of the last two dims, shifted by the constant k.
-Outputs trilu(const Graph& g, const Node& node, const Inputs& in, const std::string& name) {
-  const graph::TensorData* k_t = constant_params(g, node)(1);
+Outputs trilu(const OpCall& call, const Inputs& in, const std::string& name) {
+  const graph::TensorData* k_t = call.params()(1);
   int64_t k = k_t ? k_t->get_int(0) : 0;
-  bool upper = node.attr_int("upper", 1) != 0;
-  return one(g, node, name, [&](const std::vector<PrimExpr>& o) {
+  bool upper = call.attr_int("upper", 1) != 0;
+  return one(call, name, [&](const std::vector<PrimExpr>& o) {
     PrimExpr diag = o[o.size() - 1] - o[o.size() - 2];  // column - row
     return select(upper ? diag >= i32(k) : diag <= i32(k), in[0](o), make_zero(in[0].dtype()));
   });
@@ -356,27 +354,27 @@ Outputs trilu(const Graph& g, const Node& node, const Inputs& in, const std::str
 
 std::vector<OpCompute> tensor_computes() {
   return {
-      {"Reshape", reshape_like},
-      {"Flatten", reshape_like},
-      {"Squeeze", reshape_like},
-      {"Unsqueeze", reshape_like},
-      {"Transpose", transpose},
-      {"Concat", concat},
-      {"Split", split},
-      {"Slice", slice},
-      {"Gather", gather},
-      {"GatherElements", gather_elements},
-      {"Expand", expand},
-      {"Tile", tile},
-      {"Pad", pad},
-      {"DepthToSpace", depth_space(true)},
-      {"SpaceToDepth", depth_space(false)},
-      {"OneHot", one_hot},
-      {"Dropout", dropout},
-      {"Shape", shape_of},
-      {"Size", shape_of},
-      {"Trilu", trilu},
-      {"Compress", compress},
+      {OpKind::Reshape, reshape_like},
+      {OpKind::Flatten, reshape_like},
+      {OpKind::Squeeze, reshape_like},
+      {OpKind::Unsqueeze, reshape_like},
+      {OpKind::Transpose, transpose},
+      {OpKind::Concat, concat},
+      {OpKind::Split, split},
+      {OpKind::Slice, slice},
+      {OpKind::Gather, gather},
+      {OpKind::GatherElements, gather_elements},
+      {OpKind::Expand, expand},
+      {OpKind::Tile, tile},
+      {OpKind::Pad, pad},
+      {OpKind::DepthToSpace, depth_space(true)},
+      {OpKind::SpaceToDepth, depth_space(false)},
+      {OpKind::OneHot, one_hot},
+      {OpKind::Dropout, dropout},
+      {OpKind::Shape, shape_of},
+      {OpKind::Size, shape_of},
+      {OpKind::Trilu, trilu},
+      {OpKind::Compress, compress},
   };
 }
 

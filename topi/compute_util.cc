@@ -7,20 +7,20 @@
 
 namespace tessel::topi {
 
-std::vector<PrimExpr> output_shape(const graph::Graph& g, const graph::Node& node, size_t i) {
-  const graph::TensorType& t = g.value(node.outputs.at(i)).type;
+std::vector<PrimExpr> output_shape(const OpCall& call, size_t i) {
+  const graph::TensorType& t = call.output_type(i);
   std::vector<PrimExpr> shape;
   for (int64_t d : t.shape) {
     if (d < 0)
       throw Error(
-          fmt::format("{}: output {} has an unknown dim ({})", node.describe(), i, t.str()));
+          fmt::format("{}: output {} has an unknown dim ({})", call.describe(), i, t.str()));
     shape.emplace_back(static_cast<int>(d));
   }
   return shape;
 }
 
-int64_t axis_attr(const graph::Node& node, int64_t rank, int64_t def) {
-  return graph::ops::normalize_axis(node.attr_int("axis", def), rank, node);
+int64_t axis_attr(const OpCall& call, int64_t rank, int64_t def) {
+  return graph::ops::normalize_axis(call.attr_int("axis", def), rank, call);
 }
 
 PrimExpr clamp_index(PrimExpr index, int64_t dim) {

@@ -8,6 +8,7 @@
 
 #include "ir/graph.h"
 #include "te/operation.h"
+#include "topi/op_compute.h"
 
 namespace tessel::topi {
 
@@ -15,10 +16,10 @@ namespace tessel::topi {
 using Inputs = std::vector<te::Tensor>;
 using Outputs = std::vector<te::Tensor>;
 
-// The static shape of the node's output i, from type inference (lowering and inference agree).
-std::vector<PrimExpr> output_shape(const graph::Graph& g, const graph::Node& node, size_t i);
+// The static shape of the op's output i, from type inference (lowering and inference agree).
+std::vector<PrimExpr> output_shape(const OpCall& call, size_t i);
 // The node's `axis` attribute (default `def`) in [0, rank).
-int64_t axis_attr(const graph::Node& node, int64_t rank, int64_t def);
+int64_t axis_attr(const OpCall& call, int64_t rank, int64_t def);
 // `index` clamped to [0, dim - 1], as int32.
 PrimExpr clamp_index(PrimExpr index, int64_t dim);
 // A runtime index value (any integer dtype) into a dim: negative values wrap (ONNX), then it is

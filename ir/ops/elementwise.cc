@@ -115,58 +115,59 @@ std::vector<OpDef> elementwise_defs() {
   const DataType b = DataType::boolean();
   std::vector<OpDef> defs;
   // Unary float math.
-  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{
-           {"Sqrt", 6},     {"Reciprocal", 6},  {"Exp", 6},
-           {"Log", 6},      {"Erf", 9},         {"Tanh", 6},
-           {"Sigmoid", 6},  {"LeakyRelu", 6},   {"Elu", 6},
-           {"Selu", 6},     {"HardSigmoid", 6}, {"HardSwish", 14},
-           {"Softplus", 1}, {"Softsign", 1},    {"Floor", 6},
-           {"Ceil", 6},     {"Round", 11},      {"Sin", 7},
-           {"Cos", 7},      {"Tan", 7},         {"Asin", 7},
-           {"Acos", 7},     {"Atan", 7},        {"Sinh", 9},
-           {"Cosh", 9},     {"Asinh", 9},       {"Acosh", 9},
-           {"Atanh", 9},    {"Celu", 12},       {"ThresholdedRelu", 10}}) {
+  for (auto [name, since] : std::initializer_list<std::pair<OpKind, int>>{
+           {OpKind::Sqrt, 6},     {OpKind::Reciprocal, 6},  {OpKind::Exp, 6},
+           {OpKind::Log, 6},      {OpKind::Erf, 9},         {OpKind::Tanh, 6},
+           {OpKind::Sigmoid, 6},  {OpKind::LeakyRelu, 6},   {OpKind::Elu, 6},
+           {OpKind::Selu, 6},     {OpKind::HardSigmoid, 6}, {OpKind::HardSwish, 14},
+           {OpKind::Softplus, 1}, {OpKind::Softsign, 1},    {OpKind::Floor, 6},
+           {OpKind::Ceil, 6},     {OpKind::Round, 11},      {OpKind::Sin, 7},
+           {OpKind::Cos, 7},      {OpKind::Tan, 7},         {OpKind::Asin, 7},
+           {OpKind::Acos, 7},     {OpKind::Atan, 7},        {OpKind::Sinh, 9},
+           {OpKind::Cosh, 9},     {OpKind::Asinh, 9},       {OpKind::Acosh, 9},
+           {OpKind::Atanh, 9},    {OpKind::Celu, 12},       {OpKind::ThresholdedRelu, 10}}) {
     defs.push_back({name, since, E, unary(Operand::kFloat)});
   }
   // Unary math that also takes integers.
-  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{{"Relu", 6},
-                                                                               {"Neg", 6},
-                                                                               {"Abs", 6},
-                                                                               {"Sign", 9},
-                                                                               {"Shrink", 9},
-                                                                               {"Identity", 1},
-                                                                               {"Clip", 6}}) {
+  for (auto [name, since] : std::initializer_list<std::pair<OpKind, int>>{{OpKind::Relu, 6},
+                                                                          {OpKind::Neg, 6},
+                                                                          {OpKind::Abs, 6},
+                                                                          {OpKind::Sign, 9},
+                                                                          {OpKind::Shrink, 9},
+                                                                          {OpKind::Identity, 1},
+                                                                          {OpKind::Clip, 6}}) {
     defs.push_back({name, since, E, unary(Operand::kAny)});
   }
-  defs.push_back({"Not", 1, E, unary(Operand::kBool)});
-  defs.push_back({"IsNaN", 9, E, unary(Operand::kFloat, b)});
-  defs.push_back({"IsInf", 10, E, unary(Operand::kFloat, b)});
-  defs.push_back({"Cast", 6, E, infer_cast});
-  defs.push_back({"CastLike", 15, E, infer_cast_like});
-  defs.push_back({"Dropout", 7, E, infer_dropout});
+  defs.push_back({OpKind::Not, 1, E, unary(Operand::kBool)});
+  defs.push_back({OpKind::IsNaN, 9, E, unary(Operand::kFloat, b)});
+  defs.push_back({OpKind::IsInf, 10, E, unary(Operand::kFloat, b)});
+  defs.push_back({OpKind::Cast, 6, E, infer_cast});
+  defs.push_back({OpKind::CastLike, 15, E, infer_cast_like});
+  defs.push_back({OpKind::Dropout, 7, E, infer_dropout});
   // Binary and variadic broadcasting ops. Before opset 7 the binary ops broadcast by a
   // `broadcast`/`axis` attribute (not implemented); the variadic ones required equal shapes, a case
   // of numpy broadcasting.
-  for (auto [name, since] : std::initializer_list<std::pair<const char*, int>>{{"Add", 7},
-                                                                               {"Sub", 7},
-                                                                               {"Mul", 7},
-                                                                               {"Div", 7},
-                                                                               {"Mod", 10},
-                                                                               {"Min", 1},
-                                                                               {"Max", 1},
-                                                                               {"Sum", 1},
-                                                                               {"Mean", 1}}) {
+  for (auto [name, since] : std::initializer_list<std::pair<OpKind, int>>{{OpKind::Add, 7},
+                                                                          {OpKind::Sub, 7},
+                                                                          {OpKind::Mul, 7},
+                                                                          {OpKind::Div, 7},
+                                                                          {OpKind::Mod, 10},
+                                                                          {OpKind::Min, 1},
+                                                                          {OpKind::Max, 1},
+                                                                          {OpKind::Sum, 1},
+                                                                          {OpKind::Mean, 1}}) {
     defs.push_back({name, since, B, broadcast(Operand::kAny, kAllInputs)});
   }
-  defs.push_back({"BitShift", 11, B, broadcast(Operand::kInteger, kAllInputs)});
-  defs.push_back({"Pow", 7, B, broadcast(Operand::kAny, 1)});
-  defs.push_back({"PRelu", 7, B, broadcast(Operand::kAny, kAllInputs)});
-  for (const char* name : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
+  defs.push_back({OpKind::BitShift, 11, B, broadcast(Operand::kInteger, kAllInputs)});
+  defs.push_back({OpKind::Pow, 7, B, broadcast(Operand::kAny, 1)});
+  defs.push_back({OpKind::PRelu, 7, B, broadcast(Operand::kAny, kAllInputs)});
+  for (OpKind name : {OpKind::Equal, OpKind::Less, OpKind::Greater, OpKind::LessOrEqual,
+                      OpKind::GreaterOrEqual}) {
     defs.push_back({name, 7, B, broadcast(Operand::kAny, kAllInputs, b)});
   }
-  for (const char* name : {"And", "Or", "Xor"})
+  for (OpKind name : {OpKind::And, OpKind::Or, OpKind::Xor})
     defs.push_back({name, 7, B, broadcast(Operand::kBool, kAllInputs, b)});
-  defs.push_back({"Where", 9, B, infer_where});
+  defs.push_back({OpKind::Where, 9, B, infer_where});
   return defs;
 }
 

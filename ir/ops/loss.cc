@@ -58,8 +58,8 @@ Types infer_loss(const Graph& g, const Node& node) {
 
 std::vector<OpDef> loss_defs() {
   return {
-      {"NegativeLogLikelihoodLoss", 12, OpPattern::kOpaque, infer_loss},
-      {"SoftmaxCrossEntropyLoss", 12, OpPattern::kOpaque, infer_loss},
+      {OpKind::NegativeLogLikelihoodLoss, 12, OpPattern::kOpaque, infer_loss},
+      {OpKind::SoftmaxCrossEntropyLoss, 12, OpPattern::kOpaque, infer_loss},
   };
 }
 

@@ -9,7 +9,8 @@ namespace tessel::graph::ops {
 namespace {
 
 // An int-list attribute with one entry per spatial dim (`per_dim` entries), or `fill` everywhere.
-std::vector<int64_t> spatial_attr(const Node& node, const char* key, size_t per_dim, int64_t fill) {
+std::vector<int64_t> spatial_attr(const OpAttrs& node, const char* key, size_t per_dim,
+                                  int64_t fill) {
   std::vector<int64_t> v = node.attr_ints(key, std::vector<int64_t>(per_dim, fill));
   if (v.size() != per_dim) {
     throw Error(fmt::format("{}: attribute '{}' has {} entries, expected {}", node.describe(), key,
@@ -24,7 +25,7 @@ std::vector<int64_t> spatial_attr(const Node& node, const char* key, size_t per_
 }
 
 // The window attributes common to both directions; pads split into begin/end halves.
-WindowGeometry common_geometry(const Node& node, const std::vector<int64_t>& kernel) {
+WindowGeometry common_geometry(const OpAttrs& node, const std::vector<int64_t>& kernel) {
   size_t rank = kernel.size();
   WindowGeometry g;
   g.kernel = kernel;
@@ -40,7 +41,7 @@ WindowGeometry common_geometry(const Node& node, const std::vector<int64_t>& ker
   return g;
 }
 
-std::string auto_pad_of(const Node& node) {
+std::string auto_pad_of(const OpAttrs& node) {
   std::string a = node.attr_string("auto_pad", "NOTSET");
   if (a != "NOTSET" && a != "SAME_UPPER" && a != "SAME_LOWER" && a != "VALID") {
     throw Error(fmt::format("{}: unknown auto_pad '{}'", node.describe(), a));
@@ -61,7 +62,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
+WindowGeometry window_geometry(const OpAttrs& node, const std::vector<int64_t>& in_spatial,
                                const std::vector<int64_t>& kernel, bool ceil_mode) {
   if (in_spatial.size() != kernel.size()) {
     throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims",
@@ -96,7 +97,7 @@ WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_
   return g;
 }
 
-WindowGeometry conv_transpose_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
+WindowGeometry conv_transpose_geometry(const OpAttrs& node, const std::vector<int64_t>& in_spatial,
                                        const std::vector<int64_t>& kernel) {
   if (in_spatial.size() != kernel.size()) {
     throw Error(fmt::format("{}: kernel_shape has {} dims but the input has {} spatial dims",

@@ -18,12 +18,12 @@ struct WindowGeometry {
 
 // Conv and pools: out = floor/ceil((in + pads - ((k - 1) * d + 1)) / s) + 1, or the auto_pad rule.
 // With ceil_mode a last window that would start inside the end padding is dropped.
-WindowGeometry window_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
+WindowGeometry window_geometry(const OpAttrs& node, const std::vector<int64_t>& in_spatial,
                                const std::vector<int64_t>& kernel, bool ceil_mode);
 
 // ConvTranspose: out = s * (in - 1) + output_padding + (k - 1) * d + 1 - pads, or output_shape with
 // pads derived from it, or in * s under SAME_*.
-WindowGeometry conv_transpose_geometry(const Node& node, const std::vector<int64_t>& in_spatial,
+WindowGeometry conv_transpose_geometry(const OpAttrs& node, const std::vector<int64_t>& in_spatial,
                                        const std::vector<int64_t>& kernel);
 
 }  // namespace tessel::graph::ops

@@ -19,11 +19,11 @@ ParamInput constant_params(const Graph& g, const Node& node) {
   };
 }
 
-Error node_error(const Node& node, const std::string& msg) {
+Error node_error(const OpAttrs& node, const std::string& msg) {
   return Error(node.describe() + ": " + msg);
 }
 
-DataType onnx_dtype(int64_t code, const Node& node) {
+DataType onnx_dtype(int64_t code, const OpAttrs& node) {
   switch (code) {
     case 1:
       return DataType::f32();
@@ -74,7 +74,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
 }
 }  // namespace
 
-ReduceSpec reduce_spec(const Node& node, int64_t rank, const ParamInput& input) {
+ReduceSpec reduce_spec(const OpAttrs& node, int64_t rank, const ParamInput& input) {
   // In the opset-17 form ReduceSum (with noop_with_empty_axes) takes its axes as input 1, the other
   // reductions as an attribute; whichever the node has is read.
   std::vector<int64_t> axes = node.has_attr("axes")
@@ -100,7 +100,8 @@ std::vector<int64_t> reduced_shape(const std::vector<int64_t>& shape, const Redu
   return out;
 }
 
-SliceSpec slice_spec(const Node& node, const std::vector<int64_t>& shape, const ParamInput& input) {
+SliceSpec slice_spec(const OpAttrs& node, const std::vector<int64_t>& shape,
+                     const ParamInput& input) {
   int64_t rank = static_cast<int64_t>(shape.size());
   auto starts = input_ints(input, 1);
   auto ends = input_ints(input, 2);
@@ -144,7 +145,7 @@ SliceSpec slice_spec(const Node& node, const std::vector<int64_t>& shape, const 
   return spec;
 }
 
-std::vector<int64_t> split_sizes(const Node& node, int64_t dim, size_t num_outputs,
+std::vector<int64_t> split_sizes(const OpAttrs& node, int64_t dim, size_t num_outputs,
                                  const ParamInput& input) {
   auto split = input_ints(input, 1);
   if (split) {
@@ -169,7 +170,7 @@ std::vector<int64_t> split_sizes(const Node& node, int64_t dim, size_t num_outpu
   return std::vector<int64_t>(num_outputs, dim / n);
 }
 
-std::vector<int64_t> squeeze_shape(const Node& node, const std::vector<int64_t>& shape,
+std::vector<int64_t> squeeze_shape(const OpAttrs& node, const std::vector<int64_t>& shape,
                                    const ParamInput& input) {
   int64_t rank = static_cast<int64_t>(shape.size());
   auto axes = input_ints(input, 1);
@@ -192,7 +193,7 @@ std::vector<int64_t> squeeze_shape(const Node& node, const std::vector<int64_t>&
   return out;
 }
 
-std::vector<int64_t> unsqueeze_shape(const Node& node, const std::vector<int64_t>& shape,
+std::vector<int64_t> unsqueeze_shape(const OpAttrs& node, const std::vector<int64_t>& shape,
                                      const ParamInput& input) {
   auto axes = input_ints(input, 1);
   if (!axes) throw node_error(node, "axes are required");
@@ -209,7 +210,7 @@ std::vector<int64_t> unsqueeze_shape(const Node& node, const std::vector<int64_t
   return out;
 }
 
-PadSpec pad_spec(const Node& node, int64_t rank, const ParamInput& input) {
+PadSpec pad_spec(const OpAttrs& node, int64_t rank, const ParamInput& input) {
   auto pads = input_ints(input, 1);
   if (!pads) throw node_error(node, "pads are required");
   if (static_cast<int64_t>(pads->size()) != 2 * rank) {
@@ -224,7 +225,7 @@ PadSpec pad_spec(const Node& node, int64_t rank, const ParamInput& input) {
   return spec;
 }
 
-std::vector<int64_t> reshape_shape(const Node& node, const std::vector<int64_t>& in_shape,
+std::vector<int64_t> reshape_shape(const OpAttrs& node, const std::vector<int64_t>& in_shape,
                                    const std::vector<int64_t>& target) {
   bool allowzero = node.attr_int("allowzero", 0) != 0;
   std::vector<int64_t> out(target.size());
@@ -273,7 +274,7 @@ std::vector<int64_t> reshape_shape(const Node& node, const std::vector<int64_t>&
   return out;
 }
 
-std::vector<int64_t> transpose_perm(const Node& node, int64_t rank) {
+std::vector<int64_t> transpose_perm(const OpAttrs& node, int64_t rank) {
   std::vector<int64_t> perm(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;
   perm = node.attr_ints("perm", perm);
@@ -290,7 +291,7 @@ std::vector<int64_t> transpose_perm(const Node& node, int64_t rank) {
   return perm;
 }
 
-int64_t topk_k(const Node& node, const ParamInput& input) {
+int64_t topk_k(const OpAttrs& node, const ParamInput& input) {
   const TensorData* t = input(1);
   if (!t || t->numel() != 1) throw node_error(node, "input K must be a single value");
   int64_t k = t->get_int(0);
@@ -298,14 +299,14 @@ int64_t topk_k(const Node& node, const ParamInput& input) {
   return k;
 }
 
-std::pair<int64_t, int64_t> shape_range(const Node& node, int64_t rank) {
+std::pair<int64_t, int64_t> shape_range(const OpAttrs& node, int64_t rank) {
   auto clamp = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
   int64_t start = clamp(node.attr_int("start", 0));
   int64_t end = clamp(node.attr_int("end", rank));
   return {start, std::max(start, end)};
 }
 
-int64_t range_count(const Node& node, const TensorData& start, const TensorData& limit,
+int64_t range_count(const OpAttrs& node, const TensorData& start, const TensorData& limit,
                     const TensorData& delta) {
   for (const TensorData* t : {&start, &limit, &delta}) {
     if (t->numel() != 1) throw node_error(node, "start, limit and delta must be scalars");
@@ -321,7 +322,7 @@ int64_t range_count(const Node& node, const TensorData& start, const TensorData&
   return std::max<int64_t>(0, ceil_div(limit.get_int(0) - start.get_int(0), d));
 }
 
-TensorData constant_attr_value(const Node& node) {
+TensorData constant_attr_value(const OpAttrs& node) {
   if (const TensorData* t = node.attr_tensor("value")) return *t;
   auto filled = [](DataType dtype, std::vector<int64_t> shape, const auto& values) {
     TensorData t(dtype, std::move(shape));
@@ -350,7 +351,7 @@ TensorData constant_attr_value(const Node& node) {
   throw node_error(node, "needs a value, value_float(s) or value_int(s) attribute");
 }
 
-TensorData fill_value(const Node& node) {
+TensorData fill_value(const OpAttrs& node) {
   const TensorData* t = node.attr_tensor("value");
   if (!t) return TensorData(DataType::f32(), {1});
   if (t->numel() != 1) throw node_error(node, "value must have exactly one element");
@@ -366,11 +367,11 @@ bool dropout_may_train(const Graph& g, const Node& node) {
   return !(ratio && ratio->get_double(0) == 0.0);
 }
 
-std::vector<std::vector<RnnActivation>> rnn_activations(const Node& node, int64_t dirs) {
+std::vector<std::vector<RnnActivation>> rnn_activations(const OpAttrs& node, int64_t dirs) {
   std::vector<std::string> defaults =
-      node.op_type == "LSTM"  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-      : node.op_type == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                              : std::vector<std::string>{"Tanh"};
+      node.op == OpKind::LSTM  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+      : node.op == OpKind::GRU ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                               : std::vector<std::string>{"Tanh"};
   size_t per_dir = defaults.size();
   std::vector<std::string> names;
   auto it = node.attrs.find("activations");
@@ -396,22 +397,27 @@ std::vector<std::vector<RnnActivation>> rnn_activations(const Node& node, int64_
   std::vector<std::vector<RnnActivation>> out(static_cast<size_t>(dirs));
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[i];
-    static const std::map<std::string, std::pair<double, double>> kDefaults = {
-        {"Sigmoid", {0, 0}},        {"Tanh", {0, 0}},
-        {"Relu", {0, 0}},           {"Affine", {1.0, 0.0}},
-        {"LeakyRelu", {0.01, 0}},   {"ThresholdedRelu", {1.0, 0}},
-        {"ScaledTanh", {1.0, 1.0}}, {"HardSigmoid", {0.2, 0.5}},
-        {"Elu", {1.0, 0}},          {"Softsign", {0, 0}},
-        {"Softplus", {0, 0}}};
-    auto d = kDefaults.find(n);
-    if (d == kDefaults.end())
+    // ONNX's activation functions: the op computing each, whether it takes alpha and beta, and
+    // their defaults.
+    using K = OpKind;
+    static const std::map<std::string, RnnActivation> kActivations = {
+        {"Sigmoid", {"Sigmoid", K::Sigmoid}},
+        {"Tanh", {"Tanh", K::Tanh}},
+        {"Relu", {"Relu", K::Relu}},
+        {"Affine", {"Affine", std::nullopt, true, true, 1.0, 0.0}},
+        {"LeakyRelu", {"LeakyRelu", K::LeakyRelu, true, false, 0.01}},
+        {"ThresholdedRelu", {"ThresholdedRelu", K::ThresholdedRelu, true, false, 1.0}},
+        {"ScaledTanh", {"ScaledTanh", std::nullopt, true, true, 1.0, 1.0}},
+        {"HardSigmoid", {"HardSigmoid", K::HardSigmoid, true, true, 0.2, 0.5}},
+        {"Elu", {"Elu", K::Elu, true, false, 1.0}},
+        {"Softsign", {"Softsign", K::Softsign}},
+        {"Softplus", {"Softplus", K::Softplus}}};
+    auto d = kActivations.find(n);
+    if (d == kActivations.end())
       throw Error(fmt::format("{}: unsupported activation '{}'", node.describe(), n));
-    RnnActivation a{n, d->second.first, d->second.second};
-    bool takes_alpha = n == "Affine" || n == "LeakyRelu" || n == "ThresholdedRelu" ||
-                       n == "ScaledTanh" || n == "HardSigmoid" || n == "Elu";
-    bool takes_beta = n == "Affine" || n == "ScaledTanh" || n == "HardSigmoid";
-    if (takes_alpha && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
-    if (takes_beta && next_beta < betas.size()) a.beta = betas[next_beta++];
+    RnnActivation a = d->second;
+    if (a.takes_alpha && next_alpha < alphas.size()) a.alpha = alphas[next_alpha++];
+    if (a.takes_beta && next_beta < betas.size()) a.beta = betas[next_beta++];
     out[i / per_dir].push_back(a);
   }
   return out;

@@ -50,15 +50,15 @@ std::vector<TensorType> infer_topk(const Graph& g, const Node& node) {
 
 std::vector<OpDef> reduce_defs() {
   std::vector<OpDef> defs;
-  for (const char* name :
-       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-        "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
+  for (OpKind name : {OpKind::ReduceSum, OpKind::ReduceMean, OpKind::ReduceMax, OpKind::ReduceMin,
+                      OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceLogSum,
+                      OpKind::ReduceLogSumExp, OpKind::ReduceSumSquare}) {
     defs.push_back({name, 1, OpPattern::kCommReduce, infer_reduce});
   }
-  defs.push_back({"ArgMax", 1, OpPattern::kCommReduce, infer_arg_reduce});
-  defs.push_back({"ArgMin", 1, OpPattern::kCommReduce, infer_arg_reduce});
-  defs.push_back({"CumSum", 11, OpPattern::kOpaque, infer_cumsum});
-  defs.push_back({"TopK", 1, OpPattern::kOpaque, infer_topk});
+  defs.push_back({OpKind::ArgMax, 1, OpPattern::kCommReduce, infer_arg_reduce});
+  defs.push_back({OpKind::ArgMin, 1, OpPattern::kCommReduce, infer_arg_reduce});
+  defs.push_back({OpKind::CumSum, 11, OpPattern::kOpaque, infer_cumsum});
+  defs.push_back({OpKind::TopK, 1, OpPattern::kOpaque, infer_topk});
   return defs;
 }
 

@@ -132,16 +132,16 @@ Types infer_if(const Graph& g, const Node& node) {
 std::vector<OpDef> sequence_defs() {
   using P = OpPattern;
   return {
-      {"LSTM", 7, P::kOpaque,
+      {OpKind::LSTM, 7, P::kOpaque,
        [](const Graph& g, const Node& n) { return infer_recurrent(g, n, 4); }},
-      {"GRU", 7, P::kOpaque,
+      {OpKind::GRU, 7, P::kOpaque,
        [](const Graph& g, const Node& n) { return infer_recurrent(g, n, 3); }},
-      {"RNN", 7, P::kOpaque,
+      {OpKind::RNN, 7, P::kOpaque,
        [](const Graph& g, const Node& n) { return infer_recurrent(g, n, 1); }},
-      {"Resize", 10, P::kInjective, infer_resize},
-      {"Upsample", 7, P::kInjective, infer_upsample},
-      {"Einsum", 12, P::kOpaque, infer_einsum},
-      {"If", 1, P::kOpaque, infer_if},
+      {OpKind::Resize, 10, P::kInjective, infer_resize},
+      {OpKind::Upsample, 7, P::kInjective, infer_upsample},
+      {OpKind::Einsum, 12, P::kOpaque, infer_einsum},
+      {OpKind::If, 1, P::kOpaque, infer_if},
   };
 }
 

@@ -17,7 +17,7 @@ int letter_label(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c - 'a' + 26;
 bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // One operand (or the output) term: its letters, with -1 standing for the ellipsis.
-std::vector<int> parse_term(const Node& node, const std::string& term) {
+std::vector<int> parse_term(const OpAttrs& node, const std::string& term) {
   std::vector<int> out;
   bool seen_ellipsis = false;
   for (size_t i = 0; i < term.size(); ++i) {
@@ -52,7 +52,7 @@ std::vector<int> expand_ellipsis(const std::vector<int>& term, int64_t count, in
 
 }  // namespace
 
-EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>>& shapes) {
+EinsumSpec parse_einsum(const OpAttrs& node, const std::vector<std::vector<int64_t>>& shapes) {
   std::string eq = node.attr_string("equation", "");
   eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
   size_t arrow = eq.find("->");
@@ -125,7 +125,7 @@ EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>
   return spec;
 }
 
-std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int64_t>& in,
+std::vector<int64_t> resize_output_dims(const OpAttrs& node, const std::vector<int64_t>& in,
                                         const std::vector<double>& scales,
                                         const std::vector<int64_t>& sizes) {
   const std::vector<double>& given =
@@ -148,7 +148,7 @@ std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int6
 
 namespace {
 
-ResizeAttrs resize_attrs(const Node& node) {
+ResizeAttrs resize_attrs(const OpAttrs& node) {
   ResizeAttrs a{node.attr_string("mode", "nearest"),
                 node.attr_string("coordinate_transformation_mode", "half_pixel"),
                 node.attr_string("nearest_mode", "round_prefer_floor"),
@@ -166,7 +166,7 @@ ResizeAttrs resize_attrs(const Node& node) {
 }
 
 // ONNX's formula for `mode`, where the output extent is out_width = scale * in (not rounded).
-ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, double scale,
+ResizeCoordinate resize_coordinate(const OpAttrs& node, const std::string& mode, double scale,
                                    int64_t in, double roi_start, double roi_end) {
   double out_width = scale * static_cast<double>(in), last = static_cast<double>(in - 1);
   using C = ResizeCoordinate;
@@ -188,7 +188,8 @@ ResizeCoordinate resize_coordinate(const Node& node, const std::string& mode, do
 
 }  // namespace
 
-ResizeSpec resize_spec(const Node& node, const std::vector<int64_t>& in, const ParamInput& input) {
+ResizeSpec resize_spec(const OpAttrs& node, const std::vector<int64_t>& in,
+                       const ParamInput& input) {
   auto given = [&](ResizeInput i) -> const TensorData* {
     const TensorData* t = input(i);
     return t && t->numel() > 0 ? t : nullptr;

@@ -25,13 +25,13 @@ struct EinsumSpec {
 // Parses `equation` for operands of the given shapes (dims may be kUnknownDim). Explicit ("->")
 // and implicit outputs, repeated labels (diagonals), "..." with broadcasting of size-1 dims.
 // Throws Error naming the node on a malformed equation or mismatched dims.
-EinsumSpec parse_einsum(const Node& node, const std::vector<std::vector<int64_t>>& shapes);
+EinsumSpec parse_einsum(const OpAttrs& node, const std::vector<std::vector<int64_t>>& shapes);
 
 // Resize's inputs after X (Upsample and Resize-10 are rewritten into this form at import,
 // frontend/canonicalize_ops.h).
 enum ResizeInput : size_t { kResizeRoi = 1, kResizeScales = 2, kResizeSizes = 3 };
 // The output dims: `sizes` when non-empty, else floor(in * scale). Error naming the node otherwise.
-std::vector<int64_t> resize_output_dims(const Node& node, const std::vector<int64_t>& in,
+std::vector<int64_t> resize_output_dims(const OpAttrs& node, const std::vector<int64_t>& in,
                                         const std::vector<double>& scales,
                                         const std::vector<int64_t>& sizes);
 
@@ -66,7 +66,8 @@ struct ResizeSpec {
 // Everything a Resize evaluation needs for an input of static shape `in`; the roi, scales and
 // sizes inputs (an empty tensor counts as omitted) are read through `input`. Error naming the node
 // for an unsupported mode or mismatched scales/sizes.
-ResizeSpec resize_spec(const Node& node, const std::vector<int64_t>& in, const ParamInput& input);
+ResizeSpec resize_spec(const OpAttrs& node, const std::vector<int64_t>& in,
+                       const ParamInput& input);
 
 // An output point with input coordinate `src` interpolates from the taps around base = ceil(src) -
 // 1, at ratio = src - base in (0, 1] (ONNX takes the left neighbour of an integral coordinate).

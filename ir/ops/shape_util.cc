@@ -10,7 +10,7 @@
 namespace tessel::graph::ops {
 
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                                      const Node& node) {
+                                      const OpAttrs& node) {
   size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -30,7 +30,7 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::
   return out;
 }
 
-int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node) {
+int64_t normalize_axis(int64_t axis, int64_t rank, const OpAttrs& node) {
   if (axis < -rank || axis >= rank) {
     throw Error(
         fmt::format("{}: axis {} is out of range for rank {}", node.describe(), axis, rank));

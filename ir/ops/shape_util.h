@@ -10,9 +10,9 @@ namespace tessel::graph::ops {
 
 // numpy-style broadcast of two shapes (kUnknownDim propagates); Error naming the node on mismatch.
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-                                      const Node& node);
+                                      const OpAttrs& node);
 // axis in [-rank, rank) → [0, rank); Error naming the node otherwise.
-int64_t normalize_axis(int64_t axis, int64_t rank, const Node& node);
+int64_t normalize_axis(int64_t axis, int64_t rank, const OpAttrs& node);
 // The type of input i; Error naming the node when the input is missing.
 const TensorType& input_type(const Graph& g, const Node& node, size_t i);
 // True when input i is present (not omitted).

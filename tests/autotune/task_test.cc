@@ -60,8 +60,8 @@ TEST(TaskTest, KeysAreStableAcrossRunsAndModels) {
   auto tb = extract_tasks(b, passes::run_graph_pipeline(b).groups);
   ASSERT_EQ(ta.size(), tb.size());
   for (size_t i = 0; i < ta.size(); ++i) EXPECT_EQ(ta[i].workload, tb[i].workload);
-  EXPECT_TRUE(is_tunable("Gemm"));
-  EXPECT_FALSE(is_tunable("Relu"));
+  EXPECT_TRUE(graph::op_def(graph::OpKind::Gemm).tuned);
+  EXPECT_FALSE(graph::op_def(graph::OpKind::Relu).tuned);
 }
 
 // Two convs: one the rule packs (13 columns out of stride 1: partial vectors) and one it keeps
@@ -95,7 +95,7 @@ TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
   for (size_t i : convs) predicted.push_back(packed_workload_key(g, g.nodes[i]));
   passes::pack_conv_weights(g, [](const graph::Graph&, const graph::Node&) { return true; });
   for (size_t k = 0; k < convs.size(); ++k) {
-    ASSERT_EQ(g.nodes[convs[k]].op_type, "ConvNCHWc");
+    ASSERT_EQ(g.nodes[convs[k]].op, graph::OpKind::ConvNCHWc);
     EXPECT_EQ(workload_key(g, g.nodes[convs[k]]), predicted[k]);
   }
   EXPECT_EQ(predicted[0],
@@ -127,7 +127,8 @@ TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {
     EXPECT_EQ(tasks[i].graph, 1);
     EXPECT_EQ(tasks[i].weight, 1);
     EXPECT_DOUBLE_EQ(tasks[i].flops, tasks[i - 2].flops);
-    EXPECT_EQ(other.nodes[other_groups[tasks[i].group].master].op_type, tasks[i].op);
+    EXPECT_EQ(graph::op_kind_name(other.nodes[other_groups[tasks[i].group].master].op),
+              tasks[i].op);
   }
 }
 

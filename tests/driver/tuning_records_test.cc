@@ -181,7 +181,7 @@ autotune::TuningRecord layout_record(const std::string& target, bool packed, dou
   opt.conv_layout = [packed](const graph::Graph&, const graph::Node&) { return packed; };
   std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g, opt).groups;
   const graph::Node& conv = g.nodes[groups[0].master];
-  EXPECT_EQ(conv.op_type, packed ? "ConvNCHWc" : "Conv");
+  EXPECT_EQ(conv.op, packed ? graph::OpKind::ConvNCHWc : graph::OpKind::Conv);
   CpuModel cpu = CpuModel::of(Target::parse(target));
   autotune::TuningRecord r;
   r.target = target;

@@ -38,7 +38,7 @@ std::vector<double> values(const TensorData& t) {
 
 const graph::Node* find_node(const Graph& g, const std::string& op) {
   for (const auto& n : g.nodes) {
-    if (n.op_type == op) return &n;
+    if (graph::op_kind_name(n.op) == op) return &n;
   }
   return nullptr;
 }
@@ -244,7 +244,7 @@ TEST(CanonicalizeOpsTest, AnOldClipOfUnknownTypeNamesTheNode) {
   graph::ValueId y = g.add_value("y", {DataType::void_type(), {}, {}});
   g.inputs = {x};
   g.outputs = {y};
-  g.add_node(graph::Node{"Clip", "clip1", {x}, {y}, {{"min", 0.0}}});
+  g.add_node(graph::Node{graph::OpKind::Clip, "clip1", {x}, {y}, {{"min", 0.0}}});
   testing::expect_error([&] { canonicalize_ops(g); },
                         {"node 'clip1' (Clip)", "attribute 'min'", "opset 10", "not a float type"});
 }

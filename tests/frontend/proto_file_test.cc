@@ -27,7 +27,7 @@ TEST(ProtoFileTest, DevicesDirectoriesAndFifosAreRefused) {
     expect_error([&] { import_onnx(path); }, {"ONNX model '" + path + "' is not a regular file"});
     expect_error([&] { read_tensor_file(path); },
                  {"tensor file '" + path + "' is not a regular file"});
-    expect_error([&] { list_unsupported_ops(path); }, {"is not a regular file"});
+    expect_error([&] { overview_onnx(path); }, {"is not a regular file"});
   }
   std::filesystem::remove(fifo);
 }

@@ -28,7 +28,7 @@ graph::Graph import_model(const onnx::ModelProto& m) {
 // The op table's type inference over the graph, as the graph pipeline runs it first.
 void infer_types(graph::Graph& g) {
   for (const graph::Node& node : g.nodes) {
-    std::vector<graph::TensorType> types = graph::find_op(node.op_type)->infer_type(g, node);
+    std::vector<graph::TensorType> types = node.def().infer_type(g, node);
     for (size_t i = 0; i < node.outputs.size(); ++i) g.value(node.outputs[i]).type = types[i];
   }
 }

@@ -17,13 +17,8 @@ using namespace tessel;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes = fuzz::as_string(data, size);
   fuzz::expect_clean_failure([&] {
-    frontend::ImportOptions opt;
-    if (!frontend::list_unsupported_ops_bytes(bytes, opt, "fuzz.onnx").empty()) {
-      opt.op_supported = [](const std::string&, int) { return true; };
-      frontend::import_onnx_bytes(bytes, opt, "fuzz.onnx");
-      return;
-    }
-    graph::Graph g = frontend::import_onnx_bytes(bytes, opt, "fuzz.onnx");
+    if (!frontend::overview_onnx_bytes(bytes, {}, "fuzz.onnx").unsupported.empty()) return;
+    graph::Graph g = frontend::import_onnx_bytes(bytes, {}, "fuzz.onnx");
     frontend::require_static_inputs(g);
     passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
     std::vector<passes::KernelIO> kernels;

@@ -115,7 +115,7 @@ Built build(const RnnCase& c) {
 // Every node's output types are what the op table infers from its inputs.
 void expect_typed(const graph::Graph& g) {
   for (const auto& node : g.nodes) {
-    std::vector<graph::TensorType> types = graph::find_op(node.op_type)->infer_type(g, node);
+    std::vector<graph::TensorType> types = node.def().infer_type(g, node);
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       EXPECT_EQ(types[i], g.value(node.outputs[i]).type)
           << node.describe() << " output " << i << ": " << types[i].str() << " vs "
@@ -132,7 +132,8 @@ TEST_P(DecomposeRecurrentTest, UnrolledGraphMatchesTheRecurrentOp) {
   decompose_recurrent(after);
   after.validate();
   for (const auto& node : after.nodes) {
-    EXPECT_TRUE(node.op_type != "LSTM" && node.op_type != "GRU" && node.op_type != "RNN")
+    EXPECT_TRUE(node.op != graph::OpKind::LSTM && node.op != graph::OpKind::GRU &&
+                node.op != graph::OpKind::RNN)
         << after.str();
   }
   expect_typed(after);
@@ -224,7 +225,8 @@ TEST(DecomposeRecurrentTest, ConstantWeightsNeedNoRuntimeSlicing) {
       build(with("", [](RnnCase& c) { c.direction = "bidirectional", c.peepholes = true; }));
   decompose_recurrent(built.g);
   for (const auto& node : built.g.nodes) {
-    EXPECT_TRUE(node.op_type != "Slice" && node.op_type != "Transpose") << node.describe();
+    EXPECT_TRUE(node.op != graph::OpKind::Slice && node.op != graph::OpKind::Transpose)
+        << node.describe();
   }
 }
 
@@ -232,7 +234,7 @@ TEST(DecomposeRecurrentTest, UnknownActivationLeavesTheNodeForLoweringToReport) 
   Built built = build(with("", [](RnnCase& c) { c.op = "RNN", c.activations = {"Gelu"}; }));
   decompose_recurrent(built.g);
   ASSERT_EQ(built.g.nodes.size(), 1u);
-  EXPECT_EQ(built.g.nodes[0].op_type, "RNN");
+  EXPECT_EQ(built.g.nodes[0].op, graph::OpKind::RNN);
   expect_error([&] { compile_graph(built.g); }, {"node 'cell' (RNN)"});
 }
 

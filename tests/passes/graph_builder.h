@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "tests/common/op_named.h"
 #include "tests/common/random.h"
 
 namespace tessel::passes::testing {
@@ -42,7 +43,8 @@ struct Builder {
     std::vector<ValueId> outs;
     for (int i = 0; i < num_outputs; ++i)
       outs.push_back(g.add_value(n + "_out" + std::to_string(i), {}));
-    g.add_node(graph::Node{op, n, std::move(inputs), outs, std::move(attrs)});
+    g.add_node(
+        graph::Node{tessel::testing::op_named(op), n, std::move(inputs), outs, std::move(attrs)});
     return outs;
   }
   ValueId op(const std::string& op, std::vector<ValueId> inputs,

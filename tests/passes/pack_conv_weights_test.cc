@@ -66,7 +66,7 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   graph::Graph before = g;
   pack_conv_weights(g);
   const graph::Node& conv = g.nodes[0];
-  ASSERT_EQ(conv.op_type, "ConvNCHWc");
+  ASSERT_EQ(conv.op, graph::OpKind::ConvNCHWc);
   EXPECT_FALSE(conv.has_attr("group"));
   const graph::Value& w = g.value(conv.inputs[1]);
   ASSERT_TRUE(w.constant);
@@ -110,8 +110,8 @@ TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
   infer_type(g);
   size_t values = g.values.size();
   pack_conv_weights(g);
-  ASSERT_EQ(g.nodes[0].op_type, "ConvNCHWc");
-  ASSERT_EQ(g.nodes[1].op_type, "ConvNCHWc");
+  ASSERT_EQ(g.nodes[0].op, graph::OpKind::ConvNCHWc);
+  ASSERT_EQ(g.nodes[1].op, graph::OpKind::ConvNCHWc);
   EXPECT_EQ(g.nodes[0].inputs[1], g.nodes[1].inputs[1]);
   EXPECT_EQ(g.values.size(), values + 1);
 }
@@ -129,7 +129,7 @@ TEST(PackConvWeights, OtherConvsAreLeftAlone) {
     graph::Graph g = conv_model(c);
     infer_type(g);
     pack_conv_weights(g);
-    EXPECT_EQ(g.nodes[0].op_type, "Conv")
+    EXPECT_EQ(g.nodes[0].op, graph::OpKind::Conv)
         << c.w[0] << "x" << c.w[1] << " over width " << c.x.back();
   }
 }
@@ -153,7 +153,8 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
       return !rule;
     });
     EXPECT_EQ(offered, 1);
-    EXPECT_EQ(g.nodes[0].op_type, rule ? "Conv" : "ConvNCHWc") << "width " << c.x.back();
+    EXPECT_EQ(g.nodes[0].op, rule ? graph::OpKind::Conv : graph::OpKind::ConvNCHWc)
+        << "width " << c.x.back();
   }
 
   graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 16, 3, 3}, 2});  // grouped
@@ -163,7 +164,7 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
     ADD_FAILURE() << "offered " << conv.name;
     return true;
   });
-  EXPECT_EQ(g.nodes[0].op_type, "Conv");
+  EXPECT_EQ(g.nodes[0].op, graph::OpKind::Conv);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ inline std::vector<TensorData> eval_op(const std::string& op, const std::vector<
                                        std::map<std::string, Attr> attrs = {},
                                        size_t num_outputs = 1) {
   Graph g;
-  Node node{op, "n0", {}, {}, std::move(attrs)};
+  Node node{tessel::testing::op_named(op), "n0", {}, {}, std::move(attrs)};
   for (size_t i = 0; i < inputs.size(); ++i) {
     node.inputs.push_back(inputs[i].defined() ? g.add_constant("in" + std::to_string(i), inputs[i])
                                               : graph::kNoValue);

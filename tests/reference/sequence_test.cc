@@ -51,9 +51,10 @@ graph::Graph make_if_graph() {
     if (then) {
       graph::ValueId b = g->add_value("b", {DataType::f32(), {2, 2}, {}});
       g->inputs.push_back(b);
-      g->add_node(Node{"MatMul", "mm", {a, b}, {y}, {}});
+      g->add_node(Node{graph::OpKind::MatMul, "mm", {a, b}, {y}, {}});
     } else {
-      g->add_node(Node{"Einsum", "tr", {a}, {y}, {{"equation", std::string("ij->ji")}}});
+      g->add_node(
+          Node{graph::OpKind::Einsum, "tr", {a}, {y}, {{"equation", std::string("ij->ji")}}});
     }
     g->outputs.push_back(y);
     return g;
@@ -64,7 +65,7 @@ graph::Graph make_if_graph() {
   graph::ValueId b = g.add_value("b", {DataType::f32(), {2, 2}, {}});
   graph::ValueId y = g.add_value("out", {DataType::f32(), {2, 2}, {}});
   g.inputs = {cond, a, b};
-  g.add_node(Node{"If",
+  g.add_node(Node{graph::OpKind::If,
                   "if0",
                   {cond, a, b},
                   {y},

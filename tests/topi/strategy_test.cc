@@ -69,8 +69,8 @@ TEST(StrategyTest, OpFamiliesOfTheOpDefs) {
 TEST(StrategyTest, TunedOpsAreTheConvolutionsAndMatrixProducts) {
   std::vector<std::string> tuned, counted;
   for (const graph::OpDef& def : graph::all_ops()) {
-    if (def.tuned) tuned.push_back(def.name);
-    if (def.flops) counted.push_back(def.name);
+    if (def.tuned) tuned.emplace_back(def.name());
+    if (def.flops) counted.emplace_back(def.name());
   }
   const std::vector<std::string> expected = {"Conv", "ConvNCHWc", "Gemm", "MatMul"};
   EXPECT_EQ(tuned, expected);

@@ -10,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/op_table.h"
 #include "tests/common/expect_error.h"
+#include "tests/common/op_named.h"
 
 namespace tessel::graph::nn_testing {
 
@@ -23,7 +24,7 @@ inline std::vector<TensorType> infer(const std::string& op, const std::vector<Te
                                      std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1,
                                      const std::vector<TensorData>& constants = {}) {
   Graph g;
-  Node node{op, "node7", {}, {}, std::move(attrs)};
+  Node node{tessel::testing::op_named(op), "node7", {}, {}, std::move(attrs)};
   for (size_t i = 0; i < types.size(); ++i) {
     if (i < constants.size() && constants[i].defined()) {
       node.inputs.push_back(g.add_constant("c" + std::to_string(i), constants[i]));

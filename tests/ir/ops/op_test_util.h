@@ -10,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/graph.h"
 #include "ir/op_table.h"
+#include "tests/common/op_named.h"
 #include "tests/common/tensor.h"
 
 namespace tessel::graph::testing {
@@ -41,7 +42,7 @@ inline Graph one_node_graph(const std::string& op_type, const std::vector<OpInpu
                             std::map<std::string, Attr> attrs = {}, size_t num_outputs = 1) {
   Graph g;
   Node node;
-  node.op_type = op_type;
+  node.op = tessel::testing::op_named(op_type);
   node.name = "n0";
   node.attrs = std::move(attrs);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -70,8 +71,7 @@ inline std::vector<TensorType> infer(const std::string& op_type, const std::vect
                                      std::map<std::string, Attr> attrs = {},
                                      size_t num_outputs = 1) {
   Graph g = one_node_graph(op_type, inputs, std::move(attrs), num_outputs);
-  const OpDef* def = find_op(op_type);
-  if (!def) throw InternalError("no op definition for " + op_type);
+  const OpDef* def = &op_def(tessel::testing::op_named(op_type));
   return def->infer_type(g, g.nodes[0]);
 }
 
