@@ -116,6 +116,25 @@ TEST_F(CliTest, InspectShowsIoOpsFusionGroupsAndMemoryPlan) {
   }
 }
 
+// A model that does not import still shows what its file declares, and why it does not import.
+TEST_F(CliTest, InspectShowsAModelWithUnsupportedOps) {
+  std::string model = path("unsupported.onnx");
+  std::ofstream(model, std::ios::binary) << frontend::onnx_text_to_model_bytes(R"(
+    <ir_version: 8, opset_import: ["" : 13, "com.example" : 1]>
+    g (float[2, 3] x) => (float[2, 3] y) {
+      a = Relu(x)
+      b = LpNormalization(a)
+      y = com.example.MyOp(b)
+    })");
+  Result r = run(tessel("inspect " + model));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* want : {"3 nodes", "x", "float32[2, 3]", "Relu", "com.example.MyOp",
+                           "unsupported ops:", "LpNormalization (ai.onnx opset 13): 1 node"}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << " in:\n" << r.output;
+  }
+  EXPECT_EQ(r.output.find("fusion groups"), std::string::npos) << r.output;
+}
+
 TEST_F(CliTest, PackageLoadsInAProgramWithoutLlvm) {
   Result r = run(std::string(TESSEL_LOAD_PACKAGE) + " " + path("model.tar"));
   ASSERT_EQ(r.code, 0) << r.output;
