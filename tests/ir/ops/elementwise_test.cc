@@ -17,6 +17,7 @@ TEST(ElementwiseInferTest, UnaryKeepsType) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0], (TensorType{kF32, {2, kUnknownDim}, {}}));
   EXPECT_EQ(infer("Neg", {value_of(DataType::i32(), {3})})[0].dtype, DataType::i32());
+  EXPECT_EQ(infer("Shrink", {value_of(DataType::i32(), {3})})[0].dtype, DataType::i32());
 }
 
 TEST(ElementwiseInferTest, FloatOnlyOpRejectsIntegers) {
