@@ -254,10 +254,11 @@ struct ConvertContext {
   std::string source;
 };
 
-graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
-                           const ConvertContext& ctx, bool top_level);
+// Both take the tensors' bytes out of the protos they convert.
+graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const ConvertContext& ctx,
+                           bool top_level);
 
-graph::Attr convert_attr(const AttributeProto& a, const graph::Node& node, const Captures& captures,
+graph::Attr convert_attr(AttributeProto& a, const graph::Node& node, const Captures& captures,
                          const ConvertContext& ctx) {
   std::string what = fmt::format("attribute '{}' of {}", a.name(), node.describe());
   switch (a.type()) {
@@ -268,9 +269,9 @@ graph::Attr convert_attr(const AttributeProto& a, const graph::Node& node, const
     case AttributeProto::STRING:
       return a.s();
     case AttributeProto::TENSOR:
-      return detail::tensor_from_proto(a.t(), what);
+      return detail::tensor_from_proto(std::move(*a.mutable_t()), what);
     case AttributeProto::GRAPH:
-      return std::make_shared<graph::Graph>(convert_graph(a.g(), captures, ctx, false));
+      return std::make_shared<graph::Graph>(convert_graph(*a.mutable_g(), captures, ctx, false));
     case AttributeProto::FLOATS:
       return std::vector<double>(a.floats().begin(), a.floats().end());
     case AttributeProto::INTS:
@@ -286,8 +287,8 @@ graph::Attr convert_attr(const AttributeProto& a, const graph::Node& node, const
   }
 }
 
-graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
-                           const ConvertContext& ctx, bool top_level) {
+graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const ConvertContext& ctx,
+                           bool top_level) {
   graph::Graph g;
   g.opset = g.model_opset = ctx.opset;
   if (gp.sparse_initializer_size() > 0) {
@@ -315,9 +316,10 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
   };
 
   std::unordered_map<std::string, graph::ValueId> ids;
-  for (const auto& init : gp.initializer()) {
-    ids[init.name()] = g.add_constant(
-        init.name(), detail::tensor_from_proto(init, fmt::format("initializer '{}'", init.name())));
+  for (auto& init : *gp.mutable_initializer()) {
+    std::string what = fmt::format("initializer '{}'", init.name());
+    ids[init.name()] =
+        g.add_constant(init.name(), detail::tensor_from_proto(std::move(init), what));
   }
   for (const auto& in : gp.input()) {
     if (ids.count(in.name())) continue;  // an initializer with a default: a constant
@@ -334,7 +336,7 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
   for (const auto& [name, type] : captures) g.inputs.push_back(ids[name] = g.add_value(name, type));
 
   for (int i = 0; i < gp.node_size(); ++i) {
-    const NodeProto& np = gp.node(i);
+    NodeProto& np = *gp.mutable_node(i);
     graph::Node node;
     // Lookups by op name happen here only; collect_unsupported refused unknown ops before.
     const graph::OpDef* def = graph::find_op(np.op_type());
@@ -363,7 +365,8 @@ graph::Graph convert_graph(const GraphProto& gp, const Captures& captures,
     }
     Captures inner;
     for (const auto& name : captured_names) inner.emplace_back(name, g.value(lookup(name)).type);
-    for (const auto& a : np.attribute()) node.attrs[a.name()] = convert_attr(a, node, inner, ctx);
+    for (auto& a : *np.mutable_attribute())
+      node.attrs[a.name()] = convert_attr(a, node, inner, ctx);
     for (const auto& name : captured_names) node.inputs.push_back(lookup(name));
     for (int k = 0; k < np.output_size(); ++k) {
       const std::string& out = np.output(k);
@@ -402,7 +405,8 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& op
   if (!unsupported.empty()) throw UnsupportedOpsError(std::move(unsupported), source);
   apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
   detail::infer_shapes(m.model);
-  graph::Graph g = convert_graph(m.model.graph(), {}, ConvertContext{m.opset, source}, true);
+  graph::Graph g =
+      convert_graph(*m.model.mutable_graph(), {}, ConvertContext{m.opset, source}, true);
   canonicalize_ops(g);
   return g;
 }

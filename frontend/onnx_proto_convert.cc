@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "frontend/frontend_error.h"
 
@@ -264,6 +265,14 @@ graph::TensorData tensor_from_proto(const TensorProto& p, const std::string& wha
     read_typed_fields(p, t);
   }
   return t;
+}
+
+graph::TensorData tensor_from_proto(TensorProto&& p, const std::string& what) {
+  if (!p.has_raw_data()) return tensor_from_proto(std::as_const(p), what);
+  checked_numel(p, what);
+  return graph::TensorData::adopt(dtype_from_onnx(p.data_type(), what),
+                                  std::vector<int64_t>(p.dims().begin(), p.dims().end()),
+                                  std::move(*p.mutable_raw_data()));
 }
 
 std::string node_name(const onnx::NodeProto& node, int index) {

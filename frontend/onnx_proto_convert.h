@@ -26,6 +26,9 @@ int64_t checked_numel(const onnx::TensorProto& proto, const std::string& what);
 // Reads raw_data or the typed field matching the dtype, after checked_numel; `what` names the
 // tensor in errors.
 graph::TensorData tensor_from_proto(const onnx::TensorProto& proto, const std::string& what);
+// The same, taking raw_data's bytes from `proto` instead of copying them (a model's weights are
+// most of its bytes).
+graph::TensorData tensor_from_proto(onnx::TensorProto&& proto, const std::string& what);
 
 // The importer's name for a node: its own, or "<op_type>_<index in its graph>" when it has none.
 std::string node_name(const onnx::NodeProto& node, int index);

@@ -1,8 +1,12 @@
 #include "ir/graph.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <sstream>
 
 #include "ir/error.h"
@@ -10,11 +14,43 @@
 namespace tessel::graph {
 
 // ---------------- TensorData ----------------
+namespace {
+std::shared_ptr<std::byte> zeroed_bytes(size_t n) {
+  // One byte at least: an empty tensor is still defined.
+  auto* p = static_cast<std::byte*>(std::calloc(std::max<size_t>(n, 1), 1));
+  if (!p) throw std::bad_alloc();
+  // Weights are written once, page by page: huge pages fault 512 times less often.
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (n >= 2 * kHuge) {
+    uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+  return std::shared_ptr<std::byte>(p, [](std::byte* b) { std::free(b); });
+}
+}  // namespace
+
 TensorData::TensorData(DataType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
   int64_t n = numel();
   if (n < 0) throw Error(fmt::format("tensor of {} with a negative dim", dtype.str()));
-  bytes_ = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(n) * dtype.bytes());
+  nbytes_ = static_cast<size_t>(n) * dtype.bytes();
+  bytes_ = zeroed_bytes(nbytes_);
+}
+
+TensorData TensorData::adopt(DataType dtype, std::vector<int64_t> shape, std::string&& bytes) {
+  TensorData t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  int64_t n = t.numel();
+  if (n < 0 || static_cast<size_t>(n) * dtype.bytes() != bytes.size()) {
+    throw InternalError(fmt::format("TensorData::adopt: {} bytes for {} elements of {}",
+                                    bytes.size(), n, dtype.str()));
+  }
+  t.nbytes_ = bytes.size();
+  auto owner = std::make_shared<std::string>(std::move(bytes));
+  t.bytes_ = std::shared_ptr<std::byte>(owner, reinterpret_cast<std::byte*>(owner->data()));
+  return t;
 }
 
 int64_t TensorData::numel() const {
@@ -27,7 +63,11 @@ TensorData TensorData::clone() const {
   TensorData t;
   t.dtype_ = dtype_;
   t.shape_ = shape_;
-  if (bytes_) t.bytes_ = std::make_shared<std::vector<std::byte>>(*bytes_);
+  if (bytes_) {
+    t.nbytes_ = nbytes_;
+    t.bytes_ = zeroed_bytes(nbytes_);
+    if (nbytes_) std::memcpy(t.bytes_.get(), bytes_.get(), nbytes_);
+  }
   return t;
 }
 

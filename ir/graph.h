@@ -24,14 +24,18 @@ constexpr int64_t kUnknownDim = -1;
 class TensorData {
  public:
   TensorData() = default;
-  TensorData(DataType dtype, std::vector<int64_t> shape);  // zero-filled
+  // Zero-filled. Large tensors come zeroed from the system (calloc), so filling one afterwards
+  // writes its bytes once.
+  TensorData(DataType dtype, std::vector<int64_t> shape);
+  // The tensor whose bytes are `bytes` (exactly numel * element size of them), without a copy.
+  static TensorData adopt(DataType dtype, std::vector<int64_t> shape, std::string&& bytes);
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t numel() const;
-  size_t nbytes() const { return bytes_ ? bytes_->size() : 0; }
+  size_t nbytes() const { return nbytes_; }
   bool defined() const { return static_cast<bool>(bytes_); }
-  void* raw() { return bytes_->data(); }
-  const void* raw() const { return bytes_->data(); }
+  void* raw() { return bytes_.get(); }
+  const void* raw() const { return bytes_.get(); }
   template <class T>
   T* data() {
     return static_cast<T*>(raw());
@@ -52,7 +56,8 @@ class TensorData {
  private:
   DataType dtype_;
   std::vector<int64_t> shape_;
-  std::shared_ptr<std::vector<std::byte>> bytes_;
+  std::shared_ptr<std::byte> bytes_;  // aligned for every element type (malloc or std::string)
+  size_t nbytes_ = 0;
 };
 
 struct TensorType {

@@ -56,10 +56,12 @@ bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale,
   if (!w || w->shape().empty() || w->shape()[0] != static_cast<int64_t>(scale.size())) return false;
   const TensorData* b = conv.inputs.size() > 2 ? const_f32(g, conv, 2) : nullptr;
   if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue && !b) return false;
-  TensorData nw = w->clone();
+  TensorData nw(DataType::f32(), w->shape());
   int64_t per_oc = nw.numel() / w->shape()[0];
+  const float* from = w->data<float>();
+  float* to = nw.data<float>();
   for (int64_t oc = 0; oc < w->shape()[0]; ++oc) {
-    for (int64_t k = 0; k < per_oc; ++k) nw.data<float>()[oc * per_oc + k] *= scale[oc];
+    for (int64_t k = 0; k < per_oc; ++k) to[oc * per_oc + k] = from[oc * per_oc + k] * scale[oc];
   }
   TensorData nb(DataType::f32(), {w->shape()[0]});
   for (int64_t oc = 0; oc < w->shape()[0]; ++oc) {

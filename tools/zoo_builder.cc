@@ -47,8 +47,12 @@ std::string ZooBuilder::weight(const std::string& name, const std::vector<int64_
     t->add_dims(d);
     count *= d;
   }
+  // Weights as exporters write them (torch.onnx, tf2onnx): little-endian bytes in raw_data.
   std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t k = 0; k < count; ++k) t->add_float_data(dist(rng_));
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = dist(rng_);
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()),
+                              values.size() * sizeof(float)));
   return n;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ir/error.h"
@@ -12,17 +13,23 @@ namespace tessel::graph::ops {
 namespace {
 
 // Moves elements of kBytes bytes between [O, rest] and [O / b, rest, b] (rest: the product of the
-// middle dims). A constant element size lets each move compile to one load and store.
+// middle dims): per block of b rows, a transpose of [b, rest] and [rest, b]. A constant element
+// size lets each move compile to one load and store; chunks of kChunk columns keep the lines that
+// both sides touch in cache.
 template <size_t kBytes>
 void permute_blocks(const char* src, char* dst, int64_t blocks, int64_t rest, int64_t block,
                     bool pack) {
+  constexpr int64_t kChunk = 64;
   for (int64_t ob = 0; ob < blocks; ++ob) {
-    for (int64_t r = 0; r < rest; ++r) {
+    for (int64_t r0 = 0; r0 < rest; r0 += kChunk) {
+      int64_t r1 = std::min(rest, r0 + kChunk);
       for (int64_t b = 0; b < block; ++b) {
-        int64_t plain = (ob * block + b) * rest + r, packed = (ob * rest + r) * block + b;
-        int64_t s = pack ? plain : packed, d = pack ? packed : plain;
-        std::memcpy(dst + static_cast<size_t>(d) * kBytes, src + static_cast<size_t>(s) * kBytes,
-                    kBytes);
+        for (int64_t r = r0; r < r1; ++r) {
+          int64_t plain = (ob * block + b) * rest + r, packed = (ob * rest + r) * block + b;
+          int64_t s = pack ? plain : packed, d = pack ? packed : plain;
+          std::memcpy(dst + static_cast<size_t>(d) * kBytes, src + static_cast<size_t>(s) * kBytes,
+                      kBytes);
+        }
       }
     }
   }

@@ -44,8 +44,9 @@ TEST(RefUtilTest, BfloatConversionTruncatesAndKeepsNaN) {
   EXPECT_TRUE(std::isnan(bfloat_to_float(0x7FC0)));
   for (uint32_t b = 0; b <= 0xFFFF; ++b) {
     auto bits = static_cast<uint16_t>(b);
-    if (!std::isnan(bfloat_to_float(bits)))
+    if (!std::isnan(bfloat_to_float(bits))) {
       EXPECT_EQ(float_to_bfloat(bfloat_to_float(bits)), bits) << b;
+    }
   }
 }
 
