@@ -8,20 +8,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "codegen/llvm/compile_module.h"
 #include "codegen/llvm/kernel_table.h"
 #include "codegen/llvm/target_machine.h"
+#include "codegen/parallel_jobs.h"
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/structural_equal.h"
@@ -76,7 +74,6 @@ struct Job {
   std::string object;
   double optimize_ms = 0, machine_code_ms = 0;
   bool from_cache = false;
-  std::exception_ptr error;
 };
 
 void compile_job(Job& job, const Target& target, const KernelCache* cache) {
@@ -104,33 +101,14 @@ void compile_job(Job& job, const Target& target, const KernelCache* cache) {
 // Runs every job on up to `jobs` threads and returns how many ran; rethrows the first failure in
 // job order.
 unsigned run_jobs(std::vector<Job>& work, const Target& target, const KernelObjectOptions& opt) {
-  unsigned threads = opt.jobs > 0 ? static_cast<unsigned>(opt.jobs)
-                                  : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, work.size());
+  unsigned threads = codegen::job_threads(opt.jobs, work.size());
   codegen::initialize_llvm();
   // Longest first, so that no long compile starts last while the other threads idle.
   std::vector<size_t> order(work.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return work[a].cost > work[b].cost; });
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t n; (n = next++) < order.size();) {
-      Job& job = work[order[n]];
-      try {
-        compile_job(job, target, opt.cache);
-      } catch (...) {
-        job.error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  for (Job& job : work) {
-    if (job.error) std::rethrow_exception(job.error);
-  }
+  codegen::run_jobs(order, threads, [&](size_t i) { compile_job(work[i], target, opt.cache); });
   return threads;
 }
 

@@ -15,6 +15,7 @@
 #include "autotune/task.h"
 #include "codegen/build.h"
 #include "codegen/kernel_objects.h"
+#include "codegen/parallel_jobs.h"
 #include "frontend/onnx_importer.h"
 #include "ir/error.h"
 #include "ir/op_table.h"
@@ -163,7 +164,7 @@ double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
 class RecordPicker {
  public:
   RecordPicker(const std::string& path, const Target& target, std::vector<std::string>& warnings)
-      : target_(target.str()), warnings_(warnings) {
+      : target_(target.str()) {
     if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
   }
 
@@ -187,18 +188,20 @@ class RecordPicker {
     };
   }
 
-  // No picker (the fallback) for kernels that tuning does not cover, such as pools.
-  passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master) {
+  // No picker (the fallback) for kernels that tuning does not cover, such as pools. Groups are
+  // lowered in parallel: each gets its own `warnings`.
+  passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master,
+                                 std::vector<std::string>& warnings) const {
     if (!master.def().tuned) return {};
-    return [this, &g,
-            &master](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
+    return [this, &g, &master,
+            &warnings](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
       std::string workload = autotune::workload_key(g, master);
       std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
       if (!best) return std::nullopt;
       try {
         return topi::ConfigEntity::from_json(space, best->config);
       } catch (const Error& e) {
-        warnings_.push_back(fmt::format(
+        warnings.push_back(fmt::format(
             "{}: the best record of workload {} does not fit its template ({}); using the fallback",
             master.describe(), workload, e.what()));
         return std::nullopt;
@@ -208,7 +211,6 @@ class RecordPicker {
 
  private:
   std::string target_;
-  std::vector<std::string>& warnings_;
   autotune::Database db_;
 };
 
@@ -254,20 +256,38 @@ void note_tuning(const graph::Graph& g, const graph::Node& master, const passes:
 }
 
 // Lowers each group that computes something, templated kernels with the config of their best
-// record.
+// record, on `jobs` threads (one when tir dumps are asked for, so that they do not interleave).
+// Kernels, warnings and the tuning summary come in group order whatever the thread count.
 Kernels lower_kernels(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
-                      const Target& target, RecordPicker& records, TuningSummary& tuning) {
+                      const Target& target, const RecordPicker& records, int jobs,
+                      std::vector<std::string>& warnings, TuningSummary& tuning) {
   CpuModel cpu = CpuModel::of(target);
-  Kernels kernels;
+  std::vector<size_t> order;
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (passes::computes_nothing(g, groups[i])) continue;
+    if (!passes::computes_nothing(g, groups[i])) order.push_back(i);
+  }
+  struct Lowered {
+    std::optional<passes::LoweredGroup> group;
+    PrimFunc func;
+    std::vector<std::string> warnings;
+  };
+  std::vector<Lowered> lowered(groups.size());
+  unsigned threads = std::getenv("TESSEL_DUMP_IR") ? 1 : codegen::job_threads(jobs, order.size());
+  codegen::run_jobs(order, threads, [&](size_t i) {
+    Lowered& l = lowered[i];
     const graph::Node& master = g.nodes[groups[i].master];
-    passes::LoweredGroup lg =
-        passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu, records.for_group(g, master));
-    note_tuning(g, master, lg, tuning);
-    kernels.funcs.push_back(te::lower(lg.schedule, lg.args, lg.name));
+    l.group = passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu,
+                                  records.for_group(g, master, l.warnings));
+    l.func = te::lower(l.group->schedule, l.group->args, l.group->name);
+  });
+  Kernels kernels;
+  for (size_t i : order) {
+    Lowered& l = lowered[i];
+    warnings.insert(warnings.end(), l.warnings.begin(), l.warnings.end());
+    note_tuning(g, g.nodes[groups[i].master], *l.group, tuning);
+    kernels.funcs.push_back(std::move(l.func));
     kernels.groups.push_back(&groups[i]);
-    kernels.lowered.push_back(std::move(lg));
+    kernels.lowered.push_back(std::move(*l.group));
   }
   return kernels;
 }
@@ -384,8 +404,10 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
       run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
   for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
   dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
-  Kernels kernels =
-      time("lower", [&] { return lower_kernels(g, plan.groups, target, records, tuning); });
+  Kernels kernels = time("lower", [&] {
+    return lower_kernels(g, plan.groups, target, records, opt.compile_jobs, tuning.warnings,
+                         tuning);
+  });
   dump_kernels(dump, kernels);
   BuiltKernels built = build_kernels(kernels.funcs, opt, target, dump, time);
   passes::MemoryPlan memory = time("plan_memory", [&] { return plan_kernel_memory(g, kernels); });

@@ -42,8 +42,8 @@ struct CompileOptions {
   // Tuning records (autotune/records.h) to apply: each templated kernel whose workload has a
   // successful record for this target takes the best one's config; the others use the fallback.
   std::string tuning_records;
-  // Kernels compiled by LLVM at once; 0: one per hardware thread. The output is the same for any
-  // number.
+  // Kernels lowered and compiled by LLVM at once; 0: one per hardware thread. The output is the
+  // same for any number.
   int compile_jobs = 0;
   // Called as each compilation stage ends (for progress output).
   std::function<void(const StageTiming&)> on_stage;

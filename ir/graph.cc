@@ -1,7 +1,6 @@
 #include "ir/graph.h"
 
 #include <fmt/format.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,13 +18,6 @@ std::shared_ptr<std::byte> zeroed_bytes(size_t n) {
   // One byte at least: an empty tensor is still defined.
   auto* p = static_cast<std::byte*>(std::calloc(std::max<size_t>(n, 1), 1));
   if (!p) throw std::bad_alloc();
-  // Weights are written once, page by page: huge pages fault 512 times less often.
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (n >= 2 * kHuge) {
-    uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-  }
   return std::shared_ptr<std::byte>(p, [](std::byte* b) { std::free(b); });
 }
 }  // namespace
