@@ -411,7 +411,8 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   dump_kernels(dump, kernels);
   BuiltKernels built = build_kernels(kernels.funcs, opt, target, dump, time);
   passes::MemoryPlan memory = time("plan_memory", [&] { return plan_kernel_memory(g, kernels); });
-  runtime::Model model = assemble_model(g, target, kernels, memory, built.module);
+  runtime::Model model =
+      time("assemble", [&] { return assemble_model(g, target, kernels, memory, built.module); });
   CompiledModel compiled(std::move(model), std::move(kernels.funcs), std::move(built.objects),
                          target, std::move(timings), passes::to_string(g, plan.groups), memory);
   compiled.tuning_ = std::move(tuning);

@@ -41,8 +41,20 @@ std::vector<const GraphProto*> node_subgraphs(const NodeProto& node) {
   return out;
 }
 
-std::string read_model_file(const std::string& path) {
-  return detail::read_protobuf_file(path, "ONNX model");
+[[noreturn]] void throw_not_a_model(const std::string& source) {
+  throw Error(fmt::format("'{}' is not a valid ONNX model (protobuf parsing failed)", source));
+}
+
+ModelProto parse_model_file(const std::string& path) {
+  ModelProto model;
+  if (!detail::parse_protobuf_file(path, "ONNX model", model)) throw_not_a_model(path);
+  return model;
+}
+
+ModelProto parse_model_bytes(const std::string& bytes, const std::string& source) {
+  ModelProto model;
+  if (!model.ParseFromString(bytes)) throw_not_a_model(source);
+  return model;
 }
 
 // The checker's message on one line: its lines joined with "; ", each trimmed.
@@ -63,14 +75,12 @@ struct LoadedModel {
   std::map<std::string, int> domain_opsets;  // "" for ai.onnx
 };
 
-// Parse, then the opset range (before the checker, whose message for a too-new opset is obscure),
-// then validate_model (libonnx, the checker included, trusts tensor sizes), then the checker.
-LoadedModel load_model(const std::string& bytes, const std::string& source) {
+// The opset range (before the checker, whose message for a too-new opset is obscure), then
+// validate_model (libonnx, the checker included, trusts tensor sizes), then the checker.
+LoadedModel load_model(ModelProto model, const std::string& source) {
   LoadedModel m;
+  m.model = std::move(model);
   m.source = source;
-  if (!m.model.ParseFromString(bytes)) {
-    throw Error(fmt::format("'{}' is not a valid ONNX model (protobuf parsing failed)", source));
-  }
   for (const auto& imp : m.model.opset_import()) {
     m.domain_opsets[is_default_domain(imp.domain()) ? "" : imp.domain()] =
         static_cast<int>(imp.version());
@@ -394,13 +404,10 @@ bool op_in_table(const std::string& op_type, int opset) {
   return def != nullptr && opset >= def->since_opset;
 }
 
-graph::Graph import_onnx(const std::string& path, const ImportOptions& opt) {
-  return import_onnx_bytes(read_model_file(path), opt, path);
-}
+namespace {
 
-graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt,
-                               const std::string& source) {
-  LoadedModel m = load_model(bytes, source);
+graph::Graph import_model(LoadedModel m, const ImportOptions& opt) {
+  const std::string& source = m.source;
   std::vector<UnsupportedOp> unsupported = collect_unsupported(m, opt);
   if (!unsupported.empty()) throw UnsupportedOpsError(std::move(unsupported), source);
   apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
@@ -411,14 +418,8 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& op
   return g;
 }
 
-ModelOverview overview_onnx(const std::string& path, const ImportOptions& opt) {
-  return overview_onnx_bytes(read_model_file(path), opt, path);
-}
-
-ModelOverview overview_onnx_bytes(const std::string& bytes, const ImportOptions& opt,
-                                  const std::string& source) {
-  LoadedModel m = load_model(bytes, source);
-  apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
+ModelOverview overview_model(LoadedModel m, const ImportOptions& opt) {
+  apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, m.source);
   ModelOverview out;
   out.opset = m.opset;
   const GraphProto& g = m.model.graph();
@@ -435,6 +436,26 @@ ModelOverview overview_onnx_bytes(const std::string& bytes, const ImportOptions&
   for (const auto& o : g.output()) out.outputs.push_back(declared(o, "graph output"));
   OpCollector(m, opt).collect(out);
   return out;
+}
+
+}  // namespace
+
+graph::Graph import_onnx(const std::string& path, const ImportOptions& opt) {
+  return import_model(load_model(parse_model_file(path), path), opt);
+}
+
+graph::Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& opt,
+                               const std::string& source) {
+  return import_model(load_model(parse_model_bytes(bytes, source), source), opt);
+}
+
+ModelOverview overview_onnx(const std::string& path, const ImportOptions& opt) {
+  return overview_model(load_model(parse_model_file(path), path), opt);
+}
+
+ModelOverview overview_onnx_bytes(const std::string& bytes, const ImportOptions& opt,
+                                  const std::string& source) {
+  return overview_model(load_model(parse_model_bytes(bytes, source), source), opt);
 }
 
 void require_static_inputs(const graph::Graph& g) {

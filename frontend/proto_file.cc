@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "ir/error.h"
 
@@ -21,6 +23,7 @@ class FileDescriptor {
   ~FileDescriptor() {
     if (fd_ >= 0) ::close(fd_);
   }
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
   int get() const { return fd_; }
@@ -29,9 +32,8 @@ class FileDescriptor {
   int fd_;
 };
 
-}  // namespace
-
-std::string read_protobuf_file(const std::string& path, const std::string& what) {
+// Opens a regular file of at most kMaxProtobufBytes; *size is its size.
+FileDescriptor open_protobuf_file(const std::string& path, const std::string& what, off_t* size) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before fstat can
   // refuse it.
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -46,7 +48,16 @@ std::string read_protobuf_file(const std::string& path, const std::string& what)
     throw Error(fmt::format("{} '{}' has {} bytes, over protobuf's 2 GiB message limit", what, path,
                             st.st_size));
   }
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  *size = st.st_size;
+  return fd;
+}
+
+}  // namespace
+
+std::string read_protobuf_file(const std::string& path, const std::string& what) {
+  off_t size = 0;
+  FileDescriptor fd = open_protobuf_file(path, what, &size);
+  std::string bytes(static_cast<size_t>(size), '\0');
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
@@ -58,6 +69,18 @@ std::string read_protobuf_file(const std::string& path, const std::string& what)
   }
   bytes.resize(done);
   return bytes;
+}
+
+bool parse_protobuf_file(const std::string& path, const std::string& what,
+                         google::protobuf::MessageLite& message) {
+  off_t size = 0;
+  FileDescriptor fd = open_protobuf_file(path, what, &size);
+  google::protobuf::io::FileInputStream in(fd.get());
+  bool parsed = message.ParseFromZeroCopyStream(&in);
+  if (in.GetErrno() != 0) {
+    throw Error(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(in.GetErrno())));
+  }
+  return parsed;
 }
 
 }  // namespace tessel::frontend::detail

@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -14,10 +15,21 @@ namespace tessel::graph {
 
 // ---------------- TensorData ----------------
 namespace {
+// 64-byte aligned, as kernels want their buffers, so that the runtime can use a weight's bytes
+// as they are (runtime::to_ndarray). Large tensors are mapped from the system, which zeroes them
+// as they are first written, so filling one writes its bytes once.
 std::shared_ptr<std::byte> zeroed_bytes(size_t n) {
-  // One byte at least: an empty tensor is still defined.
-  auto* p = static_cast<std::byte*>(std::calloc(std::max<size_t>(n, 1), 1));
+  constexpr size_t kAlign = 64, kMapped = size_t{1} << 20;
+  size_t size = (std::max<size_t>(n, 1) + kAlign - 1) / kAlign * kAlign;  // empty is defined
+  if (size >= kMapped) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                      [size](std::byte* b) { munmap(b, size); });
+  }
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlign, size));
   if (!p) throw std::bad_alloc();
+  std::memset(p, 0, size);
   return std::shared_ptr<std::byte>(p, [](std::byte* b) { std::free(b); });
 }
 }  // namespace

@@ -24,10 +24,10 @@ constexpr int64_t kUnknownDim = -1;
 class TensorData {
  public:
   TensorData() = default;
-  // Zero-filled. Large tensors come zeroed from the system (calloc), so filling one afterwards
-  // writes its bytes once.
+  // Zero-filled, 64-byte aligned.
   TensorData(DataType dtype, std::vector<int64_t> shape);
-  // The tensor whose bytes are `bytes` (exactly numel * element size of them), without a copy.
+  // The tensor whose bytes are `bytes` (exactly numel * element size of them), without a copy
+  // (aligned as the string's bytes are).
   static TensorData adopt(DataType dtype, std::vector<int64_t> shape, std::string&& bytes);
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -45,6 +45,9 @@ class TensorData {
     return static_cast<const T*>(raw());
   }
   TensorData clone() const;
+  // Whether no other TensorData shares these bytes, so that changing them in place changes this
+  // tensor alone.
+  bool unique() const { return bytes_.use_count() == 1; }
   // Same bytes, new shape with the same element count (throws Error otherwise).
   TensorData reshaped(std::vector<int64_t> shape) const;
   // Element i converted to double / int64 (any numeric dtype, float16 and bfloat16 included).
@@ -56,7 +59,7 @@ class TensorData {
  private:
   DataType dtype_;
   std::vector<int64_t> shape_;
-  std::shared_ptr<std::byte> bytes_;  // aligned for every element type (malloc or std::string)
+  std::shared_ptr<std::byte> bytes_;  // aligned for every element type
   size_t nbytes_ = 0;
 };
 

@@ -49,14 +49,18 @@ bool batch_norm_affine(const Graph& g, const Node& bn, std::vector<float>* scale
   return true;
 }
 
-// Folds y = conv(x) * scale[oc] + shift[oc] into the conv's weight and bias.
+// Folds y = conv(x) * scale[oc] + shift[oc] into the conv's weight and bias. A weight that only
+// this conv reads is scaled in place (a model's weights are most of its bytes).
 bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale,
-                    const std::vector<float>& shift) {
+                    const std::vector<float>& shift,
+                    const std::vector<std::vector<graph::NodeId>>& consumers) {
   const TensorData* w = const_f32(g, conv, 1);
   if (!w || w->shape().empty() || w->shape()[0] != static_cast<int64_t>(scale.size())) return false;
   const TensorData* b = conv.inputs.size() > 2 ? const_f32(g, conv, 2) : nullptr;
   if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue && !b) return false;
-  TensorData nw(DataType::f32(), w->shape());
+  ValueId w_id = conv.inputs[1];
+  bool in_place = consumers[w_id].size() == 1 && !is_graph_output(g, w_id) && w->unique();
+  TensorData nw = in_place ? *w : TensorData(DataType::f32(), w->shape());
   int64_t per_oc = nw.numel() / w->shape()[0];
   const float* from = w->data<float>();
   float* to = nw.data<float>();
@@ -67,7 +71,7 @@ bool fold_into_conv(Graph& g, Node& conv, const std::vector<float>& scale,
   for (int64_t oc = 0; oc < w->shape()[0]; ++oc) {
     nb.data<float>()[oc] = (b ? b->data<float>()[oc] : 0.0f) * scale[oc] + shift[oc];
   }
-  ValueId wv = g.add_constant(g.value(conv.inputs[1]).name + "_bnfold", std::move(nw));
+  ValueId wv = in_place ? w_id : g.add_constant(g.value(w_id).name + "_bnfold", std::move(nw));
   ValueId bv = g.add_constant(conv.name + "_bias_bnfold", std::move(nb));
   conv.inputs.resize(3, kNoValue);
   conv.inputs[1] = wv;
@@ -127,7 +131,7 @@ void simplify_inference(Graph& g) {
       graph::NodeId producer = g.value(x).producer;
       bool sole_reader = consumers[x].size() == 1 && !is_graph_output(g, x);
       if (producer >= 0 && sole_reader && g.nodes[producer].op == graph::OpKind::Conv &&
-          fold_into_conv(g, g.nodes[producer], scale, shift)) {
+          fold_into_conv(g, g.nodes[producer], scale, shift, consumers)) {
         replace_uses(g, g.nodes[n].outputs[0], x);
       } else {
         to_scale_shift(g, n, scale, shift);

@@ -13,7 +13,6 @@ namespace tessel::runtime {
 
 namespace {
 
-constexpr size_t kAlignment = 64;
 // DLPack >= 0.8 names this kDLBool (one byte per element); 0.6 has no bool code, so Tessel exports
 // bool as uint1 and accepts both on import.
 constexpr uint8_t kDLBoolCode = 6;
@@ -160,7 +159,8 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   // aligned_alloc needs a size that is a multiple of the alignment; empty arrays still get a
   // distinct non-null pointer.
   size_t bytes = std::max<size_t>(c.nbytes(), 1);
-  c.owned_data = std::aligned_alloc(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+  c.owned_data = std::aligned_alloc(
+      kArrayAlignment, (bytes + kArrayAlignment - 1) / kArrayAlignment * kArrayAlignment);
   if (c.owned_data == nullptr) {
     throw Error(fmt::format("NDArray::empty: cannot allocate {} bytes", bytes));
   }

@@ -17,6 +17,9 @@ namespace tessel::runtime {
 DLDataType to_dl(DataType t);
 DataType from_dl(DLDataType t);
 
+// The alignment of NDArray::empty's memory, which generated kernels check on every buffer.
+inline constexpr size_t kArrayAlignment = 64;
+
 class NDArray {
  public:
   NDArray() = default;

@@ -1,4 +1,4 @@
-// Copies between the graph IR's host tensors (graph::TensorData) and runtime arrays.
+// Between the graph IR's host tensors (graph::TensorData) and runtime arrays.
 #pragma once
 
 #include "ir/graph.h"
@@ -6,6 +6,8 @@
 
 namespace tessel::runtime {
 
+// An array over t's bytes when they are kArrayAlignment-aligned (TensorData's own allocations
+// are), which it keeps alive; else a copy.
 NDArray to_ndarray(const graph::TensorData& t);
 graph::TensorData to_tensor_data(const NDArray& a);
 

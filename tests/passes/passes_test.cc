@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "graph_builder.h"
 #include "ir/error.h"
@@ -98,6 +100,51 @@ TEST(SimplifyInferenceTest, BatchNormFoldsIntoConvWeights) {
   EXPECT_EQ(g.nodes[0].op, graph::OpKind::Conv);
   EXPECT_EQ(g.nodes[0].inputs.size(), 3u);  // a bias appeared
   expect_same_outputs(before, g, random_tensor({1, 3, 6, 6}, 9), 1e-4f);
+}
+
+// A BatchNorm over `conv` with random statistics (positive variances).
+graph::ValueId batch_norm(Builder& b, graph::ValueId conv, int channels, int seed) {
+  auto var = random_tensor({channels}, seed);
+  for (int i = 0; i < channels; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.1f;
+  return b.op("BatchNormalization",
+              {conv, b.constant("gamma", random_tensor({channels}, seed + 1)),
+               b.constant("beta", random_tensor({channels}, seed + 2)),
+               b.constant("mean", random_tensor({channels}, seed + 3)), b.constant("var", var)});
+}
+
+// A weight that only its conv reads (and no other tensor shares) is scaled in place; one that two
+// convs read is not, so each conv gets its own folded copy.
+TEST(SimplifyInferenceTest, BatchNormFoldsInPlaceOnlyIntoAnUnsharedWeight) {
+  Builder b;
+  auto x = b.input("x", {1, 3, 6, 6});
+  std::map<std::string, graph::Attr> k3{{"kernel_shape", std::vector<int64_t>{3, 3}}};
+  auto own = b.constant("own", random_tensor({4, 3, 3, 3}, 1));
+  auto shared = b.constant("shared", random_tensor({4, 3, 3, 3}, 2));
+  auto y1 = batch_norm(b, b.op("Conv", {x, own}, k3, "conv1"), 4, 10);
+  auto y2 = batch_norm(b, b.op("Conv", {x, shared}, k3, "conv2"), 4, 20);
+  auto y3 = batch_norm(b, b.op("Conv", {x, shared}, k3, "conv3"), 4, 30);
+  graph::Graph g = b.finish({b.op("Add", {b.op("Add", {y1, y2}), y3})});
+  b.g = graph::Graph();  // the builder's copy shares the weights' bytes
+  infer_type(g);
+  graph::TensorData x_value = random_tensor({1, 3, 6, 6}, 9);
+  // No copy of the graph: a copy would share the weights' bytes and keep them from changing.
+  std::vector<graph::TensorData> want = reference::run(g, {{"x", x_value}});
+  graph::TensorData shared_before = g.value(shared).constant->clone();
+  graph::TensorData shared_alias = *g.value(shared).constant;  // sees any in-place change
+  const void* own_bytes = g.value(own).constant->raw();        // not a TensorData: own stays unique
+  simplify_inference(g);
+  std::vector<const graph::Value*> weights;
+  for (const graph::Node& n : g.nodes) {
+    if (n.op == graph::OpKind::Conv) weights.push_back(&g.value(n.inputs[1]));
+  }
+  ASSERT_EQ(weights.size(), 3u) << g.str();
+  EXPECT_EQ(weights[0]->name, "own");  // folded in place
+  EXPECT_EQ(weights[0]->constant->raw(), own_bytes);
+  EXPECT_EQ(weights[1]->name, "shared_bnfold");
+  EXPECT_EQ(weights[2]->name, "shared_bnfold");
+  EXPECT_NE(weights[1]->constant->raw(), weights[2]->constant->raw());
+  expect_all_close(shared_alias, shared_before, {0, 0}, "the shared weight");
+  expect_all_close(reference::run(g, {{"x", x_value}}), want, {1e-4, 1e-4});
 }
 
 TEST(SimplifyInferenceTest, StandaloneBatchNormBecomesScaleShiftAndDropoutGoes) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ir/error.h"
+#include "runtime/tensor_data.h"
 #include "tests/common/expect_error.h"
 
 namespace tessel::runtime {
@@ -209,6 +210,28 @@ TEST(NDArrayTest, FromDlpackRejectsAndStillReleases) {
   // Non-compact strides along a size-1 dim are harmless.
   NDArray ok = NDArray::from_dlpack(make_foreign(&deleted, {1, 4}, {99, 1}));
   EXPECT_EQ(ok.dltensor()->strides[0], 4);
+}
+
+// A weight's bytes become a parameter without a copy when kernels can use them as they are; any
+// other tensor is copied into aligned memory. Either way the array is what kernels accept.
+TEST(NDArrayTest, ToNdarraySharesAlignedTensorBytesAndCopiesOthers) {
+  graph::TensorData t(DataType::f32(), {64, 64});
+  t.data<float>()[5] = 2.5f;
+  NDArray shared = to_ndarray(t);
+  EXPECT_EQ(shared.raw_data(), t.raw());
+  const void* bytes = t.raw();
+  t = graph::TensorData();  // the array keeps the bytes alive
+  EXPECT_EQ(shared.raw_data(), bytes);
+  EXPECT_EQ(shared.data<float>()[5], 2.5f);
+  EXPECT_EQ(shared.shape(), (std::vector<int64_t>{64, 64}));
+
+  std::string raw(4 * 33, '\0');
+  raw[4] = 1;
+  graph::TensorData adopted = graph::TensorData::adopt(DataType::i32(), {33}, std::move(raw));
+  NDArray a = to_ndarray(adopted);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.raw_data()) % kArrayAlignment, 0u);
+  EXPECT_EQ(a.data<int32_t>()[1], 1);
+  EXPECT_EQ(a.dtype(), DataType::i32());
 }
 
 }  // namespace
