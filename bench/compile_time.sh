@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 "$build/tools/make_zoo" --densenet121 "$work/densenet121.onnx"
 models=(models/resnet_mini.onnx models/mobilenet_mini.onnx models/transformer_block.onnx
         models/lstm_classifier.onnx "$work/resnet50.onnx" "$work/densenet121.onnx")
-stages=(import lower llvm link "link library" "write package")
+stages=(import lower llvm link assemble "link library" "write package")
 
 echo "target: $target; $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo

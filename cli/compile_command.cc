@@ -45,22 +45,32 @@ void run_compile(const CompileArgs& a) {
     opt.on_stage = show;
     std::cerr << "compiling " << a.model << "\n";
   }
-  CompiledModel m = compile(a.model, opt);
-  const CodegenSummary& cg = m.codegen();
-  if (progress && cg.kernels > 0) {
-    std::cerr << fmt::format(
-        "  (llvm: {} distinct of {} kernels, {} from the cache, {} jobs; optimize {:.1f} s and "
-        "machine code {:.1f} s summed over the jobs)\n",
-        cg.distinct, cg.kernels, cg.from_cache, cg.jobs, cg.optimize_ms / 1000,
-        cg.machine_code_ms / 1000);
+  // The final lines are printed after the model is gone, so that its teardown (unmapping the
+  // weights, the JIT) is in the time they report.
+  size_t kernels = 0;
+  std::string target, memory;
+  TuningSummary tuning;
+  {
+    CompiledModel m = compile(a.model, opt);
+    const CodegenSummary& cg = m.codegen();
+    if (progress && cg.kernels > 0) {
+      std::cerr << fmt::format(
+          "  (llvm: {} distinct of {} kernels, {} from the cache, {} jobs; optimize {:.1f} s and "
+          "machine code {:.1f} s summed over the jobs)\n",
+          cg.distinct, cg.kernels, cg.from_cache, cg.jobs, cg.optimize_ms / 1000,
+          cg.machine_code_ms / 1000);
+    }
+    for (const StageTiming& t : m.export_package(a.output)) show(t);
+    kernels = m.plan().kernels.size();
+    target = fmt::format("{} -mcpu={}", m.target().triple, m.target().cpu);
+    memory = m.memory_plan().summary();
+    tuning = m.tuning();
   }
-  for (const StageTiming& t : m.export_package(a.output)) show(t);
-  std::cout << fmt::format("wrote {} ({} kernels for {} -mcpu={}) in {:.2f} s\n{}\n", a.output,
-                           m.plan().kernels.size(), m.target().triple, m.target().cpu,
-                           seconds_since_process_start(), m.memory_plan().summary());
+  std::cout << fmt::format("wrote {} ({} kernels for {}) in {:.2f} s\n{}\n", a.output, kernels,
+                           target, seconds_since_process_start(), memory);
   if (a.tuning_records.empty()) return;
-  for (const std::string& w : m.tuning().warnings) std::cerr << "warning: " << w << "\n";
-  const TuningSummary& t = m.tuning();
+  for (const std::string& w : tuning.warnings) std::cerr << "warning: " << w << "\n";
+  const TuningSummary& t = tuning;
   std::cout << fmt::format(
       "tuning records: {} of {} tunable kernels tuned ({} of them keep the fallback config, which "
       "no measured config beat), {} without records use the fallback schedule",
