@@ -330,7 +330,13 @@ te::IterVar tile_unpacked_output(te::Stage& os, const TiledShape& t, const TileC
   order.insert(order.end(), {row_i, channel, col_i});
   os.reorder(order);
   if (c.parallel) parallel_outer(os, std::vector<te::IterVar>(outer.begin(), outer.end() - 1));
-  for (const te::IterVar& iv : {row_i, channel, col_i}) os.unroll(iv);
+  // The epilogue is a transpose of the register tile: per channel, one vector of the columns
+  // (lanes gathered from the tile's registers). Fully unrolled to scalar stores instead, it left
+  // LLVM's SLP vectorizer to rebuild those vectors: ResNet-50's two 1x1 convs with a residual Add
+  // took 230 ms of optimization each (80 now) for the same run time.
+  os.unroll(row_i);
+  os.unroll(channel);
+  os.vectorize(col_i);
   return outer.back();
 }
 
