@@ -51,8 +51,8 @@ std::string ZooBuilder::weight(const std::string& name, const std::vector<int64_
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> values(static_cast<size_t>(count));
   for (float& v : values) v = dist(rng_);
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()),
-                              values.size() * sizeof(float)));
+  t->set_raw_data(
+      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
   return n;
 }
 
