@@ -1,24 +1,37 @@
 // make_zoo DIR: writes the model zoo (see tools/make_zoo.cc) into DIR.
-// make_zoo --resnet50 FILE | --densenet121 FILE: writes ResNet-50 or DenseNet-121 with random
-// weights (for compile-time measurements).
+// make_zoo --NAME FILE: writes the full-size architecture NAME with random weights
+// (tools/zoo_fullsize.cc; `make_zoo --list` names them), e.g. make_zoo --resnet50 resnet50.onnx.
 #include <exception>
 #include <iostream>
 #include <string>
 
 #include "zoo_builder.h"
 
+namespace {
+
+int usage() {
+  std::cerr << "usage: make_zoo OUTPUT_DIR | make_zoo --NAME FILE | make_zoo --list\n"
+               "NAME, a full-size architecture with random weights:\n";
+  for (const auto& m : tessel::tools::full_size_models())
+    std::cerr << "  " << m.name << ": " << m.description << "\n";
+  return 2;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  std::string flag = argc == 3 ? argv[1] : "";
-  if (argc != 2 && flag != "--resnet50" && flag != "--densenet121") {
-    std::cerr << "usage: make_zoo OUTPUT_DIR | make_zoo --resnet50 FILE | make_zoo --densenet121 "
-                 "FILE\n";
-    return 2;
+  std::string flag = argc >= 2 ? argv[1] : "";
+  if (argc == 2 && flag == "--list") {
+    for (const auto& m : tessel::tools::full_size_models()) std::cout << m.name << "\n";
+    return 0;
   }
+  const tessel::tools::FullSizeModel* model =
+      argc == 3 && flag.starts_with("--") ? tessel::tools::find_full_size_model(flag.substr(2))
+                                          : nullptr;
+  if (argc == 2 ? flag.starts_with("-") : model == nullptr) return usage();
   try {
-    if (flag == "--resnet50") {
-      tessel::tools::resnet50(argv[2]);
-    } else if (flag == "--densenet121") {
-      tessel::tools::densenet121(argv[2]);
+    if (model != nullptr) {
+      model->write(argv[2]);
     } else {
       tessel::tools::make_zoo(argv[1]);
     }

@@ -67,6 +67,15 @@ std::string ZooBuilder::int64_constant(const std::string& name,
   return n;
 }
 
+std::string ZooBuilder::int64_scalar(const std::string& name, int64_t value) {
+  auto* t = graph_->add_initializer();
+  std::string n = fresh(name);
+  t->set_name(n);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_int64_data(value);
+  return n;
+}
+
 std::string ZooBuilder::float_constant(const std::string& name, float value) {
   auto* t = graph_->add_initializer();
   std::string n = fresh(name);
@@ -102,14 +111,21 @@ std::string ZooBuilder::node(const std::string& op, const std::vector<std::strin
   return nn;
 }
 
+std::string ZooBuilder::conv(const std::string& x, int64_t in_c, int64_t out_c, int64_t k,
+                             int64_t stride, int64_t pad, int64_t group, float weight_range,
+                             bool bias) {
+  std::vector<std::string> inputs = {
+      x, weight("w", {out_c, in_c / group, k, k}, -weight_range, weight_range)};
+  if (bias) inputs.push_back(weight("bias", {out_c}, -0.1f, 0.1f));
+  return node("Conv", inputs,
+              {ints("kernel_shape", {k, k}), ints("strides", {stride, stride}),
+               ints("pads", {pad, pad, pad, pad}), i("group", group)});
+}
+
 std::string ZooBuilder::conv_bn(const std::string& x, int64_t in_c, int64_t out_c, int64_t k,
                                 int64_t stride, int64_t group, const std::string& activation,
                                 float weight_range) {
-  std::string w = weight("w", {out_c, in_c / group, k, k}, -weight_range, weight_range);
-  int64_t pad = k / 2;
-  std::string y = node("Conv", {x, w},
-                       {ints("kernel_shape", {k, k}), ints("strides", {stride, stride}),
-                        ints("pads", {pad, pad, pad, pad}), i("group", group)});
+  std::string y = conv(x, in_c, out_c, k, stride, k / 2, group, weight_range);
   y = node("BatchNormalization",
            {y, weight("gamma", {out_c}, 0.5f, 1.5f), weight("beta", {out_c}),
             weight("mean", {out_c}), weight("var", {out_c}, 0.5f, 1.5f)},

@@ -22,6 +22,8 @@ class ZooBuilder {
   std::string weight(const std::string& name, const std::vector<int64_t>& shape, float lo = -0.5f,
                      float hi = 0.5f);
   std::string int64_constant(const std::string& name, const std::vector<int64_t>& values);
+  // A rank-0 int64 initializer (what exporters write for `x[i]`'s Gather index).
+  std::string int64_scalar(const std::string& name, int64_t value);
   std::string float_constant(const std::string& name, float value);
 
   struct Attr {
@@ -41,8 +43,12 @@ class ZooBuilder {
                    const std::vector<Attr>& attrs = {}, int num_outputs = 1,
                    const std::string& name = "");
 
-  // Conv + BatchNormalization (+ optional activation) with fresh weights uniform in
-  // [-weight_range, weight_range); returns the output.
+  // Conv with fresh weights uniform in [-weight_range, weight_range) (and a bias when `bias`);
+  // returns the output.
+  std::string conv(const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride,
+                   int64_t pad, int64_t group, float weight_range, bool bias = false);
+  // Conv (padding k/2, no bias) + BatchNormalization (+ optional activation: "Relu", or "Relu6"
+  // as the Clip exporters write); returns the output.
   std::string conv_bn(const std::string& x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride,
                       int64_t group, const std::string& activation, float weight_range = 0.3f);
 
@@ -60,10 +66,17 @@ class ZooBuilder {
 // The zoo: writes resnet_mini.onnx, mobilenet_mini.onnx, transformer_block.onnx and
 // lstm_classifier.onnx into `dir`.
 void make_zoo(const std::string& dir);
-// ResNet-50 v1 (224x224, 25.6M weights, ~100 MB): too large to bundle; written on demand for the
-// compile-time benchmark (bench/compile_time.sh).
-void resnet50(const std::string& path);
-// DenseNet-121 (224x224, 8M weights, ~32 MB), for the same benchmark.
-void densenet121(const std::string& path);
+
+// Full-size public architectures with random weights, batch 1, fp32, as exporters write them
+// (tools/zoo_fullsize.cc): too large to bundle, written on demand (`make_zoo --NAME FILE`) for the
+// compile-time and ONNX Runtime benchmarks (bench/compile_time.sh, bench/ort_compare.sh).
+struct FullSizeModel {
+  std::string name;  // the make_zoo flag, without "--"
+  std::string description;
+  void (*write)(const std::string& path);
+};
+const std::vector<FullSizeModel>& full_size_models();
+// The entry named `name`, or nullptr.
+const FullSizeModel* find_full_size_model(const std::string& name);
 
 }  // namespace tessel::tools
