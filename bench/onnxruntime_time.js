@@ -4,7 +4,7 @@
 //   node bench/onnxruntime_time.js MODEL.onnx [--threads T] [--repeat R] [--number N]
 // NODE_PATH must name the node_modules folder holding onnxruntime-node.
 'use strict';
-const ort = require('onnxruntime-node');
+const {createSession, randomFeeds} = require('./ort_session.js');
 
 function parse(argv) {
   const opt = {model: null, threads: 2, repeat: 5, number: 100};
@@ -21,19 +21,8 @@ function parse(argv) {
 
 async function main() {
   const opt = parse(process.argv.slice(2));
-  // Tessel's pool uses every core for a kernel; ORT gets the same threads, for one op at a time.
-  const session = await ort.InferenceSession.create(opt.model, {
-    intraOpNumThreads: opt.threads, interOpNumThreads: 1, executionMode: 'sequential',
-    graphOptimizationLevel: 'all'});
-  const feeds = {};
-  for (const input of session.inputMetadata) {
-    if (input.type !== 'float32' || input.shape.some(d => typeof d !== 'number')) {
-      throw new Error(`input '${input.name}': only float32 inputs of static shape are supported`);
-    }
-    const size = input.shape.reduce((a, b) => a * b, 1);
-    feeds[input.name] = new ort.Tensor('float32', Float32Array.from({length: size}, () => Math.random() * 2 - 1),
-                                       input.shape);
-  }
+  const session = await createSession(opt.model, opt.threads);
+  const feeds = randomFeeds(session);
   for (let i = 0; i < opt.number; ++i) await session.run(feeds);
   const batches = [];
   for (let r = 0; r < opt.repeat; ++r) {

@@ -34,31 +34,12 @@ done
 tessel=$build/cli/tessel
 [[ -x $tessel ]] || { echo "tune_models.sh: $tessel not found; build the 'tessel' target first" >&2; exit 1; }
 
-ort_version=1.30.0  # onnxruntime-node
-if [[ -n $ort_dir ]]; then
-  if [[ ! -d $ort_dir/node_modules/onnxruntime-node ]]; then
-    # Its install script fetches GPU libraries; the CPU library ships in the package itself.
-    npm install --prefix "$ort_dir" --ignore-scripts --no-save "onnxruntime-node@$ort_version" >&2
-  fi
-  export NODE_PATH=$ort_dir/node_modules
-fi
+source bench/model_bench_lib.sh
+[[ -z $ort_dir ]] || install_onnxruntime "$ort_dir"
 threads=${TESSEL_NUM_THREADS:-$(nproc)}
-# The median (ms) of ONNX Runtime's batches, timed as median_ms times Tessel.
-ort_ms() {
-  node bench/onnxruntime_time.js "$1" --threads "$threads" --repeat "$repeat" --number "$number"
-}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# The median (ms) that `tessel run --print-time` reports.
-median_ms() {
-  "$tessel" run "$1" --print-time --repeat "$repeat" --number "$number" | awk '/median/ { getline; print $2 }'
-}
-
-now() { date +%s.%N; }
-# The smaller of two numbers; the second when the first is empty.
-lower() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
 
 rows=()
 for m in "${models[@]}"; do
@@ -76,9 +57,9 @@ for m in "${models[@]}"; do
   "$tessel" compile "$model" -o "$work/$name-tuned.tar" --tuning-records "$records" >&2
   untuned='' tuned='' ort=''
   for ((round = 0; round < rounds; ++round)); do
-    untuned=$(lower "$untuned" "$(median_ms "$work/$name-untuned.tar")")
-    tuned=$(lower "$tuned" "$(median_ms "$work/$name-tuned.tar")")
-    [[ -z $ort_dir ]] || ort=$(lower "$ort" "$(ort_ms "$model")")
+    untuned=$(lower "$untuned" "$(tessel_ms "$tessel" "$work/$name-untuned.tar" "$repeat" "$number")")
+    tuned=$(lower "$tuned" "$(tessel_ms "$tessel" "$work/$name-tuned.tar" "$repeat" "$number")")
+    [[ -z $ort_dir ]] || ort=$(lower "$ort" "$(ort_ms "$model" "$threads" "$repeat" "$number")")
   done
   echo "   untuned $untuned ms, tuned $tuned ms${ort:+, ONNX Runtime $ort ms}" >&2
   row=$(echo "$name $tasks $tuned_min $untuned $tuned" |
@@ -97,8 +78,7 @@ if [[ -z $ort_dir ]]; then
   echo "| model | tasks | tuning minutes | untuned ms | tuned ms | speed-up |"
   echo "|---|---|---|---|---|---|"
 else
-  # What one session.run costs in node beyond the model: the time of an 'Abs' of 60 floats.
-  overhead=$(ort_ms /usr/share/libonnx-testdata/data/node/test_abs/model.onnx)
+  overhead=$(ort_call_ms "$threads" "$repeat" "$number")
   echo "ONNX Runtime $ort_version (npm's onnxruntime-node, its CPU provider, $threads intra-op threads, all graph"
   echo "optimizations) in the same rounds: \`node bench/onnxruntime_time.js MODEL --threads $threads --repeat $repeat"
   echo "--number $number\`. Its times include node's cost of a call, $overhead ms (an Abs of 60 floats timed the"
