@@ -139,7 +139,10 @@ async function main() {
     writeZip(path.join(dir, 'in.npz'), npz);
     const run = spawnSync(opt.tessel, ['run', opt.pkg, '--inputs', path.join(dir, 'in.npz'),
                                        '--outputs', path.join(dir, 'out.npz')], {encoding: 'utf8'});
-    if (run.status !== 0) throw new Error(`tessel run failed (${run.status}): ${run.stderr}`);
+    if (run.status !== 0) {
+      const why = run.error ? run.error.message : run.signal ? `signal ${run.signal}` : `exit ${run.status}`;
+      throw new Error(`tessel run failed (${why}): ${run.stderr || ""}`);
+    }
     const got = readZip(path.join(dir, 'out.npz'));
     const want = await session.run(feeds);
     let ok = true;
