@@ -17,6 +17,7 @@
 
 #include "driver/compile.h"
 #include "ir/error.h"
+#include "runtime/output_file.h"
 
 namespace tessel::cli {
 
@@ -166,6 +167,16 @@ double seconds_since_process_start() {
   if (!(fields >> start_ticks) || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
   double start = static_cast<double>(start_ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - start;
+}
+
+void write_text_file(const std::string& path, const std::string& what, const std::string& text) {
+  runtime::write_atomically(path, what, [&](int fd) {
+    for (size_t done = 0; done < text.size();) {
+      ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n <= 0) throw Error(fmt::format("cannot write {} '{}'", what, path));
+      done += static_cast<size_t>(n);
+    }
+  });
 }
 
 bool interactive() { return isatty(STDERR_FILENO) != 0; }

@@ -37,6 +37,9 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
 // "graph,tir" or "all" → the stages (Error naming an unknown one).
 std::vector<std::string> parse_dump_ir(const std::string& text);
 
+// Writes `text` to `path` atomically (runtime/output_file.h); Error naming `what` on failure.
+void write_text_file(const std::string& path, const std::string& what, const std::string& text);
+
 // True when stderr is a terminal: progress lines are shown only then.
 bool interactive();
 

@@ -1,5 +1,6 @@
-// tessel inspect MODEL.onnx [--input-shapes S]: inputs and outputs, op histogram, unsupported ops,
-// the fusion groups after the graph pipeline and the memory plan, without compiling kernels.
+// tessel inspect MODEL.onnx [--input-shapes S] [--dot FILE] [--svg FILE]: inputs and outputs, op
+// histogram, unsupported ops, the fusion groups after the graph pipeline (drawn with --dot/--svg)
+// and the memory plan, without compiling kernels.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/graph_dot.h"
 #include "frontend/onnx_importer.h"
 #include "passes/fuse_ops.h"
 #include "passes/pipeline.h"
@@ -20,7 +22,7 @@ namespace tessel::cli {
 namespace {
 
 struct InspectArgs {
-  std::string model, input_shapes;
+  std::string model, input_shapes, dot, svg;
 };
 
 void print_values(const std::vector<std::pair<std::string, graph::TensorType>>& values,
@@ -64,6 +66,11 @@ void run_inspect(const InspectArgs& a) {
   passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
   std::cout << fmt::format("fusion groups ({}):\n{}", result.groups.size(),
                            passes::to_string(g, result.groups));
+  if (!a.dot.empty() || !a.svg.empty()) {
+    std::string dot = fused_graph_dot(g, result.groups, a.model);
+    if (!a.dot.empty()) write_text_file(a.dot, "the DOT file", dot);
+    if (!a.svg.empty()) render_svg_with_graphviz(dot, a.svg);
+  }
   std::vector<passes::KernelIO> kernels;
   for (const auto& group : result.groups) {
     if (!passes::computes_nothing(g, group)) kernels.push_back({group.inputs, group.outputs});
@@ -82,6 +89,10 @@ void add_inspect_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--input-shapes", args->input_shapes,
                   "input shapes, e.g. \"data:[1,3,224,224]\"");
+  cmd->add_option("--dot", args->dot,
+                  "write the fused graph as Graphviz DOT: a cluster per fusion group, colored by "
+                  "pattern, tensor types on the edges");
+  cmd->add_option("--svg", args->svg, "draw the fused graph as SVG with Graphviz's dot");
   cmd->callback([args] { run_inspect(*args); });
 }
 

@@ -4,7 +4,7 @@
 //             --min-repeat-ms MS]
 //             [--tuning-records prior.json] [--resume] [--tasks all|list|0,2,5-7] [--time-budget
 //             MIN]
-//             [--conv-layouts both|rule] [--model-check-rounds N]
+//             [--conv-layouts both|rule] [--model-check-rounds N] [--plot curves.svg]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -21,6 +21,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "cli/model_flags.h"
+#include "cli/svg_plot.h"
 #include "driver/check_tuned_model.h"
 #include "driver/compile.h"
 #include "ir/error.h"
@@ -30,7 +31,7 @@ namespace tessel::cli {
 namespace {
 
 struct TuneArgs {
-  std::string model, output, prior, tasks = "all", conv_layouts = "both";
+  std::string model, output, prior, tasks = "all", conv_layouts = "both", plot;
   std::string tuner = autotune::default_tuner_name();
   bool tuner_named = false;  // --tuner was given (else the build's default tuner)
   ModelFlags flags;
@@ -151,6 +152,35 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
       "side: the model check times them in the model)\n",
       untuned_total * 1e3, tuned_total * 1e3, untuned_total / tuned_total);
 }
+
+// The best GFLOP/s of each task after each trial, against trials and against seconds.
+class TuneCurves {
+ public:
+  void add(const autotune::TuneProgress& p) {
+    if (curves_.size() <= static_cast<size_t>(p.task)) curves_.resize(p.task + 1);
+    Curve& c = curves_[p.task];
+    if (p.info)
+      c.name = fmt::format("task {}: {}, {:.1f} MFLOP", p.task, p.info->op, p.info->flops / 1e6);
+    c.by_trial.emplace_back(p.trials_done, p.best_gflops);
+    c.by_time.emplace_back(p.elapsed_s, p.best_gflops);
+  }
+  std::string svg(const std::string& model) const {
+    PlotPanel trials{"best GFLOP/s by trial", "trials", "GFLOP/s", {}};
+    PlotPanel time{"best GFLOP/s by time", "seconds", "GFLOP/s", {}};
+    for (const Curve& c : curves_) {
+      trials.series.push_back({c.name, c.by_trial});
+      time.series.push_back({c.name, c.by_time});
+    }
+    return line_plot_svg("tessel tune " + model, {trials, time});
+  }
+
+ private:
+  struct Curve {
+    std::string name;
+    std::vector<std::pair<double, double>> by_trial, by_time;
+  };
+  std::vector<Curve> curves_;
+};
 
 // A workload's verdict, on its rounds of every pass so far; `pin`: a veto gives it the untuned
 // kernel.
@@ -291,7 +321,9 @@ void run_tune(const TuneArgs& a) {
   if (!a.prior.empty()) opt.prior = load_with_warnings(a.prior);
 
   bool live = interactive();
+  TuneCurves curves;
   auto progress = [&](const autotune::TuneProgress& p) {
+    curves.add(p);
     if (!live && !p.finished) return;
     std::cerr << fmt::format(
                      "{}[Task {:>2}/{:>2}] Current/Best: {:>7.2f}/{:>7.2f} GFLOPS | Progress: "
@@ -308,6 +340,10 @@ void run_tune(const TuneArgs& a) {
       {{&plan.graph, &plan.groups}, {&other.graph, &other.groups}}, tasks, target, opt, progress);
   print_summary(results);
   std::cout << fmt::format("records: {}\n", a.output);  // before the check, which can fail
+  if (!a.plot.empty()) {
+    write_text_file(a.plot, "the plot", curves.svg(a.model));
+    std::cout << fmt::format("tuning curves: {}\n", a.plot);
+  }
   if (a.model_check_rounds <= 0) return;
   try {
     check_model(a, copt);
@@ -358,6 +394,8 @@ void add_tune_command(CLI::App& app) {
                   "records of earlier runs: their configs are not measured again, similar "
                   "workloads guide xgb")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--plot", args->plot,
+                  "draw each task's best GFLOP/s against trials and against time as an SVG file");
   cmd->add_flag(
       "--cache-flush", args->cache_flush,
       "flush the CPU caches before each timed run, as a kernel inside a model finds them");
