@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell helpers that the model benchmarks share (bench/tune_models.sh, bench/ort_compare.sh);
 # sourced from the repository root.
 

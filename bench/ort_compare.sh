@@ -27,7 +27,7 @@ while [[ $# -gt 0 ]]; do
     --target) target=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --skip-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ort_compare.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
