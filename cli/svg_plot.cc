@@ -100,9 +100,13 @@ std::string panel_svg(const PlotPanel& p, double x0, double y0) {
   for (size_t i = 0; i < p.series.size(); ++i) {
     // points in pixels; data-points the values, for whoever reads the file back.
     std::string points, data;
+    double last_y = NAN;
     for (auto [x, y] : p.series[i].points) {
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      if (p.steps && std::isfinite(last_y))
+        points += fmt::format(" {:.1f},{:.1f}", px(x), py(last_y));
       points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", px(x), py(y));
+      last_y = y;
       data += fmt::format("{}{:g},{:g}", data.empty() ? "" : " ", x, y);
     }
     out += fmt::format(

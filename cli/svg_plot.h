@@ -18,6 +18,7 @@ struct PlotSeries {
 struct PlotPanel {
   std::string title, x_label, y_label;
   std::vector<PlotSeries> series;  // series i has the same color in every panel
+  bool steps = false;              // a value holds until the next point (a best so far)
 };
 
 std::string line_plot_svg(const std::string& title, const std::vector<PlotPanel>& panels);

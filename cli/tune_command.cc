@@ -165,8 +165,8 @@ class TuneCurves {
     c.by_time.emplace_back(p.elapsed_s, p.best_gflops);
   }
   std::string svg(const std::string& model) const {
-    PlotPanel trials{"best GFLOP/s by trial", "trials", "GFLOP/s", {}};
-    PlotPanel time{"best GFLOP/s by time", "seconds", "GFLOP/s", {}};
+    PlotPanel trials{"best GFLOP/s by trial", "trials", "GFLOP/s", {}, true};
+    PlotPanel time{"best GFLOP/s by time", "seconds since the task started", "GFLOP/s", {}, true};
     for (const Curve& c : curves_) {
       trials.series.push_back({c.name, c.by_trial});
       time.series.push_back({c.name, c.by_time});
