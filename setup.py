@@ -11,6 +11,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -22,16 +23,22 @@ ROOT = pathlib.Path(__file__).parent.resolve()
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         reuse = os.environ.get("TESSEL_CMAKE_BUILD_DIR")
-        build = pathlib.Path(reuse or ROOT / "build-python" / "cmake").resolve()
-        configure = ["cmake", "-S", str(ROOT), "-B", str(build),
-                     f"-DPython_EXECUTABLE={sys.executable}", "-DTESSEL_PYTHON=ON"]
-        if not reuse:
-            configure += ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DTESSEL_BUILD_TESTS=OFF",
-                          "-DTESSEL_BUILD_BENCH=OFF"]
-        subprocess.check_call(configure)
+        if reuse:
+            # An existing build keeps its options and its Python (checked below).
+            build = pathlib.Path(reuse).resolve()
+        else:
+            build = ROOT / "build-python" / "cmake"
+            subprocess.check_call([
+                "cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",
+                "-DCMAKE_BUILD_TYPE=Release", "-DTESSEL_BUILD_TESTS=OFF", "-DTESSEL_BUILD_BENCH=OFF",
+                "-DTESSEL_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"])
         subprocess.check_call(["cmake", "--build", str(build), "--target", "_tessel",
                                "-j", str(os.cpu_count() or 1)])
-        built = next((build / "python" / "tessel").glob("_tessel*.so"))
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        built = build / "python" / "tessel" / f"_tessel{suffix}"
+        if not built.exists():
+            sys.exit(f"{built} is missing: {build} builds the module for another Python "
+                     f"(its Python_EXECUTABLE) than {sys.executable}")
         target = pathlib.Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, target)
