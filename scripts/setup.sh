@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package that Tessel's build, tests and benchmarks need. Idempotent.
+# Installs every Debian package that Tessel's build, tests and benchmarks need (the Python module:
+# pybind11, numpy, pytest, setuptools; Graphviz for `tessel inspect --svg`; dpkg-dev for the .deb).
+# Idempotent.
 #   scripts/setup.sh          the build, tests and benchmarks (GCC)
 #   scripts/setup.sh --fuzz   also clang-19 and its libFuzzer/sanitizer runtimes (scripts/fuzz.sh)
 #   scripts/setup.sh --format clang-format-19 only (scripts/check_format.sh)
@@ -9,7 +11,9 @@ source scripts/lib.sh
 pkgs=(cmake ninja-build ccache g++ llvm-19-dev libfmt-dev libeigen3-dev libgtest-dev libgmock-dev
       libbenchmark-dev libdlpack-dev libopenblas-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
       libffi-dev python3 libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-      nlohmann-json3-dev libarchive-dev libcli11-dev libzip-dev libxgboost-dev)
+      nlohmann-json3-dev libarchive-dev libcli11-dev libzip-dev libxgboost-dev
+      pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-pip
+      python3-venv graphviz dpkg-dev)
 fuzz_pkgs=(clang-19 libclang-rt-19-dev)
 case "${1:-}" in
   "") ;;
