@@ -72,6 +72,7 @@ else()
 endif()
 # Relative to the .pc file, so that the installed tree can move (a temporary prefix, the .deb).
 file(RELATIVE_PATH TESSEL_PC_PREFIX_FROM_PCDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" TESSEL_PC_PREFIX_FROM_PCDIR "${TESSEL_PC_PREFIX_FROM_PCDIR}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tessel-runtime.pc.in
                ${PROJECT_BINARY_DIR}/tessel-runtime.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/tessel-runtime.pc
