@@ -1,10 +1,12 @@
 // Math intrinsics for scalar and vector types: LLVM intrinsics where LLVM has them (the backend
 // expands vector forms to libm calls per lane as needed), arithmetic for rsqrt and sigmoid, and
-// per-lane libm calls for tanh and erf. `round` rounds half to even (llvm.roundeven), like ONNX
-// Round and std::nearbyint in the default rounding mode.
+// per-lane libm calls for tanh and erf; float32 exp, tanh, erf and sigmoid are inline polynomials
+// on the vector unit instead (codegen/llvm/float_math.h). `round` rounds half to even
+// (llvm.roundeven), like ONNX Round and std::nearbyint in the default rounding mode.
 #include <llvm/IR/Intrinsics.h>
 
 #include "codegen/llvm/codegen_llvm.h"
+#include "codegen/llvm/float_math.h"
 
 namespace tessel::codegen {
 
@@ -12,9 +14,13 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
   auto arg = [&](int i) { return emit_expr(op->args[i]); };
   auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, arg(0)); };
   auto one = [&] { return llvm::ConstantFP::get(llvm_type(op->dtype), 1.0); };
+  bool f32 = op->dtype.element_of() == DataType::f32();
+  auto exp = [&](llvm::Value* x) {
+    return f32 ? emit_exp_f32(builder_, x) : builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+  };
   switch (op->op) {
     case Intrinsic::exp:
-      return unary(llvm::Intrinsic::exp);
+      return exp(arg(0));
     case Intrinsic::exp2:
       return unary(llvm::Intrinsic::exp2);
     case Intrinsic::log:
@@ -49,15 +55,13 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
       llvm::Value* x = arg(0);
       return builder_.CreateFDiv(one(), builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
     }
-    case Intrinsic::sigmoid: {
-      llvm::Value* e =
-          builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(arg(0)));
-      return builder_.CreateFDiv(one(), builder_.CreateFAdd(one(), e));
-    }
+    case Intrinsic::sigmoid:
+      return builder_.CreateFDiv(one(),
+                                 builder_.CreateFAdd(one(), exp(builder_.CreateFNeg(arg(0)))));
     case Intrinsic::tanh:
-      return emit_libm_call("tanh", op->dtype, {arg(0)});
+      return f32 ? emit_tanh_f32(builder_, arg(0)) : emit_libm_call("tanh", op->dtype, {arg(0)});
     case Intrinsic::erf:
-      return emit_libm_call("erf", op->dtype, {arg(0)});
+      return f32 ? emit_erf_f32(builder_, arg(0)) : emit_libm_call("erf", op->dtype, {arg(0)});
     case Intrinsic::isnan: {
       llvm::Value* x = arg(0);
       return builder_.CreateFCmpUNO(x, x);
