@@ -1,13 +1,18 @@
 // fp32 matmul, n^3 for n in {256, 512, 1024, 2048}, at 1 and 2 threads: Tessel's default te
 // kernel, Tessel's hand-scheduled kernel (topi::schedule_matmul_cpu), Eigen and OpenBLAS.
-// Counters: GFLOPS, and %peak against the FMA peak measured at start-up.
+// Counters: GFLOPS, and %peak against the FMA peak measured at start-up for the target's vector
+// width. `--target="llvm -mcpu=haswell"` compiles Tessel's kernels for another ISA (the default is
+// the host CPU); the register tile comes from that target's CpuModel, or from `--tile=MRxNR`.
 // bench/run_matmul_bench.sh turns the JSON output into the table in docs/benchmarks.md.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
 #include <Eigen/Core>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "codegen/build.h"
@@ -22,6 +27,8 @@ using namespace tessel;
 namespace {
 
 bench::PeakFlops g_peak;
+Target g_target = Target::parse("llvm -mcpu=native");
+std::optional<topi::MatmulCpuConfig> g_tile;  // --tile=MRxNR; default: the target's
 
 void fill_random(float* p, int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -43,16 +50,16 @@ runtime::Function tessel_kernel(bool scheduled, int64_t n) {
   auto key = std::make_pair(scheduled, n);
   if (auto it = cache.find(key); it != cache.end()) return it->second.second;
   int N = static_cast<int>(n);
-  Target target = Target::parse("llvm -mcpu=native");
   PrimFunc f;
   if (scheduled) {
-    topi::Matmul mm = topi::matmul_packed(N, N, N, 32);
-    f = te::lower(topi::schedule_matmul_cpu(mm, {}), {mm.A, mm.B, mm.C}, "mm");
+    topi::MatmulCpuConfig cfg = g_tile ? *g_tile : topi::matmul_cpu_config(CpuModel::of(g_target));
+    topi::Matmul mm = topi::matmul_packed(N, N, N, cfg.nr);
+    f = te::lower(topi::schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
   } else {
     topi::Matmul mm = topi::matmul(N, N, N);
     f = te::lower(te::create_schedule({mm.C}), {mm.A, mm.B, mm.C}, "mm");
   }
-  runtime::Module m = build(f, target);
+  runtime::Module m = build(f, g_target);
   runtime::Function fn = m.get_function("mm");
   cache[key] = {m, fn};
   return fn;
@@ -115,6 +122,36 @@ void default_sizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 }
 
+// "MRxNR" as a register tile; exits naming the flag when it is not one.
+topi::MatmulCpuConfig parse_tile(const std::string& text) {
+  topi::MatmulCpuConfig cfg;
+  if (std::sscanf(text.c_str(), "%dx%d", &cfg.mr, &cfg.nr) != 2 || cfg.mr <= 0 || cfg.nr <= 0) {
+    std::fprintf(stderr, "matmul_bench: --tile wants MRxNR (e.g. 8x32), got '%s'\n", text.c_str());
+    std::exit(2);
+  }
+  return cfg;
+}
+
+// Takes --target=T and --tile=MRxNR (or "--flag value") out of argv for Google Benchmark.
+void take_own_flags(int& argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--target" && i + 1 < argc) {
+      g_target = Target::parse(argv[++i]);
+    } else if (arg.rfind("--target=", 0) == 0) {
+      g_target = Target::parse(arg.substr(9));
+    } else if (arg == "--tile" && i + 1 < argc) {
+      g_tile = parse_tile(argv[++i]);
+    } else if (arg.rfind("--tile=", 0) == 0) {
+      g_tile = parse_tile(arg.substr(7));
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+}
+
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_Tessel, default, false)->Apply(default_sizes);
@@ -123,7 +160,14 @@ BENCHMARK(BM_Eigen)->Apply(sizes);
 BENCHMARK(BM_OpenBLAS)->Apply(sizes);
 
 int main(int argc, char** argv) {
-  g_peak = bench::measure_peak_flops();
+  take_own_flags(argc, argv);
+  CpuModel cpu = CpuModel::of(g_target);
+  topi::MatmulCpuConfig cfg = g_tile ? *g_tile : topi::matmul_cpu_config(cpu);
+  g_peak = bench::measure_peak_flops(cpu.vector_bits);
+  benchmark::AddCustomContext("target", g_target.str());
+  benchmark::AddCustomContext("isa", isa_family_name(cpu.isa));
+  benchmark::AddCustomContext("register_tile",
+                              std::to_string(cfg.mr) + "x" + std::to_string(cfg.nr));
   benchmark::AddCustomContext("fma_peak_gflops_per_core", std::to_string(g_peak.gflops_per_core));
   benchmark::AddCustomContext("vector_bits", std::to_string(g_peak.vector_bits));
   benchmark::Initialize(&argc, argv);

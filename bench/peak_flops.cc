@@ -47,10 +47,10 @@ double best_of_3(double (*probe)()) { return std::max({probe(), probe(), probe()
 
 }  // namespace
 
-PeakFlops measure_peak_flops() {
+PeakFlops measure_peak_flops(int max_vector_bits) {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {best_of_3(peak512), 512};
-  if (__builtin_cpu_supports("fma")) return {best_of_3(peak256), 256};
+  if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f")) return {best_of_3(peak512), 512};
+  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma")) return {best_of_3(peak256), 256};
   return {0, 128};
 }
 

@@ -9,6 +9,8 @@ struct PeakFlops {
   int vector_bits;         // 512, 256 or 128
 };
 
-PeakFlops measure_peak_flops();
+// The peak of vectors no wider than `max_vector_bits` (a target's width: 256 measures AVX2 code on
+// an AVX-512 machine).
+PeakFlops measure_peak_flops(int max_vector_bits = 512);
 
 }  // namespace tessel::bench

@@ -3,6 +3,7 @@
 // reads it contiguously; C accumulated in an mr x nr local tile).
 #pragma once
 
+#include "codegen/cpu_model.h"
 #include "te/operation.h"
 #include "te/schedule.h"
 
@@ -22,6 +23,13 @@ struct MatmulCpuConfig {
   int k_unroll = 4;  // reduction steps unrolled in the micro-kernel
   bool parallel = true;
 };
+
+// The register tile for `cpu`: two vectors of columns (`dtype` lanes each) and as many rows as
+// leave room for the operands (6 x 16 with AVX2's 16 ymm registers, 12 x 32 with AVX-512's 32 zmm
+// registers).
+MatmulCpuConfig matmul_cpu_config(const CpuModel& cpu, DataType dtype = DataType::f32());
+// The rows of such a tile `column_vectors` vectors wide.
+int matmul_tile_rows(const CpuModel& cpu, int column_vectors);
 
 Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype = DataType::f32());
 

@@ -16,6 +16,20 @@ namespace {
 
 using tessel::testing::random_array;
 
+// C = A x B ([M, K] x [K, N]) against naive loops in double; stops at the first wrong element.
+void expect_matches_naive_loops(const runtime::NDArray& a, const runtime::NDArray& b,
+                                const runtime::NDArray& c, int M, int N, int K,
+                                const std::string& what) {
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double want = 0;
+      for (int k = 0; k < K; ++k)
+        want += double(a.data<float>()[i * K + k]) * b.data<float>()[k * N + j];
+      ASSERT_NEAR(c.data<float>()[i * N + j], want, 1e-4 * (1 + std::fabs(want)))
+          << what << " C[" << i << ", " << j << "]";
+    }
+}
+
 class MatmulCpuTest : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 
 TEST_P(MatmulCpuTest, MatchesNaiveLoops) {
@@ -26,20 +40,40 @@ TEST_P(MatmulCpuTest, MatchesNaiveLoops) {
   auto a = random_array({M, K}, 1), b = random_array({K, N}, 2);
   auto c = runtime::NDArray::empty({M, N}, DataType::f32());
   m.get_function("mm")(a, b, c);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double want = 0;
-      for (int k = 0; k < K; ++k)
-        want += double(a.data<float>()[i * K + k]) * b.data<float>()[k * N + j];
-      ASSERT_NEAR(c.data<float>()[i * N + j], want, 1e-4 * (1 + std::fabs(want)))
-          << "C[" << i << ", " << j << "]";
-    }
+  expect_matches_naive_loops(a, b, c, M, N, K, "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, MatmulCpuTest,
                          ::testing::Values(std::tuple{64, 64, 64}, std::tuple{100, 70, 33},
                                            std::tuple{1, 1, 1}, std::tuple{7, 129, 5},
                                            std::tuple{33, 31, 64}));
+
+// The register tile follows the target's register file: 6 x 16 with AVX2's 16 ymm registers,
+// 12 x 32 with AVX-512's 32 zmm registers, 12 x 8 with NEON's 32 q registers.
+TEST(MatmulCpuConfigTest, TileComesFromTheTargetsRegisterFile) {
+  auto tile = [](const char* target) {
+    MatmulCpuConfig c = matmul_cpu_config(CpuModel::of(Target::parse(target)));
+    return std::pair{c.mr, c.nr};
+  };
+  EXPECT_EQ(tile("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"), (std::pair{6, 16}));
+  EXPECT_EQ(tile("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"), (std::pair{12, 32}));
+  EXPECT_EQ(tile("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1"), (std::pair{12, 8}));
+}
+
+// Each x86 ISA's tile, run on this machine where it can: correct with row and column tails.
+TEST(MatmulCpuConfigTest, EachIsasTileMatchesNaiveLoops) {
+  for (const char* name : {"llvm -mcpu=haswell", "llvm -mcpu=native"}) {
+    Target target = Target::parse(name);
+    MatmulCpuConfig cfg = matmul_cpu_config(CpuModel::of(target));
+    const int M = 53, N = 2 * cfg.nr + 5, K = 29;
+    Matmul mm = matmul_packed(M, N, K, cfg.nr);
+    runtime::Module m = build(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, target, "mm");
+    auto a = random_array({M, K}, 3), b = random_array({K, N}, 4);
+    auto c = runtime::NDArray::empty({M, N}, DataType::f32());
+    m.get_function("mm")(a, b, c);
+    expect_matches_naive_loops(a, b, c, M, N, K, name);
+  }
+}
 
 TEST(MatmulCpuAsmTest, MicroKernelUsesVectorFma) {
   Matmul mm = matmul_packed(256, 256, 256, 32);
