@@ -7,6 +7,7 @@
 
 #include "ir/error.h"
 #include "topi/broadcast.h"
+#include "topi/matmul.h"
 
 namespace tessel::topi {
 
@@ -27,17 +28,33 @@ struct TileSpec {
   // ConvNCHWc: the vector is a block of output channels, and the second unrolled axis is the
   // output width (not height), blocked wider: one broadcast input element per column.
   bool channel_vectors = false;
+  // Dense: a GEMM, whose fallback is the micro-kernel's tile (topi::matmul_cpu_config) and which
+  // blocks no second axis.
+  bool gemm = false;
 };
 
+// The row axis of a dense output `out` (rank >= 2): the matrix rows, or with a shared right
+// operand the longest leading axis (the last of equals), so that a [128, 1, K] x [K, N] product
+// is one GEMM of 128 rows rather than 128 of one row.
+int dense_row_axis(const AnchorOp& anchor, const std::vector<int64_t>& out) {
+  int rank = static_cast<int>(out.size()), row = rank - 2;
+  if (!anchor.shared_rhs) return row;
+  for (int d = rank - 3; d >= 0; --d) {
+    if (out[d] > out[row]) row = d;
+  }
+  return row;
+}
+
 // The tile of each family that the tiled template schedules; none for the others.
-std::optional<TileSpec> tile_spec(const AnchorOp& anchor, int out_rank) {
+std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int64_t>& out) {
   switch (anchor.family) {
     case OpFamily::kConv:
       return TileSpec{1, anchor.groups};
     case OpFamily::kConvNCHWc:
       return TileSpec{1, 1, true};
     case OpFamily::kDense:
-      return TileSpec{anchor.matrix_vector ? -1 : out_rank - 2};
+      if (anchor.matrix_vector) return TileSpec{-1};
+      return TileSpec{dense_row_axis(anchor, out), 1, false, true};
     case OpFamily::kPool:
       return TileSpec{};
     case OpFamily::kInjective:
@@ -87,6 +104,17 @@ int64_t row_block(int64_t divisor, const CpuModel& cpu) {
     if (r <= budget && divisor % r == 0) return r;
   }
   return 1;
+}
+
+// The template's unrolled rows per tile: those of {1, 2, 4, 8, 16, 32} that divide `divisor`,
+// and the micro-kernel's 6 and 12 rows (topi::matmul_tile_rows with AVX2's and AVX-512's register
+// files) where they do.
+std::vector<int64_t> row_candidates(int64_t divisor) {
+  std::vector<int64_t> rows;
+  for (int64_t r : {1, 2, 4, 6, 8, 12, 16, 32}) {
+    if (divisor % r == 0) rows.push_back(r);
+  }
+  return rows;
 }
 
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
@@ -140,6 +168,7 @@ struct TiledShape {
   int64_t row_divisor = 0;   // row blocks divide this
   int y = -1;  // the second unrolled output axis (a conv's output height); -1 for none
   bool channel_vectors = false;  // see TileSpec
+  bool gemm = false;             // see TileSpec
   std::vector<int64_t> reduce;   // reduction extents, in compute order
   int64_t work = 0;              // output points x reduction length
 };
@@ -151,8 +180,9 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   int rank = static_cast<int>(out.size());
   t.row = spec.row_axis < rank - 1 ? spec.row_axis : -1;
   if (t.row >= 0) t.row_divisor = out[t.row] / spec.row_groups;
-  if (rank >= 3 && rank - 2 != t.row) t.y = rank - 2;
+  if (rank >= 3 && rank - 2 != t.row && !spec.gemm) t.y = rank - 2;
   t.channel_vectors = spec.channel_vectors;
+  t.gemm = spec.gemm;
   t.reduce = reduce;
   t.work = product(out) * product(reduce);
   return t;
@@ -198,6 +228,28 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
   return p;
 }
 
+// A GEMM's fallback tile: topi::matmul_cpu_config's micro-kernel (two vectors of columns and the
+// rows that leave room for the operands) where the output is that wide, else one vector; of the
+// template's row candidates that divide the rows, the most that fit.
+struct GemmTile {
+  int64_t rows = 1, cols = 1;
+};
+
+GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
+  MatmulCpuConfig kernel = matmul_cpu_config(cpu);
+  int lanes = tile_lanes(cpu);
+  int64_t width = t.out.back();
+  int64_t vectors = width >= kernel.nr ? kernel.nr / lanes : 1;
+  GemmTile g;
+  g.cols = std::min(width, vectors * lanes);
+  if (t.row < 0) return g;
+  int64_t most = matmul_tile_rows(cpu, static_cast<int>(vectors));
+  for (int64_t r : row_candidates(t.row_divisor)) {
+    if (r <= most) g.rows = r;
+  }
+  return g;
+}
+
 // The knobs of the tiled template: each split's inner factor from a list of candidates.
 ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);
@@ -210,13 +262,7 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
     for (int64_t f : inners) p.candidates.push_back({-1, f});
     space.define_split(name, extent, p);
   };
-  if (t.row >= 0) {
-    std::vector<int64_t> rows;
-    for (int64_t r : {1, 2, 4, 8, 16, 32}) {
-      if (t.row_divisor % r == 0) rows.push_back(r);
-    }
-    inner_split("tile_row", t.row_divisor, rows);
-  }
+  if (t.row >= 0) inner_split("tile_row", t.row_divisor, row_candidates(t.row_divisor));
   int64_t width = t.out.back();
   if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
     std::vector<int64_t> cols;
@@ -253,18 +299,25 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   return space;
 }
 
-// The fallback is the hand-written policy above: `row_block` rows of one vector of columns, no
-// height blocking, the reduction in compute order, parallel when the work pays for a launch.
+// The fallback is the hand-written policy above: `row_block` rows of one vector of columns (a
+// GEMM: the micro-kernel's tile), no height blocking, the reduction in compute order, parallel
+// when the work pays for a launch.
 void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) {
   PackedTile packed = t.channel_vectors ? packed_fallback(t, cpu) : PackedTile{};
+  std::optional<GemmTile> gemm;
+  if (t.gemm) gemm = gemm_fallback(t, cpu);
   auto inner = [&](const std::string& name, int64_t extent, int64_t factor) {
     space.set_fallback_split(name, {(extent + factor - 1) / factor, factor});
   };
   if (t.row >= 0) {
     inner("tile_row", t.row_divisor,
-          t.channel_vectors ? packed.rows : row_block(t.row_divisor, cpu));
+          t.channel_vectors ? packed.rows
+          : gemm            ? gemm->rows
+                            : row_block(t.row_divisor, cpu));
   }
-  if (!t.channel_vectors) inner("tile_col", t.out.back(), col_block(t.out.back(), tile_lanes(cpu)));
+  if (!t.channel_vectors) {
+    inner("tile_col", t.out.back(), gemm ? gemm->cols : col_block(t.out.back(), tile_lanes(cpu)));
+  }
   if (t.y >= 0) inner("tile_y", t.out[t.y], t.channel_vectors ? packed.ys : 1);
   if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4) {
     // Kernel offsets outside, input channels innermost: the best order of most packed convs
@@ -358,7 +411,7 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   if (!master) return std::nullopt;
   std::vector<int64_t> shape = static_shape(te::Tensor((*master)->op));
   if (shape.empty() || product(shape) <= 0) return std::nullopt;
-  std::optional<TileSpec> spec = tile_spec(anchor, static_cast<int>(shape.size()));
+  std::optional<TileSpec> spec = tile_spec(anchor, shape);
   if (!spec) return std::nullopt;
   std::vector<int64_t> reduce;
   for (const te::IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));

@@ -22,6 +22,9 @@ struct AnchorOp {
   graph::OpFamily family = graph::OpFamily::kOpaque;
   int64_t groups = 1;          // kConv: the output channels fall into this many groups
   bool matrix_vector = false;  // kDense: an operand is a vector, so the output has no row axis
+  // kDense: the right operand is one matrix for every output row (no batch dims of its own), so
+  // the leading output axes are all rows of one GEMM and the tile takes its rows from the longest.
+  bool shared_rhs = false;
 };
 
 // Schedules every stage of `s`, a fused group's computes (not yet scheduled) whose outputs are

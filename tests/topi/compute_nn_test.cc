@@ -232,6 +232,21 @@ TEST(ComputeNnTest, MatMulShapes) {
   check(m);
 }
 
+// GEMMs on the micro-kernel's tile (two vectors of columns, topi::matmul_cpu_config's rows) with
+// rows and columns that leave tails, and activations whose rows are a leading axis ([L, 1, K] x
+// [K, N], as exported attention projects its inputs), with a fused bias epilogue.
+TEST(ComputeNnTest, MatMulGemmTilesWithTailsAndLeadingRowAxes) {
+  OpGraph m;
+  m.op("tails", "MatMul", {m.input("a", f32({37, 19}, 50)), m.constant("b", f32({19, 83}, 51))});
+  auto lead =
+      m.b.node("MatMul", {m.input("x", f32({29, 1, 24}, 52)), m.constant("w", f32({24, 70}, 53))});
+  m.op("lead_bias", "Add", {lead[0], m.constant("bias", f32({70}, 54))});
+  m.op("lead_3d", "MatMul",
+       {m.input("x3", f32({3, 13, 2, 16}, 55)), m.constant("w3", f32({16, 40}, 56))});
+  m.op("wide", "Gemm", {m.input("g", f32({64, 48}, 57)), m.constant("gw", f32({48, 100}, 58))});
+  check(m);
+}
+
 // te buffers have at least one dim: a rank-0 MatMul result is a clear error, not a crash; Gemm's
 // rank-0 C broadcasts like any other.
 TEST(ComputeNnTest, RankZeroOperands) {

@@ -105,9 +105,31 @@ TEST(ScheduleTemplate, MatmulHasNoHeightOrReductionOrderKnobs) {
   graph::ValueId x = b.input("x", {24, 40});
   graph::Graph g = b.finish({b.op("MatMul", {x, b.constant("w", random_tensor({40, 48}, 2))})});
   ConfigSpace space = space_of(g, avx512_cpu());
-  EXPECT_EQ(space.fallback().split("tile_row")[1], 8);
-  EXPECT_EQ(space.fallback().split("tile_col")[1], 16);
+  // The micro-kernel's tile (topi::matmul_cpu_config): 12 rows x 2 vectors of columns.
+  EXPECT_EQ(space.fallback().split("tile_row")[1], 12);
+  EXPECT_EQ(space.fallback().split("tile_col")[1], 32);
   EXPECT_EQ(space.num_knobs(), 4u);  // tile_row, tile_col, unroll_k, parallel
+}
+
+// An activation [128, 1, K] times a constant [K, N] (the exported attention's input projection)
+// is one GEMM of 128 rows: the tile's rows come from the longest leading axis, not the matrix
+// rows (1). With a batched right operand, the rows stay the matrix rows.
+TEST(ScheduleTemplate, MatmulWithASharedRightOperandTakesRowsFromTheLongestAxis) {
+  Builder b;
+  graph::ValueId x = b.input("x", {128, 1, 64});
+  graph::Graph shared =
+      b.finish({b.op("MatMul", {x, b.constant("w", random_tensor({64, 96}, 2))})});
+  for (const auto& [cpu, rows, cols] :
+       {std::tuple{avx512_cpu(), 8, 32}, std::tuple{avx2_cpu(), 4, 16}}) {
+    ConfigEntity f = space_of(shared, cpu).fallback();
+    EXPECT_EQ(f.split("tile_row"), (std::vector<int64_t>{128 / rows, rows}));
+    EXPECT_EQ(f.split("tile_col")[1], cols);
+  }
+  Builder c;
+  graph::ValueId q = c.input("q", {4, 24, 16});
+  graph::ValueId k = c.input("k", {4, 16, 48});
+  ConfigEntity batched = space_of(c.finish({c.op("MatMul", {q, k})}), avx512_cpu()).fallback();
+  EXPECT_EQ(batched.split("tile_row"), (std::vector<int64_t>{2, 12}));
 }
 
 }  // namespace
