@@ -228,6 +228,9 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
   return p;
 }
 
+// The widest column tile of the template, in vectors (a GEMM with few rows falls back to it).
+constexpr int64_t kWideColumnVectors = 8;
+
 // A GEMM's fallback tile: topi::matmul_cpu_config's micro-kernel (two vectors of columns and the
 // rows that leave room for the operands) where the output is that wide, else one vector; of the
 // template's row candidates that divide the rows, the most that fit.
@@ -240,6 +243,11 @@ GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);
   int64_t width = t.out.back();
   int64_t vectors = width >= kernel.nr ? kernel.nr / lanes : 1;
+  // With fewer rows than the kernel's (a batch-1 dense layer, an LSTM step's h x R), the
+  // accumulators go to columns instead: enough independent FMA chains to hide their latency, and
+  // B read in longer contiguous runs.
+  if (t.row < 0 || t.row_divisor < kernel.mr)
+    vectors = std::clamp<int64_t>((width + lanes - 1) / lanes, vectors, kWideColumnVectors);
   GemmTile g;
   g.cols = std::min(width, vectors * lanes);
   if (t.row < 0) return g;
@@ -266,8 +274,8 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   int64_t width = t.out.back();
   if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
     std::vector<int64_t> cols;
-    for (int64_t c :
-         {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes, int64_t{4} * lanes}) {
+    for (int64_t c : {int64_t{4}, int64_t{8}, int64_t{lanes}, int64_t{2} * lanes,
+                      int64_t{4} * lanes, kWideColumnVectors * lanes}) {
       cols.push_back(std::min(width, c));
     }
     inner_split("tile_col", width, cols);

@@ -234,7 +234,8 @@ TEST(ComputeNnTest, MatMulShapes) {
 
 // GEMMs on the micro-kernel's tile (two vectors of columns, topi::matmul_cpu_config's rows) with
 // rows and columns that leave tails, and activations whose rows are a leading axis ([L, 1, K] x
-// [K, N], as exported attention projects its inputs), with a fused bias epilogue.
+// [K, N], as exported attention projects its inputs), with a fused bias epilogue; and one row on
+// the wide column tile.
 TEST(ComputeNnTest, MatMulGemmTilesWithTailsAndLeadingRowAxes) {
   OpGraph m;
   m.op("tails", "MatMul", {m.input("a", f32({37, 19}, 50)), m.constant("b", f32({19, 83}, 51))});
@@ -244,6 +245,7 @@ TEST(ComputeNnTest, MatMulGemmTilesWithTailsAndLeadingRowAxes) {
   m.op("lead_3d", "MatMul",
        {m.input("x3", f32({3, 13, 2, 16}, 55)), m.constant("w3", f32({16, 40}, 56))});
   m.op("wide", "Gemm", {m.input("g", f32({64, 48}, 57)), m.constant("gw", f32({48, 100}, 58))});
+  m.op("one_row", "MatMul", {m.input("r", f32({1, 45}, 59)), m.constant("rw", f32({45, 300}, 60))});
   check(m);
 }
 

@@ -132,5 +132,20 @@ TEST(ScheduleTemplate, MatmulWithASharedRightOperandTakesRowsFromTheLongestAxis)
   EXPECT_EQ(batched.split("tile_row"), (std::vector<int64_t>{2, 12}));
 }
 
+// A batch-1 dense layer (one row) spends its accumulators on columns: eight vectors, so that
+// eight FMA chains hide the latency and B is read in 8-vector runs.
+TEST(ScheduleTemplate, OneRowGemmTakesEightVectorsOfColumns) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 256});
+  graph::Graph g = b.finish({b.op("MatMul", {x, b.constant("r", random_tensor({256, 1024}, 5))})});
+  for (const auto& [cpu, lanes] : {std::pair{avx512_cpu(), 16}, std::pair{avx2_cpu(), 8}}) {
+    ConfigSpace space = space_of(g, cpu);
+    EXPECT_EQ(space.fallback().split("tile_row"), (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(space.fallback().split("tile_col"),
+              (std::vector<int64_t>{1024 / (8 * lanes), 8 * lanes}));
+    EXPECT_EQ(space.invalid_reason(space.fallback()), "");
+  }
+}
+
 }  // namespace
 }  // namespace tessel::topi
