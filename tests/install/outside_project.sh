@@ -28,7 +28,7 @@ case $mode in
       [[ -e $prefix/$f ]] || fail "$f is not installed"
     done
     for f in 'libtessel_runtime.*' TesselConfig.cmake tessel-runtime.pc; do
-      [[ -n $(find "$prefix" -name "$f") ]] || fail "$f is not installed"
+      [[ -n $(find "$prefix/" -name "$f") ]] || fail "$f is not installed"
     done
     "$prefix/bin/tessel" --help | grep -q compile || fail "the installed tessel --help"
     ;;
@@ -59,7 +59,7 @@ case $mode in
     ;;
   pkg_config)
     out=$work/pkg_config
-    pc=$(find "$prefix" -name tessel-runtime.pc)
+    pc=$(find "$prefix/" -name tessel-runtime.pc)
     PKG_CONFIG_PATH=$(dirname "$pc") quiet cmake -S "$src/examples" -B "$out" -G Ninja \
       -DCMAKE_BUILD_TYPE=Release -DTESSEL_EXAMPLES_PKGCONFIG=ON
     quiet cmake --build "$out"
