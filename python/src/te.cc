@@ -300,7 +300,11 @@ void init_schedules(py::module_& te) {
       .def(
           "cache_write",
           [](te::Schedule& s, const Tensor& t, const std::string& scope) {
-            return s.cache_write(t, scope == "local" ? MemScope::kLocal : MemScope::kGlobal);
+            for (MemScope m : {MemScope::kLocal, MemScope::kShared, MemScope::kGlobal}) {
+              if (scope == mem_scope_name(m)) return s.cache_write(t, m);
+            }
+            throw py::value_error("cache_write's scope is one of local, shared, global; not '" +
+                                  scope + "'");
           },
           py::arg("tensor"), py::arg("scope") = "local");
   te.def("create_schedule", [](const py::handle& outputs) {

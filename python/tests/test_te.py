@@ -71,6 +71,23 @@ def test_split_fuse_unroll_compute_at_and_inline():
     np.testing.assert_allclose(d, expect, rtol=1e-5)
 
 
+def test_cache_write_computed_at_each_tile():
+    A, B, C = matmul(64, 64, 64)
+    s = te.create_schedule(C)
+    CC = s.cache_write(C, "local")
+    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 16, 16)
+    s[CC].compute_at(s[C], jo)
+    assert [st.name for st in s.stages] == ["A", "B", "C.local", "C"]
+    assert "allocate C.local" in str(te.lower(s, [A, B, C]))
+    f = tessel.build(s, [A, B, C])
+    a, b = np.random.default_rng(5).standard_normal((2, 64, 64), dtype=np.float32)
+    c = np.empty((64, 64), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="scope"):
+        s.cache_write(C, "registers")
+
+
 def test_expressions_and_scalar_arguments():
     n = te.var("n")
     A = te.placeholder((n,), "int32", name="A")
