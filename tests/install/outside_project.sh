@@ -4,8 +4,11 @@
 #   outside_project.sh headers      BUILD_DIR SOURCE_DIR WORK   the headers leak no LLVM/ONNX/protobuf
 #   outside_project.sh find_package BUILD_DIR SOURCE_DIR WORK   find_package(Tessel): build, run
 #   outside_project.sh pkg_config   BUILD_DIR SOURCE_DIR WORK   tessel-runtime.pc: load_package
+#   outside_project.sh cleanup      BUILD_DIR SOURCE_DIR WORK   removes what install made
+# Each ctest run works in a folder of its own under WORK (named by ctest's process id, the
+# parent of every test), so that two runs in one build tree do not remove each other's prefix.
 set -euo pipefail
-mode=$1 build=$2 src=$3 work=$4
+mode=$1 build=$2 src=$3 work=$4/run-$PPID
 prefix=$work/prefix
 inc=$prefix/include/tessel
 fail() {
@@ -67,6 +70,7 @@ case $mode in
     "$prefix/bin/tessel" compile "$src/models/resnet_mini.onnx" -o "$out/model.tar" >/dev/null
     "$out/load_package" "$out/model.tar" | grep "output 'prob': 10 elements"
     ;;
+  cleanup) rm -rf "$work" ;;
   *) fail "unknown mode $mode" ;;
 esac
 echo "$mode: ok"
