@@ -3,7 +3,9 @@
 #   outside_project.sh install      BUILD_DIR SOURCE_DIR WORK   cmake --install into WORK/prefix
 #   outside_project.sh headers      BUILD_DIR SOURCE_DIR WORK   the headers leak no LLVM/ONNX/protobuf
 #   outside_project.sh find_package BUILD_DIR SOURCE_DIR WORK   find_package(Tessel): build, run
-#   outside_project.sh pkg_config   BUILD_DIR SOURCE_DIR WORK   tessel-runtime.pc: load_package
+#   outside_project.sh runtime_only BUILD_DIR SOURCE_DIR WORK   load_package against the runtime
+#                                                               alone: tessel-runtime.pc, and
+#                                                               find_package(... COMPONENTS runtime)
 #   outside_project.sh cleanup      BUILD_DIR SOURCE_DIR WORK   removes what install made
 # Each ctest run works in a folder of its own under WORK (named by ctest's process id, the
 # parent of every test), so that two runs in one build tree do not remove each other's prefix.
@@ -60,15 +62,20 @@ case $mode in
     "$prefix/bin/tessel" compile "$src/models/resnet_mini.onnx" -o "$out/model.tar" >/dev/null
     "$out/load_package" "$out/model.tar" | grep "output 'prob': 10 elements of float32"
     ;;
-  pkg_config)
-    out=$work/pkg_config
+  runtime_only)
+    "$prefix/bin/tessel" compile "$src/models/resnet_mini.onnx" -o "$work/runtime.tar" >/dev/null
     pc=$(find "$prefix/" -name tessel-runtime.pc)
-    PKG_CONFIG_PATH=$(dirname "$pc") quiet cmake -S "$src/examples" -B "$out" -G Ninja \
-      -DCMAKE_BUILD_TYPE=Release -DTESSEL_EXAMPLES_PKGCONFIG=ON
-    quiet cmake --build "$out"
-    if ldd "$out/load_package" | grep -i llvm; then fail "load_package links LLVM"; fi
-    "$prefix/bin/tessel" compile "$src/models/resnet_mini.onnx" -o "$out/model.tar" >/dev/null
-    "$out/load_package" "$out/model.tar" | grep "output 'prob': 10 elements"
+    for how in pkg_config component; do
+      out=$work/$how
+      flags=(-DTESSEL_EXAMPLES_PKGCONFIG=ON)
+      [[ $how == component ]] && flags=(-DTESSEL_EXAMPLES_RUNTIME_ONLY=ON -DCMAKE_PREFIX_PATH="$prefix")
+      PKG_CONFIG_PATH=$(dirname "$pc") quiet cmake -S "$src/examples" -B "$out" -G Ninja \
+        -DCMAKE_BUILD_TYPE=Release "${flags[@]}"
+      quiet cmake --build "$out"
+      if grep -E '^(LLVM|ONNX)_DIR:' "$out/CMakeCache.txt"; then fail "$how looked for LLVM or ONNX"; fi
+      if ldd "$out/load_package" | grep -i llvm; then fail "$how: load_package links LLVM"; fi
+      "$out/load_package" "$work/runtime.tar" | grep "output 'prob': 10 elements"
+    done
     ;;
   cleanup) rm -rf "$work" ;;
   *) fail "unknown mode $mode" ;;
