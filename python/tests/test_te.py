@@ -28,6 +28,11 @@ def test_matmul_default_schedule_matches_numpy():
     f(a, b, c)  # numpy arrays in, results written into c
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
     assert "ret" in f.source("asm") and "define" in f.source("ll")
+    lowered = tessel.build(te.lower(s, [A, B, C], name="mm2"))  # from a PrimFunc
+    assert lowered.entry == "mm2"
+    c2 = np.zeros_like(c)
+    lowered["mm2"](a, b, c2)
+    np.testing.assert_array_equal(c2, c)
 
 
 def test_matmul_hand_schedule_with_tessel_arrays():
