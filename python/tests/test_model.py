@@ -1,5 +1,6 @@
 """tessel.compile / load_package / Model from Python, against numpy."""
 import copy
+import threading
 
 import numpy as np
 import pytest
@@ -75,6 +76,28 @@ def test_copies_of_a_model_run_independently(onnx_node_model):
     m.run(a=np.ones((3, 4), np.float32), b=ones)
     other.run(a=np.zeros((3, 4), np.float32), b=ones)
     assert m.get_output(0).sum() == 36 and other.get_output(0).sum() == 0
+
+
+def test_copies_run_in_threads_at_once(models_dir):
+    m = tessel.compile(models_dir / "resnet_mini.onnx")
+    x = np.random.default_rng(3).standard_normal((1, 3, 32, 32), dtype=np.float32)
+    m.run(data=x)
+    want = m.get_output(0)
+    results = []
+
+    def worker(model):  # run() releases the GIL: the threads' runs overlap
+        for _ in range(20):
+            model.run(data=x)
+        results.append(model.get_output(0))
+
+    threads = [threading.Thread(target=worker, args=(copy.copy(m),)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3
+    for r in results:
+        np.testing.assert_array_equal(r, want)
 
 
 def test_errors_carry_tessels_message(onnx_node_model, models_dir, tmp_path):
