@@ -572,8 +572,32 @@ CodeGenLLVM::Address CodeGenLLVM::address_of(const Buffer& buffer,
   return {gep(index), true, llvm::Align(elem_bytes)};
 }
 
+// A vector of every s-th element (a strided pool or conv reading its input): the span from the
+// first to the last lane in one load, then the lanes picked out by a shuffle (a gather costs a
+// load per lane). Only up to kMaxStridedLoad, where the span stays a few vectors; only the elements
+// the lanes cover are read, so the load is as in bounds as the gather was.
+constexpr int64_t kMaxStridedLoad = 4;
+
+llvm::Value* CodeGenLLVM::strided_load(const BufferLoadNode* op) {
+  const auto* ramp = op->indices.size() == 1 ? op->indices[0].as<RampNode>() : nullptr;
+  const int64_t* stride = ramp ? as_const_int(ramp->stride) : nullptr;
+  if (!stride || *stride < 2 || *stride > kMaxStridedLoad || op->dtype.is_bool()) return nullptr;
+  int lanes = op->dtype.lanes();
+  Address addr = address_of(op->buffer, {ramp->base}, 1, true);
+  llvm::Type* elem = memory_type(op->dtype.element_of());
+  auto span = static_cast<unsigned>((lanes - 1) * *stride + 1);
+  llvm::Value* wide =
+      builder_.CreateAlignedLoad(llvm::FixedVectorType::get(elem, span), addr.ptr, addr.align);
+  std::vector<int> picks;
+  for (int lane = 0; lane < lanes; ++lane) picks.push_back(static_cast<int>(lane * *stride));
+  return builder_.CreateShuffleVector(wide, picks);
+}
+
 llvm::Value* CodeGenLLVM::visit_BufferLoad(const BufferLoadNode* op, const PrimExpr&) {
   int lanes = op->dtype.lanes();
+  if (mask_ == nullptr && lanes > 1) {
+    if (llvm::Value* v = strided_load(op)) return v;
+  }
   Address addr = address_of(op->buffer, op->indices, lanes, mask_ == nullptr);
   llvm::Type* type = memory_type(op->dtype);
   llvm::Value* v;

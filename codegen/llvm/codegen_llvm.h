@@ -104,6 +104,8 @@ class CodeGenLLVM : public ExprFunctor<llvm::Value*> {
   Address address_of(const Buffer& buffer, const std::vector<PrimExpr>& indices, int lanes,
                      bool in_bounds);
   llvm::Value* masked_load(llvm::Type* type, const Address& addr, llvm::Value* mask);
+  // A load of a constant-stride ramp as one wide load and a shuffle; nullptr when it is not one.
+  llvm::Value* strided_load(const BufferLoadNode* op);
   llvm::Align known_alignment(const PrimExpr& index, int elem_bytes) const;
   void emit_store(const BufferStoreNode* op);
   void emit_if(const IfThenElseNode* op);

@@ -109,6 +109,33 @@ TEST(CodeGenLLVMTest, StridedRampsGatherAndScatter) {
   }
 }
 
+// Loads of every s-th element for s up to 4 are one wide load and a shuffle, not a gather (a
+// strided pool or conv reads its input so): right values up to the buffer's last element, which
+// the last lane reads (ASan checks that nothing past it is), and no gather instruction. Stride 5
+// still gathers.
+TEST(CodeGenLLVMTest, SmallStrideLoadsAreWideLoadsAndShuffles) {
+  for (int stride : {2, 3, 4, 5}) {
+    const int lanes = 16, n = (lanes - 1) * stride + 1 + 3;
+    Buffer a = Buffer::make("A", DataType::f32(), {n});
+    Buffer c = Buffer::make("C", DataType::f32(), {2 * lanes});
+    Var i("i");
+    // C[0:16] = A[3 + s*k], C[16:32] = A[s*k]: the first group ends at A's last element.
+    Stmt body =
+        loop(i, 2, store(c, load(a, ramp(3 - i * 3, lanes, stride)), ramp(i * lanes, lanes)));
+    PrimFunc f = make_func("strided_load", {a, c}, body);
+    runtime::Module mod = build(f, host_target());
+    auto x = float_array({n}, [](int64_t k) { return float(k); });
+    auto y = float_array({2 * lanes}, [](int64_t) { return -1.0f; });
+    mod.get_function("strided_load")(x, y);
+    for (int64_t k = 0; k < lanes; ++k) {
+      EXPECT_EQ(y.data<float>()[k], float(3 + stride * k)) << "stride " << stride << " lane " << k;
+      EXPECT_EQ(y.data<float>()[lanes + k], float(stride * k)) << "stride " << stride;
+    }
+    std::string asm_text = emit_assembly({f}, host_target());
+    EXPECT_EQ(asm_text.find("gather") == std::string::npos, stride <= 4) << "stride " << stride;
+  }
+}
+
 // Select, min/max, comparisons, casts, Let, a likely() guard and an unrolled loop together.
 TEST(CodeGenLLVMTest, ControlFlowCastsAndSelects) {
   Buffer a = Buffer::make("A", DataType::f32(), {10});
