@@ -23,7 +23,8 @@ te::Tensor binary(const te::Tensor& a, const te::Tensor& b,
                   const std::function<PrimExpr(PrimExpr, PrimExpr)>& f, const std::string& name);
 
 // Default CPU schedule for an injective stage: all axes fused, split by `vector_lanes` and
-// vectorized, the outer part parallel (when the tensor is big enough to pay for a launch).
+// vectorized, the outer part parallel (when the tensor is big enough to pay for a launch); rows
+// that are not a whole number of vectors are vectorized along the last axis instead.
 void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes);
 
 }  // namespace tessel::topi
