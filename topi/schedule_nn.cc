@@ -106,17 +106,6 @@ int64_t row_block(int64_t divisor, const CpuModel& cpu) {
   return 1;
 }
 
-// The template's unrolled rows per tile: those of {1, 2, 4, 8, 16, 32} that divide `divisor`,
-// and the micro-kernel's 6 and 12 rows (topi::matmul_tile_rows with AVX2's and AVX-512's register
-// files) where they do.
-std::vector<int64_t> row_candidates(int64_t divisor) {
-  std::vector<int64_t> rows;
-  for (int64_t r : {1, 2, 4, 6, 8, 12, 16, 32}) {
-    if (divisor % r == 0) rows.push_back(r);
-  }
-  return rows;
-}
-
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
 const std::vector<int64_t> kPackedColumns = {1, 2, 4, 7, 8, 14, 16};
 
@@ -188,6 +177,21 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   return t;
 }
 
+// The template's unrolled rows per tile: those of {1, 2, 4, 8, 16, 32} that divide the rows, and
+// a GEMM's micro-kernel rows (topi::matmul_cpu_config: 6 on AVX2, 12 on AVX-512) whether or not
+// they divide them, the last row block being shorter then.
+std::vector<int64_t> row_candidates(const TiledShape& t, const CpuModel& cpu) {
+  std::vector<int64_t> rows;
+  for (int64_t r : {1, 2, 4, 8, 16, 32}) {
+    if (t.row_divisor % r == 0) rows.push_back(r);
+  }
+  int64_t kernel_rows = matmul_cpu_config(cpu).mr;
+  if (t.gemm && kernel_rows <= t.row_divisor) rows.push_back(kernel_rows);
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
 // The tile that a config asks for.
 struct TileConfig {
   int64_t rows = 1, cols = 1, ys = 1;
@@ -233,7 +237,7 @@ constexpr int64_t kWideColumnVectors = 8;
 
 // A GEMM's fallback tile: topi::matmul_cpu_config's micro-kernel (two vectors of columns and the
 // rows that leave room for the operands) where the output is that wide, else one vector; of the
-// template's row candidates that divide the rows, the most that fit.
+// template's row candidates that divide the rows, the most that fit, or the kernel's rows.
 struct GemmTile {
   int64_t rows = 1, cols = 1;
 };
@@ -252,9 +256,12 @@ GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
   g.cols = std::min(width, vectors * lanes);
   if (t.row < 0) return g;
   int64_t most = matmul_tile_rows(cpu, static_cast<int>(vectors));
-  for (int64_t r : row_candidates(t.row_divisor)) {
-    if (r <= most) g.rows = r;
+  for (int64_t r : row_candidates(t, cpu)) {
+    if (r <= most && t.row_divisor % r == 0) g.rows = r;
   }
+  // A dividing block well short of the kernel's rows loses more than a shorter last block costs
+  // (te matmul at 1024^3 on AVX2: 4 x 16 ran at 0.7x the speed of 6 x 16, which leaves a tail).
+  if (most == kernel.mr && 4 * g.rows < 3 * most && most <= t.row_divisor) g.rows = most;
   return g;
 }
 
@@ -270,7 +277,7 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
     for (int64_t f : inners) p.candidates.push_back({-1, f});
     space.define_split(name, extent, p);
   };
-  if (t.row >= 0) inner_split("tile_row", t.row_divisor, row_candidates(t.row_divisor));
+  if (t.row >= 0) inner_split("tile_row", t.row_divisor, row_candidates(t, cpu));
   int64_t width = t.out.back();
   if (!t.channel_vectors) {  // with channel vectors the tile spans one block of channels
     std::vector<int64_t> cols;
