@@ -1,5 +1,4 @@
 """The README's Python examples run as written (from the repository root)."""
-import os
 import re
 
 import pytest
