@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
   CpuModel cpu = CpuModel::of(g_target);
   topi::MatmulCpuConfig cfg = g_tile ? *g_tile : topi::matmul_cpu_config(cpu);
   g_peak = bench::measure_peak_flops(cpu.vector_bits);
-  benchmark::AddCustomContext("target", g_target.str());
+  benchmark::AddCustomContext("target", "llvm -mcpu=" + g_target.cpu);
   benchmark::AddCustomContext("isa", isa_family_name(cpu.isa));
   benchmark::AddCustomContext("register_tile",
                               std::to_string(cfg.mr) + "x" + std::to_string(cfg.nr));

@@ -18,7 +18,9 @@ def main(path):
         rows[(n, threads)][kernel] = b["GFLOPS"] / 1e9 if b["GFLOPS"] > 1e6 else b["GFLOPS"]
     default = {n: k["BM_Tessel/default"] for (n, t), k in rows.items() if "BM_Tessel/default" in k}
     print(f"CPU: {ctx.get('host_name', '?')}, {ctx['num_cpus']} cores at {ctx['mhz_per_cpu']} MHz (reported); "
-          f"measured fp32 FMA peak {peak:.1f} GFLOP/s per core ({ctx['vector_bits']}-bit vectors).\n")
+          f"measured fp32 FMA peak {peak:.1f} GFLOP/s per core ({ctx['vector_bits']}-bit vectors).")
+    print(f"Tessel target `{ctx.get('target', '?')}` ({ctx.get('isa', '?')}), register tile "
+          f"{ctx.get('register_tile', '?')}.\n")
     print("| n | threads | te default | te scheduled | % of peak | Eigen | OpenBLAS | scheduled / OpenBLAS | scheduled / Eigen |")
     print("|---|---|---|---|---|---|---|---|---|")
     for (n, t) in sorted(rows, key=lambda k: (k[1], k[0])):

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the matmul benchmark, then prints the markdown table for docs/benchmarks.md.
-#   bench/run_matmul_bench.sh [extra Google Benchmark flags]
+#   bench/run_matmul_bench.sh [--target="llvm -mcpu=haswell"] [--tile=MRxNR] [Google Benchmark flags]
+# --target compiles Tessel's kernels for another ISA (the AVX2 table on an AVX-512 machine; hold
+# OpenBLAS to its Haswell kernels with OPENBLAS_CORETYPE=Haswell for that comparison).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
