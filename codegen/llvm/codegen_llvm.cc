@@ -573,9 +573,9 @@ CodeGenLLVM::Address CodeGenLLVM::address_of(const Buffer& buffer,
 }
 
 // A vector of every s-th element (a strided pool or conv reading its input): the span from the
-// first to the last lane in one load, then the lanes picked out by a shuffle (a gather costs a
-// load per lane). Only up to kMaxStridedLoad, where the span stays a few vectors; only the elements
-// the lanes cover are read, so the load is as in bounds as the gather was.
+// first to the last lane in one masked load, then the lanes picked out by a shuffle (a gather
+// costs a load per lane). Only up to kMaxStridedLoad, where the span stays a few vectors; only the
+// elements the lanes cover are read, so the load is as in bounds as the gather was.
 constexpr int64_t kMaxStridedLoad = 4;
 
 llvm::Value* CodeGenLLVM::strided_load(const BufferLoadNode* op) {
@@ -585,9 +585,15 @@ llvm::Value* CodeGenLLVM::strided_load(const BufferLoadNode* op) {
   int lanes = op->dtype.lanes();
   Address addr = address_of(op->buffer, {ramp->base}, 1, true);
   llvm::Type* elem = memory_type(op->dtype.element_of());
+  // s whole vectors, the lanes past the last one read masked off: LLVM splits an odd-length
+  // load (31 floats) into pieces and the shuffle of it into scalar moves.
   auto span = static_cast<unsigned>((lanes - 1) * *stride + 1);
+  auto width = static_cast<unsigned>(lanes * *stride);
+  std::vector<llvm::Constant*> read;
+  for (unsigned k = 0; k < width; ++k) read.push_back(builder_.getInt1(k < span));
+  auto* type = llvm::FixedVectorType::get(elem, width);
   llvm::Value* wide =
-      builder_.CreateAlignedLoad(llvm::FixedVectorType::get(elem, span), addr.ptr, addr.align);
+      builder_.CreateMaskedLoad(type, addr.ptr, addr.align, llvm::ConstantVector::get(read));
   std::vector<int> picks;
   for (int lane = 0; lane < lanes; ++lane) picks.push_back(static_cast<int>(lane * *stride));
   return builder_.CreateShuffleVector(wide, picks);
