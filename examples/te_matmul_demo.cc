@@ -69,8 +69,10 @@ int main(int argc, char** argv) {
     te::Schedule plain_s = te::create_schedule({plain.C});
     PrimFunc plain_ir = te::lower(plain_s, {plain.A, plain.B, plain.C}, "matmul_default");
 
-    topi::Matmul packed = topi::matmul_packed(N, N, N, 32);
-    te::Schedule tuned_s = topi::schedule_matmul_cpu(packed, {});
+    // The register tile for this CPU's vector width and register file (12 x 32 with AVX-512).
+    topi::MatmulCpuConfig tile = topi::matmul_cpu_config(CpuModel::of(target));
+    topi::Matmul packed = topi::matmul_packed(N, N, N, tile.nr);
+    te::Schedule tuned_s = topi::schedule_matmul_cpu(packed, tile);
     PrimFunc tuned_ir = te::lower(tuned_s, {packed.A, packed.B, packed.C}, "matmul_scheduled");
 
     std::cout << "== Default schedule, lowered ==\n" << plain_ir << "\n";

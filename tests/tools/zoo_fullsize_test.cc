@@ -129,6 +129,17 @@ const std::map<std::string, Expected>& expected() {
 
 class FullSizeModelTest : public ::testing::TestWithParam<tools::FullSizeModel> {};
 
+}  // namespace
+}  // namespace tessel
+
+namespace tessel::tools {
+// gtest prints a test's parameter: the model's name rather than its bytes.
+void PrintTo(const FullSizeModel& model, std::ostream* os) { *os << model.name; }
+}  // namespace tessel::tools
+
+namespace tessel {
+namespace {
+
 TEST_P(FullSizeModelTest, ImportsWithItsShapesAndOps) {
   const tools::FullSizeModel& model = GetParam();
   auto it = expected().find(model.name);
