@@ -12,11 +12,14 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# `tessel compile` links packages with the system C compiler.
+# `tessel compile` links packages by running `cc`, which Debian's gcc package provides (another
+# c-compiler, gcc-12 alone or a clang, installs no `cc`: seen on a clean bookworm chroot).
 set(tessel_deb_depends llvm-19-dev libfmt-dev libdlpack-dev libonnx-dev libprotobuf-dev
-    nlohmann-json3-dev libarchive-dev libzip-dev pkg-config "gcc | c-compiler")
+    nlohmann-json3-dev libarchive-dev libzip-dev pkg-config gcc)
 if(TESSEL_WITH_XGBOOST)
   list(APPEND tessel_deb_depends libxgboost-dev)
 endif()
 list(JOIN tessel_deb_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
+# Building against the installed CMake package needs a C++ compiler and CMake.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++, cmake")
 include(CPack)
