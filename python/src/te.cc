@@ -17,6 +17,15 @@ namespace tessel::python {
 
 namespace {
 
+// A memory scope by name ("local", "shared", "global"); a ValueError naming `primitive` otherwise.
+MemScope parse_scope(const std::string& scope, const char* primitive) {
+  for (MemScope m : {MemScope::kLocal, MemScope::kShared, MemScope::kGlobal}) {
+    if (scope == mem_scope_name(m)) return m;
+  }
+  throw py::value_error(std::string(primitive) + "'s scope is one of local, shared, global; not '" +
+                        scope + "'");
+}
+
 using te::IterVar;
 using te::Stage;
 using te::Tensor;
@@ -290,7 +299,8 @@ void init_schedules(py::module_& te) {
       .def("unroll", &Stage::unroll)
       .def("compute_at", &Stage::compute_at, py::arg("parent"), py::arg("scope"))
       .def("compute_inline", &Stage::compute_inline)
-      .def("compute_root", &Stage::compute_root);
+      .def("compute_root", &Stage::compute_root)
+      .def("bind", &Stage::bind, py::arg("iv"), py::arg("thread_tag"));
 
   py::class_<te::Schedule>(te, "Schedule")
       .def("__getitem__", [](const te::Schedule& s, const Tensor& t) { return s[t]; })
@@ -300,13 +310,16 @@ void init_schedules(py::module_& te) {
       .def(
           "cache_write",
           [](te::Schedule& s, const Tensor& t, const std::string& scope) {
-            for (MemScope m : {MemScope::kLocal, MemScope::kShared, MemScope::kGlobal}) {
-              if (scope == mem_scope_name(m)) return s.cache_write(t, m);
-            }
-            throw py::value_error("cache_write's scope is one of local, shared, global; not '" +
-                                  scope + "'");
+            return s.cache_write(t, parse_scope(scope, "cache_write"));
           },
-          py::arg("tensor"), py::arg("scope") = "local");
+          py::arg("tensor"), py::arg("scope") = "local")
+      .def(
+          "cache_read",
+          [](te::Schedule& s, const Tensor& t, const std::string& scope,
+             const std::vector<Tensor>& readers) {
+            return s.cache_read(t, parse_scope(scope, "cache_read"), readers);
+          },
+          py::arg("tensor"), py::arg("scope"), py::arg("readers"));
   te.def("create_schedule", [](const py::handle& outputs) {
     if (py::isinstance<Tensor>(outputs)) return te::create_schedule({outputs.cast<Tensor>()});
     return te::create_schedule(outputs.cast<std::vector<Tensor>>());

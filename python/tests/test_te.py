@@ -93,6 +93,33 @@ def test_cache_write_computed_at_each_tile():
         s.cache_write(C, "registers")
 
 
+def test_cache_read_stages_an_input_for_its_reader():
+    A, B, C = matmul(32, 32, 32)
+    s = te.create_schedule(C)
+    AA = s.cache_read(A, "local", [C])
+    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], 8, 8)
+    s[AA].compute_at(s[C], io)
+    assert "A.local" in [st.name for st in s.stages]
+    assert "allocate A.local" in str(te.lower(s, [A, B, C]))
+    f = tessel.build(s, [A, B, C])
+    a, b = np.random.default_rng(6).standard_normal((2, 32, 32), dtype=np.float32)
+    c = np.empty((32, 32), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="cache_read's scope"):
+        s.cache_read(B, "texture", [C])
+
+
+def test_bind_names_the_thread_and_rejects_unknown_tags():
+    A, B, C = matmul(16, 16, 16)
+    s = te.create_schedule(C)
+    bx, tx = s[C].split(C.op.axis[0], 4)
+    s[C].bind(bx, "blockIdx.x")
+    assert "blockIdx.x" in str(te.lower(s, [A, B, C]))
+    with pytest.raises(tessel.Error):
+        s[C].bind(tx, "no_such_thread")
+
+
 def test_expressions_and_scalar_arguments():
     n = te.var("n")
     A = te.placeholder((n,), "int32", name="A")
