@@ -76,6 +76,15 @@ def test_split_fuse_unroll_compute_at_and_inline():
     np.testing.assert_allclose(d, expect, rtol=1e-5)
 
 
+def check_matmul(s, A, B, C, n, seed):
+    """Builds the n x n x n matmul schedule s and checks it against numpy."""
+    f = tessel.build(s, [A, B, C])
+    a, b = np.random.default_rng(seed).standard_normal((2, n, n), dtype=np.float32)
+    c = np.empty((n, n), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
 def test_cache_write_computed_at_each_tile():
     A, B, C = matmul(64, 64, 64)
     s = te.create_schedule(C)
@@ -84,11 +93,7 @@ def test_cache_write_computed_at_each_tile():
     s[CC].compute_at(s[C], jo)
     assert [st.name for st in s.stages] == ["A", "B", "C.local", "C"]
     assert "allocate C.local" in str(te.lower(s, [A, B, C]))
-    f = tessel.build(s, [A, B, C])
-    a, b = np.random.default_rng(5).standard_normal((2, 64, 64), dtype=np.float32)
-    c = np.empty((64, 64), np.float32)
-    f(a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    check_matmul(s, A, B, C, 64, seed=5)
     with pytest.raises(ValueError, match="scope"):
         s.cache_write(C, "registers")
 
@@ -101,11 +106,7 @@ def test_cache_read_stages_an_input_for_its_reader():
     s[AA].compute_at(s[C], io)
     assert "A.local" in [st.name for st in s.stages]
     assert "allocate A.local" in str(te.lower(s, [A, B, C]))
-    f = tessel.build(s, [A, B, C])
-    a, b = np.random.default_rng(6).standard_normal((2, 32, 32), dtype=np.float32)
-    c = np.empty((32, 32), np.float32)
-    f(a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    check_matmul(s, A, B, C, 32, seed=6)
     with pytest.raises(ValueError, match="cache_read's scope"):
         s.cache_read(B, "texture", [C])
 
