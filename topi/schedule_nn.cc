@@ -242,6 +242,7 @@ struct GemmTile {
   int64_t rows = 1, cols = 1;
 };
 
+// A GEMM always has a row axis (matrix-vector products are not GEMMs): t.row >= 0.
 GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
   MatmulCpuConfig kernel = matmul_cpu_config(cpu);
   int lanes = tile_lanes(cpu);
@@ -250,11 +251,10 @@ GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
   // With fewer rows than the kernel's (a batch-1 dense layer, an LSTM step's h x R), the
   // accumulators go to columns instead: enough independent FMA chains to hide their latency, and
   // B read in longer contiguous runs.
-  if (t.row < 0 || t.row_divisor < kernel.mr)
+  if (t.row_divisor < kernel.mr)
     vectors = std::clamp<int64_t>((width + lanes - 1) / lanes, vectors, kWideColumnVectors);
   GemmTile g;
   g.cols = std::min(width, vectors * lanes);
-  if (t.row < 0) return g;
   int64_t most = matmul_tile_rows(cpu, static_cast<int>(vectors));
   for (int64_t r : row_candidates(t, cpu)) {
     if (r <= most && t.row_divisor % r == 0) g.rows = r;
