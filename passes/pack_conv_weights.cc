@@ -15,9 +15,13 @@ namespace tessel::passes {
 // 166/217. A stride along the width makes the direct template gather every stride-th input column
 // into vectors (a phase split of the input); channel vectors broadcast one input element at a time
 // and need none: 1x1 stride 2, 16 -> 32 channels at 32x32: 35 -> 118; 3x3 stride 2 at 32x32 and
-// ResNet-50's 7x7 stride 2 stem: equal within noise (130 and 200).
+// ResNet-50's 7x7 stride 2 stem: equal within noise (130 and 200). Since the packed fallback
+// blocks two channel blocks per tile, reductions from 128 pay too (whole models at one thread,
+// AVX-512, threshold 256 -> 128: MobileNetV2 7.0 -> 6.7 ms, SqueezeNet 6.6 -> 6.1, the others
+// equal within noise); packing every conv of a row that is not whole vectors made MobileNetV2
+// slower (7.0 -> 7.3).
 bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride) {
-  return stride > 1 || (width % kConvChannelBlock != 0 && reduction >= 256);
+  return stride > 1 || (width % kConvChannelBlock != 0 && reduction >= 128);
 }
 
 bool is_packable(const graph::Graph& g, const graph::Node& node) {

@@ -51,7 +51,8 @@ TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
   EXPECT_TRUE(prefers_channel_vectors(14, 2304, 1));
   EXPECT_TRUE(prefers_channel_vectors(56, 576, 1));
   EXPECT_TRUE(prefers_channel_vectors(28, 256, 1));
-  EXPECT_FALSE(prefers_channel_vectors(7, 128, 1));    // too short to pay for unpacking
+  EXPECT_TRUE(prefers_channel_vectors(28, 128, 1));
+  EXPECT_FALSE(prefers_channel_vectors(7, 72, 1));     // too short to pay for unpacking
   EXPECT_FALSE(prefers_channel_vectors(32, 4608, 1));  // whole vectors
   EXPECT_TRUE(prefers_channel_vectors(16, 16, 2));     // strided: the direct template splits phases
 }

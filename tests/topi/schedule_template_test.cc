@@ -32,10 +32,12 @@ ConfigSpace space_of(graph::Graph g, const CpuModel& cpu) {
   return *lg.space;
 }
 
+// A conv on the direct template: its rows are not whole vectors, but its reduction (8 x 3 x 3) is
+// too short to pay for packing.
 graph::Graph conv_model() {
   Builder b;
-  graph::ValueId x = b.input("x", {1, 16, 14, 14});
-  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 16, 3, 3}, 1))},
+  graph::ValueId x = b.input("x", {1, 8, 14, 14});
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 8, 3, 3}, 1))},
                           {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
   return b.finish({b.op("Relu", {y})});
 }
@@ -76,6 +78,26 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   EXPECT_EQ(f8.split("tile_y"), (std::vector<int64_t>{2, 4}));
   EXPECT_EQ(f8.split("tile_row"), (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(avx2.invalid_reason(f8), "");
+}
+
+// Two blocks of channels share each broadcast input element; the columns fill half the register
+// file, a count that divides the row preferred to a wider one with a tail.
+TEST(ScheduleTemplate, PackedConvTilesTwoBlocksAndHalfTheRegisters) {
+  for (auto [width, columns] : {std::pair<int64_t, int64_t>{14, 7}, {56, 8}, {28, 7}, {10, 8}}) {
+    SCOPED_TRACE(::testing::Message() << "width " << width);
+    Builder b;
+    graph::ValueId x = b.input("x", {1, 256, 4, width});
+    graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({64, 256, 1, 1}, 1))},
+                            {{"kernel_shape", ints({1, 1})}});
+    graph::Graph model = b.finish({b.op("Relu", {y})});
+    ConfigEntity f = space_of(model, avx512_cpu()).fallback();
+    EXPECT_EQ(f.split("tile_row")[1], 2);
+    EXPECT_EQ(f.split("tile_y")[1], columns);
+    // AVX2's block is two vectors already: one block of half the 16 registers.
+    ConfigEntity f8 = space_of(model, avx2_cpu()).fallback();
+    EXPECT_EQ(f8.split("tile_row")[1], 1);
+    EXPECT_EQ(f8.split("tile_y")[1], 4);
+  }
 }
 
 TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {

@@ -147,9 +147,9 @@ struct Pinned {
 // Today's fallbacks (the hand-written policy) on AVX-512 (16 lanes, 32 registers) and AVX2 (8
 // lanes, 16 registers).
 const Pinned kPinned[] = {
-    {"conv", [] { return conv({1, 16, 14, 14}, {32, 16, 3, 3}); }, kAvx512, 1728,
+    {"conv", [] { return conv({1, 8, 14, 14}, {32, 8, 3, 3}); }, kAvx512, 1728,
      R"({"tile_row":[2,16],"tile_col":[1,14],"tile_y":[14,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"conv", [] { return conv({1, 16, 14, 14}, {32, 16, 3, 3}); }, kAvx2, 1728,
+    {"conv", [] { return conv({1, 8, 14, 14}, {32, 8, 3, 3}); }, kAvx2, 1728,
      R"({"tile_row":[4,8],"tile_col":[2,8],"tile_y":[14,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx512, 1152,
      R"({"tile_row":[3,4],"tile_col":[2,16],"tile_y":[28,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
@@ -190,7 +190,7 @@ TEST(StrategyTest, FallbacksOnAvx512AndAvx2AreThePinnedOnes) {
 // NEON's 32 registers of 4 float lanes: rows of the conv tile up to 16 (the x86-only policy took
 // 4 lanes for SSE's 16 registers and allowed 8), one vector of 4 columns.
 TEST(StrategyTest, NeonSizesTilesFromItsRegisterFile) {
-  passes::LoweredGroup lg = lowered(conv({1, 16, 14, 14}, {32, 16, 3, 3}), kNeon);
+  passes::LoweredGroup lg = lowered(conv({1, 8, 14, 14}, {32, 8, 3, 3}), kNeon);
   ASSERT_TRUE(lg.config);
   EXPECT_EQ(lg.config->split("tile_row"), (std::vector<int64_t>{2, 16}));
   EXPECT_EQ(lg.config->split("tile_col"), (std::vector<int64_t>{4, 4}));
