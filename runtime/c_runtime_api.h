@@ -58,7 +58,8 @@ int32_t TesselBackendParallelLaunch(TesselParallelLambda lambda, void* closure, 
 /* Number of tasks a num_tasks == 0 launch uses (the pool size). */
 int32_t TesselBackendNumThreads(void);
 
-/* Scratch memory for large allocations in kernels; 64-byte aligned. */
+/* Scratch memory for large allocations in kernels; 64-byte aligned. A thread keeps the blocks it
+   frees (a few, by size) for its next allocations, which kernels repeat on every run. */
 void* TesselBackendAllocWorkspace(uint64_t nbytes);
 void TesselBackendFreeWorkspace(void* ptr);
 
