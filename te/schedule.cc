@@ -265,12 +265,20 @@ void Stage::compute_at(const Stage& parent, const IterVar& scope) {
          "an output of the schedule must stay at root; compute_at its producers instead");
   }
   leaf_index(*parent.node(), scope, "compute_at");
-  // The parent must read this stage, directly or through inlined stages.
+  // The parent must read this stage, directly, through inlined stages, or through stages computed
+  // inside the parent's loops (a padded input computed per row of tiles, read by the tile's
+  // accumulator stage computed at the parent's inner loop).
   std::function<bool(const StageNode&)> reads = [&](const StageNode& consumer) {
     for (const auto& in : input_ops(consumer.op)) {
       if (in.same_as(s.op)) return true;
       StageNode* mid = s.schedule->find(in);
       if (mid && mid->attach == AttachKind::kInline && reads(*mid)) return true;
+    }
+    for (const auto& st : s.schedule->stages) {
+      if (st->attach == AttachKind::kScope && st->attach_stage.lock().get() == &consumer &&
+          st.node().get() != &s && reads(*st.node())) {
+        return true;
+      }
     }
     return false;
   };

@@ -207,21 +207,46 @@ TEST(ScheduleTest, ComputeAtProducerReadThroughAGather) {
   }
 }
 
-TEST(ScheduleTest, NestedComputeAt) {
-  // A -> B -> C -> D with B computed inside C's loop and C inside D's tiled loop.
+// A -> B -> C -> D, 30 x 20: D = (A + 1) * 2 - 3, with D tiled 8 x 8 and C computed inside D's
+// inner tile loop.
+struct TiledChain {
   Tensor A = placeholder({30, 20}, DataType::f32(), "A");
   Tensor B = compute({30, 20}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "B");
   Tensor C = compute({30, 20}, [&](Expr i, Expr j) { return B(i, j) * 2.0f; }, "C");
   Tensor D = compute({30, 20}, [&](Expr i, Expr j) { return C(i, j) - 3.0f; }, "D");
   Schedule s = create_schedule({D});
-  auto [io, jo, ii, ji] = s[D].tile(D.axis(0), D.axis(1), 8, 8);
-  s[C].compute_at(s[D], jo);
-  s[B].compute_at(s[C], C.axis(0));
-  auto a = random_array({30, 20}), d = zeros({30, 20});
-  build_and_run(s, {A, D}, {a, d});
-  std::vector<float> want(600);
-  for (int x = 0; x < 600; ++x) want[x] = (a.data<float>()[x] + 1) * 2 - 3;
-  expect_near(d, want);
+  IterVar io, jo;
+
+  TiledChain() {
+    auto tiles = s[D].tile(D.axis(0), D.axis(1), 8, 8);
+    io = std::get<0>(tiles);
+    jo = std::get<1>(tiles);
+    s[C].compute_at(s[D], jo);
+  }
+  void expect_computes_the_chain() {
+    auto a = random_array({30, 20}), d = zeros({30, 20});
+    build_and_run(s, {A, D}, {a, d});
+    std::vector<float> want(600);
+    for (int x = 0; x < 600; ++x) want[x] = (a.data<float>()[x] + 1) * 2 - 3;
+    expect_near(d, want);
+  }
+};
+
+TEST(ScheduleTest, NestedComputeAt) {
+  TiledChain c;
+  c.s[c.B].compute_at(c.s[c.C], c.C.axis(0));
+  c.expect_computes_the_chain();
+}
+
+TEST(ScheduleTest, ComputeAtAnOuterLoopOfTheConsumersHost) {
+  // B is read by C alone, and C is computed inside D's inner tile loop: B may be computed once
+  // per row of D's tiles (a padded input per row of conv tiles), above C.
+  TiledChain c;
+  c.s[c.B].compute_at(c.s[c.D], c.io);
+  c.expect_computes_the_chain();
+  std::string ir = to_string(lower(c.s, {c.A, c.D}, "f"));
+  EXPECT_NE(ir.find("allocate B: float32[192]"), std::string::npos)
+      << ir;  // 8 rows of D's 3 column tiles of 8
 }
 
 TEST(ScheduleTest, ComputeInlineChain) {
