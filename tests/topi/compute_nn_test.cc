@@ -76,6 +76,36 @@ TEST(ComputeNnTest, Conv2dAttributeVariants) {
   check(m);
 }
 
+// Grouped convs pad their input rows per row of tiles (topi/schedule_nn.cc) and read strided
+// columns directly: rows that do not fill a 4-row tile, widths with vector tails, strides 2 and
+// 3, dilation, asymmetric pads, a channel multiplier of 2, 1-D.
+TEST(ComputeNnTest, GroupedConvsPadTheirRowsPerTile) {
+  OpGraph m;
+  auto x = m.input("x", f32({1, 6, 13, 37}, 40));
+  auto wd = m.constant("wd", f32({6, 1, 3, 3}, 41));
+  auto bd = m.constant("bd", f32({6}, 42));
+  Attrs depthwise{{"group", int_attr(6)}, {"pads", ints_attr({1, 1, 1, 1})}};
+  m.op("dw", "Conv", {x, wd, bd}, depthwise);
+  Attrs s2 = depthwise;
+  s2["strides"] = ints_attr({2, 2});
+  m.op("dw_stride2", "Conv", {x, wd, bd}, s2);
+  m.op("dw_stride3_asym", "Conv", {x, wd},
+       {{"group", int_attr(6)}, {"strides", ints_attr({3, 3})}, {"pads", ints_attr({0, 2, 1, 0})}});
+  m.op("dw_dilated_stride2", "Conv", {x, wd},
+       {{"group", int_attr(6)},
+        {"strides", ints_attr({2, 2})},
+        {"dilations", ints_attr({2, 2})},
+        {"pads", ints_attr({2, 2, 2, 2})}});
+  m.op("multiplier2_stride2", "Conv", {x, m.constant("wm", f32({12, 1, 5, 5}, 43))},
+       {{"group", int_attr(6)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({2, 2, 2, 2})}});
+  m.op("groups3_stride2", "Conv", {x, m.constant("wg", f32({9, 2, 3, 3}, 44))},
+       {{"group", int_attr(3)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}});
+  m.op("dw1d_stride2", "Conv",
+       {m.input("x1", f32({2, 4, 45}, 45)), m.constant("w1", f32({4, 1, 3}, 46))},
+       {{"group", int_attr(4)}, {"strides", ints_attr({2})}, {"pads", ints_attr({1, 1})}});
+  check(m);
+}
+
 TEST(ComputeNnTest, Conv1dAnd3dAndRuntimeWeights) {
   OpGraph m;
   auto x1 = m.input("x1", f32({1, 3, 70}, 8));
@@ -376,6 +406,34 @@ TEST(ComputeNnTest, ConvScheduleIsParallelVectorizedAndComputesTheTileInPlace) {
   // The conv is computed per tile inside the output's loops: an 8 x 8 accumulator (one 8-lane
   // vector of columns times 8 unrolled channels), not a full-size buffer.
   EXPECT_NE(tir.find("allocate conv: float32[64]"), std::string::npos) << tir;
+}
+
+// A depthwise conv pads the input rows that one row of tiles reads inside the parallel loop (a
+// few rows of one channel, cache-resident), not the whole input before the reduction; its tile
+// is 4 output rows of one vector.
+TEST(ComputeNnTest, DepthwiseConvPadsRowsInsideItsTiles) {
+  OpGraph m;
+  auto x = m.input("x", f32({1, 32, 56, 56}, 47));
+  m.op(
+      "dw", "Conv", {x, m.constant("w", f32({32, 1, 3, 3}, 48))},
+      {{"group", int_attr(32)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}});
+  graph::Graph g = m.b.g;
+  g.outputs = {g.nodes.back().outputs[0]};
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, {});
+  ASSERT_EQ(plan.groups.size(), 1u);
+  CpuModel avx512 =
+      CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
+  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, avx512);
+  std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+  size_t parallel = tir.find("parallel for"), pad = tir.find("_pad: float32[");
+  ASSERT_NE(parallel, std::string::npos) << tir;
+  ASSERT_NE(pad, std::string::npos) << tir;
+  EXPECT_LT(parallel, pad) << tir;
+  // 4 output rows at stride 2 read 9 padded rows of 58 columns or so, not 32 x 58 x 58.
+  int64_t elements = std::stoll(tir.substr(pad + 15));
+  EXPECT_LT(elements, 16 * 64) << tir;
+  EXPECT_EQ(lg.config->split("tile_y")[1], 4);
+  check(m);
 }
 
 }  // namespace
