@@ -57,12 +57,11 @@ std::string workload_key(const graph::Graph& g, const graph::Node& node) {
 }
 
 std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) {
-  // What pack_conv_weights changes: the op, the weights' type, and the group attribute.
+  // What pack_conv_weights changes: the op, the weights' type, and the attributes.
   std::vector<std::string> types = input_types(g, conv);
   types.at(1) = passes::packed_weight_type(g, conv).str();
-  std::map<std::string, graph::Attr> attrs = conv.attrs;
-  attrs.erase("group");
-  return workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types, attrs);
+  return workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types,
+                      passes::packed_attrs(g, conv));
 }
 
 std::vector<Task> extract_tasks(const graph::Graph& g,

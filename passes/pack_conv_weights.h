@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 
 #include "ir/graph.h"
 
@@ -23,12 +25,16 @@ inline constexpr int64_t kConvChannelBlock = 16;
 bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride);
 
 // Whether `node` can become ConvNCHWc: a Conv with group 1, constant float weights of rank >= 3
-// whose output channels are whole blocks, and a static output type.
+// whose output channels are whole blocks (or enough blocks that padding the last costs little),
+// and a static output type.
 bool is_packable(const graph::Graph& g, const graph::Node& node);
 // prefers_channel_vectors for a packable Conv.
 bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv);
 // The type of a packable Conv's weights once packed.
 graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv);
+// A packable Conv's attributes once packed: no group, and "output_channels" when the last block is
+// padded.
+std::map<std::string, graph::Attr> packed_attrs(const graph::Graph& g, const graph::Node& conv);
 
 // For a packable Conv: whether it becomes ConvNCHWc.
 using ConvLayoutChoice = std::function<bool(const graph::Graph&, const graph::Node& conv)>;

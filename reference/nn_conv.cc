@@ -100,7 +100,8 @@ std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node,
 std::vector<TensorData> eval_conv_nchwc(const graph::Graph& g, const Node& node,
                                         const std::vector<TensorData>& in) {
   std::vector<TensorData> plain = in;
-  plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node));
+  plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node),
+                                                   node.attr_int("output_channels", -1));
   return eval_conv(g, node, plain);
 }
 

@@ -148,15 +148,18 @@ std::vector<te::Tensor> conv(const OpCall& call, const std::vector<te::Tensor>& 
     at.insert(at.end(), r.begin(), r.end());
     return w(at);
   };
-  InputFn input =
-      geo.strides.back() > 1 ? phase_split(xp, geo, name + "_phases") : window_of(xp, geo);
+  // A grouped conv's tiles pad their group's rows as they go (topi/schedule_nn.cc) and read
+  // strided columns with wide loads and shuffles; splitting phases would copy the whole input.
+  InputFn input = geo.strides.back() > 1 && cs.groups == 1 ? phase_split(xp, geo, name + "_phases")
+                                                           : window_of(xp, geo);
   return {direct_conv(input, cs, geo, weight, optional_input(in, 2), name)};
 }
 
-// ConvNCHWc (weights [M / b, C, k..., b], see ir/ops/conv_packing.h): the reduction computes
+// ConvNCHWc (weights [M' / b, C, k..., b], see ir/ops/conv_packing.h): the reduction computes
 // output blocks yb[n, m / b, o..., m % b], b output channels in one vector that each broadcast
-// input element feeds; the epilogue unpacks them to NCHW with the bias. The input stays NCHW: read
-// one element at a time, packing it would buy nothing.
+// input element feeds; the epilogue unpacks them to NCHW with the bias, the first M channels (M'
+// rounded M up to whole blocks). The input stays NCHW: read one element at a time, packing it
+// would buy nothing.
 std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Tensor>& in,
                                    const std::string& name) {
   std::vector<int64_t> xs = static_shape(in[0]), ws = static_shape(in[1]);
@@ -180,7 +183,8 @@ std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Ten
         return te::sum(input(i[0], a.rc, out, a.rk) * w(at), a.all);
       },
       name + "_blocks");
-  std::vector<PrimExpr> shape = output_shape(xs[0], ws[0] * block, geo);
+  std::vector<PrimExpr> shape =
+      output_shape(xs[0], call.attr_int("output_channels", ws[0] * block), geo);
   return {add_channel_bias(
       shape, optional_input(in, 2),
       [&](const std::vector<Var>& i) {

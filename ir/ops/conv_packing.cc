@@ -56,32 +56,50 @@ void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int6
 }  // namespace
 
 std::vector<int64_t> packed_output_channels_shape(const std::vector<int64_t>& s, int64_t block) {
-  if (s.size() < 2 || block <= 0 || s[0] % block != 0) {
+  if (s.size() < 2 || block <= 0 || s[0] <= 0) {
     throw InternalError(
         fmt::format("cannot pack weights of shape [{}] into blocks of {} output channels",
                     fmt::join(s, ", "), block));
   }
-  std::vector<int64_t> shape{s[0] / block};
+  std::vector<int64_t> shape{(s[0] + block - 1) / block};
   shape.insert(shape.end(), s.begin() + 1, s.end());
   shape.push_back(block);
   return shape;
 }
 
 TensorData pack_output_channels(const TensorData& w, int64_t block) {
-  TensorData out(w.dtype(), packed_output_channels_shape(w.shape(), block));
-  permute_blocks(w, out, w.shape()[0] / block, w.numel() / w.shape()[0], block, true);
+  std::vector<int64_t> shape = packed_output_channels_shape(w.shape(), block);
+  int64_t rest = w.numel() / w.shape()[0];
+  const TensorData* plain = &w;
+  TensorData padded;  // O rounded up to whole blocks, the extra channels zero
+  if (w.shape()[0] % block != 0) {
+    std::vector<int64_t> padded_shape = w.shape();
+    padded_shape[0] = shape[0] * block;
+    padded = TensorData(w.dtype(), padded_shape);
+    std::memset(padded.raw(), 0, static_cast<size_t>(padded.numel() * w.dtype().bytes()));
+    std::memcpy(padded.raw(), w.raw(), static_cast<size_t>(w.numel() * w.dtype().bytes()));
+    plain = &padded;
+  }
+  TensorData out(w.dtype(), shape);
+  permute_blocks(*plain, out, shape[0], rest, block, true);
   return out;
 }
 
-TensorData unpack_output_channels(const TensorData& packed) {
+TensorData unpack_output_channels(const TensorData& packed, int64_t channels) {
   const std::vector<int64_t>& s = packed.shape();
   if (s.size() < 3)
     throw InternalError(fmt::format("packed weights need rank >= 3, got [{}]", fmt::join(s, ", ")));
-  int64_t block = s.back();
-  std::vector<int64_t> shape{s[0] * block};
+  int64_t block = s.back(), total = s[0] * block;
+  if (channels > total)
+    throw InternalError(fmt::format("{} output channels from {} packed ones", channels, total));
+  std::vector<int64_t> shape{total};
   shape.insert(shape.end(), s.begin() + 1, s.end() - 1);
-  TensorData out(packed.dtype(), shape);
-  permute_blocks(packed, out, s[0], packed.numel() / (s[0] * block), block, false);
+  TensorData all(packed.dtype(), shape);
+  permute_blocks(packed, all, s[0], packed.numel() / total, block, false);
+  if (channels < 0 || channels == total) return all;
+  shape[0] = channels;
+  TensorData out(packed.dtype(), shape);  // the leading channels: a prefix of the buffer
+  std::memcpy(out.raw(), all.raw(), static_cast<size_t>(out.numel() * packed.dtype().bytes()));
   return out;
 }
 

@@ -95,7 +95,16 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
   WindowGeometry geo =
       window_geometry(node, spatial_of(x.shape), node.attr_ints("kernel_shape", kernel), false);
   bool known = w.shape[0] != kUnknownDim && w.shape.back() != kUnknownDim;
-  std::vector<int64_t> out{x.shape[0], known ? w.shape[0] * w.shape.back() : kUnknownDim};
+  int64_t channels = known ? w.shape[0] * w.shape.back() : kUnknownDim;
+  if (node.has_attr("output_channels")) {  // the last block padded
+    int64_t o = node.attr_int("output_channels", 0);
+    if (o <= 0 || (known && (o > channels || o <= channels - w.shape.back()))) {
+      throw Error(fmt::format("{}: output_channels {} does not fit packed W {}", node.describe(), o,
+                              w.str()));
+    }
+    channels = o;
+  }
+  std::vector<int64_t> out{x.shape[0], channels};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
   return {like(x, out)};
 }

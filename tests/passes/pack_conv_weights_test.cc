@@ -71,7 +71,7 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   EXPECT_FALSE(conv.has_attr("group"));
   const graph::Value& w = g.value(conv.inputs[1]);
   ASSERT_TRUE(w.constant);
-  std::vector<int64_t> packed_shape{spec.w[0] / kConvChannelBlock};
+  std::vector<int64_t> packed_shape{(spec.w[0] + kConvChannelBlock - 1) / kConvChannelBlock};
   packed_shape.insert(packed_shape.end(), spec.w.begin() + 1, spec.w.end());
   packed_shape.push_back(kConvChannelBlock);
   EXPECT_EQ(w.constant->shape(), packed_shape);
@@ -98,6 +98,23 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   expect_packed_matches_conv({{1, 32, 9, 17}, {32, 32, 3, 3}, 1, true, {2, 2}});  // dilated
   // The Conv's result is a graph output too: its kernel ends at the unpacking, the Relu is another.
   expect_packed_matches_conv({{1, 32, 6, 13}, {32, 32, 3, 3}, 1, true, {}, true});
+  // Output channels that do not fill the last block: it is padded, the unpacking drops the padding.
+  expect_packed_matches_conv({{1, 8, 5, 13}, {130, 8, 3, 3}});  // 2 of 16 in the last
+  expect_packed_matches_conv({{1, 16, 4, 13}, {136, 16, 1, 1}, 1, true, {}, true});
+}
+
+TEST(PackConvWeights, APaddedLastBlockKeepsTheChannelCount) {
+  graph::Graph g = conv_model({{1, 8, 5, 13}, {130, 8, 3, 3}});
+  infer_type(g);
+  pack_conv_weights(g);
+  ASSERT_EQ(g.nodes[0].op, graph::OpKind::ConvNCHWc);
+  EXPECT_EQ(g.nodes[0].attr_int("output_channels", 0), 130);
+  EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.shape[1], 130);
+  // Whole blocks need no attribute.
+  graph::Graph whole = conv_model({{1, 8, 5, 13}, {128, 8, 3, 3}});
+  infer_type(whole);
+  pack_conv_weights(whole);
+  EXPECT_FALSE(whole.nodes[0].has_attr("output_channels"));
 }
 
 TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
@@ -123,8 +140,8 @@ TEST(PackConvWeights, OtherConvsAreLeftAlone) {
                                                                 // vectors
       {{1, 32, 6, 13}, {32, 16, 3, 3}, 2},                      // grouped
       {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, false},               // weights are a graph input
-      {{1, 32, 6, 13}, {24, 32, 3, 3}},                         // output channels not whole blocks
-      {{1, 8, 6, 13}, {32, 8, 3, 3}, 1, true, {}, false, 1},    // unstrided, a short reduction
+      {{1, 32, 6, 13}, {24, 32, 3, 3}},  // not whole blocks, too few to pad the last (a third)
+      {{1, 8, 6, 13}, {32, 8, 3, 3}, 1, true, {}, false, 1},  // unstrided, a short reduction
   };
   for (const ConvSpec& c : alone) {
     graph::Graph g = conv_model(c);

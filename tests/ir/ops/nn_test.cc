@@ -63,6 +63,14 @@ TEST(NnInferTest, PackedConvShapesAndErrors) {
                      {f32({1, 32, 7, 7}), f32({64, 32, 3, 3})});
   expect_infer_error("X has 8 channels but W expects 32", "ConvNCHWc",
                      {f32({1, 8, 7, 7}), f32({2, 32, 3, 3, 16})});
+  // A padded last block: output_channels keeps the true count.
+  EXPECT_EQ(infer("ConvNCHWc", {f32({1, 8, 9, 9}), f32({63, 8, 1, 1, 16})},
+                  {{"output_channels", Attr(int64_t{1000})}})[0]
+                .shape,
+            (Ints{1, 1000, 9, 9}));
+  expect_infer_error("output_channels 984 does not fit packed W", "ConvNCHWc",
+                     {f32({1, 8, 9, 9}), f32({63, 8, 1, 1, 16})},
+                     {{"output_channels", Attr(int64_t{984})}});
   // Internal: no ONNX opset imports it.
   EXPECT_EQ(find_op("ConvNCHWc")->since_opset, kInternalOp);
 }
@@ -82,7 +90,17 @@ TEST(ConvPackingTest, PackingBlocksOutputChannelsAndUnpackingInvertsIt) {
   TensorData back = ops::unpack_output_channels(packed);
   ASSERT_EQ(back.shape(), w.shape());
   for (int64_t i = 0; i < w.numel(); ++i) EXPECT_EQ(back.get_double(i), w.get_double(i));
-  EXPECT_THROW(ops::pack_output_channels(w, 12), InternalError);
+  // 32 channels in blocks of 12: three blocks, the last 4 channels zero; unpacking takes the 32.
+  TensorData padded = ops::pack_output_channels(w, 12);
+  EXPECT_EQ(padded.shape(), (Ints{3, 3, 2, 1, 12}));
+  EXPECT_EQ(padded.get_double(((2 * 3 + 2) * 2 + 1) * 12 + 7),
+            w.get_double(plain_at({31, 2, 1, 0})));
+  for (int64_t b = 8; b < 12; ++b) EXPECT_EQ(padded.get_double(((2 * 3 + 1) * 2 + 0) * 12 + b), 0);
+  TensorData trimmed = ops::unpack_output_channels(padded, 32);
+  ASSERT_EQ(trimmed.shape(), w.shape());
+  for (int64_t i = 0; i < w.numel(); ++i) EXPECT_EQ(trimmed.get_double(i), w.get_double(i));
+  EXPECT_EQ(ops::unpack_output_channels(padded).shape(), (Ints{36, 3, 2, 1}));
+  EXPECT_THROW(ops::unpack_output_channels(padded, 37), InternalError);
 }
 
 TEST(NnInferTest, ConvTransposeShapes) {
