@@ -31,8 +31,9 @@ struct TileSpec {
   // Dense: a GEMM, whose fallback is the micro-kernel's tile (topi::matmul_cpu_config) and which
   // blocks no second axis.
   bool gemm = false;
-  // A grouped conv: a tile reads its group's channels alone, so its padded input is computed per
-  // row of tiles (small enough to stay in cache) rather than whole before the reduction.
+  // A grouped conv or a pool: a tile reads its group's channels alone, so its padded input is
+  // computed per row of tiles (small enough to stay in cache) rather than whole before the
+  // reduction.
   bool local_inputs = false;
 };
 
@@ -61,8 +62,11 @@ std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int6
     case OpFamily::kDense:
       if (anchor.matrix_vector) return TileSpec{-1};
       return TileSpec{dense_row_axis(anchor, out), 1, false, true};
-    case OpFamily::kPool:
-      return TileSpec{};
+    case OpFamily::kPool: {
+      TileSpec spec;  // a window per channel: like a depthwise conv's
+      spec.local_inputs = true;
+      return spec;
+    }
     case OpFamily::kInjective:
     case OpFamily::kReduction:
     case OpFamily::kSoftmaxLike:
@@ -242,7 +246,8 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
 // A grouped conv's output rows per tile (it pads the input rows of each row of tiles): up to 4,
 // which also cuts the rows padded twice, within half the register file. Measured on MobileNetV2's
 // depthwise convs at one thread (AVX-512), 1 -> 4 rows: 1.6 -> 1.3 ms of 17 kernels; 4 rows with
-// a tail beat the dividing 1 or 2 (1.6 ms).
+// a tail beat the dividing 1 or 2 (1.6 ms). (Pools keep one row: ResNet-50's max pool took 0.19
+// ms with one row a tile, 0.26-0.28 with 4.)
 int64_t local_input_rows(const TiledShape& t, int64_t rows, int64_t cols, const CpuModel& cpu) {
   int64_t vectors = (cols + tile_lanes(cpu) - 1) / tile_lanes(cpu), ys = 1;
   for (int64_t y : {2, 3, 4}) {
@@ -343,17 +348,18 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
   auto inner = [&](const std::string& name, int64_t extent, int64_t factor) {
     space.set_fallback_split(name, {(extent + factor - 1) / factor, factor});
   };
-  int64_t rows = t.channel_vectors ? packed.rows
-                 : gemm            ? gemm->rows
-                                   : row_block(t.row_divisor, cpu);
+  int64_t rows = t.row < 0           ? 1
+                 : t.channel_vectors ? packed.rows
+                 : gemm              ? gemm->rows
+                                     : row_block(t.row_divisor, cpu);
   int64_t cols = gemm ? gemm->cols : col_block(t.out.back(), tile_lanes(cpu));
   if (t.row >= 0) inner("tile_row", t.row_divisor, rows);
   if (!t.channel_vectors) inner("tile_col", t.out.back(), cols);
   if (t.y >= 0) {
     inner("tile_y", t.out[t.y],
-          t.channel_vectors ? packed.ys
-          : t.local_inputs  ? local_input_rows(t, rows, cols, cpu)
-                            : 1);
+          t.channel_vectors              ? packed.ys
+          : t.local_inputs && t.row >= 0 ? local_input_rows(t, rows, cols, cpu)
+                                         : 1);
   }
   if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4) {
     // Kernel offsets outside, input channels innermost: the best order of most packed convs

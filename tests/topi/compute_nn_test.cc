@@ -408,31 +408,53 @@ TEST(ComputeNnTest, ConvScheduleIsParallelVectorizedAndComputesTheTileInPlace) {
   EXPECT_NE(tir.find("allocate conv: float32[64]"), std::string::npos) << tir;
 }
 
-// A depthwise conv pads the input rows that one row of tiles reads inside the parallel loop (a
-// few rows of one channel, cache-resident), not the whole input before the reduction; its tile
-// is 4 output rows of one vector.
+// The only fused group of `m`'s last node, lowered for AVX-512: the TIR text and its config.
+std::pair<std::string, ConfigEntity> lowered_last_node(const OpGraph& m) {
+  graph::Graph g = m.b.g;
+  g.outputs = {g.nodes.back().outputs[0]};
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, {});
+  EXPECT_EQ(plan.groups.size(), 1u);
+  CpuModel avx512 =
+      CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
+  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups.at(0), 0, avx512);
+  return {to_string(te::lower(lg.schedule, lg.args, lg.name)), *lg.config};
+}
+
+// The padded input is allocated inside the parallel loop, at most `most` elements: the rows that
+// one row of tiles reads, not the whole input before the reduction.
+void expect_rows_padded_per_tile(const std::string& tir, int64_t most) {
+  size_t parallel = tir.find("parallel for"), pad = tir.find("_pad: float32[");
+  ASSERT_NE(parallel, std::string::npos) << tir;
+  ASSERT_NE(pad, std::string::npos) << tir;
+  EXPECT_LT(parallel, pad) << tir;
+  EXPECT_LE(std::stoll(tir.substr(pad + 15)), most) << tir;
+}
+
+// A depthwise conv pads a few rows of one channel (cache-resident) per row of tiles; its tile is
+// 4 output rows of one vector.
 TEST(ComputeNnTest, DepthwiseConvPadsRowsInsideItsTiles) {
   OpGraph m;
   auto x = m.input("x", f32({1, 32, 56, 56}, 47));
   m.op(
       "dw", "Conv", {x, m.constant("w", f32({32, 1, 3, 3}, 48))},
       {{"group", int_attr(32)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}});
-  graph::Graph g = m.b.g;
-  g.outputs = {g.nodes.back().outputs[0]};
-  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, {});
-  ASSERT_EQ(plan.groups.size(), 1u);
-  CpuModel avx512 =
-      CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
-  passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, avx512);
-  std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
-  size_t parallel = tir.find("parallel for"), pad = tir.find("_pad: float32[");
-  ASSERT_NE(parallel, std::string::npos) << tir;
-  ASSERT_NE(pad, std::string::npos) << tir;
-  EXPECT_LT(parallel, pad) << tir;
-  // 4 output rows at stride 2 read 9 padded rows of 58 columns or so, not 32 x 58 x 58.
-  int64_t elements = std::stoll(tir.substr(pad + 15));
-  EXPECT_LT(elements, 16 * 64) << tir;
-  EXPECT_EQ(lg.config->split("tile_y")[1], 4);
+  auto [tir, config] = lowered_last_node(m);
+  expect_rows_padded_per_tile(tir, 9 * 64);  // 4 output rows at stride 2 read 9 padded rows
+  EXPECT_EQ(config.split("tile_y")[1], 4);
+  check(m);
+}
+
+// So does a padded pool, one output row a tile (more rows ran slower).
+TEST(ComputeNnTest, PaddedPoolPadsRowsInsideItsTiles) {
+  OpGraph m;
+  auto x = m.input("x", f32({1, 8, 40, 40}, 49));
+  m.op("max", "MaxPool", {x},
+       {{"kernel_shape", ints_attr({3, 3})},
+        {"strides", ints_attr({2, 2})},
+        {"pads", ints_attr({1, 1, 1, 1})}});
+  auto [tir, config] = lowered_last_node(m);
+  expect_rows_padded_per_tile(tir, 3 * 64);
+  EXPECT_EQ(config.split("tile_y")[1], 1);
   check(m);
 }
 
