@@ -198,6 +198,9 @@ class RecordPicker {
       std::string workload = autotune::workload_key(g, master);
       std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
       if (!best) return std::nullopt;
+      // A fallback record means the untuned kernel: today's fallback, which may have changed
+      // since the record's config was written.
+      if (best->fallback) return space.fallback();
       try {
         return topi::ConfigEntity::from_json(space, best->config);
       } catch (const Error& e) {

@@ -23,8 +23,14 @@ class WorkspaceCache {
   static constexpr size_t kMaxBlocks = 8;
   static constexpr uint64_t kMaxBytes = uint64_t{64} << 20;
 
-  ~WorkspaceCache() {
+  WorkspaceCache() { blocks_.reserve(kMaxBlocks + 1); }  // give() must not throw into kernels
+  ~WorkspaceCache() { clear(); }
+
+  // Frees every cached block (an allocation failed: the memory may be needed elsewhere).
+  void clear() {
     for (const Block& b : blocks_) std::free(b.base);
+    blocks_.clear();
+    cached_ = 0;
   }
 
   // A cached block of exactly `bytes`, or null.
@@ -96,6 +102,10 @@ void* TesselBackendAllocWorkspace(uint64_t nbytes) {
         (nbytes + 2 * kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
     base = workspace_cache.take(bytes);
     if (base == nullptr) base = std::aligned_alloc(kWorkspaceAlignment, bytes);
+    if (base == nullptr) {
+      workspace_cache.clear();
+      base = std::aligned_alloc(kWorkspaceAlignment, bytes);
+    }
     if (base != nullptr) *static_cast<uint64_t*>(base) = bytes;
   }
   if (base == nullptr) {

@@ -264,25 +264,32 @@ void Stage::compute_at(const Stage& parent, const IterVar& scope) {
     fail("compute_at", s, "output stage",
          "an output of the schedule must stay at root; compute_at its producers instead");
   }
-  leaf_index(*parent.node(), scope, "compute_at");
-  // The parent must read this stage, directly, through inlined stages, or through stages computed
-  // inside the parent's loops (a padded input computed per row of tiles, read by the tile's
-  // accumulator stage computed at the parent's inner loop).
+  size_t scope_at = leaf_index(*parent.node(), scope, "compute_at");
+  // The parent must read this stage, directly or through inlined stages.
   std::function<bool(const StageNode&)> reads = [&](const StageNode& consumer) {
     for (const auto& in : input_ops(consumer.op)) {
       if (in.same_as(s.op)) return true;
       StageNode* mid = s.schedule->find(in);
       if (mid && mid->attach == AttachKind::kInline && reads(*mid)) return true;
     }
+    return false;
+  };
+  // Or through a stage computed inside the parent at `scope` or a loop inside it (a padded input
+  // per row of tiles, read by the tile's accumulator stage computed at the parent's inner loop).
+  auto reads_through_attached = [&] {
+    const auto& leaves = parent.node()->leaf_iter_vars;
     for (const auto& st : s.schedule->stages) {
-      if (st->attach == AttachKind::kScope && st->attach_stage.lock().get() == &consumer &&
-          st.node().get() != &s && reads(*st.node())) {
-        return true;
+      if (st->attach != AttachKind::kScope || st->attach_stage.lock() != parent.node() ||
+          st.node().get() == &s || !reads(*st.node())) {
+        continue;
       }
+      auto at = std::find_if(leaves.begin(), leaves.end(),
+                             [&](const IterVar& l) { return l.same_as(st->attach_ivar); });
+      if (at != leaves.end() && static_cast<size_t>(at - leaves.begin()) >= scope_at) return true;
     }
     return false;
   };
-  if (!reads(*parent.node())) {
+  if (!reads(*parent.node()) && !reads_through_attached()) {
     std::string consumers;
     for (StageNode* c : s.schedule->consumers_of(s.op))
       consumers += (consumers.empty() ? "" : ", ") + c->name;

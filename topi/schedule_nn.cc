@@ -339,8 +339,9 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
 }
 
 // The fallback is the hand-written policy above: `row_block` rows of one vector of columns (a
-// GEMM: the micro-kernel's tile), no height blocking, the reduction in compute order, parallel
-// when the work pays for a launch.
+// GEMM: the micro-kernel's tile; ConvNCHWc: packed_fallback), height blocking only for grouped
+// convs (local_input_rows), the reduction in compute order, parallel when the work pays for a
+// launch.
 void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) {
   PackedTile packed = t.channel_vectors ? packed_fallback(t, cpu) : PackedTile{};
   std::optional<GemmTile> gemm;
@@ -375,7 +376,9 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
 // Where a tile and its inputs are computed in the output's loops.
 struct TileLoops {
   te::IterVar tile;  // the loop that one register tile is computed under
-  te::IterVar row;   // the loop outside the column tiles (a row of tiles)
+  // The loop just outside the tile loop: a row of column tiles, or (with the column tiles
+  // outermost, see tile_output) a column strip of row tiles.
+  te::IterVar row;
 };
 
 // Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile
@@ -478,6 +481,7 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   // ConvNCHWc's output is its blocks unpacked, the last block's padding channels dropped.
   std::vector<int64_t> out_shape = t.out;
   if (t.channel_vectors) {
+    out_shape[1] *= out_shape.back();
     out_shape.pop_back();
     if (!outputs.empty() && outputs[0].ndim() > 1) {
       const int64_t* channels = as_const_int(outputs[0].shape()[1]);

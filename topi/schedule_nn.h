@@ -7,7 +7,8 @@
 // Tiled (convolutions, pools, matmuls): the one reduction is computed in a register tile (output
 // channels or rows unrolled x a vector of output columns) at the tile loop of the group's output,
 // so the elementwise epilogue (bias, activation, residual add) runs on the tile while it is hot;
-// its padded/transposed inputs are computed at root; the outer loops run in parallel. The register
+// its padded/transposed inputs are computed at root (a grouped conv's or a pool's per row of
+// tiles, inside the parallel loop); the outer loops run in parallel. The register
 // tile is a template with knobs (AutoTVM style): rows, columns and output-height blocking, the
 // order of the reduction loops, unrolling the innermost one, and parallelism. The fallback config
 // is the hand-written policy, which is what an untuned compile uses.

@@ -160,6 +160,24 @@ TEST(TuningRecordsTest, ARecordOfTheFallbackCountsAsKeptFallback) {
   expect_matches_reference(g, m);
 }
 
+// A fallback record written when the fallback was another config (an older Tessel's hand
+// policy): the kernel gets today's fallback, the untuned kernel the record stands for.
+TEST(TuningRecordsTest, AFallbackRecordAppliesTodaysFallback) {
+  graph::Graph g = model();
+  std::string fallback_config = compile_graph(g).tuning().kernels.at(0).config;
+  ASSERT_NE(fallback_config, kSlow);
+  CompileOptions opt;
+  autotune::TuningRecord old_fallback = record(Target::parse(opt.target).str(), kSlow, 2e-4);
+  old_fallback.fallback = true;
+  RecordsFile file;
+  file.write({old_fallback});
+  opt.tuning_records = file.path();
+  CompiledModel m = compile_graph(g, opt);
+  EXPECT_EQ(m.tuning().kept_fallback, 1);
+  EXPECT_EQ(m.tuning().kernels.at(0).config, fallback_config);
+  expect_matches_reference(g, m);
+}
+
 TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
   CompileOptions opt;
   opt.tuning_records = "/nonexistent/records.json";

@@ -101,6 +101,8 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   // Output channels that do not fill the last block: it is padded, the unpacking drops the padding.
   expect_packed_matches_conv({{1, 8, 5, 13}, {130, 8, 3, 3}});  // 2 of 16 in the last
   expect_packed_matches_conv({{1, 16, 4, 13}, {136, 16, 1, 1}, 1, true, {}, true});
+  // 10 blocks: the AVX-512 tile's two blocks end in a partly padded one.
+  expect_packed_matches_conv({{1, 8, 3, 13}, {152, 8, 3, 3}});
 }
 
 TEST(PackConvWeights, APaddedLastBlockKeepsTheChannelCount) {

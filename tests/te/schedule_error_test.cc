@@ -35,6 +35,21 @@ TEST(ScheduleErrorTest, ComputeAtNonConsumer) {
                               {"compute_at", "stage 'B'", "'D' does not read 'B'", "consumers: C"});
 }
 
+// B is read by C alone, which is computed at D's outer tile loop: B may be computed at that loop
+// (it then encloses C), not at one inside it.
+TEST(ScheduleErrorTest, ComputeAtInsideTheLoopOfTheStageThatReadsIt) {
+  Tensor A = placeholder({16, 16}, DataType::f32(), "A");
+  Tensor B = compute({16, 16}, [&](Expr i, Expr j) { return A(i, j) + 1.0f; }, "B");
+  Tensor C = compute({16, 16}, [&](Expr i, Expr j) { return B(i, j) * 2.0f; }, "C");
+  Tensor D = compute({16, 16}, [&](Expr i, Expr j) { return C(i, j) - 3.0f; }, "D");
+  Schedule s = create_schedule({D});
+  auto [io, jo, ii, ji] = s[D].tile(D.axis(0), D.axis(1), 4, 4);
+  s[C].compute_at(s[D], io);
+  expect_error<ScheduleError>([&] { s[B].compute_at(s[D], jo); },
+                              {"compute_at", "stage 'B'", "'D' does not read 'B'", "consumers: C"});
+  s[B].compute_at(s[D], io);
+}
+
 TEST(ScheduleErrorTest, ComputeAtOfAnOutput) {
   Chain c;
   Schedule s = create_schedule({c.C, c.D});

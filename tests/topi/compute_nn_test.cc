@@ -420,14 +420,15 @@ std::pair<std::string, ConfigEntity> lowered_last_node(const OpGraph& m) {
   return {to_string(te::lower(lg.schedule, lg.args, lg.name)), *lg.config};
 }
 
-// The padded input is allocated inside the parallel loop, at most `most` elements: the rows that
-// one row of tiles reads, not the whole input before the reduction.
-void expect_rows_padded_per_tile(const std::string& tir, int64_t most) {
-  size_t parallel = tir.find("parallel for"), pad = tir.find("_pad: float32[");
+// The padded input is allocated inside the parallel loop, `elements` of it: the rows that one row
+// of tiles reads, not the whole input before the reduction.
+void expect_rows_padded_per_tile(const std::string& tir, int64_t elements) {
+  const std::string allocation = "_pad: float32[";
+  size_t parallel = tir.find("parallel for"), pad = tir.find(allocation);
   ASSERT_NE(parallel, std::string::npos) << tir;
   ASSERT_NE(pad, std::string::npos) << tir;
   EXPECT_LT(parallel, pad) << tir;
-  EXPECT_LE(std::stoll(tir.substr(pad + 15)), most) << tir;
+  EXPECT_EQ(std::stoll(tir.substr(pad + allocation.size())), elements) << tir;
 }
 
 // A depthwise conv pads a few rows of one channel (cache-resident) per row of tiles; its tile is
@@ -439,7 +440,8 @@ TEST(ComputeNnTest, DepthwiseConvPadsRowsInsideItsTiles) {
       "dw", "Conv", {x, m.constant("w", f32({32, 1, 3, 3}, 48))},
       {{"group", int_attr(32)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}});
   auto [tir, config] = lowered_last_node(m);
-  expect_rows_padded_per_tile(tir, 9 * 64);  // 4 output rows at stride 2 read 9 padded rows
+  // 4 output rows at stride 2 read 9 padded rows; 2 tiles of 16 of the 28 columns, 65 columns.
+  expect_rows_padded_per_tile(tir, 9 * 65);
   EXPECT_EQ(config.split("tile_y")[1], 4);
   check(m);
 }
@@ -453,7 +455,7 @@ TEST(ComputeNnTest, PaddedPoolPadsRowsInsideItsTiles) {
         {"strides", ints_attr({2, 2})},
         {"pads", ints_attr({1, 1, 1, 1})}});
   auto [tir, config] = lowered_last_node(m);
-  expect_rows_padded_per_tile(tir, 3 * 64);
+  expect_rows_padded_per_tile(tir, 3 * 65);  // 1 output row: 3 rows, 2 tiles of the 20 columns
   EXPECT_EQ(config.split("tile_y")[1], 1);
   check(m);
 }
