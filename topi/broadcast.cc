@@ -78,9 +78,7 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
   if (last && *last >= kMinRowVector && *last % vector_lanes != 0 && out.ndim() > 1) {
     te::IterVar rows = st.axis(0);
     for (int d = 1; d < out.ndim() - 1; ++d) rows = st.fuse(rows, st.axis(d));
-    te::IterVar columns = st.axis(out.ndim() - 1);
-    if (*last > vector_lanes) columns = st.split(columns, vector_lanes).second;
-    st.vectorize(columns);
+    vectorize_last_axis(st, out, vector_lanes);
     if (parallel) st.parallel(rows);
     return;
   }
@@ -89,6 +87,14 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
   auto [outer, inner] = st.split(fused, vector_lanes);
   st.vectorize(inner);
   if (parallel) st.parallel(outer);
+}
+
+te::IterVar vectorize_last_axis(te::Stage& st, const te::Tensor& out, int vector_lanes) {
+  te::IterVar columns = st.axis(out.ndim() - 1);
+  const int64_t* last = as_const_int(out.shape().back());
+  if (!last || *last > vector_lanes) columns = st.split(columns, vector_lanes).second;
+  st.vectorize(columns);
+  return columns;
 }
 
 }  // namespace tessel::topi

@@ -27,4 +27,9 @@ te::Tensor binary(const te::Tensor& a, const te::Tensor& b,
 // that are not a whole number of vectors are vectorized along the last axis instead.
 void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes);
 
+// Vectorizes the last axis of `st`, computing `out`: whole when it is at most `vector_lanes` long,
+// else in vectors of `vector_lanes` (a scalar tail when they do not divide it). Returns the
+// vectorized loop.
+te::IterVar vectorize_last_axis(te::Stage& st, const te::Tensor& out, int vector_lanes);
+
 }  // namespace tessel::topi

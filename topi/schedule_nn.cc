@@ -407,12 +407,11 @@ TileLoops tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   if (t.y >= 0) order.push_back(y_i);
   order.push_back(col_i);
   os.reorder(order);
-  TileLoops loops{outer.back(), outer.size() == 1 ? outer.back() : outer[outer.size() - 2]};
-  if (c.parallel && outer.size() == 1) {
-    loops.tile = loops.row = parallel_outer(os, outer);
-  } else if (c.parallel) {
-    loops.row = parallel_outer(os, std::vector<te::IterVar>(outer.begin(), outer.end() - 1));
-  }
+  // The loops outside the tile loop (the tile loop itself when it is the only one) run in
+  // parallel; parallel_outer keeps a lone loop as it is.
+  std::vector<te::IterVar> rows(outer.begin(), outer.size() == 1 ? outer.end() : outer.end() - 1);
+  TileLoops loops{outer.back(), rows.back()};
+  if (c.parallel) loops.row = parallel_outer(os, rows);
   if (c.cols > 1) os.vectorize(col_i);
   if (c.rows > 1) os.unroll(row_i);
   if (c.ys > 1) os.unroll(y_i);
@@ -536,10 +535,7 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
     }
     // The rows of the padded input that one row of tiles reads, one vector of columns at a time.
     is.compute_at(os, loops.row);
-    te::IterVar columns = is.axis(te::Tensor(op).ndim() - 1);
-    if (*as_const_int(te::Tensor(op).shape().back()) > lanes)
-      columns = is.split(columns, lanes).second;
-    is.vectorize(columns);
+    vectorize_last_axis(is, te::Tensor(op), lanes);
   }
 }
 
