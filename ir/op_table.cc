@@ -36,6 +36,8 @@ const char* op_family_name(OpFamily f) {
       return "conv";
     case OpFamily::kConvNCHWc:
       return "conv_nchwc";
+    case OpFamily::kConvWinograd:
+      return "conv_winograd";
     case OpFamily::kDense:
       return "dense";
     case OpFamily::kPool:

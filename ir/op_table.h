@@ -34,13 +34,15 @@ enum class OpFamily {
   kReduction,      // generic reductions (ReduceSum, ArgMax, ...)
   kConv,           // Conv and ConvTranspose on NCHW
   kConvNCHWc,      // Conv with weights packed in blocks of output channels
+  kConvWinograd,   // 3x3 stride-1 Conv as Winograd's F(m x m, 3 x 3)
   kDense,          // Gemm and MatMul
   kPool,           // windowed and global pools
   kSoftmaxLike,    // softmax and the normalizations: row statistics, then elementwise outputs
   kOpaque,         // anything else (TopK, the loss ops, ...)
 };
 inline constexpr int kNumOpFamilies = static_cast<int>(OpFamily::kOpaque) + 1;
-// "injective", "reduction", "conv", "conv_nchwc", "dense", "pool", "softmax_like" or "opaque".
+// "injective", "reduction", "conv", "conv_nchwc", "conv_winograd", "dense", "pool", "softmax_like"
+// or "opaque".
 const char* op_family_name(OpFamily f);
 
 // Output types of `node` from its input types. Inputs whose values are constants (shape

@@ -18,6 +18,7 @@
 #include "passes/pack_conv_weights.h"
 #include "passes/pretranspose_weights.h"
 #include "passes/simplify_inference.h"
+#include "passes/winograd_conv.h"
 #include "tir/pipeline.h"
 
 namespace tessel::passes {
@@ -30,6 +31,7 @@ std::vector<std::string> graph_pass_names() {
           "remove_dead_code",
           "fold_constant",
           "pretranspose_weights",
+          "winograd_conv",
           "pack_conv_weights",
           "eliminate_common_subexpr",
           "fuse_ops"};
@@ -94,6 +96,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });
   run("fold_constant", 2, [&] { fold_constant(g); });
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
+  run("winograd_conv", 2, [&] { winograd_conv(g); });
   run("pack_conv_weights", 2, [&] { pack_conv_weights(g, opt.conv_layout); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;

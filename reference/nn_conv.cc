@@ -1,5 +1,6 @@
 // Reference Conv, ConvTranspose and pools: direct loops over the window geometry shared with type
-// inference (ir/ops/nn_window.h), in double, for any number of spatial dims.
+// inference (ir/ops/nn_window.h), in double, for any number of spatial dims; ConvWinograd as its
+// algorithm states it.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include "ir/error.h"
 #include "ir/ops/conv_packing.h"
 #include "ir/ops/nn_window.h"
+#include "ir/ops/winograd.h"
 #include "reference/nn_util.h"
 
 namespace tessel::reference::nn {
@@ -103,6 +105,73 @@ std::vector<TensorData> eval_conv_nchwc(const graph::Graph& g, const Node& node,
   plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node),
                                                    node.attr_int("output_channels", -1));
   return eval_conv(g, node, plain);
+}
+
+// ConvWinograd (ir/ops/winograd.h), computed as the algorithm states it, in double: per output
+// tile, Y = Aᵀ [Σ_c U_c ⊙ (Bᵀ d_c B)] A over the zero-padded input.
+std::vector<TensorData> eval_conv_winograd(const graph::Graph&, const Node& node,
+                                           const std::vector<TensorData>& in) {
+  const TensorData& xt = required_input(in, 0, node);
+  const TensorData& ut = required_input(in, 1, node);
+  const graph::ops::WinogradMatrices& wm =
+      graph::ops::winograd_matrices(node.attr_int("tile_size", 0));
+  int64_t m = wm.m, a = wm.alpha;
+  WindowGeometry geo = graph::ops::window_geometry(node, spatial_of(xt.shape()), {3, 3}, false);
+  int64_t batch = xt.shape()[0], channels = xt.shape()[1], h = xt.shape()[2], w = xt.shape()[3];
+  int64_t blocks = ut.shape()[1], block = ut.shape()[3], k_total = blocks * block;
+  int64_t oh = geo.out[0], ow = geo.out[1];
+  std::vector<double> x = to_doubles(xt), u = to_doubles(ut);
+  std::vector<double> bias =
+      in.size() > 2 && in[2].defined() ? to_doubles(in[2]) : std::vector<double>(k_total, 0.0);
+  // Bᵀ d B for every channel of one tile.
+  auto transform_input = [&](int64_t n, int64_t y0, int64_t x0) {
+    std::vector<double> v(static_cast<size_t>(channels * a * a));
+    for (int64_t c = 0; c < channels; ++c) {
+      auto d = [&](int64_t i, int64_t j) {
+        int64_t yi = y0 + i - geo.pads_begin[0], xj = x0 + j - geo.pads_begin[1];
+        bool inside = yi >= 0 && yi < h && xj >= 0 && xj < w;
+        return inside ? x[((n * channels + c) * h + yi) * w + xj] : 0.0;
+      };
+      for (int64_t e1 = 0; e1 < a; ++e1) {
+        for (int64_t e2 = 0; e2 < a; ++e2) {
+          double s = 0;
+          for (int64_t i = 0; i < a; ++i) {
+            for (int64_t j = 0; j < a; ++j) s += wm.bt[e1 * a + i] * d(i, j) * wm.bt[e2 * a + j];
+          }
+          v[(c * a + e1) * a + e2] = s;
+        }
+      }
+    }
+    return v;
+  };
+  std::vector<double> y(static_cast<size_t>(batch * k_total * oh * ow));
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t y0 = 0; y0 < oh; y0 += m) {
+      for (int64_t x0 = 0; x0 < ow; x0 += m) {
+        std::vector<double> v = transform_input(n, y0, x0);
+        for (int64_t k = 0; k < k_total; ++k) {
+          std::vector<double> acc(static_cast<size_t>(a * a), 0.0);
+          for (int64_t e = 0; e < a * a; ++e) {
+            for (int64_t c = 0; c < channels; ++c) {
+              acc[e] += u[((e * blocks + k / block) * channels + c) * block + k % block] *
+                        v[c * a * a + e];
+            }
+          }
+          for (int64_t r = 0; r < m && y0 + r < oh; ++r) {
+            for (int64_t q = 0; q < m && x0 + q < ow; ++q) {
+              double s = bias[k];
+              for (int64_t e1 = 0; e1 < a; ++e1) {
+                for (int64_t e2 = 0; e2 < a; ++e2)
+                  s += wm.at[r * a + e1] * acc[e1 * a + e2] * wm.at[q * a + e2];
+              }
+              y[((n * k_total + k) * oh + y0 + r) * ow + x0 + q] = s;
+            }
+          }
+        }
+      }
+    }
+  }
+  return {from_doubles(xt.dtype(), {batch, k_total, oh, ow}, y)};
 }
 
 std::vector<TensorData> eval_conv_transpose(const graph::Graph&, const Node& node,
@@ -231,6 +300,7 @@ std::vector<RefOp> conv_pool_ref_ops() {
       {OpKind::Conv, eval_conv},
       {OpKind::ConvTranspose, eval_conv_transpose},
       {OpKind::ConvNCHWc, eval_conv_nchwc},
+      {OpKind::ConvWinograd, eval_conv_winograd},
       {OpKind::MaxPool, windowed_pool(PoolKind::kMax)},
       {OpKind::AveragePool, windowed_pool(PoolKind::kAverage)},
       {OpKind::LpPool, windowed_pool(PoolKind::kLp)},

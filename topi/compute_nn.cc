@@ -80,7 +80,8 @@ std::vector<te::IterVar> kernel_axes(const std::vector<int64_t>& kernel) {
 
 std::vector<OpCompute> nn_computes() {
   std::vector<OpCompute> ops;
-  for (auto part : {nn::conv_computes, nn::pool_computes, nn::dense_computes, nn::norm_computes}) {
+  for (auto part : {nn::conv_computes, nn::winograd_computes, nn::pool_computes, nn::dense_computes,
+                    nn::norm_computes}) {
     for (auto& op : part()) ops.push_back(std::move(op));
   }
   return ops;

@@ -44,9 +44,10 @@ te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool 
 // One reduce axis per kernel dim, named rk0, rk1, ...
 std::vector<te::IterVar> kernel_axes(const std::vector<int64_t>& kernel);
 
-std::vector<OpCompute> conv_computes();   // topi/compute_nn_conv.cc: Conv, ConvTranspose
-std::vector<OpCompute> pool_computes();   // topi/compute_nn_pool.cc: windowed and global pools
-std::vector<OpCompute> dense_computes();  // topi/compute_nn_dense.cc: Gemm, MatMul
+std::vector<OpCompute> conv_computes();      // topi/compute_nn_conv.cc: Conv, ConvTranspose
+std::vector<OpCompute> winograd_computes();  // topi/compute_nn_winograd.cc: ConvWinograd
+std::vector<OpCompute> pool_computes();      // topi/compute_nn_pool.cc: windowed and global pools
+std::vector<OpCompute> dense_computes();     // topi/compute_nn_dense.cc: Gemm, MatMul
 std::vector<OpCompute>
 norm_computes();  // topi/compute_nn_norm.cc: softmax family, normalizations, LRN
 

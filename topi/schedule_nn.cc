@@ -67,6 +67,7 @@ std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int6
       spec.local_inputs = true;
       return spec;
     }
+    case OpFamily::kConvWinograd:  // topi/schedule_winograd.cc
     case OpFamily::kInjective:
     case OpFamily::kReduction:
     case OpFamily::kSoftmaxLike:

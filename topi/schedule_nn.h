@@ -29,6 +29,10 @@ void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs,
                       const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
 void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp& anchor,
                     const CpuModel& cpu, const ConfigEntity* config);
+// ConvWinograd (topi/schedule_winograd.cc): transforms and GEMMs at root, the output transform
+// and epilogue per output tile; no knobs.
+void schedule_winograd(te::Schedule& s, const std::vector<te::Tensor>& outputs,
+                       const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs,
                          const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
 

@@ -14,6 +14,7 @@ using graph::OpFamily;
 constexpr Strategy kDefault{schedule_default};
 constexpr Strategy kTiled{schedule_tiled, tiled_space, set_tiled_fallback};
 constexpr Strategy kStatistics{schedule_statistics};
+constexpr Strategy kWinograd{schedule_winograd};
 
 // The CPU schedules (topi/schedule_nn.h). x86 AVX2 and AVX-512, AArch64 NEON and other CPUs share
 // them: what differs between those targets (vector lanes, register budget) is CpuModel data that
@@ -23,6 +24,7 @@ constexpr StrategyTable kCpuStrategies = {{
     {OpFamily::kReduction, kDefault},
     {OpFamily::kConv, kTiled},
     {OpFamily::kConvNCHWc, kTiled},
+    {OpFamily::kConvWinograd, kWinograd},
     {OpFamily::kDense, kTiled},
     {OpFamily::kPool, kTiled},
     {OpFamily::kSoftmaxLike, kStatistics},

@@ -2,11 +2,15 @@
 // the softmax family, their op families (which schedules they take) and the FLOP counts of the
 // tuned ones. Window arithmetic lives in nn_window.cc (shared with the reference).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "ir/error.h"
 #include "ir/ops/nn_window.h"
 #include "ir/ops/op_defs.h"
 #include "ir/ops/shape_util.h"
+#include "ir/ops/winograd.h"
 
 namespace tessel::graph::ops {
 
@@ -106,6 +110,41 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
     channels = o;
   }
   std::vector<int64_t> out{x.shape[0], channels};
+  out.insert(out.end(), geo.out.begin(), geo.out.end());
+  return {like(x, out)};
+}
+
+// ConvWinograd (internal, see ir/ops/winograd.h): a 3x3 stride-1 Conv with group 1 and W
+// transformed to U [(m + 2)², M / b, C, b], m the "tile_size" attribute; Y is [N, M, out...] as for
+// Conv.
+Types infer_conv_winograd(const Graph& g, const Node& node) {
+  const TensorType& x = nchw_input(g, node);
+  require_float(x, node, "X");
+  require_same_dtype(g, node, {0, 1, 2});
+  const TensorType& u = input_type(g, node, 1);
+  int64_t m = node.attr_int("tile_size", 0);
+  if (std::find(std::begin(kWinogradTileSizes), std::end(kWinogradTileSizes), m) ==
+      std::end(kWinogradTileSizes)) {
+    throw Error(fmt::format("{}: Winograd tile size {} is not implemented; the tile sizes are {}",
+                            node.describe(), m, fmt::join(kWinogradTileSizes, ", ")));
+  }
+  int64_t alpha = winograd_matrices(m).alpha;
+  if (x.shape.size() != 4 || u.shape.size() != 4) {
+    throw Error(
+        fmt::format("{}: X must be [N, C, H, W] and W [(m + 2)^2, M / b, C, b], got {} and {}",
+                    node.describe(), x.str(), u.str()));
+  }
+  if (dims_conflict(u.shape[0], alpha * alpha) || dims_conflict(x.shape[1], u.shape[2])) {
+    throw Error(fmt::format("{}: W {} does not fit X {} at tile size {} ([{}, M / b, {}, b])",
+                            node.describe(), u.str(), x.str(), m, alpha * alpha, x.shape[1]));
+  }
+  WindowGeometry geo = window_geometry(node, spatial_of(x.shape), {3, 3}, false);
+  if (geo.strides != std::vector<int64_t>{1, 1} || geo.dilations != std::vector<int64_t>{1, 1}) {
+    throw Error(
+        fmt::format("{}: Winograd convolutions have unit strides and dilations", node.describe()));
+  }
+  bool known = u.shape[1] != kUnknownDim && u.shape[3] != kUnknownDim;
+  std::vector<int64_t> out{x.shape[0], known ? u.shape[1] * u.shape[3] : kUnknownDim};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
   return {like(x, out)};
 }
@@ -297,6 +336,13 @@ double conv_nchwc_flops(const Graph& g, const Node& node) {
   return 2 * output_elements(g, node) * product(w, 1, w.size() - 1);
 }
 
+// The direct conv's count, so that GFLOP/s compare with the conv it replaces (W is [(m + 2)^2, M /
+// b, C, b]; each output sums 9 C products).
+double conv_winograd_flops(const Graph& g, const Node& node) {
+  const std::vector<int64_t>& u = g.value(node.inputs[1]).type.shape;
+  return 2 * output_elements(g, node) * 9 * static_cast<double>(u[2]);
+}
+
 // Each output sums K products, K being A's last dim (its first when A is transposed).
 double dense_flops(const Graph& g, const Node& node, bool trans_a) {
   const std::vector<int64_t>& a = g.value(node.inputs[0]).type.shape;
@@ -321,6 +367,8 @@ std::vector<OpDef> nn_defs() {
       {OpKind::ConvTranspose, 1, P::kOutEWiseFusable, infer_conv_transpose, F::kConv},
       {OpKind::ConvNCHWc, kInternalOp, P::kOutEWiseFusable, infer_conv_nchwc, F::kConvNCHWc, kTuned,
        conv_nchwc_flops},
+      {OpKind::ConvWinograd, kInternalOp, P::kOutEWiseFusable, infer_conv_winograd,
+       F::kConvWinograd, false, conv_winograd_flops},
       // Before opset 7, `broadcast` flags C broadcasting; both cases hold.
       {OpKind::Gemm, 1, P::kOutEWiseFusable, infer_gemm, F::kDense, kTuned, gemm_flops},
       {OpKind::MatMul, 1, P::kOutEWiseFusable, infer_matmul, F::kDense, kTuned, matmul_flops},

@@ -1,0 +1,173 @@
+// ConvWinograd's CPU schedule (the stages are topi/compute_nn_winograd.cc's):
+// - the padded input at root, parallel and vectorized;
+// - V, the transformed input tiles, at root, parallel over (channel, row of tiles); each row's
+//   T computed under it; the loops over the transform's points unrolled (their selects fold to the
+//   matrix's constants) and the tiles of a row one vector (read with stride m);
+// - the GEMMs in register tiles like ConvNCHWc's packed fallback: blocks of output channels (one
+//   vector) x tiles (unrolled), the reduction over input channels outside, parallel over (point,
+//   channel blocks);
+// - the output in tiles of m x m pixels x one block of channels, parallel over (image, channel
+//   block, row of tiles), with Z (Aᵀ M) computed per tile and the elementwise epilogue inlined.
+#include <algorithm>
+
+#include "ir/error.h"
+#include "topi/broadcast.h"
+#include "topi/schedule_nn.h"
+
+namespace tessel::topi {
+
+namespace {
+
+const te::ComputeOpNode* compute_of(const te::Operation& op) { return op.as<te::ComputeOpNode>(); }
+
+int64_t dim(const te::Tensor& t, int i) { return *as_const_int(t.shape()[i]); }
+
+// The compute stage among `op`'s inputs (a placeholder when none).
+te::Operation compute_input(const te::Operation& op) {
+  for (const te::Operation& in : te::input_ops(op)) {
+    if (compute_of(in)) return in;
+  }
+  return te::Operation();
+}
+
+// The stage of `s` that reads `op`.
+te::Operation reader_of(const te::Schedule& s, const te::Operation& op) {
+  for (const te::Stage& st : s.stages()) {
+    for (const te::Operation& in : te::input_ops(st->op)) {
+      if (in.same_as(op)) return st->op;
+    }
+  }
+  return te::Operation();
+}
+
+// Fuses the adjacent loops `outer` and runs them in parallel; returns the fused loop.
+te::IterVar parallel(te::Stage& st, const std::vector<te::IterVar>& outer) {
+  te::IterVar fused = outer[0];
+  for (size_t i = 1; i < outer.size(); ++i) fused = st.fuse(fused, outer[i]);
+  st.parallel(fused);
+  return fused;
+}
+
+// The GEMM's register tile: two blocks of channels where a block is one vector (each broadcast
+// element of V feeds two FMAs), and as many tiles as keep the accumulators within half the
+// register file, preferring a count that divides the tiles (as packed_fallback does).
+struct GemmTile {
+  int64_t blocks = 1, tiles = 1;
+};
+
+GemmTile gemm_tile(int64_t blocks, int64_t tiles, int64_t block, const CpuModel& cpu) {
+  int lanes = cpu.lanes(DataType::f32());
+  int64_t vectors = (block + lanes - 1) / lanes;
+  GemmTile g;
+  if (vectors == 1 && blocks % 2 == 0) g.blocks = 2;
+  int64_t cap = std::max<int64_t>(1, cpu.vector_registers / 2 / (g.blocks * vectors));
+  int64_t widest = std::min(cap, tiles), dividing = 1;
+  for (int64_t c = 1; c <= widest; ++c) {
+    if (tiles % c == 0) dividing = c;
+  }
+  g.tiles = 4 * dividing >= 3 * widest ? dividing : widest;
+  return g;
+}
+
+void schedule_input_transform(te::Schedule& s, const te::Operation& v, const te::Operation& rows,
+                              int64_t tile_cols) {
+  te::Stage vs = s[v];
+  auto [q, tx] = vs.split(vs.axis(2), tile_cols);
+  te::IterVar e = vs.axis(0), c = vs.axis(1);
+  vs.reorder({c, q, e, tx});
+  te::IterVar row = parallel(vs, {c, q});
+  vs.unroll(e);
+  if (tile_cols > 1) vs.vectorize(tx);
+  te::Stage rs = s[rows];
+  rs.compute_at(vs, row);
+  rs.unroll(rs.axis(0));
+  rs.unroll(rs.axis(1));
+  if (tile_cols > 1) rs.vectorize(rs.axis(3));
+}
+
+void schedule_gemm(te::Schedule& s, const te::Operation& gemm, const CpuModel& cpu) {
+  te::Tensor out(gemm);
+  GemmTile tile = gemm_tile(dim(out, 1), dim(out, 2), dim(out, 3), cpu);
+  te::Tensor acc = s.cache_write(out, MemScope::kLocal);
+  te::Stage gs = s[out];
+  auto [kbo, kbi] = gs.split(gs.axis(1), tile.blocks);
+  auto [po, pi] = gs.split(gs.axis(2), tile.tiles);
+  te::IterVar e = gs.axis(0), b = gs.axis(3);
+  gs.reorder({e, kbo, po, kbi, pi, b});
+  parallel(gs, {e, kbo});
+  gs.vectorize(b);
+  te::Stage as = s[acc];
+  as.compute_at(gs, po);
+  as.reorder({as.axis(0), as.reduce_axis(0), as.axis(1), as.axis(2), as.axis(3)});
+  if (tile.blocks > 1) as.unroll(as.axis(1));
+  if (tile.tiles > 1) as.unroll(as.axis(2));
+  as.vectorize(as.axis(3));
+}
+
+// The output [n, k, y, x] (or the group's output of that shape) in m x m tiles of one block of
+// channels, Z computed per tile; each channel's row of a tile one vector of m pixels. (Vectors of
+// the block's channels instead, as Z has them, were stores to 16 channel planes: scatters that
+// took most of the kernel's time.)
+void schedule_output(te::Schedule& s, const te::Tensor& out, const te::Operation& cols, int64_t m,
+                     int64_t block) {
+  te::Stage os = s[out];
+  auto [kb, bi] = os.split(os.axis(1), block);
+  auto [ty, u] = os.split(os.axis(2), m);
+  auto [tx, vx] = os.split(os.axis(3), m);
+  os.reorder({os.axis(0), kb, ty, tx, bi, u, vx});
+  parallel(os, {os.axis(0), kb, ty});
+  os.unroll(u);
+  os.vectorize(vx);
+  te::Stage cs = s[cols];
+  cs.compute_at(os, tx);
+  cs.unroll(cs.axis(0));
+  cs.unroll(cs.axis(1));
+  cs.vectorize(cs.axis(4));
+}
+
+}  // namespace
+
+void schedule_winograd(te::Schedule& s, const std::vector<te::Tensor>& outputs,
+                       const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity*) {
+  te::Operation gemm;
+  for (const te::Stage& st : s.stages()) {
+    if (compute_of(st->op) && !compute_of(st->op)->reduce_axis.empty()) gemm = st->op;
+  }
+  te::Operation v = gemm.defined() ? compute_input(gemm) : te::Operation();
+  te::Operation rows = v.defined() ? compute_input(v) : te::Operation();
+  te::Operation cols = gemm.defined() ? reader_of(s, gemm) : te::Operation();
+  te::Operation conv = cols.defined() ? reader_of(s, cols) : te::Operation();
+  if (!rows.defined() || !conv.defined()) return schedule_default(s, outputs, anchor, cpu, nullptr);
+  te::Operation pad = compute_input(rows);
+  te::Tensor conv_t(conv), cols_t(cols);
+  int64_t m = dim(cols_t, 0), block = dim(cols_t, 4);
+  int64_t tile_cols = (dim(conv_t, 3) + m - 1) / m;
+  // The output tiles the conv's values: the group's one output of its shape (the epilogue inlined
+  // into it), else the conv itself.
+  std::vector<int64_t> shape;
+  for (int d = 0; d < 4; ++d) shape.push_back(dim(conv_t, d));
+  te::Tensor tiled = conv_t;
+  if (outputs.size() == 1 && outputs[0].ndim() == 4) {
+    bool same = true;
+    for (int d = 0; d < 4; ++d)
+      same = same && as_const_int(outputs[0].shape()[d]) &&
+             *as_const_int(outputs[0].shape()[d]) == shape[d];
+    if (same) tiled = outputs[0];
+  }
+  for (te::Stage st : s.stages()) {
+    const te::Operation& op = st->op;
+    bool kept = op.same_as(pad) || op.same_as(rows) || op.same_as(v) || op.same_as(gemm) ||
+                op.same_as(cols) || op.same_as(tiled.op());
+    if (compute_of(op) && !kept && !st->is_output) st.compute_inline();
+  }
+  int lanes = cpu.lanes(DataType::f32());
+  if (pad.defined()) schedule_injective(s, te::Tensor(pad), lanes);
+  schedule_input_transform(s, v, rows, tile_cols);
+  schedule_gemm(s, gemm, cpu);
+  schedule_output(s, tiled, cols, m, block);
+  for (const te::Tensor& o : outputs) {
+    if (!o.same_as(tiled)) schedule_injective(s, o, lanes);
+  }
+}
+
+}  // namespace tessel::topi
