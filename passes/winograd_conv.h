@@ -15,8 +15,8 @@ namespace tessel::passes {
 
 // The tile size m that `node` takes as ConvWinograd, or 0 when it stays a Conv: a 2-D Conv with a
 // 3x3 kernel, unit strides and dilations, group 1, constant float32 weights whose output channels
-// are whole blocks of 16 and input channels at least 16, a static output type, and enough channels
-// for the GEMMs to pay for the transforms (the .cc has the measurements).
+// are whole blocks of 16, at least 64 output and 16 input channels, a static output type, and
+// enough channels for the GEMMs to pay for the transforms (the .cc has the measurements).
 int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node);
 
 // Rewrites every Conv that winograd_tile_size picks.

@@ -111,7 +111,7 @@ TEST_F(CliTest, InspectShowsIoOpsFusionGroupsAndMemoryPlan) {
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* want :
        {"data", "float32[1, 3, 32, 32]", "prob", "BatchNormalization", "unsupported ops: none",
-        "fusion groups", "[ConvWinograd+Add+Relu]", "memory plan:"}) {
+        "fusion groups", "[Conv+Add+Relu]", "memory plan:"}) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << " in:\n" << r.output;
   }
 }
@@ -256,13 +256,12 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
       " --tuner random --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
   Result r = run(tessel("tune " + kModel + " -o " + records + " --trials 4" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
-  // 5 tasks (the two 3x3 16-channel convs over 32 x 32 are Winograd convs, which have no
-  // template), and each of the 4 convs in its other layout
-  EXPECT_NE(r.output.find("[Task  9/ 9]"), std::string::npos) << r.output;
+  // 6 tasks, and each of the 5 convs in its other layout (packed)
+  EXPECT_NE(r.output.find("[Task 11/11]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("speed-up"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("task 8 is task 3 in the other layout"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("task 10 is task 4 in the other layout"), std::string::npos) << r.output;
   size_t first = line_count(records);  // 4 trials per task, and re-measurements of the best
-  EXPECT_GE(first, 9u * 4u);
+  EXPECT_GE(first, 11u * 4u);
 
   expect_cli_error(run(tessel("tune " + kModel + " -o " + records + " --trials 6" + fast)), 1,
                    "exists: pass --resume to continue that run");
@@ -276,12 +275,12 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   r = run(
       tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("tuning records: 5 of 5 tunable kernels tuned ("), std::string::npos)
+  EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned ("), std::string::npos)
       << r.output;
   EXPECT_NE(
       r.output.find(
           "of them keep the fallback config, which no measured config beat), 0 without records use "
-          "the fallback schedule; 4 convs laid out (direct or packed) by records of both forms"),
+          "the fallback schedule; 6 convs laid out (direct or packed) by records of both forms"),
       std::string::npos)
       << r.output;
   expect_package_matches_reference(path("tuned.tar"), path("tuned-"));
@@ -332,13 +331,13 @@ TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
   r = run(tessel("tune " + kModel + " -o " + path("unused.json") +
                  " --tasks list --conv-layouts rule"));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 6)
-      << r.output;  // a header and 5 tasks
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 7)
+      << r.output;  // a header and 6 tasks
 
   expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")),
                    1, "--tuner");
   expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19")), 1,
-                   "--tasks: '3-19' is out of range: the model has tasks 0 to 8");
+                   "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
   expect_cli_error(
       run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")), 1,
       "--conv-layouts");

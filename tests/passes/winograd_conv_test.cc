@@ -70,7 +70,7 @@ TEST(WinogradConv, OtherConvsAreLeftAlone) {
   const std::vector<std::pair<const char*, ConvSpec>> alone = {
       {"strided",
        {{1, 32, 56, 56},
-        {32, 32, 3, 3},
+        {64, 32, 3, 3},
         {1, 1, 1, 1},
         true,
         false,
@@ -78,7 +78,7 @@ TEST(WinogradConv, OtherConvsAreLeftAlone) {
         {{"strides", ints({2, 2})}}}},
       {"dilated",
        {{1, 32, 56, 56},
-        {32, 32, 3, 3},
+        {64, 32, 3, 3},
         {2, 2, 2, 2},
         true,
         false,
@@ -86,15 +86,16 @@ TEST(WinogradConv, OtherConvsAreLeftAlone) {
         {{"dilations", ints({2, 2})}}}},
       {"grouped",
        {{1, 32, 56, 56},
-        {32, 16, 3, 3},
+        {64, 16, 3, 3},
         {1, 1, 1, 1},
         true,
         false,
         false,
         {{"group", int64_t{2}}}}},
-      {"5x5", {{1, 32, 56, 56}, {32, 32, 5, 5}, {2, 2, 2, 2}}},
-      {"output channels not whole blocks", {{1, 32, 56, 56}, {24, 32, 3, 3}}},
-      {"3 input channels", {{1, 3, 56, 56}, {32, 3, 3, 3}}},
+      {"5x5", {{1, 32, 56, 56}, {64, 32, 5, 5}, {2, 2, 2, 2}}},
+      {"output channels not whole blocks", {{1, 32, 56, 56}, {72, 32, 3, 3}}},
+      {"32 output channels", {{1, 128, 56, 56}, {32, 128, 3, 3}}},
+      {"3 input channels", {{1, 3, 56, 56}, {64, 3, 3, 3}}},
       {"7 x 7: few tiles", {{1, 512, 7, 7}, {512, 512, 3, 3}}},
   };
   for (const auto& [what, spec] : alone) {
@@ -144,21 +145,21 @@ void expect_winograd_matches_conv(const ConvSpec& spec, int64_t m) {
 }
 
 TEST(WinogradConv, WinogradConvComputesTheSameAsConv) {
-  expect_winograd_matches_conv({{1, 16, 32, 32}, {16, 16, 3, 3}}, 4);
+  expect_winograd_matches_conv({{1, 16, 32, 32}, {64, 16, 3, 3}}, 4);
   // Tiles that overhang the output on both axes, a batch of 2, input channels not a block.
-  expect_winograd_matches_conv({{2, 20, 27, 26}, {32, 20, 3, 3}}, 4);
-  expect_winograd_matches_conv({{1, 16, 13, 13}, {48, 16, 3, 3}}, 2);
+  expect_winograd_matches_conv({{2, 20, 27, 26}, {64, 20, 3, 3}}, 4);
+  expect_winograd_matches_conv({{1, 16, 13, 13}, {80, 16, 3, 3}}, 2);
   // Padding on some sides only (the output 25 x 29: 4's tiles would overhang it by 15%), no bias.
-  expect_winograd_matches_conv({{1, 16, 26, 30}, {32, 16, 3, 3}, {0, 1, 1, 0}, false}, 2);
+  expect_winograd_matches_conv({{1, 16, 26, 30}, {64, 16, 3, 3}, {0, 1, 1, 0}, false}, 2);
   // A residual Add fused into the output tiles, and the conv's result as a graph output.
-  expect_winograd_matches_conv({{1, 32, 28, 28}, {32, 32, 3, 3}, {1, 1, 1, 1}, true, true}, 4);
-  expect_winograd_matches_conv({{1, 16, 14, 14}, {16, 16, 3, 3}, {1, 1, 1, 1}, true, false, true},
+  expect_winograd_matches_conv({{1, 32, 28, 28}, {64, 32, 3, 3}, {1, 1, 1, 1}, true, true}, 4);
+  expect_winograd_matches_conv({{1, 16, 14, 14}, {64, 16, 3, 3}, {1, 1, 1, 1}, true, false, true},
                                2);
 }
 
 TEST(WinogradConv, ConvsSharingWeightsShareTheTransformedCopy) {
   Builder b;
-  graph::ValueId w = b.constant("w", random_tensor({32, 32, 3, 3}, 1));
+  graph::ValueId w = b.constant("w", random_tensor({64, 32, 3, 3}, 1));
   std::vector<graph::ValueId> outs;
   for (const char* x : {"x1", "x2"}) {
     outs.push_back(b.op("Conv", {b.input(x, {1, 32, 32, 32}), w}, {{"pads", ints({1, 1, 1, 1})}}));
@@ -175,7 +176,7 @@ TEST(WinogradConv, ConvsSharingWeightsShareTheTransformedCopy) {
 // A ConvWinograd node that does not fit its weights or asks for a tile size that does not exist
 // is an error naming the node.
 TEST(WinogradConv, BadWinogradNodesAreErrors) {
-  graph::Graph good = conv_model({{1, 16, 32, 32}, {16, 16, 3, 3}});
+  graph::Graph good = conv_model({{1, 16, 32, 32}, {64, 16, 3, 3}});
   infer_type(good);
   winograd_conv(good);
   ASSERT_EQ(good.nodes[0].op, graph::OpKind::ConvWinograd);
