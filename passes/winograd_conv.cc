@@ -18,6 +18,15 @@ namespace tessel::passes {
 constexpr int64_t kMinTiles = 32;
 constexpr int64_t kMinOutputChannels = 64;
 
+namespace {
+
+graph::ops::WindowGeometry conv_geometry(const graph::Graph& g, const graph::Node& conv) {
+  const graph::TensorType& x = g.value(conv.inputs[0]).type;
+  return graph::ops::window_geometry(conv, {x.shape[2], x.shape[3]}, {3, 3}, false);
+}
+
+}  // namespace
+
 int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node) {
   if (node.op != graph::OpKind::Conv || node.attr_int("group", 1) != 1 || node.inputs.size() < 2)
     return 0;
@@ -36,8 +45,7 @@ int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node) {
   if (ws.size() != 4 || ws[2] != 3 || ws[3] != 3 || ws[0] % kConvChannelBlock != 0 ||
       ws[0] < kMinOutputChannels || ws[1] < kConvChannelBlock)
     return 0;
-  graph::ops::WindowGeometry geo =
-      graph::ops::window_geometry(node, {x.shape[2], x.shape[3]}, {3, 3}, false);
+  graph::ops::WindowGeometry geo = conv_geometry(g, node);
   if (geo.strides != std::vector<int64_t>{1, 1} || geo.dilations != std::vector<int64_t>{1, 1})
     return 0;
   // m = 4 needs 4x fewer products than the direct conv, m = 2 2.25x fewer; 4 unless its tiles
@@ -57,9 +65,7 @@ void winograd_conv(graph::Graph& g) {
   for (graph::Node& node : g.nodes) {
     int64_t m = winograd_tile_size(g, node);
     if (m == 0) continue;
-    const graph::TensorType& x = g.value(node.inputs[0]).type;
-    graph::ops::WindowGeometry geo =
-        graph::ops::window_geometry(node, {x.shape[2], x.shape[3]}, {3, 3}, false);
+    graph::ops::WindowGeometry geo = conv_geometry(g, node);
     auto [it, fresh] = transformed_of.emplace(std::make_pair(node.inputs[1], m), graph::kNoValue);
     if (fresh) {
       const graph::Value& w = g.value(node.inputs[1]);

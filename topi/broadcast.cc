@@ -89,6 +89,13 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
   if (parallel) st.parallel(outer);
 }
 
+te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer) {
+  te::IterVar fused = outer[0];
+  for (size_t i = 1; i < outer.size(); ++i) fused = st.fuse(fused, outer[i]);
+  st.parallel(fused);
+  return fused;
+}
+
 te::IterVar vectorize_last_axis(te::Stage& st, const te::Tensor& out, int vector_lanes) {
   te::IterVar columns = st.axis(out.ndim() - 1);
   const int64_t* last = as_const_int(out.shape().back());

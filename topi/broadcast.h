@@ -27,6 +27,10 @@ te::Tensor binary(const te::Tensor& a, const te::Tensor& b,
 // that are not a whole number of vectors are vectorized along the last axis instead.
 void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes);
 
+// Fuses the loops `outer` of `st` (adjacent, outermost first, at least one) and runs them in
+// parallel; returns the fused loop.
+te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer);
+
 // Vectorizes the last axis of `st`, computing `out`: whole when it is at most `vector_lanes` long,
 // else in vectors of `vector_lanes` (a scalar tail when they do not divide it). Returns the
 // vectorized loop.

@@ -123,15 +123,6 @@ const std::vector<int64_t> kPackedColumns = {1, 2, 4, 7, 8, 14, 16};
 // Accumulator vectors that a tile may use: the register file less room for the operands.
 int64_t accumulator_budget(const CpuModel& cpu) { return cpu.vector_registers - 4; }
 
-// Fuses the loops `outer` of `st` (adjacent, outermost first, at least one) and runs them in
-// parallel; returns the fused loop.
-te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer) {
-  te::IterVar fused = outer[0];
-  for (size_t i = 1; i < outer.size(); ++i) fused = st.fuse(fused, outer[i]);
-  st.parallel(fused);
-  return fused;
-}
-
 // Inlines the elementwise stages into their readers, except the master's direct inputs (padded
 // or transposed copies), which the reduction reads without checks; returns those inputs.
 std::vector<te::Operation> inline_all_but_inputs(te::Schedule& s, const te::Stage& master) {

@@ -40,14 +40,6 @@ te::Operation reader_of(const te::Schedule& s, const te::Operation& op) {
   return te::Operation();
 }
 
-// Fuses the adjacent loops `outer` and runs them in parallel; returns the fused loop.
-te::IterVar parallel(te::Stage& st, const std::vector<te::IterVar>& outer) {
-  te::IterVar fused = outer[0];
-  for (size_t i = 1; i < outer.size(); ++i) fused = st.fuse(fused, outer[i]);
-  st.parallel(fused);
-  return fused;
-}
-
 // The GEMM's register tile: two blocks of channels where a block is one vector (each broadcast
 // element of V feeds two FMAs), and as many tiles as keep the accumulators within half the
 // register file, preferring a count that divides the tiles (as packed_fallback does).
@@ -75,7 +67,7 @@ void schedule_input_transform(te::Schedule& s, const te::Operation& v, const te:
   auto [q, tx] = vs.split(vs.axis(2), tile_cols);
   te::IterVar e = vs.axis(0), c = vs.axis(1);
   vs.reorder({c, q, e, tx});
-  te::IterVar row = parallel(vs, {c, q});
+  te::IterVar row = parallel_outer(vs, {c, q});
   vs.unroll(e);
   if (tile_cols > 1) vs.vectorize(tx);
   te::Stage rs = s[rows];
@@ -94,7 +86,7 @@ void schedule_gemm(te::Schedule& s, const te::Operation& gemm, const CpuModel& c
   auto [po, pi] = gs.split(gs.axis(2), tile.tiles);
   te::IterVar e = gs.axis(0), b = gs.axis(3);
   gs.reorder({e, kbo, po, kbi, pi, b});
-  parallel(gs, {e, kbo});
+  parallel_outer(gs, {e, kbo});
   gs.vectorize(b);
   te::Stage as = s[acc];
   as.compute_at(gs, po);
@@ -115,7 +107,7 @@ void schedule_output(te::Schedule& s, const te::Tensor& out, const te::Operation
   auto [ty, u] = os.split(os.axis(2), m);
   auto [tx, vx] = os.split(os.axis(3), m);
   os.reorder({os.axis(0), kb, ty, tx, bi, u, vx});
-  parallel(os, {os.axis(0), kb, ty});
+  parallel_outer(os, {os.axis(0), kb, ty});
   os.unroll(u);
   os.vectorize(vx);
   te::Stage cs = s[cols];
