@@ -231,6 +231,7 @@ passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptio
   popt.opt_level = opt.opt_level;
   popt.disabled_passes = opt.disabled_passes;
   popt.conv_layout = conv_layout;
+  popt.cpu = CpuModel::of(Target::parse(opt.target));
   return passes::run_graph_pipeline(g, popt);
 }
 

@@ -27,10 +27,10 @@
   X(GatherND) X(ScatterElements) X(Scatter) X(ScatterND) X(Squeeze) X(Unsqueeze) X(Expand)         \
   X(Tile) X(Pad) X(Shape) X(Size) X(ConstantOfShape) X(Range) X(Constant) X(DepthToSpace)          \
   X(SpaceToDepth) X(OneHot) X(NonZero) X(Trilu) X(Compress) X(ReverseSequence) X(EyeLike)          \
-  /* ir/ops/nn.cc (ConvNCHWc and ConvWinograd are internal: passes/pack_conv_weights and */        \
-  /* passes/winograd_conv make them) */                                                            \
-  X(Conv) X(ConvTranspose) X(ConvNCHWc) X(ConvWinograd) X(Gemm) X(MatMul) X(MaxPool)               \
-  X(AveragePool) X(LpPool)                                                                         \
+  /* ir/ops/nn.cc (ConvNCHWc, ConvWinograd and MatMulPacked are internal: */                       \
+  /* passes/pack_conv_weights, passes/winograd_conv and passes/pack_dense_weights make them) */     \
+  X(Conv) X(ConvTranspose) X(ConvNCHWc) X(ConvWinograd) X(Gemm) X(MatMul) X(MatMulPacked)          \
+  X(MaxPool) X(AveragePool) X(LpPool)                                                              \
   X(GlobalAveragePool) X(GlobalMaxPool) X(GlobalLpPool) X(BatchNormalization)                      \
   X(InstanceNormalization) X(LayerNormalization) X(LRN) X(Softmax) X(LogSoftmax) X(Hardmax)        \
   /* ir/ops/sequence.cc */                                                                         \

@@ -51,8 +51,10 @@ topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
     auto is_vector = [&](graph::ValueId v) { return g.value(v).type.shape.size() == 1; };
     anchor.matrix_vector = is_vector(node.inputs[0]) || is_vector(node.inputs[1]);
     const std::vector<int64_t>& rhs = g.value(node.inputs[1]).type.shape;
-    anchor.shared_rhs = !anchor.matrix_vector &&
-                        std::all_of(rhs.begin(), rhs.end() - 2, [](int64_t d) { return d == 1; });
+    // MatMulPacked's B is one matrix in panels [N / b, K, b].
+    anchor.shared_rhs = node.op == graph::OpKind::MatMulPacked ||
+                        (!anchor.matrix_vector &&
+                         std::all_of(rhs.begin(), rhs.end() - 2, [](int64_t d) { return d == 1; }));
   }
   return anchor;
 }

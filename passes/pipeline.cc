@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "codegen/target.h"
 #include "ir/error.h"
 #include "passes/decompose_recurrent.h"
 #include "passes/eliminate_common_subexpr.h"
@@ -16,6 +17,7 @@
 #include "passes/infer_type.h"
 #include "passes/inline_if.h"
 #include "passes/pack_conv_weights.h"
+#include "passes/pack_dense_weights.h"
 #include "passes/pretranspose_weights.h"
 #include "passes/simplify_inference.h"
 #include "passes/winograd_conv.h"
@@ -24,17 +26,10 @@
 namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
-  return {"infer_type",
-          "inline_if",
-          "simplify_inference",
-          "decompose_recurrent",
-          "remove_dead_code",
-          "fold_constant",
-          "pretranspose_weights",
-          "winograd_conv",
-          "pack_conv_weights",
-          "eliminate_common_subexpr",
-          "fuse_ops"};
+  return {
+      "infer_type",       "inline_if",         "simplify_inference",       "decompose_recurrent",
+      "remove_dead_code", "fold_constant",     "pretranspose_weights",     "pack_dense_weights",
+      "winograd_conv",    "pack_conv_weights", "eliminate_common_subexpr", "fuse_ops"};
 }
 
 namespace {
@@ -96,6 +91,8 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });
   run("fold_constant", 2, [&] { fold_constant(g); });
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
+  run("pack_dense_weights", 2,
+      [&] { pack_dense_weights(g, opt.cpu ? *opt.cpu : CpuModel::of(Target::host())); });
   run("winograd_conv", 2, [&] { winograd_conv(g); });
   run("pack_conv_weights", 2, [&] { pack_conv_weights(g, opt.conv_layout); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });

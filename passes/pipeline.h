@@ -1,8 +1,9 @@
 // The graph pass pipeline, in order, by opt level (a pass runs when opt_level >= its level):
 //   infer_type (0, always: types and shape folding) -> simplify_inference (0) ->
 //   decompose_recurrent (0, always: LSTM / GRU / RNN unrolled, as te has no recurrence) ->
-//   remove_dead_code (1) -> fold_constant (2) -> pretranspose_weights (2) -> pack_conv_weights (2)
-//   -> eliminate_common_subexpr (3) -> fuse_ops (1; at level 0 every node is its own group).
+//   remove_dead_code (1) -> fold_constant (2) -> pretranspose_weights (2) -> pack_dense_weights (2)
+//   -> winograd_conv (2) -> pack_conv_weights (2) -> eliminate_common_subexpr (3) -> fuse_ops (1;
+//   at level 0 every node is its own group).
 // disabled_passes skips optimizations by name (tvmc's --disabled-pass); a disabled fuse_ops leaves
 // every node its own group. The level-0 passes that lowering relies on cannot be disabled.
 // TESSEL_DUMP_GRAPH=all (or pass names, comma-separated) prints the graph after those passes to
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu_model.h"
 #include "passes/fuse_ops.h"
 #include "passes/pack_conv_weights.h"
 
@@ -24,6 +26,7 @@ struct GraphPipelineOptions {
   std::vector<std::string> disabled_passes;  // Error for a name that is not an optional pass
   FuseOptions fuse;
   ConvLayoutChoice conv_layout;  // pack_conv_weights' choice; unset: its rule
+  std::optional<CpuModel> cpu;   // the target, for pack_dense_weights' panels; unset: the host
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
   std::optional<std::string> dump;  // unset: read TESSEL_DUMP_GRAPH
 };

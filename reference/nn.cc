@@ -1,5 +1,5 @@
-// Reference Gemm and MatMul, and the nn op list (convolutions and pools in nn_conv.cc,
-// normalizations and the softmax family in nn_norm.cc).
+// Reference Gemm, MatMul and MatMulPacked, and the nn op list (convolutions and pools in
+// nn_conv.cc, normalizations and the softmax family in nn_norm.cc).
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -88,10 +88,36 @@ std::vector<TensorData> eval_matmul(const graph::Graph&, const Node& node,
   return {from_doubles(in[0].dtype(), out, y)};
 }
 
+// MatMulPacked: A [..., K] times B [K, N] read from its column panels Bp [P, K, b] (column j is
+// Bp[j / b, :, j % b]), one row of A at a time.
+std::vector<TensorData> eval_matmul_packed(const graph::Graph&, const Node& node,
+                                           const std::vector<TensorData>& in) {
+  std::vector<int64_t> as = in.at(0).shape(), ps = in.at(1).shape();
+  int64_t k = as.back(), block = ps.at(2), n = node.attr_int("columns", ps.at(0) * block);
+  if (ps[1] != k)
+    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), k, ps[1]));
+  std::vector<double> av = to_doubles(in[0]), pv = to_doubles(in[1]);
+  int64_t rows = product(as, 0, as.size() - 1);
+  std::vector<double> y(static_cast<size_t>(rows * n));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += av[i * k + p] * pv[((j / block) * k + p) * block + j % block];
+      y[i * n + j] = acc;
+    }
+  }
+  std::vector<int64_t> out(as.begin(), as.end() - 1);
+  out.push_back(n);
+  return {from_doubles(in[0].dtype(), out, y)};
+}
+
 }  // namespace
 
 std::vector<RefOp> nn_ref_ops() {
-  std::vector<RefOp> ops{{OpKind::Gemm, eval_gemm}, {OpKind::MatMul, eval_matmul}};
+  std::vector<RefOp> ops{{OpKind::Gemm, eval_gemm},
+                         {OpKind::MatMul, eval_matmul},
+                         {OpKind::MatMulPacked, eval_matmul_packed}};
   for (auto part : {nn::conv_pool_ref_ops, nn::norm_ref_ops}) {
     for (auto& op : part()) ops.push_back(std::move(op));
   }

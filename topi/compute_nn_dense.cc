@@ -1,6 +1,6 @@
-// Gemm (alpha, beta, transA, transB, broadcast C) and MatMul (2-D, batched with broadcast batch
-// dims, 1-D operands) as one sum over k. Gemm's transposed B is copied into a [K, N] stage first so
-// the schedule's vectorized columns read it contiguously.
+// Gemm (alpha, beta, transA, transB, broadcast C), MatMul (2-D, batched with broadcast batch dims,
+// 1-D operands) and MatMulPacked (B in column panels) as one sum over k. Gemm's transposed B is
+// copied into a [K, N] stage first so the schedule's vectorized columns read it contiguously.
 #include <fmt/format.h>
 
 #include "ir/error.h"
@@ -83,8 +83,32 @@ std::vector<te::Tensor> matmul(const OpCall& call, const std::vector<te::Tensor>
       name)};
 }
 
+// MatMulPacked: A [..., K] times B's column panels Bp [P, K, b]: column j is Bp[j / b, :, j % b],
+// so a register tile of b columns (or a divisor of b) reads one contiguous run of Bp per k.
+std::vector<te::Tensor> matmul_packed(const OpCall& call, const std::vector<te::Tensor>& in,
+                                      const std::string& name) {
+  std::vector<int64_t> as = static_shape(in[0]), ps = static_shape(in[1]);
+  int64_t k = as.back(), block = ps.at(2);
+  if (ps[1] != k)
+    throw Error(fmt::format("{}: inner dims {} and {} differ", call.describe(), k, ps[1]));
+  te::IterVar rk = te::reduce_axis(0, idx(k), "rk");
+  return {te::compute(
+      idx_exprs(call.output_type(0).shape),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> ai(i.begin(), i.end() - 1);
+        ai.push_back(rk);
+        PrimExpr j = i.back();
+        return te::sum(
+            in[0](ai) * in[1]({floordiv(j, idx(block)), PrimExpr(rk), floormod(j, idx(block))}),
+            {rk});
+      },
+      name)};
+}
+
 }  // namespace
 
-std::vector<OpCompute> dense_computes() { return {{OpKind::Gemm, gemm}, {OpKind::MatMul, matmul}}; }
+std::vector<OpCompute> dense_computes() {
+  return {{OpKind::Gemm, gemm}, {OpKind::MatMul, matmul}, {OpKind::MatMulPacked, matmul_packed}};
+}
 
 }  // namespace tessel::topi::nn

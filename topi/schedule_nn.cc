@@ -262,16 +262,9 @@ struct GemmTile {
 GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
   MatmulCpuConfig kernel = matmul_cpu_config(cpu);
   int lanes = tile_lanes(cpu);
-  int64_t width = t.out.back();
-  int64_t vectors = width >= kernel.nr ? kernel.nr / lanes : 1;
-  // With fewer rows than the kernel's (a batch-1 dense layer, an LSTM step's h x R), the
-  // accumulators go to columns instead: enough independent FMA chains to hide their latency, and
-  // B read in longer contiguous runs.
-  if (t.row_divisor < kernel.mr)
-    vectors = std::clamp<int64_t>((width + lanes - 1) / lanes, vectors, kWideColumnVectors);
   GemmTile g;
-  g.cols = std::min(width, vectors * lanes);
-  int64_t most = matmul_tile_rows(cpu, static_cast<int>(vectors));
+  g.cols = gemm_tile_columns(cpu, t.row_divisor, t.out.back());
+  int64_t most = matmul_tile_rows(cpu, static_cast<int>((g.cols + lanes - 1) / lanes));
   for (int64_t r : row_candidates(t, cpu)) {
     if (r <= most && t.row_divisor % r == 0) g.rows = r;
   }
@@ -532,6 +525,18 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
 }
 
 }  // namespace
+
+// With fewer rows than the micro-kernel's (a batch-1 dense layer, an LSTM step's h x R), the
+// accumulators go to columns instead: enough independent FMA chains to hide their latency, and B
+// read in longer contiguous runs.
+int64_t gemm_tile_columns(const CpuModel& cpu, int64_t rows, int64_t columns) {
+  MatmulCpuConfig kernel = matmul_cpu_config(cpu);
+  int lanes = tile_lanes(cpu);
+  int64_t vectors = columns >= kernel.nr ? kernel.nr / lanes : 1;
+  if (rows < kernel.mr)
+    vectors = std::clamp<int64_t>((columns + lanes - 1) / lanes, vectors, kWideColumnVectors);
+  return std::min(columns, vectors * lanes);
+}
 
 void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
                       const CpuModel& cpu, const ConfigEntity*) {

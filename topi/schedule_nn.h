@@ -42,4 +42,9 @@ std::optional<ConfigSpace> tiled_space(const te::Schedule& s, const AnchorOp& an
 void set_tiled_fallback(ConfigSpace& space, const te::Schedule& s, const AnchorOp& anchor,
                         const CpuModel& cpu);
 
+// The columns of a GEMM's fallback register tile with `rows` rows (the extent of its row axis) and
+// `columns` columns: the micro-kernel's two vectors, or with fewer rows than the micro-kernel's
+// up to kWideColumnVectors vectors. passes/pack_dense_weights packs constant B in panels this wide.
+int64_t gemm_tile_columns(const CpuModel& cpu, int64_t rows, int64_t columns);
+
 }  // namespace tessel::topi

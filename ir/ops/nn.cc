@@ -241,6 +241,37 @@ Types infer_matmul(const Graph& g, const Node& node) {
   return {like(input_type(g, node, 0), out)};
 }
 
+// MatMulPacked (internal, passes/pack_dense_weights): A [..., K] times a constant B [K, N] packed
+// into column panels, Bp [ceil(N / b), K, b] (ir/ops/conv_packing.h); "columns" keeps N when the
+// last panel is padded. Y is [..., N].
+Types infer_matmul_packed(const Graph& g, const Node& node) {
+  const TensorType& a = input_type(g, node, 0);
+  const TensorType& b = input_type(g, node, 1);
+  require_float(a, node, "A");
+  require_same_dtype(g, node, {0, 1});
+  if (a.shape.size() < 2 || b.shape.size() != 3) {
+    throw Error(fmt::format("{}: A {} must have rank >= 2 and packed B {} rank 3 ([N / b, K, b])",
+                            node.describe(), a.str(), b.str()));
+  }
+  if (dims_conflict(a.shape.back(), b.shape[1])) {
+    throw Error(fmt::format("{}: inner dims {} and {} differ", node.describe(), a.shape.back(),
+                            b.shape[1]));
+  }
+  bool known = b.shape[0] != kUnknownDim && b.shape[2] != kUnknownDim;
+  int64_t columns = known ? b.shape[0] * b.shape[2] : kUnknownDim;
+  if (node.has_attr("columns")) {  // the last panel padded
+    int64_t n = node.attr_int("columns", 0);
+    if (n <= 0 || (known && (n > columns || n <= columns - b.shape[2]))) {
+      throw Error(
+          fmt::format("{}: columns {} does not fit packed B {}", node.describe(), n, b.str()));
+    }
+    columns = n;
+  }
+  std::vector<int64_t> out(a.shape.begin(), a.shape.end() - 1);
+  out.push_back(columns);
+  return {like(a, out)};
+}
+
 // Per-channel parameter inputs (scale, bias, mean, var) must be [C] of X's dtype.
 void check_channel_params(const Graph& g, const Node& node, const TensorType& x, size_t first,
                           size_t last) {
@@ -372,6 +403,8 @@ std::vector<OpDef> nn_defs() {
       // Before opset 7, `broadcast` flags C broadcasting; both cases hold.
       {OpKind::Gemm, 1, P::kOutEWiseFusable, infer_gemm, F::kDense, kTuned, gemm_flops},
       {OpKind::MatMul, 1, P::kOutEWiseFusable, infer_matmul, F::kDense, kTuned, matmul_flops},
+      {OpKind::MatMulPacked, kInternalOp, P::kOutEWiseFusable, infer_matmul_packed, F::kDense,
+       kTuned, matmul_flops},
       {OpKind::MaxPool, 1, P::kOutEWiseFusable, infer_pool, F::kPool},
       {OpKind::AveragePool, 1, P::kOutEWiseFusable, infer_pool, F::kPool},
       {OpKind::LpPool, 1, P::kOutEWiseFusable, infer_pool, F::kPool},

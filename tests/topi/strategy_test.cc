@@ -73,10 +73,10 @@ TEST(StrategyTest, TunedOpsAreTheConvolutionsAndMatrixProducts) {
     if (def.tuned) tuned.emplace_back(def.name());
     if (def.flops) counted.emplace_back(def.name());
   }
-  const std::vector<std::string> expected = {"Conv", "ConvNCHWc", "Gemm", "MatMul"};
+  const std::vector<std::string> expected = {"Conv", "ConvNCHWc", "Gemm", "MatMul", "MatMulPacked"};
   EXPECT_EQ(tuned, expected);
-  EXPECT_EQ(counted,
-            std::vector<std::string>({"Conv", "ConvNCHWc", "ConvWinograd", "Gemm", "MatMul"}));
+  EXPECT_EQ(counted, std::vector<std::string>(
+                         {"Conv", "ConvNCHWc", "ConvWinograd", "Gemm", "MatMul", "MatMulPacked"}));
 }
 
 TEST(StrategyTest, GpuKindsHaveNoSchedulesYet) {
