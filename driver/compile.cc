@@ -262,13 +262,15 @@ void note_tuning(const graph::Graph& g, const graph::Node& master, const passes:
 // Lowers each group that computes something, templated kernels with the config of their best
 // record, on `jobs` threads (one when tir dumps are asked for, so that they do not interleave).
 // Kernels, warnings and the tuning summary come in group order whatever the thread count.
-Kernels lower_kernels(const graph::Graph& g, const std::vector<passes::FusedGroup>& groups,
+Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& plan,
                       const Target& target, const RecordPicker& records, int jobs,
                       std::vector<std::string>& warnings, TuningSummary& tuning) {
+  const std::vector<passes::FusedGroup>& groups = plan.groups;
   CpuModel cpu = CpuModel::of(target);
   std::vector<size_t> order;
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (!passes::computes_nothing(g, groups[i])) order.push_back(i);
+    if (!passes::computes_nothing(g, groups[i]) && !plan.in_place.groups.count(i))
+      order.push_back(i);
   }
   struct Lowered {
     std::optional<passes::LoweredGroup> group;
@@ -342,11 +344,12 @@ BuiltKernels build_kernels(const std::vector<PrimFunc>& funcs, const CompileOpti
 }
 
 // Which intermediate values share buffers.
-passes::MemoryPlan plan_kernel_memory(const graph::Graph& g, const Kernels& kernels) {
+passes::MemoryPlan plan_kernel_memory(const graph::Graph& g, const Kernels& kernels,
+                                      const passes::InPlaceConcats& in_place) {
   std::vector<passes::KernelIO> io;
   for (const passes::FusedGroup* group : kernels.groups)
     io.push_back({group->inputs, group->outputs});
-  return passes::plan_memory(g, io);
+  return passes::plan_memory(g, io, in_place.aliases);
 }
 
 // The runnable model: the kernels' module, the executor plan that calls them, and the weights.
@@ -368,6 +371,8 @@ runtime::Model assemble_model(const graph::Graph& g, const Target& target, const
       params[entry.param] = to_ndarray(*val.constant);
     } else if (auto planned = memory.buffer_of.find(v); planned != memory.buffer_of.end()) {
       entry.buffer = planned->second;
+      if (auto offset = memory.offset_of.find(v); offset != memory.offset_of.end())
+        entry.offset = offset->second;
     }
     xplan.storage.push_back(std::move(entry));
     return slot[v] = static_cast<int>(xplan.storage.size() - 1);
@@ -409,12 +414,12 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
   dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
   Kernels kernels = time("lower", [&] {
-    return lower_kernels(g, plan.groups, target, records, opt.compile_jobs, tuning.warnings,
-                         tuning);
+    return lower_kernels(g, plan, target, records, opt.compile_jobs, tuning.warnings, tuning);
   });
   dump_kernels(dump, kernels);
   BuiltKernels built = build_kernels(kernels.funcs, opt, target, dump, time);
-  passes::MemoryPlan memory = time("plan_memory", [&] { return plan_kernel_memory(g, kernels); });
+  passes::MemoryPlan memory =
+      time("plan_memory", [&] { return plan_kernel_memory(g, kernels, plan.in_place); });
   runtime::Model model =
       time("assemble", [&] { return assemble_model(g, target, kernels, memory, built.module); });
   CompiledModel compiled(std::move(model), std::move(kernels.funcs), std::move(built.objects),

@@ -29,7 +29,8 @@ std::vector<std::string> graph_pass_names() {
   return {
       "infer_type",       "inline_if",         "simplify_inference",       "decompose_recurrent",
       "remove_dead_code", "fold_constant",     "pretranspose_weights",     "pack_dense_weights",
-      "winograd_conv",    "pack_conv_weights", "eliminate_common_subexpr", "fuse_ops"};
+      "winograd_conv",    "pack_conv_weights", "eliminate_common_subexpr", "fuse_ops",
+      "concat_in_place"};
 }
 
 namespace {
@@ -101,6 +102,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("fuse_ops", 0, [&] { result.groups = fuse_ops(g, fuse); });
   if (std::find(dump.begin(), dump.end(), "fuse_ops") != dump.end())
     std::cerr << to_string(g, result.groups);
+  run("concat_in_place", 2, [&] { result.in_place = plan_in_place_concats(g, result.groups); });
   g.validate();
   return result;
 }

@@ -3,7 +3,7 @@
 //   decompose_recurrent (0, always: LSTM / GRU / RNN unrolled, as te has no recurrence) ->
 //   remove_dead_code (1) -> fold_constant (2) -> pretranspose_weights (2) -> pack_dense_weights (2)
 //   -> winograd_conv (2) -> pack_conv_weights (2) -> eliminate_common_subexpr (3) -> fuse_ops (1;
-//   at level 0 every node is its own group).
+//   at level 0 every node is its own group) -> concat_in_place (2; on the groups).
 // disabled_passes skips optimizations by name (tvmc's --disabled-pass); a disabled fuse_ops leaves
 // every node its own group. The level-0 passes that lowering relies on cannot be disabled.
 // TESSEL_DUMP_GRAPH=all (or pass names, comma-separated) prints the graph after those passes to
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/cpu_model.h"
+#include "passes/concat_in_place.h"
 #include "passes/fuse_ops.h"
 #include "passes/pack_conv_weights.h"
 
@@ -38,6 +39,7 @@ struct PassTiming {
 
 struct GraphPipelineResult {
   std::vector<FusedGroup> groups;
+  InPlaceConcats in_place;  // Concat groups that run no kernel, their inputs written in place
   std::vector<PassTiming> timings;
 };
 

@@ -28,13 +28,22 @@ std::string MemoryPlan::summary() const {
       mib(fixed_bytes));
 }
 
-MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kernels) {
+MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kernels,
+                       const std::map<graph::ValueId, ValueAlias>& aliases) {
   std::set<graph::ValueId> outputs(g.outputs.begin(), g.outputs.end());
   // The kernel after which each value is dead: its last reader, or its writer when nobody reads it.
   std::map<graph::ValueId, size_t> last_use;
   for (size_t k = 0; k < kernels.size(); ++k) {
     for (graph::ValueId v : kernels[k].writes) last_use.emplace(v, k);
     for (graph::ValueId v : kernels[k].reads) last_use[v] = k;
+  }
+  // A host lives as long as its parts; a part's death frees nothing.
+  for (const auto& [part, alias] : aliases) {
+    auto it = last_use.find(part);
+    if (it == last_use.end()) continue;
+    auto [host, fresh] = last_use.emplace(alias.host, it->second);
+    if (!fresh) host->second = std::max(host->second, it->second);
+    last_use.erase(it);
   }
   std::vector<std::vector<graph::ValueId>> dying(kernels.size());
   for (const auto& [v, k] : last_use) dying[k].push_back(v);
@@ -44,6 +53,28 @@ MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kerne
     if (seen.insert(v).second) plan.fixed_bytes += value_bytes(g.value(v));
   };
   std::vector<int> free;  // buffers free for reuse
+  auto allocate = [&](graph::ValueId v) {
+    int64_t bytes = value_bytes(g.value(v));
+    plan.unplanned_bytes += bytes;
+    auto fits = [&](int b) { return plan.buffer_bytes[b] >= bytes; };
+    auto best = free.end();
+    for (auto it = free.begin(); it != free.end(); ++it) {
+      bool better = best == free.end() ||
+                    (fits(*it) ? !fits(*best) || plan.buffer_bytes[*it] < plan.buffer_bytes[*best]
+                               : !fits(*best) && plan.buffer_bytes[*it] > plan.buffer_bytes[*best]);
+      if (better) best = it;
+    }
+    int buffer;
+    if (best == free.end()) {
+      buffer = static_cast<int>(plan.buffer_bytes.size());
+      plan.buffer_bytes.push_back(bytes);
+    } else {
+      buffer = *best;
+      free.erase(best);
+      plan.buffer_bytes[buffer] = std::max(plan.buffer_bytes[buffer], bytes);
+    }
+    plan.buffer_of[v] = buffer;
+  };
   for (size_t k = 0; k < kernels.size(); ++k) {
     for (graph::ValueId v : kernels[k].reads) {
       if (!plan.buffer_of.count(v)) count_fixed(v);
@@ -53,27 +84,14 @@ MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kerne
         count_fixed(v);
         continue;
       }
-      int64_t bytes = value_bytes(g.value(v));
-      plan.unplanned_bytes += bytes;
-      auto fits = [&](int b) { return plan.buffer_bytes[b] >= bytes; };
-      auto best = free.end();
-      for (auto it = free.begin(); it != free.end(); ++it) {
-        bool better =
-            best == free.end() ||
-            (fits(*it) ? !fits(*best) || plan.buffer_bytes[*it] < plan.buffer_bytes[*best]
-                       : !fits(*best) && plan.buffer_bytes[*it] > plan.buffer_bytes[*best]);
-        if (better) best = it;
+      auto alias = aliases.find(v);
+      if (alias == aliases.end()) {
+        allocate(v);
+        continue;
       }
-      int buffer;
-      if (best == free.end()) {
-        buffer = static_cast<int>(plan.buffer_bytes.size());
-        plan.buffer_bytes.push_back(bytes);
-      } else {
-        buffer = *best;
-        free.erase(best);
-        plan.buffer_bytes[buffer] = std::max(plan.buffer_bytes[buffer], bytes);
-      }
-      plan.buffer_of[v] = buffer;
+      if (!plan.buffer_of.count(alias->second.host)) allocate(alias->second.host);
+      plan.buffer_of[v] = plan.buffer_of[alias->second.host];
+      if (alias->second.offset != 0) plan.offset_of[v] = alias->second.offset;
     }
     for (graph::ValueId v : dying[k]) {
       auto it = plan.buffer_of.find(v);

@@ -92,6 +92,7 @@ std::string ExecutorPlan::to_json() const {
   for (const auto& s : storage) {
     json e = {{"shape", s.shape}, {"dtype", s.dtype.str()}};
     if (s.buffer >= 0) e["buffer"] = s.buffer;
+    if (s.offset != 0) e["offset"] = s.offset;
     if (!s.param.empty()) e["param"] = s.param;
     storage_j.push_back(std::move(e));
   }
@@ -132,7 +133,8 @@ ExecutorPlan ExecutorPlan::from_json(const std::string& text, const std::string&
       StorageEntry e{integers<int64_t>(s.at("shape"), "shape", what),
                      DataType::parse(s.at("dtype").get<std::string>()),
                      s.contains("buffer") ? integer<int>(s.at("buffer"), "buffer", what) : -1,
-                     s.value("param", "")};
+                     s.value("param", ""),
+                     s.contains("offset") ? integer<int64_t>(s.at("offset"), "offset", what) : 0};
       // An empty 'param' or a negative 'buffer' would read as an absent one: a plain array.
       if (s.contains("param") && e.param.empty()) {
         throw Error(
@@ -170,6 +172,12 @@ void ExecutorPlan::check_consistent(const std::string& what) const {
   for (size_t i = 0; i < storage.size(); ++i) {
     const StorageEntry& s = storage[i];
     if (s.buffer >= 0) check_index(s.buffer, buffer_bytes.size(), "buffer");
+    if (s.offset != 0 &&
+        (s.buffer < 0 || s.offset < 0 || s.offset > buffer_bytes[static_cast<size_t>(s.buffer)])) {
+      throw Error(
+          fmt::format("{}: storage entry {} has the offset {}, which is not inside a buffer", what,
+                      i, s.offset));
+    }
     if (s.buffer >= 0 && !s.param.empty()) {
       throw Error(
           fmt::format("{}: storage entry {} is both the weight '{}' and a view of buffer {}", what,
@@ -235,7 +243,7 @@ std::vector<NDArray> allocate_storage(
     if (!s.param.empty()) {
       storage.push_back(weight(i, s));
     } else if (s.buffer >= 0) {
-      storage.push_back(buffers[s.buffer].view(s.shape, s.dtype));
+      storage.push_back(buffers[s.buffer].view(s.shape, s.dtype, s.offset));
     } else {
       storage.push_back(NDArray::empty(s.shape, s.dtype));
     }

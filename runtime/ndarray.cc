@@ -231,16 +231,18 @@ void NDArray::copy_to(void* dst, size_t nbytes) const {
   if (nbytes != 0) std::memcpy(dst, raw_data(), nbytes);
 }
 
-NDArray NDArray::view(std::vector<int64_t> shape, DataType dtype) const {
+NDArray NDArray::view(std::vector<int64_t> shape, DataType dtype, int64_t offset) const {
   NDArray result;
   result.impl_ = new_container("NDArray::view", std::move(shape), dtype);
   Container& c = *result.impl_;
-  if (c.nbytes() > nbytes()) {
-    throw Error(fmt::format("NDArray::view: a {} view needs {} bytes, the array has {}",
-                            dtype.str(), c.nbytes(), nbytes()));
+  if (offset < 0 || static_cast<uint64_t>(offset) > nbytes() ||
+      c.nbytes() > nbytes() - static_cast<uint64_t>(offset)) {
+    throw Error(
+        fmt::format("NDArray::view: a {} view needs {} bytes from byte {}, the array has {}",
+                    dtype.str(), c.nbytes(), offset, nbytes()));
   }
   c.viewed = impl_;
-  c.link_dl(raw_data());
+  c.link_dl(static_cast<char*>(raw_data()) + offset);
   return result;
 }
 

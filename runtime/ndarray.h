@@ -51,9 +51,9 @@ class NDArray {
   void copy_from(const void* src, size_t nbytes);
   void copy_to(void* dst, size_t nbytes) const;
   NDArray copy() const;
-  // An array of another shape and dtype over the start of this array's memory (which it keeps
-  // alive); Error when it needs more than nbytes().
-  NDArray view(std::vector<int64_t> shape, DataType dtype) const;
+  // An array of another shape and dtype over this array's memory from byte `offset` on (which it
+  // keeps alive); Error when it needs more than nbytes() - offset.
+  NDArray view(std::vector<int64_t> shape, DataType dtype, int64_t offset = 0) const;
 
   struct Container;
 

@@ -69,5 +69,30 @@ TEST(PlanMemoryTest, UnreadValueIsFreedAfterItsKernelAndSummaryNamesTheCounts) {
       << plan.summary();
 }
 
+// Parts of a host written in place: views at their offsets into the host's buffer, which is
+// taken when the first part is written and kept until the last reader of the host or of a part.
+TEST(PlanMemoryTest, AliasedPartsLiveInTheirHostsBuffer) {
+  Values v;
+  ValueId x = v.add("x", {64}), p0 = v.add("p0", {64}), p1 = v.add("p1", {64}),
+          host = v.add("host", {128}), a = v.add("a", {128}), b = v.add("b", {128}),
+          y = v.add("y", {64});
+  v.g.inputs = {x};
+  v.g.outputs = {y};
+  // p0 is read once more after the host's last reader: the host's buffer must outlive a.
+  MemoryPlan plan =
+      plan_memory(v.g, {{{x}, {p0}}, {{x}, {p1}}, {{host}, {a}}, {{a}, {b}}, {{b, p0}, {y}}},
+                  {{p0, {host, 0}}, {p1, {host, 256}}});
+  ASSERT_TRUE(plan.buffer_of.count(host));
+  EXPECT_EQ(plan.buffer_of.at(p0), plan.buffer_of.at(host));
+  EXPECT_EQ(plan.buffer_of.at(p1), plan.buffer_of.at(host));
+  EXPECT_FALSE(plan.offset_of.count(p0));
+  EXPECT_EQ(plan.offset_of.at(p1), 256);
+  EXPECT_GE(plan.buffer_bytes[plan.buffer_of.at(host)], 512);
+  // a dies after kernel 3, the host only after kernel 4: b cannot take the host's buffer.
+  EXPECT_NE(plan.buffer_of.at(b), plan.buffer_of.at(host));
+  EXPECT_NE(plan.buffer_of.at(a), plan.buffer_of.at(host));
+  EXPECT_EQ(plan.buffer_bytes.size(), 3u);
+}
+
 }  // namespace
 }  // namespace tessel::passes

@@ -168,6 +168,8 @@ TEST_F(PackageLoaderTest, InconsistentPlansAreRefused) {
       {edited(R"("param": "w")", R"("param": "")"), "storage entry 2 has an empty 'param'"},
       {edited(R"("dtype": "float32")", R"("dtype": "float32", "buffer": -1)"),
        "storage entry 0 has the buffer index -1"},
+      {edited(R"("dtype": "float32")", R"("dtype": "float32", "offset": 8)"),
+       "storage entry 0 has the offset 8, which is not inside a buffer"},
       {good.substr(0, good.find(R"("kernels": [)")) + R"("kernels": [], )" +
            good.substr(good.find(R"("outputs")")),
        "pkg:mod.json lists no kernels"},
@@ -189,6 +191,28 @@ TEST_F(PackageLoaderTest, InconsistentPlansAreRefused) {
 std::string contents(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A view at an offset into a buffer (a Concat part written in place) survives the package, and
+// one that would reach past its buffer is refused when the model allocates it.
+TEST_F(PackageLoaderTest, ViewsAtAnOffsetIntoABuffer) {
+  ExecutorPlan plan = add_one_plan();
+  plan.buffer_bytes = {64};
+  plan.storage[1].buffer = 0;
+  plan.storage[1].offset = 60;
+  std::string package = path("offset.tar");
+  write_package(package, good_library(), plan, weights());
+  Model m = load_package(package);
+  EXPECT_EQ(m.plan().storage[1].offset, 60);
+  NDArray x = NDArray::empty({1}, DataType::f32());
+  x.data<float>()[0] = 1;
+  m.set_input("x", x);
+  m.run();
+  EXPECT_EQ(m.get_output("y").data<float>()[0], 2);
+  plan.storage[1].offset = 62;
+  write_package(path("past.tar"), good_library(), plan, weights());
+  expect_error([&] { load_package(path("past.tar")); },
+               {"a float32 view needs 4 bytes from byte 62, the array has 64"});
 }
 
 // A tar header claiming more bytes than the file has made read_tar allocate them first.

@@ -1,0 +1,28 @@
+// Concats whose inputs are written straight into their output: when every dim before the concat
+// axis is 1, each input is one contiguous range of the output, so the kernel that computes an
+// input can write it there (a view of the output's buffer, passes/plan_memory.h) and the Concat
+// runs no kernel. SqueezeNet's fire modules concatenate two conv outputs this way, DenseNet's
+// blocks each new layer's features. Runs after fusion, on the kernels' groups.
+// A Concat group qualifies when it is the Concat alone, its output is static and not a graph
+// output, and each input is computed by a kernel (not a constant, graph input or output), appears
+// once, belongs to no other in-place Concat, is not an in-place Concat's output, and starts at a
+// multiple of the kernels' buffer alignment.
+#pragma once
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "passes/fuse_ops.h"
+#include "passes/plan_memory.h"
+
+namespace tessel::passes {
+
+struct InPlaceConcats {
+  std::set<size_t> groups;                       // the Concat groups that run no kernel
+  std::map<graph::ValueId, ValueAlias> aliases;  // each input → its place in the output
+};
+
+InPlaceConcats plan_in_place_concats(const graph::Graph& g, const std::vector<FusedGroup>& groups);
+
+}  // namespace tessel::passes
