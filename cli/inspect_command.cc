@@ -15,7 +15,6 @@
 #include "frontend/onnx_importer.h"
 #include "passes/fuse_ops.h"
 #include "passes/pipeline.h"
-#include "passes/plan_memory.h"
 
 namespace tessel::cli {
 
@@ -71,11 +70,7 @@ void run_inspect(const InspectArgs& a) {
     if (!a.dot.empty()) write_text_file(a.dot, "the DOT file", dot);
     if (!a.svg.empty()) render_svg_with_graphviz(dot, a.svg);
   }
-  std::vector<passes::KernelIO> kernels;
-  for (const auto& group : result.groups) {
-    if (!passes::computes_nothing(g, group)) kernels.push_back({group.inputs, group.outputs});
-  }
-  std::cout << passes::plan_memory(g, kernels).summary() << "\n";
+  std::cout << passes::plan_kernel_memory(g, result).summary() << "\n";
 }
 
 }  // namespace

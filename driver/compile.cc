@@ -269,8 +269,7 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
   CpuModel cpu = CpuModel::of(target);
   std::vector<size_t> order;
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (!passes::computes_nothing(g, groups[i]) && !plan.in_place.groups.count(i))
-      order.push_back(i);
+    if (passes::runs_kernel(g, plan, i)) order.push_back(i);
   }
   struct Lowered {
     std::optional<passes::LoweredGroup> group;
@@ -343,15 +342,6 @@ BuiltKernels build_kernels(const std::vector<PrimFunc>& funcs, const CompileOpti
   return built;
 }
 
-// Which intermediate values share buffers.
-passes::MemoryPlan plan_kernel_memory(const graph::Graph& g, const Kernels& kernels,
-                                      const passes::InPlaceConcats& in_place) {
-  std::vector<passes::KernelIO> io;
-  for (const passes::FusedGroup* group : kernels.groups)
-    io.push_back({group->inputs, group->outputs});
-  return passes::plan_memory(g, io, in_place.aliases);
-}
-
 // The runnable model: the kernels' module, the executor plan that calls them, and the weights.
 runtime::Model assemble_model(const graph::Graph& g, const Target& target, const Kernels& kernels,
                               const passes::MemoryPlan& memory, runtime::Module module) {
@@ -419,7 +409,7 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   dump_kernels(dump, kernels);
   BuiltKernels built = build_kernels(kernels.funcs, opt, target, dump, time);
   passes::MemoryPlan memory =
-      time("plan_memory", [&] { return plan_kernel_memory(g, kernels, plan.in_place); });
+      time("plan_memory", [&] { return passes::plan_kernel_memory(g, plan); });
   runtime::Model model =
       time("assemble", [&] { return assemble_model(g, target, kernels, memory, built.module); });
   CompiledModel compiled(std::move(model), std::move(kernels.funcs), std::move(built.objects),

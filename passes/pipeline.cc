@@ -107,4 +107,17 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   return result;
 }
 
+bool runs_kernel(const graph::Graph& g, const GraphPipelineResult& result, size_t i) {
+  return !computes_nothing(g, result.groups[i]) && !result.in_place.groups.count(i);
+}
+
+MemoryPlan plan_kernel_memory(const graph::Graph& g, const GraphPipelineResult& result) {
+  std::vector<KernelIO> kernels;
+  for (size_t i = 0; i < result.groups.size(); ++i) {
+    if (runs_kernel(g, result, i))
+      kernels.push_back({result.groups[i].inputs, result.groups[i].outputs});
+  }
+  return plan_memory(g, kernels, result.in_place.aliases);
+}
+
 }  // namespace tessel::passes

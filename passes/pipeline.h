@@ -45,6 +45,12 @@ struct GraphPipelineResult {
 
 GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptions& opt = {});
 
+// Whether group `i` of `result` runs a kernel: it computes something and is no in-place Concat.
+bool runs_kernel(const graph::Graph& g, const GraphPipelineResult& result, size_t i);
+// The memory plan of the kernels that `result`'s groups run, in order, with the in-place Concats'
+// aliases.
+MemoryPlan plan_kernel_memory(const graph::Graph& g, const GraphPipelineResult& result);
+
 std::vector<std::string> graph_pass_names();
 
 }  // namespace tessel::passes

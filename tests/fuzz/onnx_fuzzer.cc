@@ -9,7 +9,6 @@
 #include "frontend/onnx_importer.h"
 #include "passes/fuse_ops.h"
 #include "passes/pipeline.h"
-#include "passes/plan_memory.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace tessel;
@@ -21,11 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     graph::Graph g = frontend::import_onnx_bytes(bytes, {}, "fuzz.onnx");
     frontend::require_static_inputs(g);
     passes::GraphPipelineResult result = passes::run_graph_pipeline(g);
-    std::vector<passes::KernelIO> kernels;
-    for (const auto& group : result.groups) {
-      if (!passes::computes_nothing(g, group)) kernels.push_back({group.inputs, group.outputs});
-    }
-    passes::plan_memory(g, kernels).summary();
+    passes::plan_kernel_memory(g, result).summary();
   });
   return 0;
 }
