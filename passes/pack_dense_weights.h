@@ -4,7 +4,9 @@
 // fallback's register tile for the target (topi::gemm_tile_columns). Each tile then reads one
 // contiguous run of b floats per k instead of b floats every N: an LSTM step's [1, 256] x
 // [256, 1024] went from 15 to 10 us (AVX-512). A Gemm's C becomes an Add after it, which fuses as
-// the kernel's epilogue. B that one panel covers (N <= b) is left as it is.
+// the kernel's epilogue. B that one panel covers (N <= b) is left as it is, and so is B of a
+// product with fewer rows than the micro-kernel's when it is more than twice the L2 cache: one
+// panel streams from memory slower than B's strided rows (see the .cc).
 // Requires: typed graph. Guarantees: same outputs; the old constant stays for its other readers.
 #pragma once
 

@@ -59,21 +59,25 @@ graph::Graph packed(const DenseSpec& d, const CpuModel& cpu) {
 }
 
 TEST(PackDenseWeights, PanelsAreTheTargetsGemmTileColumns) {
-  // Batch-1 rows: eight vectors of columns (128 AVX-512 lanes, 64 AVX2 or 32 NEON ones).
-  DenseSpec step{"MatMul", {1, 256}, {256, 1024}};
+  // Batch-1 rows: eight vectors of columns (128 AVX-512 lanes, 64 AVX2 or 32 NEON ones); B's 512
+  // KiB are at most twice each model's L2 (Haswell's 256 KiB).
+  DenseSpec step{"MatMul", {1, 256}, {256, 512}};
   const std::vector<std::pair<const CpuModel*, int64_t>> targets = {
       {&kAvx512, 128}, {&kAvx2, 64}, {&kNeon, 32}};
   for (const auto& [cpu, block] : targets) {
     graph::Graph g = packed(step, *cpu);
     const graph::Node& mm = g.nodes[0];
     ASSERT_EQ(mm.op, graph::OpKind::MatMulPacked) << block;
-    EXPECT_EQ(g.value(mm.inputs[1]).type.shape, (std::vector<int64_t>{1024 / block, 256, block}));
+    EXPECT_EQ(g.value(mm.inputs[1]).type.shape, (std::vector<int64_t>{512 / block, 256, block}));
     EXPECT_FALSE(mm.has_attr("columns"));
   }
   // Enough rows for the micro-kernel: its two vectors of columns.
   graph::Graph g = packed({"MatMul", {128, 1, 256}, {256, 768}}, kAvx512);
   EXPECT_EQ(g.value(g.nodes[0].inputs[1]).type.shape, (std::vector<int64_t>{24, 256, 32}));
   EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.shape, (std::vector<int64_t>{128, 1, 768}));
+  // As many rows as the micro-kernel's: panels however large B is.
+  g = packed({"MatMul", {12, 1280}, {1280, 1000}}, kAvx512);
+  EXPECT_EQ(g.nodes[0].op, graph::OpKind::MatMulPacked);
   // 1000 columns: the last of 8 panels is padded and "columns" keeps N.
   g = packed({"Gemm", {1, 512}, {512, 1000}, {}, {1000}}, kAvx512);
   ASSERT_EQ(g.nodes.size(), 3u);
@@ -92,6 +96,7 @@ TEST(PackDenseWeights, OtherProductsAreLeftAlone) {
       {"transposed A", {"Gemm", {64, 4}, {64, 512}, {{"transA", graph::Attr(int64_t{1})}}}},
       {"alpha", {"Gemm", {4, 64}, {64, 512}, {{"alpha", graph::Attr(0.5)}}}},
       {"beta", {"Gemm", {4, 64}, {64, 512}, {{"beta", graph::Attr(2.0)}}, {512}}},
+      {"a matrix-vector product with B beyond twice the L2", {"MatMul", {1, 1280}, {1280, 1000}}},
   };
   for (const auto& [what, spec] : alone) {
     graph::Graph g = packed(spec, kAvx512);
@@ -122,10 +127,11 @@ void expect_packed_matches(const DenseSpec& spec) {
 }
 
 TEST(PackDenseWeights, PackedProductsComputeTheSame) {
-  expect_packed_matches({"MatMul", {1, 256}, {256, 1024}});            // an LSTM step
+  // B of at most 512 KiB where A has one row: packed whatever the host's L2.
+  expect_packed_matches({"MatMul", {1, 256}, {256, 512}});             // an LSTM step
   expect_packed_matches({"MatMul", {3, 5, 70}, {70, 200}});            // rank 3, a padded panel
   expect_packed_matches({"MatMul", {64, 1, 96}, {96, 100}});           // rows along a leading dim
-  expect_packed_matches({"Gemm", {1, 512}, {512, 1000}, {}, {1000}});  // a classifier
+  expect_packed_matches({"Gemm", {1, 128}, {128, 1000}, {}, {1000}});  // a classifier
   expect_packed_matches({"Gemm", {13, 64}, {64, 300}, {}, {13, 1}});   // C per row
   // transB cleared by pretranspose_weights in the compiler; the pass sees B [K, N].
   expect_packed_matches({"Gemm", {40, 33}, {33, 520}});
