@@ -3,19 +3,9 @@
 #include <algorithm>
 
 #include "ir/ops/shape_util.h"
+#include "runtime/ndarray.h"
 
 namespace tessel::passes {
-
-namespace {
-
-// Kernels check that their buffers are this aligned (codegen's CodeGenLLVM::kBufferAlign).
-constexpr int64_t kKernelBufferAlign = 64;
-
-int64_t value_bytes(const graph::Value& v) {
-  return v.type.numel() * v.type.dtype.bytes() * v.type.dtype.lanes();
-}
-
-}  // namespace
 
 InPlaceConcats plan_in_place_concats(const graph::Graph& g, const std::vector<FusedGroup>& groups) {
   std::set<graph::ValueId> outputs(g.outputs.begin(), g.outputs.end());
@@ -41,10 +31,11 @@ InPlaceConcats plan_in_place_concats(const graph::Graph& g, const std::vector<Fu
     int64_t offset = 0;
     bool ok = true;
     for (graph::ValueId v : concat.inputs) {
-      const graph::Value& part = g.value(v);
-      ok = ok && computed.count(v) && !outputs.count(v) && !taken.count(v) && !part.constant &&
-           offset % kKernelBufferAlign == 0 && parts.emplace(v, ValueAlias{host, offset}).second;
-      offset += value_bytes(part);
+      // Kernels require their arguments aligned as the runtime allocates buffers.
+      ok = ok && computed.count(v) && !outputs.count(v) && !taken.count(v) &&
+           offset % static_cast<int64_t>(runtime::kArrayAlignment) == 0 &&
+           parts.emplace(v, ValueAlias{host, offset}).second;
+      offset += value_bytes(g.value(v));
     }
     if (!ok) continue;
     result.groups.insert(i);

@@ -9,16 +9,16 @@ namespace tessel::passes {
 
 namespace {
 
-int64_t value_bytes(const graph::Value& v) {
-  int64_t n = std::max<int64_t>(v.type.numel(), 0);
-  return n * v.type.dtype.bytes() * v.type.dtype.lanes();
-}
-
 std::string mib(int64_t bytes) {
   return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
 }
 
 }  // namespace
+
+int64_t value_bytes(const graph::Value& v) {
+  int64_t n = std::max<int64_t>(v.type.numel(), 0);
+  return n * v.type.dtype.bytes() * v.type.dtype.lanes();
+}
 
 std::string MemoryPlan::summary() const {
   return fmt::format(

@@ -21,6 +21,9 @@ struct KernelIO {
   std::vector<graph::ValueId> reads, writes;
 };
 
+// The bytes of a value's array.
+int64_t value_bytes(const graph::Value& v);
+
 // A value computed in place inside another: bytes [offset, offset + its size) of `host`.
 struct ValueAlias {
   graph::ValueId host;

@@ -19,8 +19,8 @@ struct StorageEntry {
   DataType dtype;
   int buffer = -1;    // index into ExecutorPlan::buffer_bytes, or -1
   std::string param;  // name in the weights, or ""
-  int64_t offset =
-      0;  // bytes into the buffer where the view starts (a Concat part written in place)
+  // Bytes into the buffer where the view starts (a Concat input written in place).
+  int64_t offset = 0;
 };
 
 struct KernelEntry {
