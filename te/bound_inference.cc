@@ -117,7 +117,10 @@ std::vector<std::pair<const StageNode*, IterVar>> enclosing_loops(const StageNod
   return loops;
 }
 
-Range loop_range(const Bounds& b, const IterVar& iv) { return Range(0, b.at(iv.get()).extent); }
+// From 0 in the loop var's own type: an int64 axis's loop must not start at an int32 0.
+Range loop_range(const Bounds& b, const IterVar& iv) {
+  return Range(make_zero(iv->var.dtype()), b.at(iv.get()).extent);
+}
 
 std::vector<std::pair<const StageNode*, IterVar>> attach_point_loops(const StageNode& s) {
   if (s.attach != AttachKind::kScope) return {};

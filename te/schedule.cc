@@ -522,4 +522,73 @@ Tensor Schedule::cache_write(const Tensor& t, MemScope scope) {
   return cache;
 }
 
+Tensor Schedule::rfactor(const Tensor& t, const IterVar& k, int64_t factor) {
+  StageNode* s = node_->find(t.op());
+  if (!s) throw Error(fmt::format("rfactor: tensor '{}' is not part of this schedule", t.name()));
+  const auto* c = s->op.as<ComputeOpNode>();
+  const auto* red = c ? c->body.as<ReduceNode>() : nullptr;
+  if (!red) fail("rfactor", *s, "not a reduction", "the stage computes no reduction");
+  if (!s->relations.empty() || s->attach != AttachKind::kRoot || !s->annotations.empty()) {
+    fail("rfactor", *s, "stage already scheduled",
+         "rfactor must come before the stage's other primitives");
+  }
+  auto k_at = std::find_if(red->axis.begin(), red->axis.end(),
+                           [&](const IterVar& r) { return r.same_as(k); });
+  if (!k.defined() || k_at == red->axis.end()) {
+    fail("rfactor", *s, "not a reduce axis of the stage",
+         fmt::format("axis '{}' is not one of its reduce axes ({})",
+                     k.defined() ? k.name() : "undefined", join_names(red->axis)));
+  }
+  const int64_t* extent = as_const_int(k->dom.extent);
+  if (factor < 2 || (extent && factor > *extent)) {
+    fail("rfactor", *s, "bad factor",
+         fmt::format("factor {} for axis '{}' must be at least 2 and at most its extent{}", factor,
+                     k.name(), extent ? fmt::format(" {}", *extent) : ""));
+  }
+  Step step{"rfactor", s->name, {axis_ref(*s, k)}, {factor}, {}};
+
+  // rf: t's axes plus the factored part of k, reducing over the rest of k and the other axes.
+  DataType kt = k->var.dtype();
+  PrimExpr f = make_const(kt, static_cast<double>(factor));
+  std::vector<PrimExpr> shape = c->shape;
+  shape.push_back(f);
+  std::vector<std::string> names;
+  for (const auto& iv : c->axis) names.push_back(iv.name());
+  names.push_back(k.name() + ".inner");
+  std::string rf_name = unique_stage_name(*node_, s->name + ".rf");
+  Tensor rf = compute(
+      shape,
+      [&](const std::vector<Var>& v) {
+        IterVar outer = reduce_axis(make_zero(kt), ceildiv(k->dom.extent, f), k.name() + ".outer");
+        PrimExpr point = k->dom.min + outer * f + v.back();
+        std::vector<std::pair<Var, PrimExpr>> map{{k->var, point}};
+        for (size_t d = 0; d < c->axis.size(); ++d) map.emplace_back(c->axis[d]->var, v[d]);
+        std::vector<IterVar> axes = red->axis;
+        axes[k_at - red->axis.begin()] = outer;
+        PrimExpr cond = substitute(red->condition, map);
+        if (!extent || *extent % factor != 0) cond = cond && point < k->dom.min + k->dom.extent;
+        return ReduceNode::make(red->combiner, substitute_body(red->source, map), axes, cond);
+      },
+      rf_name, names);
+
+  // t: the reduction of rf over its last axis.
+  IterVar inner = reduce_axis(make_zero(kt), f, k.name() + ".inner");
+  std::vector<PrimExpr> at;
+  for (const auto& iv : c->axis) at.push_back(iv->var);
+  at.push_back(inner);
+  Operation old_op = s->op;
+  s->op = Operation(new ComputeOpNode(
+      c->name, c->axis, {inner},
+      ReduceNode::make(red->combiner, rf(at), {inner}, make_const(DataType::boolean(), 1))));
+  s->root_iter_vars = c->axis;
+  s->root_iter_vars.push_back(inner);
+  s->all_iter_vars = s->leaf_iter_vars = s->root_iter_vars;
+  replace_op_everywhere(*node_, old_op, s->op);
+  auto pos = std::find_if(node_->stages.begin(), node_->stages.end(),
+                          [&](const Stage& st) { return st.node().get() == s; });
+  node_->stages.insert(pos, Stage(make_stage(node_.get(), rf.op(), rf_name)));
+  node_->trace.append(std::move(step));
+  return rf;
+}
+
 }  // namespace tessel::te

@@ -154,6 +154,13 @@ class Schedule {
   Tensor cache_read(const Tensor& t, MemScope scope, const std::vector<Tensor>& readers);
   // A new stage `<t>.<scope>` computing t's body; t's stage becomes a copy out of it.
   Tensor cache_write(const Tensor& t, MemScope scope);
+  // Factors t's reduction over its reduce axis `k` into a new stage `<t>.rf` whose last axis
+  // (extent `factor`) holds partial results: rf[..., i] reduces the points k = k.min + o * factor
+  // + i over o (and t's other reduce axes), and t becomes the reduction of rf over that last
+  // axis. Vectorizing rf's last axis turns a reduction along a contiguous axis into vector
+  // accumulators. When factor does not divide k's extent, rf skips the points past it. Must come
+  // before t's other primitives; returns rf.
+  Tensor rfactor(const Tensor& t, const IterVar& k, int64_t factor);
 
   // Applies a trace's steps to this schedule: stages by name, axes by position (Error when the
   // position's axis has another name than the trace's hint). An axis named only (an older trace)

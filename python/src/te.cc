@@ -271,7 +271,9 @@ void init_schedules(py::module_& te) {
   py::class_<Stage>(te, "Stage", "One operation's loops in a schedule.")
       .def_property_readonly("name", &Stage::name)
       .def_property_readonly("op", [](const Stage& s) { return s->op; })
-      .def_property_readonly("leaf_iter_vars", &Stage::leaf_iter_vars)
+      // A copy: elements referring into the stage's list would change under a later reorder.
+      .def_property_readonly(
+          "leaf_iter_vars", [](const Stage& s) { return std::vector<IterVar>(s.leaf_iter_vars()); })
       .def(
           "split",
           [](Stage& s, const IterVar& parent, std::optional<int64_t> factor,
@@ -305,7 +307,8 @@ void init_schedules(py::module_& te) {
   py::class_<te::Schedule>(te, "Schedule")
       .def("__getitem__", [](const te::Schedule& s, const Tensor& t) { return s[t]; })
       .def("__getitem__", [](const te::Schedule& s, const std::string& n) { return s[n]; })
-      .def_property_readonly("stages", &te::Schedule::stages)
+      .def_property_readonly("stages",
+                             [](const te::Schedule& s) { return std::vector<Stage>(s.stages()); })
       .def_property_readonly("trace", [](const te::Schedule& s) { return s.trace().str(); })
       .def(
           "cache_write",
@@ -313,6 +316,7 @@ void init_schedules(py::module_& te) {
             return s.cache_write(t, parse_scope(scope, "cache_write"));
           },
           py::arg("tensor"), py::arg("scope") = "local")
+      .def("rfactor", &te::Schedule::rfactor, py::arg("tensor"), py::arg("axis"), py::arg("factor"))
       .def(
           "cache_read",
           [](te::Schedule& s, const Tensor& t, const std::string& scope,

@@ -98,6 +98,28 @@ def test_cache_write_computed_at_each_tile():
         s.cache_write(C, "registers")
 
 
+def test_rfactor_vectorizes_a_row_sum():
+    A = te.placeholder((8, 64), name="A")
+    k = te.reduce_axis((0, 64), name="k")
+    C = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    s = te.create_schedule(C)
+    rf = s.rfactor(C, k, 16)
+    assert rf.shape == (8, 16) and [st.name for st in s.stages] == ["A", "C.rf", "C"]
+    i, lane, outer = s[rf].leaf_iter_vars
+    s[rf].reorder(i, outer, lane)
+    assert lane.name == "k.inner"  # the axes read before the reorder keep naming their axes
+    s[rf].vectorize(lane)
+    s[rf].compute_at(s[C], C.op.axis[0])
+    assert "rfactor C [1:k] [16] []" in s.trace
+    f = tessel.build(s, [A, C])
+    a = np.random.default_rng(4).standard_normal((8, 64), dtype=np.float32)
+    c = np.zeros(8, np.float32)
+    f(a, c)
+    np.testing.assert_allclose(c, a.sum(axis=1), rtol=1e-5, atol=1e-5)
+    with pytest.raises(tessel.ScheduleError, match="rfactor on stage 'C'"):
+        s.rfactor(C, k, 4)
+
+
 def test_cache_read_stages_an_input_for_its_reader():
     A, B, C = matmul(32, 32, 32)
     s = te.create_schedule(C)
