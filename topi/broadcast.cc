@@ -67,9 +67,7 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
     if (!v) break;
   }
   if (total >= 0 && total < vector_lanes) return;  // too small to vectorize
-  constexpr int64_t kParallelMinElements =
-      1 << 14;  // below this a thread-pool launch costs more than it saves
-  bool parallel = total < 0 || total >= kParallelMinElements;
+  bool parallel = total < 0 || total >= kParallelMinWork;
   // Rows that are not a whole number of vectors (a padded conv input, 34 wide; a 13 x 13 feature
   // map) are vectorized along the last axis, with a scalar tail, or as one short vector:
   // vectorizing the fused axis would take each row's index apart with vector div/mod, making

@@ -27,6 +27,16 @@ te::Tensor binary(const te::Tensor& a, const te::Tensor& b,
 // that are not a whole number of vectors are vectorized along the last axis instead.
 void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes);
 
+// Below this much work (points x reduction length) a thread-pool launch costs more than it saves.
+constexpr int64_t kParallelMinWork = 1 << 14;
+
+inline const te::ComputeOpNode* compute_of(const te::Stage& st) {
+  return st->op.as<te::ComputeOpNode>();
+}
+inline bool is_reduction(const te::Stage& st) {
+  return compute_of(st) && !compute_of(st)->reduce_axis.empty();
+}
+
 // Fuses the loops `outer` of `st` (adjacent, outermost first, at least one) and runs them in
 // parallel; returns the fused loop.
 te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer);

@@ -82,16 +82,22 @@ te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool 
   Reduction red{x.shape(), dims};
   te::Tensor mx = red.reduce([&](const std::vector<PrimExpr>& at) { return x(at); }, max_reducer,
                              name + "_max");
-  te::Tensor sum =
-      red.reduce([&](const std::vector<PrimExpr>& at) { return exp(x(at) - mx(red.kept(at))); },
-                 sum_reducer, name + "_sum");
+  auto shifted = [&](const std::vector<PrimExpr>& at) { return x(at) - mx(red.kept(at)); };
+  if (log_softmax) {
+    te::Tensor sum =
+        red.reduce([&](const auto& at) { return exp(shifted(at)); }, sum_reducer, name + "_sum");
+    return te::compute(
+        x.shape(),
+        [&](const std::vector<Var>& i) { return shifted(full(i)) - log(sum(red.kept(full(i)))); },
+        name);
+  }
+  // The exponentials are a stage that the sum and the quotient both read: a schedule that keeps
+  // it (topi/schedule_statistics.cc) computes each exp once.
+  te::Tensor e = te::compute(
+      x.shape(), [&](const std::vector<Var>& i) { return exp(shifted(full(i))); }, name + "_exp");
+  te::Tensor sum = red.reduce([&](const auto& at) { return e(at); }, sum_reducer, name + "_sum");
   return te::compute(
-      x.shape(),
-      [&](const std::vector<Var>& i) {
-        PrimExpr shifted = x(full(i)) - mx(red.kept(full(i)));
-        PrimExpr s = sum(red.kept(full(i)));
-        return log_softmax ? shifted - log(s) : exp(shifted) / s;
-      },
+      x.shape(), [&](const std::vector<Var>& i) { return e(full(i)) / sum(red.kept(full(i))); },
       name);
 }
 

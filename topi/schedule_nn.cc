@@ -15,8 +15,6 @@ namespace {
 
 using graph::OpFamily;
 
-// Below this much work (points x reduction length) a thread-pool launch costs more than it saves.
-constexpr int64_t kParallelMinWork = 1 << 14;
 // unroll_k unrolls the innermost reduction loop only up to this extent (a conv's kernel width or
 // a short channel loop), as longer bodies only grow the code.
 constexpr int64_t kMaxUnrolledReduce = 16;
@@ -80,11 +78,6 @@ std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int6
 // Tiles are sized in float32 vectors whatever the dtype: the policy was measured on float32
 // models.
 int tile_lanes(const CpuModel& cpu) { return cpu.lanes(DataType::f32()); }
-
-const te::ComputeOpNode* compute_of(const te::Stage& st) { return st->op.as<te::ComputeOpNode>(); }
-bool is_reduction(const te::Stage& st) {
-  return compute_of(st) && !compute_of(st)->reduce_axis.empty();
-}
 
 int64_t extent(const te::IterVar& iv) { return *as_const_int(iv->dom.extent); }
 
@@ -578,30 +571,6 @@ void set_tiled_fallback(ConfigSpace& space, const te::Schedule& s, const AnchorO
   std::optional<TiledShape> shape = tiled_shape_of(s, anchor);
   TESSEL_ICHECK(shape) << "a tiled fallback for a group that has no tiled space";
   set_fallback(space, *shape, cpu);
-}
-
-// Softmax and normalizations: statistics (reductions) at root, parallel over their points; the
-// elementwise outputs vectorized.
-void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
-                         const CpuModel& cpu, const ConfigEntity*) {
-  for (te::Stage st : s.stages()) {
-    if (compute_of(st) && !is_reduction(st) && !st->is_output) st.compute_inline();
-  }
-  for (te::Stage st : s.stages()) {
-    if (!is_reduction(st)) continue;
-    const te::ComputeOpNode* c = compute_of(st);
-    int64_t points = 1, len = 1;
-    std::vector<te::IterVar> data;
-    for (size_t d = 0; d < c->axis.size(); ++d) {
-      points *= extent(c->axis[d]);
-      data.push_back(st.axis(static_cast<int>(d)));
-    }
-    for (const te::IterVar& r : c->reduce_axis) len *= extent(r);
-    if (points > 1 && points * len >= kParallelMinWork) parallel_outer(st, data);
-  }
-  for (const te::Tensor& o : outputs) {
-    if (!is_reduction(s[o])) schedule_injective(s, o, tile_lanes(cpu));
-  }
 }
 
 }  // namespace tessel::topi

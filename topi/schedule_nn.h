@@ -12,8 +12,9 @@
 // tile is a template with knobs (AutoTVM style): rows, columns and output-height blocking, the
 // order of the reduction loops, unrolling the innermost one, and parallelism. The fallback config
 // is the hand-written policy, which is what an untuned compile uses.
-// Statistics (softmax and normalizations): statistics at root, parallel over their rows; the
-// output injective.
+// Statistics (softmax and normalizations, topi/schedule_statistics.cc): over trailing axes, one
+// parallel loop over rows computing each row's statistics (vector partial results through
+// rfactor) and output; otherwise statistics at root and the output injective.
 #pragma once
 
 #include <optional>

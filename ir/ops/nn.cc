@@ -312,6 +312,7 @@ Types infer_layer_norm(const Graph& g, const Node& node) {
   int64_t rank = static_cast<int64_t>(x.shape.size());
   int64_t axis = normalize_axis(node.attr_int("axis", -1), rank, node);
   std::vector<int64_t> norm_shape(x.shape.begin() + axis, x.shape.end());
+  input_type(g, node, 1);  // Scale is required; B is optional
   for (size_t i = 1; i <= 2 && has_input(node, i); ++i) {
     const TensorType& p = input_type(g, node, i);
     if (broadcast_shapes(p.shape, norm_shape, node).size() != norm_shape.size()) {

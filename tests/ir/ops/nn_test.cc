@@ -189,6 +189,8 @@ TEST(NnInferTest, NormalizationsAndSoftmax) {
   EXPECT_EQ(ln[2].dtype, DataType::f32());
   expect_infer_error("axis 4 is out of range", "LayerNormalization", {x, f32({4})},
                      {{"axis", int64_t{4}}});
+  // Scale is a required input (a graph without one crashed the te lowering).
+  expect_infer_error("input 1 is required", "LayerNormalization", {x});
   EXPECT_EQ(infer("LRN", {x}, {{"size", int64_t{3}}})[0], x);
   expect_infer_error("size", "LRN", {x});
   EXPECT_EQ(infer("Softmax", {x}, {{"axis", int64_t{-3}}})[0], x);

@@ -1,0 +1,108 @@
+// The statistics schedule (topi/schedule_statistics.cc): softmax and normalizations over trailing
+// axes as one loop over rows with vector partial sums, checked against the reference executor for
+// row lengths that are whole vectors on AVX-512 and AVX2, on one of them only, and on neither;
+// the lowered kernels' shape (rfactor by the target's lanes, one exp per element); and the
+// statistics over leading axes that keep the schedule at root.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "ir/printer.h"
+#include "lowering_test_util.h"
+#include "passes/lower_to_te.h"
+#include "passes/pipeline.h"
+#include "te/lower.h"
+
+namespace tessel::topi {
+namespace {
+
+using namespace testing;  // NOLINT
+TensorData f32(std::vector<int64_t> shape, uint32_t seed) {
+  return random_data(DataType::f32(), std::move(shape), seed, -3, 3);
+}
+
+constexpr const char* kAvx512 = "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512";
+constexpr const char* kAvx2 = "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell";
+
+// Row lengths: 64 (whole vectors of 8 and of 16), 24 (of 8 only), 37 (neither).
+TEST(ScheduleStatisticsTest, SoftmaxFamilyOverRows) {
+  OpGraph m;
+  for (int64_t n : {64, 24, 37}) {
+    auto x = m.input(fmt::format("x{}", n), f32({2, 3, n}, static_cast<uint32_t>(n)));
+    m.op(fmt::format("softmax{}", n), "Softmax", {x});
+    m.op(fmt::format("log_softmax{}", n), "LogSoftmax", {x});
+    m.op(fmt::format("hardmax{}", n), "Hardmax", {x});
+  }
+  // Leading dims of 1 are rows too; a long row; the axis before the last (statistics at root).
+  m.op("softmax_ones", "Softmax", {m.input("ones", f32({1, 1, 4, 48}, 5))});
+  m.op("softmax_long", "Softmax", {m.input("long", f32({4, 1000}, 6))});
+  m.op("softmax_axis1", "Softmax", {m.input("mid", f32({2, 32, 16}, 7))}, {{"axis", int_attr(1)}});
+  m.check();
+}
+
+TEST(ScheduleStatisticsTest, NormalizationsOverRows) {
+  OpGraph m;
+  auto x = m.input("x", f32({2, 8, 64}, 11));
+  m.op("layer_last", "LayerNormalization",
+       {x, m.constant("s64", f32({64}, 12)), m.constant("b64", f32({64}, 13))});
+  m.op("layer_two_axes", "LayerNormalization", {x, m.constant("s8x64", f32({8, 64}, 14))},
+       {{"axis", int_attr(1)}, {"epsilon", float_attr(1e-3)}});
+  auto odd = m.input("odd", f32({3, 5, 37}, 15));
+  m.op("layer_odd", "LayerNormalization", {odd, m.constant("s37", f32({37}, 16))});
+  m.op("instance", "InstanceNormalization",
+       {m.input("img", f32({2, 4, 4, 16}, 17)), m.constant("s4", f32({4}, 18)),
+        m.constant("b4", f32({4}, 19))});
+  m.check();
+}
+
+// The only fused group of a one-node graph, lowered for `target`.
+passes::LoweredGroup lowered(const std::string& op, std::vector<int64_t> shape,
+                             const std::string& target, std::map<std::string, graph::Attr> attrs) {
+  OpGraph m;
+  std::vector<graph::ValueId> inputs{m.input("x", f32(shape, 1))};
+  if (op == "LayerNormalization") inputs.push_back(m.constant("scale", f32({shape.back()}, 2)));
+  m.op("y", op, inputs, std::move(attrs));
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(m.b.g, {});
+  EXPECT_EQ(plan.groups.size(), 1u);
+  return passes::lower_to_te(m.b.g, plan.groups.at(0), 0, CpuModel::of(Target::parse(target)));
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials) {
+  for (auto [target, lanes] : {std::pair{kAvx512, 16}, std::pair{kAvx2, 8}}) {
+    SCOPED_TRACE(target);
+    passes::LoweredGroup lg = lowered("Softmax", {4, 32, 128}, target, {});
+    std::string trace = lg.schedule.trace().str();
+    // The max and the sum each factored by the target's vector lanes.
+    EXPECT_EQ(count(trace, fmt::format("rfactor y_max [3:r2] [{}]", lanes)), 1u) << trace;
+    EXPECT_EQ(count(trace, fmt::format("rfactor y_sum [3:r2] [{}]", lanes)), 1u) << trace;
+    std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+    EXPECT_EQ(count(tir, "parallel for"), 1u) << tir;
+    // Row buffers inside the row loop: the partials, a vector each, and the exponentials.
+    EXPECT_NE(tir.find(fmt::format("allocate y_max.rf: float32[{}]", lanes)), std::string::npos)
+        << tir;
+    EXPECT_NE(tir.find("allocate y_exp: float32[128]"), std::string::npos) << tir;
+    EXPECT_EQ(count(tir, "exp("), 1u) << tir;  // once per element
+  }
+}
+
+TEST(ScheduleStatisticsTest, RowsThatAreNotWholeVectorsReduceWithoutPartials) {
+  passes::LoweredGroup lg = lowered("LayerNormalization", {4, 37}, kAvx512, {});
+  std::string trace = lg.schedule.trace().str();
+  EXPECT_EQ(trace.find("rfactor"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("compute_at y_sum"), std::string::npos) << trace;
+}
+
+TEST(ScheduleStatisticsTest, StatisticsOverALeadingAxisStayAtRoot) {
+  passes::LoweredGroup lg = lowered("Softmax", {64, 32}, kAvx512, {{"axis", int_attr(0)}});
+  std::string trace = lg.schedule.trace().str();
+  EXPECT_EQ(trace.find("rfactor"), std::string::npos) << trace;
+  EXPECT_EQ(trace.find("compute_at"), std::string::npos) << trace;
+}
+
+}  // namespace
+}  // namespace tessel::topi

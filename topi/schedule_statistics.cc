@@ -1,0 +1,174 @@
+// The CPU schedule of softmax and the normalizations (the statistics family).
+//
+// When every statistic reduces the same trailing dims of the group's one output (Softmax and
+// LogSoftmax over the last axis, LayerNormalization, InstanceNormalization), the group is one
+// loop over rows, parallel, and per row:
+// - each statistic is computed into a row-sized buffer; when its innermost reduce axis is the
+//   output's last axis and whole vectors long, through rfactor into one vector of partial results
+//   (vector loads and a vector accumulator), then reduced across the vector;
+// - each intermediate that several stages read (softmax's exponentials) is computed once into a
+//   row buffer, vectorized;
+// - the output row is vectorized.
+// Otherwise (BatchNormalization in training mode, statistics over leading dims, several outputs)
+// the statistics are computed at root, parallel over their points, and the output is injective.
+#include <algorithm>
+
+#include "ir/error.h"
+#include "topi/broadcast.h"
+#include "topi/schedule_nn.h"
+
+namespace tessel::topi {
+namespace {
+
+int64_t product_of(const std::vector<PrimExpr>& shape, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t d = from; d < to; ++d) p *= *as_const_int(shape[d]);
+  return p;
+}
+
+bool static_shape(const std::vector<PrimExpr>& shape) {
+  return std::all_of(shape.begin(), shape.end(),
+                     [](const PrimExpr& d) { return as_const_int(d) != nullptr; });
+}
+
+// The first reduced dim when `stat` (a reduction with its reduced dims kept as 1) reduces a suffix
+// of `out`'s dims, not all of them, and is `out`'s shape before it; nullopt otherwise. Of the
+// suffixes as long as the reduction, the shortest: dims of size 1 before it count as rows.
+std::optional<size_t> reduced_suffix(const te::ComputeOpNode& stat,
+                                     const std::vector<PrimExpr>& out) {
+  if (stat.shape.size() != out.size() || !static_shape(stat.shape)) return std::nullopt;
+  int64_t reduced = 1;
+  for (const te::IterVar& r : stat.reduce_axis) {
+    const int64_t* e = as_const_int(r->dom.extent);
+    if (!e) return std::nullopt;
+    reduced *= *e;
+  }
+  size_t first = out.size();
+  while (first > 0 && product_of(out, first, out.size()) < reduced) --first;
+  if (first == 0 || first == out.size() || product_of(out, first, out.size()) != reduced)
+    return std::nullopt;
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t want = d < first ? *as_const_int(out[d]) : 1;
+    if (*as_const_int(stat.shape[d]) != want) return std::nullopt;
+  }
+  return first;
+}
+
+// Fuses `st`'s axes from `first` on and vectorizes them in vectors of `lanes` (a scalar tail that
+// loop partitioning peels when they do not divide).
+void vectorize_columns(te::Stage& st, size_t first, int lanes) {
+  const te::ComputeOpNode* c = compute_of(st);
+  te::IterVar columns = st.axis(static_cast<int>(first));
+  for (size_t d = first + 1; d < c->axis.size(); ++d)
+    columns = st.fuse(columns, st.axis(static_cast<int>(d)));
+  if (product_of(c->shape, first, c->shape.size()) > lanes)
+    columns = st.split(columns, lanes).second;
+  st.vectorize(columns);
+}
+
+// rf's factored axis innermost, below all reduce loops, and vectorized.
+void vectorize_partials(te::Stage& rf) {
+  std::vector<te::IterVar> order, reduce;
+  te::IterVar lane;
+  for (const te::IterVar& iv : rf.leaf_iter_vars()) {
+    if (iv->iter_type == te::IterVarType::kCommReduce)
+      reduce.push_back(iv);
+    else if (iv.same_as(rf.axis(static_cast<int>(compute_of(rf)->axis.size()) - 1)))
+      lane = iv;
+    else
+      order.push_back(iv);
+  }
+  order.insert(order.end(), reduce.begin(), reduce.end());
+  order.push_back(lane);
+  rf.reorder(order);
+  rf.vectorize(lane);
+}
+
+bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int lanes) {
+  if (outputs.size() != 1) return false;
+  const te::Tensor& out = outputs[0];
+  te::Stage out_stage = s[out];
+  if (is_reduction(out_stage) || out.ndim() == 0 || !static_shape(out.shape())) return false;
+  std::optional<size_t> first;
+  for (const te::Stage& st : s.stages()) {
+    if (!is_reduction(st)) continue;
+    std::optional<size_t> f = reduced_suffix(*compute_of(st), out.shape());
+    if (!f || (first && *f != *first)) return false;
+    first = f;
+  }
+  if (!first) return false;
+  auto rank = static_cast<size_t>(out.ndim());
+  int64_t rows = product_of(out.shape(), 0, *first);
+  int64_t row_length = *as_const_int(out.shape().back());
+
+  // Intermediates of the output's shape that several stages read are computed per row; the
+  // other elementwise stages are inlined.
+  std::vector<te::Stage> per_row;  // statistics and row buffers, in dataflow order
+  for (te::Stage st : s.stages()) {
+    const te::ComputeOpNode* c = compute_of(st);
+    if (!c || st->is_output) continue;
+    if (is_reduction(st) ||
+        (s->consumers_of(st->op).size() > 1 && static_shape(c->shape) && c->shape.size() == rank &&
+         product_of(c->shape, 0, rank) == product_of(out.shape(), 0, rank)))
+      per_row.push_back(st);
+    else
+      st.compute_inline();
+  }
+
+  te::IterVar row = out_stage.axis(0);
+  for (size_t d = 1; d < *first; ++d)
+    row = out_stage.fuse(row, out_stage.axis(static_cast<int>(d)));
+  vectorize_columns(out_stage, *first, lanes);
+  if (rows > 1 && rows * row_length >= kParallelMinWork) out_stage.parallel(row);
+
+  // Readers first: a stage is computed at the row loop once the stage that reads it is.
+  for (auto it = per_row.rbegin(); it != per_row.rend(); ++it) {
+    te::Stage& st = *it;
+    if (!is_reduction(st)) {
+      vectorize_columns(st, *first, lanes);
+      st.compute_at(out_stage, row);
+      continue;
+    }
+    const te::IterVar k = compute_of(st)->reduce_axis.back();
+    int64_t k_extent = *as_const_int(k->dom.extent);
+    te::Stage rf;
+    if (k_extent == row_length && k_extent >= lanes && k_extent % lanes == 0) {
+      rf = s[s.rfactor(te::Tensor(st->op), k, lanes)];
+      vectorize_partials(rf);
+    }
+    st.compute_at(out_stage, row);
+    if (rf.defined()) rf.compute_at(out_stage, row);
+  }
+  return true;
+}
+
+// Statistics at root, parallel over their points; the outputs injective.
+void schedule_at_root(te::Schedule& s, const std::vector<te::Tensor>& outputs, int lanes) {
+  for (te::Stage st : s.stages()) {
+    if (compute_of(st) && !is_reduction(st) && !st->is_output) st.compute_inline();
+  }
+  for (te::Stage st : s.stages()) {
+    if (!is_reduction(st)) continue;
+    const te::ComputeOpNode* c = compute_of(st);
+    if (!static_shape(c->shape)) continue;
+    int64_t points = product_of(c->shape, 0, c->shape.size()), len = 1;
+    std::vector<te::IterVar> data;
+    for (size_t d = 0; d < c->axis.size(); ++d) data.push_back(st.axis(static_cast<int>(d)));
+    for (const te::IterVar& r : c->reduce_axis) len *= *as_const_int(r->dom.extent);
+    if (points > 1 && points * len >= kParallelMinWork) parallel_outer(st, data);
+  }
+  for (const te::Tensor& o : outputs) {
+    if (!is_reduction(s[o])) schedule_injective(s, o, lanes);
+  }
+}
+
+}  // namespace
+
+void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
+                         const CpuModel& cpu, const ConfigEntity*) {
+  // Vectors of float32 whatever the dtype, as the other CPU schedules size theirs.
+  int lanes = cpu.lanes(DataType::f32());
+  if (!schedule_rows(s, outputs, lanes)) schedule_at_root(s, outputs, lanes);
+}
+
+}  // namespace tessel::topi
