@@ -13,6 +13,7 @@
 #include "passes/decompose_recurrent.h"
 #include "passes/eliminate_common_subexpr.h"
 #include "passes/fold_constant.h"
+#include "passes/fuse_layer_norm.h"
 #include "passes/graph_util.h"
 #include "passes/infer_type.h"
 #include "passes/inline_if.h"
@@ -26,11 +27,10 @@
 namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
-  return {
-      "infer_type",       "inline_if",         "simplify_inference",       "decompose_recurrent",
-      "remove_dead_code", "fold_constant",     "pretranspose_weights",     "pack_dense_weights",
-      "winograd_conv",    "pack_conv_weights", "eliminate_common_subexpr", "fuse_ops",
-      "concat_in_place"};
+  return {"infer_type",         "inline_if",      "simplify_inference", "decompose_recurrent",
+          "remove_dead_code",   "fold_constant",  "fuse_layer_norm",    "pretranspose_weights",
+          "pack_dense_weights", "winograd_conv",  "pack_conv_weights",  "eliminate_common_subexpr",
+          "fuse_ops",           "concat_in_place"};
 }
 
 namespace {
@@ -91,6 +91,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("decompose_recurrent", 0, [&] { decompose_recurrent(g); });
   run("remove_dead_code", 1, [&] { remove_dead_code(g); });
   run("fold_constant", 2, [&] { fold_constant(g); });
+  run("fuse_layer_norm", 2, [&] { fuse_layer_norm(g); });
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
   run("pack_dense_weights", 2,
       [&] { pack_dense_weights(g, opt.cpu ? *opt.cpu : CpuModel::of(Target::host())); });
