@@ -219,7 +219,7 @@ void Stage::vectorize(const IterVar& iv) {
          fmt::format("axis '{}' is a reduction axis; vectorize a data-parallel axis instead",
                      iv.name()));
   }
-  node_->annotations[iv.get()] = {ForKind::kVectorized, ""};
+  node_->annotations[iv.get()].kind = ForKind::kVectorized;
   record(*node_, Step{"vectorize", "", {axis_ref(*node_, iv)}, {}, {}});
 }
 
@@ -230,13 +230,13 @@ void Stage::parallel(const IterVar& iv) {
          fmt::format("axis '{}' is a reduction axis; its iterations update the same element",
                      iv.name()));
   }
-  node_->annotations[iv.get()] = {ForKind::kParallel, ""};
+  node_->annotations[iv.get()].kind = ForKind::kParallel;
   record(*node_, Step{"parallel", "", {axis_ref(*node_, iv)}, {}, {}});
 }
 
 void Stage::unroll(const IterVar& iv) {
   check_annotation(*node_, iv, "unroll");
-  node_->annotations[iv.get()] = {ForKind::kUnrolled, ""};
+  node_->annotations[iv.get()].kind = ForKind::kUnrolled;
   record(*node_, Step{"unroll", "", {axis_ref(*node_, iv)}, {}, {}});
 }
 
@@ -251,8 +251,25 @@ void Stage::bind(const IterVar& iv, const std::string& thread_tag) {
                      "threadIdx.x/y/z or vthread",
                      iv.name(), thread_tag));
   }
-  node_->annotations[iv.get()] = {ForKind::kThreadBinding, thread_tag};
+  node_->annotations[iv.get()].kind = ForKind::kThreadBinding;
+  node_->annotations[iv.get()].thread_tag = thread_tag;
   record(*node_, Step{"bind", "", {axis_ref(*node_, iv)}, {}, {thread_tag}});
+}
+
+void Stage::pragma(const IterVar& iv, const std::string& key, int64_t value) {
+  leaf_index(*node_, iv, "pragma");
+  if (key != "auto_unroll_max_step") {
+    fail("pragma", *node_, "unknown pragma",
+         fmt::format("pragma '{}' on axis '{}' is unknown; the pragmas are: auto_unroll_max_step",
+                     key, iv.name()));
+  }
+  if (value < 0) {
+    fail("pragma", *node_, "negative step count",
+         fmt::format("auto_unroll_max_step on axis '{}' is {}; it must be at least 0", iv.name(),
+                     value));
+  }
+  node_->annotations[iv.get()].auto_unroll_max_step = value;
+  record(*node_, Step{"pragma", "", {axis_ref(*node_, iv)}, {value}, {key}});
 }
 
 void Stage::compute_at(const Stage& parent, const IterVar& scope) {

@@ -32,6 +32,9 @@ enum class AttachKind { kRoot, kInline, kScope };
 struct LoopAnnotation {
   ForKind kind = ForKind::kSerial;
   std::string thread_tag;
+  // pragma auto_unroll_max_step: the serial loops inside this one that run at most this many
+  // steps, their nested loops unrolled, are unrolled (0: none).
+  int64_t auto_unroll_max_step = 0;
 };
 
 class StageNode;
@@ -118,6 +121,11 @@ class Stage {
   void parallel(const IterVar& iv);
   void unroll(const IterVar& iv);
   void bind(const IterVar& iv, const std::string& thread_tag);
+  // A loop pragma. "auto_unroll_max_step" (value >= 0): every serial loop nested inside `iv`
+  // whose iterations times the steps of its body (each store one step, inner loops unrolled,
+  // vector loops one step per iteration of what they hold) come to at most `value` is unrolled,
+  // innermost first. Combines with any other annotation of `iv` (usually parallel).
+  void pragma(const IterVar& iv, const std::string& key, int64_t value);
   void compute_at(const Stage& parent, const IterVar& scope);
   void compute_inline();
   void compute_root();

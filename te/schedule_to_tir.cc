@@ -10,6 +10,7 @@
 #include "te/functor.h"
 #include "te/printer.h"
 #include "tir/arith/analyzer.h"
+#include "tir/transforms/unroll_loops.h"
 
 namespace tessel::te {
 namespace {
@@ -133,6 +134,7 @@ class Lowerer {
     Range r = loop_range(bounds_, iv);
     LoopAnnotation a;
     if (auto it = s.annotations.find(iv.get()); it != s.annotations.end()) a = it->second;
+    body = tir::mark_auto_unroll(body, a.auto_unroll_max_step);
     return ForNode::make(var, r.min, r.extent, a.kind, std::move(body), a.thread_tag);
   }
 

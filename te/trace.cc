@@ -185,6 +185,9 @@ void Schedule::replay(const Trace& trace) {
       need(1, 0, 1);
       Stage parent = (*this)[step.strs[0]];
       stage.compute_at(parent, axis(parent, 0));
+    } else if (p == "pragma") {
+      need(1, 1, 1);
+      stage.pragma(axis(stage, 0), step.strs[0], step.ints[0]);
     } else if (p == "rfactor") {
       need(1, 1, 0);
       rfactor(Tensor(stage->origin_op), axis(stage, 0), step.ints[0]);

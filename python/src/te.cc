@@ -299,6 +299,7 @@ void init_schedules(py::module_& te) {
       .def("vectorize", &Stage::vectorize)
       .def("parallel", &Stage::parallel)
       .def("unroll", &Stage::unroll)
+      .def("pragma", &Stage::pragma, py::arg("axis"), py::arg("key"), py::arg("value"))
       .def("compute_at", &Stage::compute_at, py::arg("parent"), py::arg("scope"))
       .def("compute_inline", &Stage::compute_inline)
       .def("compute_root", &Stage::compute_root)

@@ -120,6 +120,18 @@ def test_rfactor_vectorizes_a_row_sum():
         s.rfactor(C, k, 4)
 
 
+def test_pragma_auto_unroll_unrolls_the_inner_loops():
+    A, B, C = matmul(32, 32, 32)
+    s = te.create_schedule(C)
+    io, ii = s[C].split(C.op.axis[0], 4)
+    s[C].parallel(io)
+    s[C].pragma(io, "auto_unroll_max_step", 4)
+    assert "pragma C [3:i.outer] [4] [auto_unroll_max_step]" in s.trace
+    check_matmul(s, A, B, C, 32, seed=7)
+    with pytest.raises(tessel.ScheduleError, match="pragma 'unroll' on axis 'i.outer' is unknown"):
+        s[C].pragma(io, "unroll", 4)
+
+
 def test_cache_read_stages_an_input_for_its_reader():
     A, B, C = matmul(32, 32, 32)
     s = te.create_schedule(C)
