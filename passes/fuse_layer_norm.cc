@@ -76,7 +76,8 @@ class Matcher {
     for (ValueId v : {sub->inputs[1], sqrt->inputs[0], var_value, var->inputs[0], div.inputs[1]}) {
       if (!private_to(v, 1)) return std::nullopt;
     }
-    if (!private_to(d, 2)) return std::nullopt;
+    // One-element constants of a higher rank than x would widen the result.
+    if (!private_to(d, 2) || g_.value(div.outputs[0]).type.shape != x.shape) return std::nullopt;
     c.out = div.outputs[0];
     c.gamma = affine(c, OpKind::Mul);
     if (c.gamma != kNoValue) c.beta = affine(c, OpKind::Add);

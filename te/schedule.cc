@@ -545,9 +545,14 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& k, int64_t factor) {
   const auto* c = s->op.as<ComputeOpNode>();
   const auto* red = c ? c->body.as<ReduceNode>() : nullptr;
   if (!red) fail("rfactor", *s, "not a reduction", "the stage computes no reduction");
-  if (!s->relations.empty() || s->attach != AttachKind::kRoot || !s->annotations.empty()) {
+  bool hosts_stages = std::any_of(node_->stages.begin(), node_->stages.end(), [&](const Stage& st) {
+    return st->attach == AttachKind::kScope && st->attach_stage.lock().get() == s;
+  });
+  if (!s->relations.empty() || s->attach != AttachKind::kRoot || !s->annotations.empty() ||
+      hosts_stages) {
     fail("rfactor", *s, "stage already scheduled",
-         "rfactor must come before the stage's other primitives");
+         "rfactor must come before the stage's other primitives and before any compute_at into "
+         "it");
   }
   auto k_at = std::find_if(red->axis.begin(), red->axis.end(),
                            [&](const IterVar& r) { return r.same_as(k); });
@@ -582,14 +587,14 @@ Tensor Schedule::rfactor(const Tensor& t, const IterVar& k, int64_t factor) {
         for (size_t d = 0; d < c->axis.size(); ++d) map.emplace_back(c->axis[d]->var, v[d]);
         std::vector<IterVar> axes = red->axis;
         axes[k_at - red->axis.begin()] = outer;
-        PrimExpr cond = substitute(red->condition, map);
+        PrimExpr cond = substitute_body(red->condition, map);
         if (!extent || *extent % factor != 0) cond = cond && point < k->dom.min + k->dom.extent;
         return ReduceNode::make(red->combiner, substitute_body(red->source, map), axes, cond);
       },
       rf_name, names);
 
   // t: the reduction of rf over its last axis.
-  IterVar inner = reduce_axis(make_zero(kt), f, k.name() + ".inner");
+  IterVar inner = reduce_axis(make_zero(kt), f, k.name() + ".rf");
   std::vector<PrimExpr> at;
   for (const auto& iv : c->axis) at.push_back(iv->var);
   at.push_back(inner);

@@ -20,23 +20,30 @@
 namespace tessel::topi {
 namespace {
 
-int64_t product_of(const std::vector<PrimExpr>& shape, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t d = from; d < to; ++d) p *= *as_const_int(shape[d]);
-  return p;
+// The dims of a shape; nullopt when one is not a constant.
+std::optional<std::vector<int64_t>> dims_of(const std::vector<PrimExpr>& shape) {
+  std::vector<int64_t> dims;
+  for (const PrimExpr& d : shape) {
+    const int64_t* v = as_const_int(d);
+    if (!v) return std::nullopt;
+    dims.push_back(*v);
+  }
+  return dims;
 }
 
-bool static_shape(const std::vector<PrimExpr>& shape) {
-  return std::all_of(shape.begin(), shape.end(),
-                     [](const PrimExpr& d) { return as_const_int(d) != nullptr; });
+int64_t product_of(const std::vector<int64_t>& dims, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t d = from; d < to; ++d) p *= dims[d];
+  return p;
 }
 
 // The first reduced dim when `stat` (a reduction with its reduced dims kept as 1) reduces a suffix
 // of `out`'s dims, not all of them, and is `out`'s shape before it; nullopt otherwise. Of the
 // suffixes as long as the reduction, the shortest: dims of size 1 before it count as rows.
 std::optional<size_t> reduced_suffix(const te::ComputeOpNode& stat,
-                                     const std::vector<PrimExpr>& out) {
-  if (stat.shape.size() != out.size() || !static_shape(stat.shape)) return std::nullopt;
+                                     const std::vector<int64_t>& out) {
+  std::optional<std::vector<int64_t>> dims = dims_of(stat.shape);
+  if (!dims || dims->size() != out.size()) return std::nullopt;
   int64_t reduced = 1;
   for (const te::IterVar& r : stat.reduce_axis) {
     const int64_t* e = as_const_int(r->dom.extent);
@@ -48,10 +55,23 @@ std::optional<size_t> reduced_suffix(const te::ComputeOpNode& stat,
   if (first == 0 || first == out.size() || product_of(out, first, out.size()) != reduced)
     return std::nullopt;
   for (size_t d = 0; d < out.size(); ++d) {
-    int64_t want = d < first ? *as_const_int(out[d]) : 1;
-    if (*as_const_int(stat.shape[d]) != want) return std::nullopt;
+    if ((*dims)[d] != (d < first ? out[d] : 1)) return std::nullopt;
   }
   return first;
+}
+
+// The reduce axis of `stat` to factor into vector partials: its last one longer than 1, when that
+// walks `out`'s innermost dim longer than 1 (the statistics computes, topi/compute_nn_norm.cc,
+// create their reduce axes in dim order) and is a whole number of vectors.
+std::optional<te::IterVar> vector_reduce_axis(const te::ComputeOpNode& stat,
+                                              const std::vector<int64_t>& out, int lanes) {
+  auto last = std::find_if(stat.reduce_axis.rbegin(), stat.reduce_axis.rend(),
+                           [](const te::IterVar& r) { return *as_const_int(r->dom.extent) > 1; });
+  auto inner = std::find_if(out.rbegin(), out.rend(), [](int64_t d) { return d > 1; });
+  if (last == stat.reduce_axis.rend() || inner == out.rend()) return std::nullopt;
+  int64_t extent = *as_const_int((*last)->dom.extent);
+  if (extent != *inner || extent < lanes || extent % lanes != 0) return std::nullopt;
+  return *last;
 }
 
 // Fuses `st`'s axes from `first` on and vectorizes them in vectors of `lanes` (a scalar tail that
@@ -61,7 +81,7 @@ void vectorize_columns(te::Stage& st, size_t first, int lanes) {
   te::IterVar columns = st.axis(static_cast<int>(first));
   for (size_t d = first + 1; d < c->axis.size(); ++d)
     columns = st.fuse(columns, st.axis(static_cast<int>(d)));
-  if (product_of(c->shape, first, c->shape.size()) > lanes)
+  if (product_of(*dims_of(c->shape), first, c->shape.size()) > lanes)
     columns = st.split(columns, lanes).second;
   st.vectorize(columns);
 }
@@ -88,18 +108,16 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
   if (outputs.size() != 1) return false;
   const te::Tensor& out = outputs[0];
   te::Stage out_stage = s[out];
-  if (is_reduction(out_stage) || out.ndim() == 0 || !static_shape(out.shape())) return false;
+  std::optional<std::vector<int64_t>> dims = dims_of(out.shape());
+  if (is_reduction(out_stage) || out.ndim() == 0 || !dims) return false;
   std::optional<size_t> first;
   for (const te::Stage& st : s.stages()) {
     if (!is_reduction(st)) continue;
-    std::optional<size_t> f = reduced_suffix(*compute_of(st), out.shape());
+    std::optional<size_t> f = reduced_suffix(*compute_of(st), *dims);
     if (!f || (first && *f != *first)) return false;
     first = f;
   }
   if (!first) return false;
-  auto rank = static_cast<size_t>(out.ndim());
-  int64_t rows = product_of(out.shape(), 0, *first);
-  int64_t row_length = *as_const_int(out.shape().back());
 
   // Intermediates of the output's shape that several stages read are computed per row; the
   // other elementwise stages are inlined.
@@ -107,9 +125,7 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
   for (te::Stage st : s.stages()) {
     const te::ComputeOpNode* c = compute_of(st);
     if (!c || st->is_output) continue;
-    if (is_reduction(st) ||
-        (s->consumers_of(st->op).size() > 1 && static_shape(c->shape) && c->shape.size() == rank &&
-         product_of(c->shape, 0, rank) == product_of(out.shape(), 0, rank)))
+    if (is_reduction(st) || (s->consumers_of(st->op).size() > 1 && dims_of(c->shape) == dims))
       per_row.push_back(st);
     else
       st.compute_inline();
@@ -119,7 +135,8 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
   for (size_t d = 1; d < *first; ++d)
     row = out_stage.fuse(row, out_stage.axis(static_cast<int>(d)));
   vectorize_columns(out_stage, *first, lanes);
-  if (rows > 1 && rows * row_length >= kParallelMinWork) out_stage.parallel(row);
+  int64_t rows = product_of(*dims, 0, *first);
+  if (rows > 1 && product_of(*dims, 0, dims->size()) >= kParallelMinWork) out_stage.parallel(row);
 
   // Readers first: a stage is computed at the row loop once the stage that reads it is.
   for (auto it = per_row.rbegin(); it != per_row.rend(); ++it) {
@@ -129,15 +146,13 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
       st.compute_at(out_stage, row);
       continue;
     }
-    const te::IterVar k = compute_of(st)->reduce_axis.back();
-    int64_t k_extent = *as_const_int(k->dom.extent);
     te::Stage rf;
-    if (k_extent == row_length && k_extent >= lanes && k_extent % lanes == 0) {
-      rf = s[s.rfactor(te::Tensor(st->op), k, lanes)];
+    if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
+      rf = s[s.rfactor(te::Tensor(st->op), *k, lanes)];
       vectorize_partials(rf);
     }
     st.compute_at(out_stage, row);
-    if (rf.defined()) rf.compute_at(out_stage, row);
+    if (rf.defined()) rf.compute_at(out_stage, row);  // read through st, computed there
   }
   return true;
 }
@@ -150,12 +165,15 @@ void schedule_at_root(te::Schedule& s, const std::vector<te::Tensor>& outputs, i
   for (te::Stage st : s.stages()) {
     if (!is_reduction(st)) continue;
     const te::ComputeOpNode* c = compute_of(st);
-    if (!static_shape(c->shape)) continue;
-    int64_t points = product_of(c->shape, 0, c->shape.size()), len = 1;
+    std::vector<PrimExpr> reduced;
+    for (const te::IterVar& r : c->reduce_axis) reduced.push_back(r->dom.extent);
+    std::optional<std::vector<int64_t>> points = dims_of(c->shape), lengths = dims_of(reduced);
+    if (!points || !lengths) continue;
+    int64_t n = product_of(*points, 0, points->size());
     std::vector<te::IterVar> data;
     for (size_t d = 0; d < c->axis.size(); ++d) data.push_back(st.axis(static_cast<int>(d)));
-    for (const te::IterVar& r : c->reduce_axis) len *= *as_const_int(r->dom.extent);
-    if (points > 1 && points * len >= kParallelMinWork) parallel_outer(st, data);
+    if (n > 1 && n * product_of(*lengths, 0, lengths->size()) >= kParallelMinWork)
+      parallel_outer(st, data);
   }
   for (const te::Tensor& o : outputs) {
     if (!is_reduction(s[o])) schedule_injective(s, o, lanes);

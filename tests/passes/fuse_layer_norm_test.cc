@@ -43,7 +43,9 @@ struct ChainSpec {
   std::vector<int64_t> gamma = {64};  // none when empty
   std::vector<int64_t> beta = {64};   // none when empty (or without gamma)
   int64_t keepdims = 1;
-  bool d_is_output = false;  // x - mean is also a graph output
+  bool d_is_output = false;             // x - mean is also a graph output
+  bool mean_minus_x = false;            // Sub(mean, x)
+  std::vector<int64_t> eps_shape = {};  // epsilon's shape (one element)
 };
 
 graph::Graph chain(const ChainSpec& s) {
@@ -56,11 +58,12 @@ graph::Graph chain(const ChainSpec& s) {
     for (size_t i = 0; i < axes.size(); ++i) a.data<int64_t>()[i] = axes[i];
     return b.op("ReduceMean", {v, b.constant("axes", a)}, {{"keepdims", s.keepdims}});
   };
-  ValueId d = b.op("Sub", {x, mean_of(x, s.axes)});
+  ValueId mean = mean_of(x, s.axes);
+  ValueId d = b.op("Sub", s.mean_minus_x ? std::vector{mean, x} : std::vector{x, mean});
   ValueId sq = s.square_by_mul ? b.op("Mul", {d, d})
                                : b.op("Pow", {d, b.constant("two", scalar(s.exponent))});
   ValueId var = mean_of(sq, s.var_axes.empty() ? s.axes : s.var_axes);
-  ValueId eps = b.constant("eps", scalar(1e-5));
+  ValueId eps = b.constant("eps", scalar(1e-5).reshaped(s.eps_shape));
   ValueId y = b.op("Div", {d, b.op("Sqrt", {b.op("Add", s.eps_first ? std::vector{eps, var}
                                                                     : std::vector{var, eps})})});
   if (!s.gamma.empty()) y = b.op("Mul", {y, b.constant("gamma", random_tensor(s.gamma, 2))});
@@ -125,6 +128,9 @@ TEST(FuseLayerNorm, OtherChainsAreLeftAlone) {
       {"d read elsewhere", {.d_is_output = true}},
       {"dims dropped", {.x = {64, 64}, .gamma = {}, .beta = {}, .keepdims = 0}},
       {"different axes", {.axes = {-1}, .var_axes = {1, 2}, .gamma = {}, .beta = {}}},
+      {"mean - x", {.mean_minus_x = true}},
+      // One element, but of rank 4: the Div's output gains a dim.
+      {"an epsilon that widens", {.eps_shape = {1, 1, 1, 1}}},
   };
   for (const auto& [what, spec] : cases) {
     SCOPED_TRACE(what);
@@ -134,11 +140,15 @@ TEST(FuseLayerNorm, OtherChainsAreLeftAlone) {
   }
 }
 
-// A gamma that would broadcast the output past x's shape stays a Mul after the fused node.
-TEST(FuseLayerNorm, AGammaThatWidensTheOutputStaysAMul) {
-  graph::Graph g = fused({.x = {8, 64}, .gamma = {3, 1, 64}, .beta = {}});
-  ASSERT_EQ(count(g, OpKind::LayerNormalization), 1u) << g.str();
-  EXPECT_EQ(count(g, OpKind::Mul), 1u) << g.str();
+// A gamma that would broadcast the output past x's shape, or that varies along a dim that is
+// not normalized, stays a Mul after the fused node.
+TEST(FuseLayerNorm, AGammaOverOtherDimsStaysAMul) {
+  for (ChainSpec spec : {ChainSpec{.x = {8, 64}, .gamma = {3, 1, 64}, .beta = {}},
+                         ChainSpec{.x = {2, 8, 64}, .gamma = {8, 1}, .beta = {}}}) {
+    graph::Graph g = fused(spec);
+    ASSERT_EQ(count(g, OpKind::LayerNormalization), 1u) << g.str();
+    EXPECT_EQ(count(g, OpKind::Mul), 1u) << g.str();
+  }
 }
 
 TEST(FuseLayerNorm, TheCompilerRunsItUnlessDisabled) {

@@ -109,6 +109,24 @@ TEST(RfactorTest, EitherOfTwoReduceAxes) {
   }
 }
 
+// A condition on the reduction, reading a tensor, goes with the points into rf (k not a whole
+// number of factors, so rf also skips the points past k's extent).
+TEST(RfactorTest, AConditionThatReadsATensor) {
+  Tensor A = placeholder({4, 30}, DataType::f32(), "A");
+  Tensor M = placeholder({30}, DataType::f32(), "M");
+  IterVar k = reduce_axis(0, 30, "k");
+  Tensor C = compute({4}, [&](Expr i) { return sum(A(i, k), {k}, M(k) > 0.0f); }, "C");
+  Schedule s = create_schedule({C});
+  s.rfactor(C, k, 8);
+  auto a = random_array({4, 30}, 8), m = random_array({30}, 9), out = zeros({4});
+  build_and_run(s, {A, M, C}, {a, m, out});
+  std::vector<float> want(4, 0.0f);
+  for (int i = 0; i < 4; ++i)
+    for (int x = 0; x < 30; ++x)
+      if (m.data<float>()[x] > 0) want[i] += a.data<float>()[i * 30 + x];
+  expect_near(out, want);
+}
+
 // A reduction whose readers are computed later reads the new stage through C.
 TEST(RfactorTest, ReadersOfTheReductionKeepWorking) {
   RowReduction r(8, 48, 0, 48, true);
@@ -151,6 +169,13 @@ TEST(RfactorTest, ErrorsNameTheStageAndAxis) {
                               {"stage 'C'", "factor 1", "axis 'k'", "at least 2"});
   expect_error<ScheduleError>([&] { s.rfactor(r.C, r.k, 65); },
                               {"stage 'C'", "factor 65", "extent 64"});
+  // A stage computed inside C would lose its place.
+  Tensor B = compute({6, 64}, [&](Expr i, Expr j) { return r.A(i, j) * 2.0f; }, "B");
+  IterVar k2 = reduce_axis(0, 64, "k");
+  Tensor E = compute({6}, [&](Expr i) { return sum(B(i, k2), {k2}); }, "E");
+  Schedule s2 = create_schedule({E});
+  s2[B].compute_at(s2[E], E.axis(0));
+  expect_error<ScheduleError>([&] { s2.rfactor(E, k2, 4); }, {"stage 'E'", "compute_at into it"});
   s[r.C].split(r.C.axis(0), 2);
   expect_error<ScheduleError>([&] { s.rfactor(r.C, r.k, 4); },
                               {"stage 'C'", "before the stage's other primitives"});

@@ -60,6 +60,10 @@ passes::LoweredGroup lowered(const std::string& op, std::vector<int64_t> shape,
   OpGraph m;
   std::vector<graph::ValueId> inputs{m.input("x", f32(shape, 1))};
   if (op == "LayerNormalization") inputs.push_back(m.constant("scale", f32({shape.back()}, 2)));
+  if (op == "InstanceNormalization") {
+    inputs.push_back(m.constant("scale", f32({shape[1]}, 2)));
+    inputs.push_back(m.constant("bias", f32({shape[1]}, 3)));
+  }
   m.op("y", op, inputs, std::move(attrs));
   passes::GraphPipelineResult plan = passes::run_graph_pipeline(m.b.g, {});
   EXPECT_EQ(plan.groups.size(), 1u);
@@ -88,6 +92,16 @@ TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials)
     EXPECT_NE(tir.find("allocate y_exp: float32[128]"), std::string::npos) << tir;
     EXPECT_EQ(count(tir, "exp("), 1u) << tir;  // once per element
   }
+}
+
+// A row of several dims is as much work as all of them: InstanceNorm over 56 x 56 planes runs in
+// parallel. Trailing dims of 1 leave the reduced axis contiguous: it is factored.
+TEST(ScheduleStatisticsTest, RowsOfSeveralDims) {
+  passes::LoweredGroup lg = lowered("InstanceNormalization", {1, 8, 56, 56}, kAvx512, {});
+  EXPECT_EQ(count(to_string(te::lower(lg.schedule, lg.args, lg.name)), "parallel for"), 1u);
+  lg = lowered("Softmax", {1, 1024, 1, 1}, kAvx512, {{"axis", int_attr(1)}});
+  std::string trace = lg.schedule.trace().str();
+  EXPECT_EQ(count(trace, "rfactor y_max [4:r1] [16]"), 1u) << trace;
 }
 
 TEST(ScheduleStatisticsTest, RowsThatAreNotWholeVectorsReduceWithoutPartials) {
