@@ -3,9 +3,10 @@
 // When every statistic reduces the same trailing dims of the group's one output (Softmax and
 // LogSoftmax over the last axis, LayerNormalization, InstanceNormalization), the group is one
 // loop over rows, parallel, and per row:
-// - each statistic is computed into a row-sized buffer; when its innermost reduce axis is the
-//   output's last axis and whole vectors long, through rfactor into one vector of partial results
-//   (vector loads and a vector accumulator), then reduced across the vector;
+// - each statistic is computed into a row-sized buffer; when its last reduce axis longer than 1
+//   walks the output's innermost dim longer than 1 and is whole vectors long, through rfactor
+//   into one vector of partial results (vector loads and a vector accumulator), then reduced
+//   across the vector;
 // - each intermediate that several stages read (softmax's exponentials) is computed once into a
 //   row buffer, vectorized;
 // - the output row is vectorized.
