@@ -74,8 +74,7 @@ topi::OpCall op_call(const graph::Graph& g, const graph::Node& node) {
 
 }  // namespace
 
-LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
-                         const CpuModel& cpu, const ConfigPicker& pick) {
+LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index) {
   LoweredGroup out;
   std::vector<std::string> ops;
   for (graph::NodeId n : group.nodes) ops.emplace_back(graph::op_kind_name(g.nodes[n].op));
@@ -131,6 +130,14 @@ LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int ind
       out.arg_values.erase(out.arg_values.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
+  return out;
+}
+
+LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
+                         const CpuModel& cpu, const ConfigPicker& pick) {
+  LoweredGroup out = compute_group(g, group, index);
+  std::vector<te::Tensor> outputs(
+      out.args.end() - static_cast<std::ptrdiff_t>(group.outputs.size()), out.args.end());
   topi::AnchorOp anchor = anchor_of(g, g.nodes[group.master]);
   const topi::Strategy& strategy = topi::strategy_for(topi::target_kind(cpu), anchor.family);
   if (strategy.space) out.space = strategy.space(out.schedule, anchor, cpu);

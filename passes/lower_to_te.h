@@ -34,6 +34,10 @@ struct LoweredGroup {
 // none means the fallback.
 using ConfigPicker = std::function<std::optional<topi::ConfigEntity>(const topi::ConfigSpace&)>;
 
+// The group's computes with every stage at root, no strategy applied (schedule, args and
+// arg_values set): what the auto-scheduler schedules.
+LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index);
+
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
                          const CpuModel& cpu, const ConfigPicker& pick = {});
 

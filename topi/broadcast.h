@@ -41,6 +41,10 @@ inline bool is_reduction(const te::Stage& st) {
 // parallel; returns the fused loop.
 te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer);
 
+// Puts the factored axis of `rf` (an rfactor stage: its last axis) innermost, below all its
+// reduce loops, and vectorizes it.
+void vectorize_partials(te::Stage& rf);
+
 // Vectorizes the last axis of `st`, computing `out`: whole when it is at most `vector_lanes` long,
 // else in vectors of `vector_lanes` (a scalar tail when they do not divide it). Returns the
 // vectorized loop.

@@ -87,24 +87,6 @@ void vectorize_columns(te::Stage& st, size_t first, int lanes) {
   st.vectorize(columns);
 }
 
-// rf's factored axis innermost, below all reduce loops, and vectorized.
-void vectorize_partials(te::Stage& rf) {
-  std::vector<te::IterVar> order, reduce;
-  te::IterVar lane;
-  for (const te::IterVar& iv : rf.leaf_iter_vars()) {
-    if (iv->iter_type == te::IterVarType::kCommReduce)
-      reduce.push_back(iv);
-    else if (iv.same_as(rf.axis(static_cast<int>(compute_of(rf)->axis.size()) - 1)))
-      lane = iv;
-    else
-      order.push_back(iv);
-  }
-  order.insert(order.end(), reduce.begin(), reduce.end());
-  order.push_back(lane);
-  rf.reorder(order);
-  rf.vectorize(lane);
-}
-
 bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int lanes) {
   if (outputs.size() != 1) return false;
   const te::Tensor& out = outputs[0];
@@ -182,6 +164,23 @@ void schedule_at_root(te::Schedule& s, const std::vector<te::Tensor>& outputs, i
 }
 
 }  // namespace
+
+void vectorize_partials(te::Stage& rf) {
+  std::vector<te::IterVar> order, reduce;
+  te::IterVar lane;
+  for (const te::IterVar& iv : rf.leaf_iter_vars()) {
+    if (iv->iter_type == te::IterVarType::kCommReduce)
+      reduce.push_back(iv);
+    else if (iv.same_as(rf.axis(static_cast<int>(compute_of(rf)->axis.size()) - 1)))
+      lane = iv;
+    else
+      order.push_back(iv);
+  }
+  order.insert(order.end(), reduce.begin(), reduce.end());
+  order.push_back(lane);
+  rf.reorder(order);
+  rf.vectorize(lane);
+}
 
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
                          const CpuModel& cpu, const ConfigEntity*) {

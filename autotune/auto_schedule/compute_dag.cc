@@ -1,0 +1,177 @@
+#include "autotune/auto_schedule/compute_dag.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "ir/error.h"
+#include "te/functor.h"
+
+namespace tessel::autotune {
+namespace {
+
+int64_t const_extent(const PrimExpr& e, const std::string& stage) {
+  const int64_t* v = as_const_int(e);
+  if (!v) throw Error(fmt::format("auto-scheduler: stage '{}' has a symbolic extent", stage));
+  return *v;
+}
+
+// What a compute body does: the tensors it reads and at which indices, whether it calls an
+// intrinsic, and how many floating-point operations one evaluation takes.
+class BodyFacts : public te::TeVisitor {
+ public:
+  struct Read {
+    te::Operation op;
+    std::vector<PrimExpr> indices;
+  };
+  std::vector<Read> reads;
+  bool calls = false;
+  int64_t float_ops = 0;
+
+ protected:
+  void visit_ProducerLoad(const te::ProducerLoadNode* op, const PrimExpr& self) override {
+    reads.push_back({op->op, op->indices});
+    te::TeVisitor::visit_ProducerLoad(op, self);
+  }
+  void visit_Call(const CallNode* op, const PrimExpr& self) override {
+    calls = true;
+    count(self);
+    te::TeVisitor::visit_Call(op, self);
+  }
+#define TESSEL_COUNT_BINARY(N)                                       \
+  void visit_##N(const N##Node* op, const PrimExpr& self) override { \
+    count(self);                                                     \
+    te::TeVisitor::visit_##N(op, self);                              \
+  }
+  TESSEL_COUNT_BINARY(Add)
+  TESSEL_COUNT_BINARY(Sub)
+  TESSEL_COUNT_BINARY(Mul)
+  TESSEL_COUNT_BINARY(Div)
+  TESSEL_COUNT_BINARY(Min)
+  TESSEL_COUNT_BINARY(Max)
+#undef TESSEL_COUNT_BINARY
+
+ private:
+  void count(const PrimExpr& e) { float_ops += e.dtype().is_float() ? 1 : 0; }
+};
+
+// Whether `e` mentions `v`.
+bool uses_var(const PrimExpr& e, const Var& v) {
+  struct Finder : te::TeVisitor {
+    const VarNode* target;
+    bool found = false;
+    void visit_Var(const VarNode* op, const PrimExpr&) override { found |= op == target; }
+  } f;
+  f.target = v.get();
+  f.visit_expr(e);
+  return f.found;
+}
+
+bool is_var(const PrimExpr& e, const Var& v) {
+  const VarNode* n = e.as<VarNode>();
+  return n && n == v.get();
+}
+
+}  // namespace
+
+ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> args,
+                       const CpuModel& cpu)
+    : outputs_(std::move(outputs)), args_(std::move(args)), cpu_(cpu) {
+  TESSEL_ICHECK(!outputs_.empty()) << "a compute DAG without outputs";
+  lanes_ = cpu_.lanes(outputs_[0].dtype());
+  te::Schedule s = schedule();
+  const std::vector<te::Stage>& st = s.stages();
+  std::vector<BodyFacts> bodies(st.size());
+  for (size_t i = 0; i < st.size(); ++i) {
+    StageFacts f;
+    f.name = st[i].name();
+    f.output = st[i]->is_output;
+    const auto* c = st[i]->op.as<te::ComputeOpNode>();
+    f.placeholder = c == nullptr;
+    if (c) {
+      for (const auto& iv : c->axis) f.spatial.push_back(const_extent(iv->dom.extent, f.name));
+      for (const auto& iv : c->reduce_axis)
+        f.reduce.push_back(const_extent(iv->dom.extent, f.name));
+      f.reduction = !c->reduce_axis.empty();
+      bodies[i].visit_expr(c->body);
+      f.expensive = bodies[i].calls;
+      auto points = [](const std::vector<int64_t>& v) {
+        return std::accumulate(v.begin(), v.end(), 1.0, std::multiplies<>());
+      };
+      flops_ +=
+          points(f.spatial) * points(f.reduce) *
+          static_cast<double>(std::max<int64_t>(1, bodies[i].float_ops + (f.reduction ? 1 : 0)));
+    }
+    stages_.push_back(std::move(f));
+  }
+  auto index_of = [&](const te::Operation& op) {
+    for (size_t i = 0; i < st.size(); ++i) {
+      if (st[i]->op.same_as(op)) return i;
+    }
+    return kNoStage;
+  };
+  for (size_t i = 0; i < st.size(); ++i) {
+    StageFacts& f = stages_[i];
+    if (f.placeholder) continue;
+    const auto* c = st[i]->op.as<te::ComputeOpNode>();
+    for (const BodyFacts::Read& r : bodies[i].reads) {
+      size_t p = index_of(r.op);
+      if (p != kNoStage && !stages_[p].placeholder &&
+          std::find(f.producers.begin(), f.producers.end(), p) == f.producers.end()) {
+        f.producers.push_back(p);
+        stages_[p].consumers.push_back(i);
+      }
+      if (!f.reduction) continue;
+      for (size_t a = 0; a < c->axis.size(); ++a) {
+        bool used = std::any_of(r.indices.begin(), r.indices.end(),
+                                [&](const PrimExpr& e) { return uses_var(e, c->axis[a]->var); });
+        if (!used && f.spatial[a] > 1) f.data_reuse = true;
+      }
+    }
+    if (f.reduction && !f.data_reuse && f.reduce.back() >= 2 * lanes_ &&
+        f.reduce.back() % lanes_ == 0) {
+      const Var& k = c->reduce_axis.back()->var;
+      f.rfactor_pays = std::any_of(bodies[i].reads.begin(), bodies[i].reads.end(),
+                                   [&](const BodyFacts::Read& r) {
+                                     return !r.indices.empty() && is_var(r.indices.back(), k);
+                                   });
+    }
+  }
+  // Elementwise consumers: every read of the producer indexes it by the consumer's axes in order.
+  for (size_t p = 0; p < st.size(); ++p) {
+    StageFacts& f = stages_[p];
+    if (f.placeholder || f.consumers.size() != 1) continue;
+    size_t ci = f.consumers[0];
+    const auto* c = st[ci]->op.as<te::ComputeOpNode>();
+    if (stages_[ci].reduction || stages_[ci].spatial != f.spatial) continue;
+    bool matched = true;
+    for (const BodyFacts::Read& r : bodies[ci].reads) {
+      if (!r.op.same_as(st[p]->op)) continue;
+      for (size_t a = 0; a < r.indices.size(); ++a)
+        matched &= is_var(r.indices[a], c->axis[a]->var);
+    }
+    if (matched) f.elementwise_consumer = ci;
+  }
+}
+
+std::string ComputeDAG::str() const {
+  std::string out;
+  for (const StageFacts& f : stages_) {
+    if (f.placeholder) continue;
+    std::vector<std::string> facts;
+    if (f.output) facts.emplace_back("output");
+    if (f.reduction) facts.push_back(fmt::format("reduce {}", fmt::join(f.reduce, "x")));
+    if (f.data_reuse) facts.emplace_back("data reuse");
+    if (f.rfactor_pays) facts.emplace_back("rfactor pays");
+    if (f.expensive) facts.emplace_back("expensive");
+    if (f.elementwise_consumer != kNoStage)
+      facts.push_back(fmt::format("elementwise into {}", stages_[f.elementwise_consumer].name));
+    out += fmt::format("  {} [{}]{}{}\n", f.name, fmt::join(f.spatial, ", "),
+                       facts.empty() ? "" : ": ", fmt::join(facts, ", "));
+  }
+  return out;
+}
+
+}  // namespace tessel::autotune

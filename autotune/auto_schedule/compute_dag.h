@@ -1,0 +1,72 @@
+// The compute DAG of one auto-scheduler task (Ansor's ComputeDAG): the te stages of a fused
+// group's computes, in the order create_schedule gives them, with the facts the sketch rules
+// (sketch.h) read about each: is it a reduction, does it reuse data, may it be inlined, which
+// consumer reads it point for point.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/cpu_model.h"
+#include "te/schedule.h"
+
+namespace tessel::autotune {
+
+constexpr size_t kNoStage = static_cast<size_t>(-1);
+
+struct StageFacts {
+  std::string name;
+  bool placeholder = false;
+  bool output = false;
+  bool reduction = false;  // a compute with reduce axes
+  // Its body calls an intrinsic (exp, log, sqrt, ...): inlining it into a consumer that reads a
+  // point more than once would compute it more than once.
+  bool expensive = false;
+  // A reduction that reads some tensor at the same point for every value of a spatial axis (of
+  // extent > 1) of its own: matmul's A across j, a conv's input across output channels. Tiling
+  // it in several levels keeps the reused data in registers and caches (Ansor's
+  // NeedsMultiLevelTiling).
+  bool data_reuse = false;
+  // A reduction without data reuse whose innermost reduce axis runs along the last dim of what it
+  // reads, a whole number of vectors and at least two: rfactor turns it into vector partials.
+  // (Ansor's rule asks instead whether the spatial loops are too short to parallelize: on a
+  // 2-core CPU they rarely are, while a reduction along a contiguous axis is common, in softmax
+  // and every normalization.)
+  bool rfactor_pays = false;
+  std::vector<int64_t> spatial;              // extents of the compute's axes
+  std::vector<int64_t> reduce;               // extents of its reduce axes
+  std::vector<size_t> producers, consumers;  // compute stages only (positions in stages())
+  // The consumer that reads this stage exactly at its own point (same shape, indices its axes in
+  // order), when it is the only consumer and computes no reduction; kNoStage otherwise.
+  size_t elementwise_consumer = kNoStage;
+};
+
+class ComputeDAG {
+ public:
+  // `outputs`: the task's outputs; `args`: its function arguments (inputs, then outputs).
+  ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> args, const CpuModel& cpu);
+
+  // A fresh schedule of the computes, every stage at root.
+  te::Schedule schedule() const { return te::create_schedule(outputs_); }
+  const std::vector<StageFacts>& stages() const { return stages_; }
+  const std::vector<te::Tensor>& outputs() const { return outputs_; }
+  const std::vector<te::Tensor>& args() const { return args_; }
+  const CpuModel& cpu() const { return cpu_; }
+  // Vector lanes of the outputs' element type.
+  int lanes() const { return lanes_; }
+  // Floating-point work of one run: each reduction point of each stage counts its body's
+  // arithmetic, at least one operation (for GFLOP/s).
+  double flops() const { return flops_; }
+  // One line per compute stage: name, extents and facts.
+  std::string str() const;
+
+ private:
+  std::vector<te::Tensor> outputs_, args_;
+  CpuModel cpu_;
+  int lanes_ = 1;
+  double flops_ = 0;
+  std::vector<StageFacts> stages_;
+};
+
+}  // namespace tessel::autotune

@@ -1,0 +1,425 @@
+#include "autotune/auto_schedule/program.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "ir/error.h"
+#include "topi/broadcast.h"
+
+namespace tessel::autotune {
+namespace {
+
+using te::IterVar;
+
+// A vector loop longer than this many registers' lanes is split, its inner part vectorized.
+constexpr int64_t kMaxVectorRegisters = 4;
+
+int64_t product(const std::vector<int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
+}
+
+// Fuses the first `n` (1 or more) of `loops`, adjacent and outermost first, and runs them in
+// parallel; returns the fused loop.
+IterVar fuse_parallel(te::Stage& st, const std::vector<IterVar>& loops, int n) {
+  IterVar fused = loops[0];
+  for (int i = 1; i < n; ++i) fused = st.fuse(fused, loops[static_cast<size_t>(i)]);
+  st.parallel(fused);
+  return fused;
+}
+
+// Vectorizes `iv` (of extent `extent`, innermost in `st`): whole when it fits a few registers,
+// else in vectors of `lanes` when they divide it; left scalar otherwise.
+void vectorize_loop(te::Stage& st, const IterVar& iv, int64_t extent, int lanes) {
+  if (extent <= 1) return;
+  if (extent <= kMaxVectorRegisters * lanes) {
+    st.vectorize(iv);
+  } else if (extent % lanes == 0) {
+    st.vectorize(st.split(iv, lanes).second);
+  }
+}
+
+void unroll_outermost(te::Stage& st, int64_t steps) {
+  if (steps > 0 && !st.leaf_iter_vars().empty())
+    st.pragma(st.leaf_iter_vars()[0], "auto_unroll_max_step", steps);
+}
+
+// The loops of a multi-level tile: spatial[l] holds level l of every spatial axis.
+struct TileLoops {
+  std::vector<IterVar> spatial[kSpatialLevels];
+  std::vector<IterVar> reduce[kReduceLevels];
+};
+
+// Tiles `st` SSRSRS by `tiles` (StageParams::tiles) and orders its loops
+// S0 S1 R0 S2 R1 S3.
+TileLoops multi_level_tile(te::Stage& st, const std::vector<std::vector<int64_t>>& tiles) {
+  const te::ComputeOpNode* c = topi::compute_of(st);
+  size_t nsp = c->axis.size(), nr = c->reduce_axis.size();
+  if (tiles.size() != nsp + nr) {
+    throw Error(fmt::format("auto-scheduler: stage '{}' has {} axes, the program tiles {}",
+                            st.name(), nsp + nr, tiles.size()));
+  }
+  TileLoops t;
+  for (size_t a = 0; a < nsp + nr; ++a) {
+    bool spatial = a < nsp;
+    const std::vector<int64_t>& f = tiles[a];
+    size_t inner = spatial ? kSpatialLevels - 1 : kReduceLevels - 1;
+    if (f.size() != inner) {
+      throw Error(fmt::format("auto-scheduler: axis {} of stage '{}' needs {} tile extents, has {}",
+                              a, st.name(), inner, f.size()));
+    }
+    IterVar rest =
+        spatial ? st.axis(static_cast<int>(a)) : st.reduce_axis(static_cast<int>(a - nsp));
+    std::vector<IterVar> levels(inner + 1);
+    for (size_t l = inner; l > 0; --l) std::tie(rest, levels[l]) = st.split(rest, f[l - 1]);
+    levels[0] = rest;
+    for (size_t l = 0; l <= inner; ++l) (spatial ? t.spatial[l] : t.reduce[l]).push_back(levels[l]);
+  }
+  std::vector<IterVar> order;
+  for (const auto* group :
+       {&t.spatial[0], &t.spatial[1], &t.reduce[0], &t.spatial[2], &t.reduce[1], &t.spatial[3]}) {
+    order.insert(order.end(), group->begin(), group->end());
+  }
+  st.reorder(order);
+  return t;
+}
+
+// The vector loop of a tile: level 3 of its last spatial axis.
+void vectorize_tile(te::Stage& st, const TileLoops& t, const StageParams& p, int lanes) {
+  if (p.vectorize && !t.spatial[3].empty())
+    vectorize_loop(st, t.spatial[3].back(), p.tiles[t.spatial[3].size() - 1].back(), lanes);
+}
+
+// kTile: the tile at root, its outer level parallel.
+void schedule_tile(te::Stage st, const StageParams& p, int lanes) {
+  TileLoops t = multi_level_tile(st, p.tiles);
+  if (p.parallel > 0) fuse_parallel(st, t.spatial[0], p.parallel);
+  vectorize_tile(st, t, p, lanes);
+  unroll_outermost(st, p.unroll);
+}
+
+// kTileFused, kCacheWrite: `tile` multi-level tiled by `tp` and computed inside `consumer`, whose
+// axes are split to match the tile's levels below `level` and scheduled by `cp`.
+void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
+                      const StageParams& cp, int level, int lanes) {
+  TileLoops t = multi_level_tile(tile, tp.tiles);
+  vectorize_tile(tile, t, tp, lanes);
+  const te::ComputeOpNode* c = topi::compute_of(consumer);
+  size_t nsp = c->axis.size();
+  if (nsp != t.spatial[0].size()) {
+    throw Error(fmt::format("auto-scheduler: '{}' has {} axes, its tile '{}' {}", consumer.name(),
+                            nsp, tile.name(), t.spatial[0].size()));
+  }
+  std::vector<IterVar> outer[2], inner;
+  for (size_t a = 0; a < nsp; ++a) {
+    const std::vector<int64_t>& f = tp.tiles[a];
+    int64_t held = product({f.begin() + level - 1, f.end()});
+    auto [o, i] = consumer.split(consumer.axis(static_cast<int>(a)), held);
+    if (level == 2) {
+      auto [o0, o1] = consumer.split(o, f[0]);
+      outer[0].push_back(o0);
+      outer[1].push_back(o1);
+    } else {
+      outer[0].push_back(o);
+    }
+    inner.push_back(i);
+  }
+  std::vector<IterVar> order = outer[0];
+  order.insert(order.end(), outer[1].begin(), outer[1].end());
+  order.insert(order.end(), inner.begin(), inner.end());
+  consumer.reorder(order);
+  IterVar at = level == 2 ? outer[1].back() : outer[0].back();
+  if (cp.parallel > 0) {
+    IterVar fused = fuse_parallel(consumer, outer[0], cp.parallel);
+    if (level == 1 && static_cast<size_t>(cp.parallel) == nsp) at = fused;
+  }
+  tile.compute_at(consumer, at);
+  if (cp.vectorize) {
+    const std::vector<int64_t>& f = tp.tiles[nsp - 1];
+    vectorize_loop(consumer, inner.back(), product({f.begin() + level - 1, f.end()}), lanes);
+  }
+  unroll_outermost(consumer, cp.unroll);
+}
+
+// kRoot: the outer spatial axes fused and parallel; the last one vectorized (below the reduce
+// loops, for a reduction).
+void schedule_root(te::Stage st, const StageParams& p, int lanes) {
+  const te::ComputeOpNode* c = topi::compute_of(st);
+  size_t nsp = c->axis.size();
+  std::vector<IterVar> axes;
+  for (size_t a = 0; a < nsp; ++a) axes.push_back(st.axis(static_cast<int>(a)));
+  if (p.vectorize && static_cast<size_t>(p.parallel) < nsp) {
+    IterVar last = axes.back();
+    if (!c->reduce_axis.empty()) {
+      std::vector<IterVar> order(axes.begin(), axes.end() - 1);
+      for (size_t r = 0; r < c->reduce_axis.size(); ++r)
+        order.push_back(st.reduce_axis(static_cast<int>(r)));
+      order.push_back(last);
+      st.reorder(order);
+    }
+    const int64_t* extent = as_const_int(c->axis.back()->dom.extent);
+    vectorize_loop(st, last, extent ? *extent : 0, lanes);
+  }
+  if (p.parallel > 0) fuse_parallel(st, axes, p.parallel);
+  unroll_outermost(st, p.unroll);
+}
+
+// kRfactor: the innermost reduce axis factored into vector partials computed at the stage's
+// innermost spatial loop.
+void schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p) {
+  const te::ComputeOpNode* c = topi::compute_of(st);
+  if (p.tiles.size() != 1 || p.tiles[0].size() != 1) {
+    throw Error(fmt::format("auto-scheduler: the rfactor of '{}' needs one factor", st.name()));
+  }
+  te::Stage rf =
+      s[s.rfactor(te::Tensor(st->op), st.reduce_axis(static_cast<int>(c->reduce_axis.size()) - 1),
+                  p.tiles[0][0])];
+  if (p.vectorize) topi::vectorize_partials(rf);
+  size_t nsp = c->axis.size();
+  std::vector<IterVar> axes;
+  for (size_t a = 0; a < nsp; ++a) axes.push_back(st.axis(static_cast<int>(a)));
+  IterVar at = nsp > 0 ? axes.back() : IterVar();
+  if (p.parallel > 0) {
+    IterVar fused = fuse_parallel(st, axes, p.parallel);
+    if (static_cast<size_t>(p.parallel) == nsp) at = fused;
+  }
+  if (at.defined()) rf.compute_at(st, at);
+  unroll_outermost(st, p.unroll);
+}
+
+// Whether stage `i`'s plan gives it loops of its own at root (parallel and unroll knobs).
+bool at_root(SketchRule r) {
+  return r == SketchRule::kRoot || r == SketchRule::kTile || r == SketchRule::kConsumer ||
+         r == SketchRule::kCacheWrite || r == SketchRule::kRfactor;
+}
+bool tiled(SketchRule r) {
+  return r == SketchRule::kTile || r == SketchRule::kTileFused || r == SketchRule::kCacheWrite;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d) continue;
+    out.push_back(d);
+    if (d * d != n) out.push_back(n / d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+template <class T>
+const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+
+// Inner level extents of an axis of `extent` in `levels` levels: each a random divisor of what
+// the levels inside it leave, the innermost at most kMaxInnerTile.
+constexpr int64_t kMaxInnerTile = 64;
+std::vector<int64_t> sample_tile(int64_t extent, size_t levels, std::mt19937_64& rng) {
+  std::vector<int64_t> f(levels - 1);
+  int64_t left = extent;
+  for (size_t l = levels - 1; l > 0; --l) {
+    std::vector<int64_t> d = divisors(left);
+    if (l == levels - 1) std::erase_if(d, [](int64_t x) { return x > kMaxInnerTile; });
+    f[l - 1] = pick(d, rng);
+    left /= f[l - 1];
+  }
+  return f;
+}
+
+int spatial_axes(const ComputeDAG& dag, size_t i) {
+  return static_cast<int>(dag.stages()[i].spatial.size());
+}
+
+int sample_parallel(int nsp, std::mt19937_64& rng) {
+  return nsp == 0 ? 0 : std::uniform_int_distribution<int>(1, nsp)(rng);
+}
+
+void check_program(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const Program& p) {
+  if (p.sketch >= sketches.size() || p.stages.size() != dag.stages().size()) {
+    throw Error(fmt::format(
+        "auto-scheduler: program of sketch {} with {} stages, the task has {} sketches, {} stages",
+        p.sketch, p.stages.size(), sketches.size(), dag.stages().size()));
+  }
+}
+
+}  // namespace
+
+std::string Program::str(const ComputeDAG& dag) const {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < stages.size() && i < dag.stages().size(); ++i) {
+    const StageParams& p = stages[i];
+    if (p == StageParams{}) continue;
+    std::vector<std::string> what;
+    if (!p.tiles.empty()) {
+      std::vector<std::string> t;
+      for (const auto& f : p.tiles) t.push_back(fmt::format("[{}]", fmt::join(f, ",")));
+      what.push_back(fmt::format("tiles {}", fmt::join(t, " ")));
+    }
+    if (p.parallel) what.push_back(fmt::format("parallel {}", p.parallel));
+    if (p.unroll) what.push_back(fmt::format("unroll {}", p.unroll));
+    if (p.vectorize) what.emplace_back("vectorize");
+    parts.push_back(fmt::format("{}: {}", dag.stages()[i].name, fmt::join(what, "; ")));
+  }
+  return fmt::format("sketch {} | {}", sketch, fmt::join(parts, " | "));
+}
+
+te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& program) {
+  if (program.stages.size() != dag.stages().size() || sketch.plans.size() != dag.stages().size()) {
+    throw Error(fmt::format("auto-scheduler: a program of {} stages for a task of {}",
+                            program.stages.size(), dag.stages().size()));
+  }
+  te::Schedule s = dag.schedule();
+  int lanes = dag.lanes();
+  // Consumers first: a tile is computed inside its consumer's loops, made when the tile is.
+  for (size_t i = dag.stages().size(); i-- > 0;) {
+    const StageFacts& f = dag.stages()[i];
+    const StagePlan& plan = sketch.plans[i];
+    const StageParams& p = program.stages[i];
+    if (f.placeholder) continue;
+    te::Stage st = s[f.name];
+    switch (plan.rule) {
+      case SketchRule::kInline:
+        st.compute_inline();
+        break;
+      case SketchRule::kRoot:
+        schedule_root(st, p, lanes);
+        break;
+      case SketchRule::kTile:
+        schedule_tile(st, p, lanes);
+        break;
+      case SketchRule::kTileFused: {
+        const StageFacts& into = dag.stages()[plan.into];
+        schedule_tile_in(st, p, s[into.name], program.stages[plan.into], plan.level, lanes);
+        break;
+      }
+      case SketchRule::kCacheWrite: {
+        te::Stage local = s[s.cache_write(te::Tensor(st->origin_op), MemScope::kLocal)];
+        schedule_tile_in(local, p, st, p, plan.level, lanes);
+        break;
+      }
+      case SketchRule::kRfactor:
+        schedule_rfactor(s, st, p);
+        break;
+      case SketchRule::kConsumer:
+        break;  // scheduled with its tile
+    }
+  }
+  return s;
+}
+
+Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketches, size_t index,
+                       std::mt19937_64& rng) {
+  TESSEL_ICHECK(index < sketches.size()) << "sketch " << index << " of " << sketches.size();
+  const Sketch& sk = sketches[index];
+  Program p;
+  p.sketch = index;
+  p.stages.resize(dag.stages().size());
+  std::bernoulli_distribution vectorize(0.85);
+  for (size_t i = 0; i < dag.stages().size(); ++i) {
+    const StageFacts& f = dag.stages()[i];
+    SketchRule r = sk.plans[i].rule;
+    if (f.placeholder || r == SketchRule::kInline) continue;
+    StageParams& sp = p.stages[i];
+    if (tiled(r)) {
+      for (int64_t e : f.spatial) sp.tiles.push_back(sample_tile(e, kSpatialLevels, rng));
+      for (int64_t e : f.reduce) sp.tiles.push_back(sample_tile(e, kReduceLevels, rng));
+    }
+    if (r == SketchRule::kRfactor) {
+      std::vector<int64_t> factors;
+      for (int64_t d : divisors(f.reduce.back())) {
+        if (d % dag.lanes() == 0 && d <= kMaxVectorRegisters * dag.lanes()) factors.push_back(d);
+      }
+      TESSEL_ICHECK(!factors.empty()) << "rfactor of '" << f.name << "' without a vector factor";
+      sp.tiles = {{pick(factors, rng)}};
+    }
+    if (at_root(r)) {
+      sp.parallel = sample_parallel(spatial_axes(dag, i), rng);
+      sp.unroll = pick(std::vector<int64_t>(std::begin(kUnrollSteps), std::end(kUnrollSteps)), rng);
+    }
+    sp.vectorize = vectorize(rng);
+  }
+  return p;
+}
+
+const char* mutation_name(Mutation m) {
+  switch (m) {
+    case Mutation::kTileSize:
+      return "tile size";
+    case Mutation::kParallel:
+      return "parallel";
+    case Mutation::kUnroll:
+      return "unroll";
+    case Mutation::kVectorize:
+      return "vectorize";
+  }
+  return "?";
+}
+
+Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const Program& p,
+               const std::vector<double>& weights, std::mt19937_64& rng, Mutation* applied) {
+  check_program(dag, sketches, p);
+  const Sketch& sk = sketches[p.sketch];
+  Mutation kind =
+      static_cast<Mutation>(std::discrete_distribution<int>(weights.begin(), weights.end())(rng));
+  if (applied) *applied = kind;
+  // The stages a mutation of this kind can change.
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < dag.stages().size(); ++i) {
+    SketchRule r = sk.plans[i].rule;
+    if (dag.stages()[i].placeholder || r == SketchRule::kInline) continue;
+    bool ok = kind == Mutation::kTileSize    ? tiled(r)
+              : kind == Mutation::kVectorize ? true
+              : kind == Mutation::kParallel  ? at_root(r) && spatial_axes(dag, i) > 0
+                                             : at_root(r);
+    if (ok) candidates.push_back(i);
+  }
+  Program out = p;
+  if (candidates.empty()) return out;
+  size_t i = pick(candidates, rng);
+  StageParams& sp = out.stages[i];
+  const StageFacts& f = dag.stages()[i];
+  switch (kind) {
+    case Mutation::kTileSize: {
+      // Moves a factor of one level's extent to another level of the same axis.
+      std::vector<size_t> axes;
+      for (size_t a = 0; a < sp.tiles.size(); ++a) {
+        int64_t e = a < f.spatial.size() ? f.spatial[a] : f.reduce[a - f.spatial.size()];
+        if (e > 1) axes.push_back(a);
+      }
+      if (axes.empty()) return out;
+      size_t a = pick(axes, rng);
+      int64_t extent = a < f.spatial.size() ? f.spatial[a] : f.reduce[a - f.spatial.size()];
+      std::vector<int64_t> levels = sp.tiles[a];
+      levels.insert(levels.begin(), extent / product(sp.tiles[a]));
+      std::vector<size_t> from;
+      for (size_t l = 0; l < levels.size(); ++l) {
+        if (levels[l] > 1) from.push_back(l);
+      }
+      size_t src = pick(from, rng);
+      size_t dst = std::uniform_int_distribution<size_t>(0, levels.size() - 2)(rng);
+      if (dst >= src) ++dst;
+      std::vector<int64_t> d = divisors(levels[src]);
+      int64_t moved = d[std::uniform_int_distribution<size_t>(1, d.size() - 1)(rng)];
+      if (dst == levels.size() - 1 && levels[dst] * moved > kMaxInnerTile) return out;
+      levels[src] /= moved;
+      levels[dst] *= moved;
+      sp.tiles[a].assign(levels.begin() + 1, levels.end());
+      break;
+    }
+    case Mutation::kParallel:
+      sp.parallel = std::uniform_int_distribution<int>(0, spatial_axes(dag, i))(rng);
+      break;
+    case Mutation::kUnroll:
+      sp.unroll = pick(std::vector<int64_t>(std::begin(kUnrollSteps), std::end(kUnrollSteps)), rng);
+      break;
+    case Mutation::kVectorize:
+      sp.vectorize = !sp.vectorize;
+      break;
+  }
+  return out;
+}
+
+}  // namespace tessel::autotune

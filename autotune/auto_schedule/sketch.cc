@@ -1,0 +1,114 @@
+#include "autotune/auto_schedule/sketch.h"
+
+#include <fmt/format.h>
+
+namespace tessel::autotune {
+namespace {
+
+// The stage that reads `p` point for point once the inlined stages between them are gone:
+// elementwise consumers followed through inlined ones; kNoStage when there is none, or when it
+// already holds another tile.
+size_t fusible_consumer(const ComputeDAG& dag, const std::vector<StagePlan>& plans, size_t p) {
+  size_t c = dag.stages()[p].elementwise_consumer;
+  while (c != kNoStage && plans[c].rule == SketchRule::kInline)
+    c = dag.stages()[c].elementwise_consumer;
+  return c != kNoStage && plans[c].rule == SketchRule::kRoot ? c : kNoStage;
+}
+
+// Expands the sketches of stages [0, s] (stage s next) from `plans`, whose later stages are set.
+void expand(const ComputeDAG& dag, std::vector<StagePlan> plans, size_t s,
+            std::vector<Sketch>& out) {
+  if (s == kNoStage) {
+    out.push_back({std::move(plans)});
+    return;
+  }
+  const StageFacts& f = dag.stages()[s];
+  auto go = [&](StagePlan plan) {
+    std::vector<StagePlan> next = plans;
+    next[s] = plan;
+    if (plan.rule == SketchRule::kTileFused) next[plan.into] = {SketchRule::kConsumer};
+    expand(dag, std::move(next), s - 1, out);
+  };
+  if (f.placeholder) return go({SketchRule::kRoot});
+  // An expensive stage that several stages read would be computed once per reader.
+  if (!f.reduction && !f.output && !(f.expensive && f.consumers.size() > 1))
+    return go({SketchRule::kInline});
+  if (f.data_reuse) {
+    if (size_t c = fusible_consumer(dag, plans, s); c != kNoStage) {
+      for (int level : {1, 2}) go({SketchRule::kTileFused, c, level});
+      return;
+    }
+    for (int level : {1, 2}) go({SketchRule::kCacheWrite, kNoStage, level});
+    return go({SketchRule::kTile});
+  }
+  if (f.rfactor_pays) go({SketchRule::kRfactor});
+  go({SketchRule::kRoot});
+}
+
+}  // namespace
+
+const char* sketch_rule_name(SketchRule r) {
+  switch (r) {
+    case SketchRule::kRoot:
+      return "root";
+    case SketchRule::kInline:
+      return "inline";
+    case SketchRule::kTile:
+      return "tile";
+    case SketchRule::kTileFused:
+      return "tile+fuse";
+    case SketchRule::kCacheWrite:
+      return "cache_write";
+    case SketchRule::kRfactor:
+      return "rfactor";
+    case SketchRule::kConsumer:
+      return "consumer";
+  }
+  return "?";
+}
+
+std::string Sketch::str(const ComputeDAG& dag) const {
+  std::string out;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const StageFacts& f = dag.stages()[i];
+    if (f.placeholder) continue;
+    const StagePlan& p = plans[i];
+    std::string what;
+    switch (p.rule) {
+      case SketchRule::kRoot:
+        what = "at root";
+        break;
+      case SketchRule::kInline:
+        what = "inlined";
+        break;
+      case SketchRule::kTile:
+        what = "tiled SSRSRS at root";
+        break;
+      case SketchRule::kTileFused:
+        what = fmt::format("tiled SSRSRS, computed at tile level {} of {}", p.level,
+                           dag.stages()[p.into].name);
+        break;
+      case SketchRule::kCacheWrite:
+        what = fmt::format("cache write: {}.local tiled SSRSRS, computed at tile level {} of {}",
+                           f.name, p.level, f.name);
+        break;
+      case SketchRule::kRfactor:
+        what = "rfactor into vector partials";
+        break;
+      case SketchRule::kConsumer:
+        what = "tiled to hold a producer's tile, at root";
+        break;
+    }
+    out += fmt::format("  {}: {}\n", f.name, what);
+  }
+  return out;
+}
+
+std::vector<Sketch> generate_sketches(const ComputeDAG& dag) {
+  std::vector<Sketch> out;
+  const size_t n = dag.stages().size();
+  expand(dag, std::vector<StagePlan>(n), n - 1, out);
+  return out;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,184 @@
+// Programs of the auto-scheduler: random completions of every sketch and their mutations are
+// valid schedules that compute the right numbers (against naive loops), and a program's trace
+// replays to the same loops.
+#include "autotune/auto_schedule/program.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "codegen/build.h"
+#include "ir/printer.h"
+#include "te/lower.h"
+#include "tests/common/compare.h"
+#include "tests/common/ndarray.h"
+
+namespace tessel::autotune {
+namespace {
+
+using te::Expr;
+using te::Tensor;
+
+CpuModel host() { return CpuModel::of(Target::parse("llvm -mcpu=native")); }
+
+// Builds `s` and runs it on `arrays` (the DAG's args, in order).
+void run(const ComputeDAG& dag, const te::Schedule& s,
+         const std::vector<runtime::NDArray>& arrays) {
+  runtime::Module m = build(s, dag.args(), Target::parse("llvm -mcpu=native"), "f");
+  std::vector<runtime::Arg> call(arrays.begin(), arrays.end());
+  m.get_function("f").call(call);
+}
+
+// A task with inputs and the output naive loops computed for them.
+struct Case {
+  std::string name;
+  std::vector<Tensor> args;  // inputs, then the output
+  std::vector<runtime::NDArray> inputs;
+  std::vector<float> want;
+};
+
+Case matmul_relu(int64_t m, int64_t n, int64_t k) {
+  Tensor A = te::placeholder({m, k}, DataType::f32(), "A");
+  Tensor B = te::placeholder({k, n}, DataType::f32(), "B");
+  te::IterVar r = te::reduce_axis(0, k, "k");
+  Tensor C =
+      te::compute({m, n}, [&](Expr i, Expr j) { return te::sum(A(i, r) * B(r, j), {r}); }, "C");
+  Tensor out = te::compute({m, n}, [&](Expr i, Expr j) { return te::max(C(i, j), 0.0f); }, "relu");
+  Case c{"matmul_relu",
+         {A, B, out},
+         {testing::random_array({m, k}), testing::random_array({k, n})},
+         {}};
+  const float *a = c.inputs[0].data<float>(), *b = c.inputs[1].data<float>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t x = 0; x < k; ++x) acc += double(a[i * k + x]) * b[x * n + j];
+      c.want.push_back(static_cast<float>(std::max(acc, 0.0)));
+    }
+  return c;
+}
+
+Case matmul(int64_t m, int64_t n, int64_t k) {
+  Case c = matmul_relu(m, n, k);
+  const Tensor& relu = c.args[2];
+  Tensor C(te::input_ops(relu.op())[0]);
+  c.args[2] = C;
+  c.want.clear();
+  const float *a = c.inputs[0].data<float>(), *b = c.inputs[1].data<float>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t x = 0; x < k; ++x) acc += double(a[i * k + x]) * b[x * n + j];
+      c.want.push_back(static_cast<float>(acc));
+    }
+  return c;
+}
+
+Case softmax(int64_t rows, int64_t cols) {
+  Tensor X = te::placeholder({rows, cols}, DataType::f32(), "X");
+  te::IterVar k1 = te::reduce_axis(0, cols, "k1"), k2 = te::reduce_axis(0, cols, "k2");
+  Tensor mx = te::compute({rows}, [&](Expr i) { return te::max(X(i, k1), {k1}); }, "mx");
+  Tensor e = te::compute({rows, cols}, [&](Expr i, Expr j) { return exp(X(i, j) - mx(i)); }, "e");
+  Tensor s = te::compute({rows}, [&](Expr i) { return te::sum(e(i, k2), {k2}); }, "s");
+  Tensor Y = te::compute({rows, cols}, [&](Expr i, Expr j) { return e(i, j) / s(i); }, "Y");
+  Case c{"softmax", {X, Y}, {testing::random_array({rows, cols})}, {}};
+  const float* x = c.inputs[0].data<float>();
+  for (int64_t i = 0; i < rows; ++i) {
+    double m = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < cols; ++j) m = std::max(m, double(x[i * cols + j]));
+    for (int64_t j = 0; j < cols; ++j) sum += std::exp(x[i * cols + j] - m);
+    for (int64_t j = 0; j < cols; ++j)
+      c.want.push_back(static_cast<float>(std::exp(x[i * cols + j] - m) / sum));
+  }
+  return c;
+}
+
+ComputeDAG dag_of(const Case& c) { return ComputeDAG({c.args.back()}, c.args, host()); }
+
+std::string lowered(const ComputeDAG& dag, const te::Schedule& s) {
+  return to_string(te::lower(s, dag.args(), "f"));
+}
+
+void expect_correct(const Case& c, const ComputeDAG& dag, const te::Schedule& s,
+                    const std::string& what) {
+  std::vector<runtime::NDArray> arrays = c.inputs;
+  std::vector<int64_t> shape;
+  for (const PrimExpr& d : c.args.back().shape()) shape.push_back(*as_const_int(d));
+  arrays.push_back(testing::zeros(shape));
+  run(dag, s, arrays);
+  testing::expect_all_close(testing::values_of(arrays.back()), {c.want.begin(), c.want.end()}, {1e-4, 1e-4},
+                            what);
+}
+
+class ProgramTest : public ::testing::TestWithParam<Case (*)()> {};
+
+// Random programs of every sketch compute the right numbers, and their traces replay exactly.
+TEST_P(ProgramTest, SampledProgramsAreCorrectAndReplay) {
+  Case c = GetParam()();
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  std::mt19937_64 rng(7);
+  for (size_t k = 0; k < sketches.size(); ++k) {
+    for (int n = 0; n < 4; ++n) {
+      Program p = sample_program(dag, sketches, k, rng);
+      std::string what = c.name + " " + p.str(dag);
+      te::Schedule s = apply(dag, sketches[k], p);
+      expect_correct(c, dag, s, what);
+      te::Schedule replayed = dag.schedule();
+      replayed.replay(te::Trace::parse(s.trace().str()));
+      EXPECT_EQ(lowered(dag, replayed), lowered(dag, s)) << what;
+    }
+  }
+}
+
+// Mutations keep a program valid: every mutant applies, and a sample of them is still correct.
+TEST_P(ProgramTest, MutationsKeepProgramsValid) {
+  Case c = GetParam()();
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  std::mt19937_64 rng(11);
+  const std::vector<double> weights = {0.7, 0.1, 0.1, 0.1};
+  for (size_t k = 0; k < sketches.size(); ++k) {
+    Program p = sample_program(dag, sketches, k, rng);
+    for (int n = 0; n < 30; ++n) {
+      Mutation kind;
+      p = mutate(dag, sketches, p, weights, rng, &kind);
+      std::string what = c.name + " after a " + mutation_name(kind) + " mutation: " + p.str(dag);
+      te::Schedule s = apply(dag, sketches[k], p);
+      if (n % 10 == 9) expect_correct(c, dag, s, what);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tasks, ProgramTest,
+                         ::testing::Values(
+                             +[] { return matmul_relu(48, 64, 40); },
+                             +[] { return matmul(30, 64, 24); }, +[] { return softmax(6, 128); }));
+
+// A tile-size mutation moves a factor between levels: the axis stays whole.
+TEST(MutateTest, TileSizesKeepTheAxisWhole) {
+  Case c = matmul(64, 48, 36);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  std::mt19937_64 rng(3);
+  Program p = sample_program(dag, sketches, 0, rng);
+  int changed = 0;
+  for (int n = 0; n < 200; ++n) {
+    Program q = mutate(dag, sketches, p, {1, 0, 0, 0}, rng);
+    const std::vector<std::vector<int64_t>>& t = q.stages[2].tiles;  // C (after A, B)
+    ASSERT_EQ(t.size(), 3u);
+    int64_t extents[] = {64, 48, 36};
+    for (size_t a = 0; a < 3; ++a) {
+      int64_t inner = 1;
+      for (int64_t f : t[a]) inner *= f;
+      EXPECT_EQ(extents[a] % inner, 0) << q.str(dag);
+      EXPECT_LE(t[a].back(), 64) << q.str(dag);
+    }
+    changed += q == p ? 0 : 1;
+    p = q;
+  }
+  EXPECT_GT(changed, 150);
+}
+
+}  // namespace
+}  // namespace tessel::autotune

@@ -1,0 +1,144 @@
+// The auto-scheduler's compute-DAG facts and sketch rules on small DAGs, against golden sketches.
+#include "autotune/auto_schedule/sketch.h"
+
+#include <gtest/gtest.h>
+
+#include "te/operation.h"
+
+namespace tessel::autotune {
+namespace {
+
+using te::Expr;
+using te::Tensor;
+
+CpuModel avx512() {
+  CpuModel cpu;
+  cpu.isa = IsaFamily::kX86Avx512;
+  cpu.vector_bits = 512;
+  return cpu;
+}
+
+// C = A x B (M x K times K x N), optionally followed by relu(C + 1) through an inlined add.
+struct Matmul {
+  Tensor A, B, C, out;
+  Matmul(int64_t m, int64_t n, int64_t k, bool epilogue, const std::string& prefix = "") {
+    A = te::placeholder({m, k}, DataType::f32(), prefix + "A");
+    B = te::placeholder({k, n}, DataType::f32(), prefix + "B");
+    te::IterVar r = te::reduce_axis(0, k, "k");
+    C = te::compute(
+        {m, n}, [&](Expr i, Expr j) { return te::sum(A(i, r) * B(r, j), {r}); }, prefix + "C");
+    out = C;
+    if (epilogue) {
+      Tensor add = te::compute({m, n}, [&](Expr i, Expr j) { return C(i, j) + 1.0f; }, "add");
+      out = te::compute({m, n}, [&](Expr i, Expr j) { return te::max(add(i, j), 0.0f); }, "relu");
+    }
+  }
+  ComputeDAG dag() const { return ComputeDAG({out}, {A, B, out}, avx512()); }
+};
+
+// Row softmax's statistics: mx = max_k X, e = exp(X - mx), s = sum_k e, Y = e / s.
+struct Softmax {
+  Tensor X, Y;
+  explicit Softmax(int64_t cols) {
+    X = te::placeholder({8, cols}, DataType::f32(), "X");
+    te::IterVar k1 = te::reduce_axis(0, cols, "k1"), k2 = te::reduce_axis(0, cols, "k2");
+    Tensor mx = te::compute({8}, [&](Expr i) { return te::max(X(i, k1), {k1}); }, "mx");
+    Tensor e = te::compute({8, cols}, [&](Expr i, Expr j) { return exp(X(i, j) - mx(i)); }, "e");
+    Tensor s = te::compute({8}, [&](Expr i) { return te::sum(e(i, k2), {k2}); }, "s");
+    Y = te::compute({8, cols}, [&](Expr i, Expr j) { return e(i, j) / s(i); }, "Y");
+  }
+  ComputeDAG dag() const { return ComputeDAG({Y}, {X, Y}, avx512()); }
+};
+
+std::string all_sketches(const ComputeDAG& dag) {
+  std::string out;
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  for (size_t i = 0; i < sketches.size(); ++i)
+    out += "sketch " + std::to_string(i) + "\n" + sketches[i].str(dag);
+  return out;
+}
+
+TEST(ComputeDagTest, MatmulFacts) {
+  ComputeDAG dag = Matmul(64, 48, 32, true).dag();
+  EXPECT_EQ(dag.str(),
+            "  C [64, 48]: reduce 32, data reuse, elementwise into add\n"
+            "  add [64, 48]: elementwise into relu\n"
+            "  relu [64, 48]: output\n");
+  // 2 per multiply-add point, one add and one max per output point.
+  EXPECT_DOUBLE_EQ(dag.flops(), 64.0 * 48 * 32 * 2 + 2 * 64.0 * 48);
+}
+
+TEST(ComputeDagTest, SoftmaxFacts) {
+  ComputeDAG dag = Softmax(64).dag();
+  EXPECT_EQ(dag.str(),
+            "  mx [8]: reduce 64, rfactor pays\n"
+            "  e [8, 64]: expensive\n"
+            "  s [8]: reduce 64, rfactor pays\n"
+            "  Y [8, 64]: output\n");
+  // A row that is not a whole number of vectors is not factored.
+  EXPECT_EQ(Softmax(40).dag().str(),
+            "  mx [8]: reduce 40\n"
+            "  e [8, 40]: expensive\n"
+            "  s [8]: reduce 40\n"
+            "  Y [8, 40]: output\n");
+}
+
+TEST(SketchTest, MatmulWithEpilogueFusesTheTileIntoIt) {
+  EXPECT_EQ(all_sketches(Matmul(64, 48, 32, true).dag()),
+            "sketch 0\n"
+            "  C: tiled SSRSRS, computed at tile level 1 of relu\n"
+            "  add: inlined\n"
+            "  relu: tiled to hold a producer's tile, at root\n"
+            "sketch 1\n"
+            "  C: tiled SSRSRS, computed at tile level 2 of relu\n"
+            "  add: inlined\n"
+            "  relu: tiled to hold a producer's tile, at root\n");
+}
+
+TEST(SketchTest, MatmulOutputGetsACacheWriteOrPlainTiling) {
+  EXPECT_EQ(all_sketches(Matmul(64, 48, 32, false).dag()),
+            "sketch 0\n"
+            "  C: cache write: C.local tiled SSRSRS, computed at tile level 1 of C\n"
+            "sketch 1\n"
+            "  C: cache write: C.local tiled SSRSRS, computed at tile level 2 of C\n"
+            "sketch 2\n"
+            "  C: tiled SSRSRS at root\n");
+}
+
+TEST(SketchTest, SoftmaxStatisticsMayBeFactored) {
+  std::vector<Sketch> sketches = generate_sketches(Softmax(64).dag());
+  ASSERT_EQ(sketches.size(), 4u);  // each of the two reductions with and without rfactor
+  EXPECT_EQ(sketches[0].str(Softmax(64).dag()),
+            "  mx: rfactor into vector partials\n"
+            "  e: at root\n"
+            "  s: rfactor into vector partials\n"
+            "  Y: at root\n");
+  EXPECT_EQ(generate_sketches(Softmax(40).dag()).size(), 1u);
+}
+
+TEST(SketchTest, AnElementwiseChainIsOneStageAtRoot) {
+  Tensor X = te::placeholder({4, 32}, DataType::f32(), "X");
+  Tensor a = te::compute({4, 32}, [&](Expr i, Expr j) { return X(i, j) * 2.0f; }, "a");
+  Tensor b = te::compute({4, 32}, [&](Expr i, Expr j) { return a(i, j) + 1.0f; }, "b");
+  ComputeDAG dag({b}, {X, b}, avx512());
+  EXPECT_EQ(all_sketches(dag),
+            "sketch 0\n"
+            "  a: inlined\n"
+            "  b: at root\n");
+}
+
+// Two reductions into one output: only the first tile found holds the consumer.
+TEST(SketchTest, OnlyOneTileIsFusedIntoAConsumer) {
+  Matmul m1(16, 16, 16, false, "x"), m2(16, 16, 16, false, "y");
+  Tensor sum =
+      te::compute({16, 16}, [&](Expr i, Expr j) { return m1.C(i, j) + m2.C(i, j); }, "sum");
+  ComputeDAG dag({sum}, {m1.A, m1.B, m2.A, m2.B, sum}, avx512());
+  for (const Sketch& s : generate_sketches(dag)) {
+    int fused = 0;
+    for (const StagePlan& p : s.plans) fused += p.rule == SketchRule::kTileFused ? 1 : 0;
+    EXPECT_LE(fused, 1) << s.str(dag);
+  }
+}
+
+}  // namespace
+}  // namespace tessel::autotune
