@@ -26,7 +26,10 @@ constexpr VerdictKind kVerdictKinds[] = {VerdictKind::kVeto, VerdictKind::kPin};
 // The "kind" of a version-2 line.
 constexpr const char* kMeasurementKind = "measurement";
 constexpr const char* kModelCheckKind = "model_check";
-// Measurements are still written as version 1, which holds them; verdicts as kRecordVersion.
+constexpr const char* kAutoScheduleKind = "auto_schedule";
+// Verdicts are version 2; auto-scheduler records, which version 3 added, kRecordVersion.
+constexpr int kVerdictVersion = 2;
+// Measurements are still written as version 1, which holds them.
 constexpr int kMeasurementVersion = 1;
 
 // How version 1 stored verdicts: a measurement with one of these errors, whose single cost was a
@@ -270,7 +273,9 @@ std::string record_to_line(const TuningRecord& r) {
   TESSEL_ICHECK(config.is_object()) << "record config is not a JSON object: " << r.config;
   Json j;
   if (r.verdict) {
-    j = {{"v", kRecordVersion}, {"kind", kModelCheckKind}};
+    j = {{"v", kVerdictVersion}, {"kind", kModelCheckKind}};
+  } else if (r.auto_schedule) {
+    j = {{"v", kRecordVersion}, {"kind", kAutoScheduleKind}};
   } else {
     j = {{"v", kMeasurementVersion}};
   }
@@ -278,6 +283,7 @@ std::string record_to_line(const TuningRecord& r) {
   j["workload"] = r.workload;
   j["config"] = std::move(config);
   j["config_index"] = r.config_index;
+  if (r.auto_schedule) j["steps"] = r.steps;
   if (r.verdict) {
     j["verdict"] = verdict_kind_name(r.verdict->kind);
     j["tuned_ms"] = r.verdict->tuned_ms;
@@ -307,8 +313,8 @@ TuningRecord record_from_line(const std::string& line) {
   if (!j.is_object()) throw Error("not a JSON object");
   auto v = j.find("v");
   if (v == j.end()) throw ForeignRecord("no \"v\" field (not a Tessel tuning record)");
-  if (*v != kMeasurementVersion && *v != kRecordVersion) {
-    throw ForeignRecord(fmt::format("format version {} (this Tessel reads versions 1 and {})",
+  if (!v->is_number_integer() || *v < kMeasurementVersion || *v > kRecordVersion) {
+    throw ForeignRecord(fmt::format("format version {} (this Tessel reads versions 1 to {})",
                                     v->dump(), kRecordVersion));
   }
   int version = v->get<int>();
@@ -319,9 +325,15 @@ TuningRecord record_from_line(const std::string& line) {
     read_measurement(j, version, r);
   } else if (kind == kModelCheckKind) {
     read_verdict(j, r);
+  } else if (kind == kAutoScheduleKind && version >= 3) {
+    read_measurement(j, version, r);
+    r.auto_schedule = true;
+    r.steps = string_field(j, "steps");
+    if (r.steps.empty() != r.fallback)
+      throw Error("an auto_schedule record has steps exactly when it is not the fallback");
   } else {
-    throw Error(fmt::format("unknown record kind \"{}\" (expected {} or {})", kind,
-                            kMeasurementKind, kModelCheckKind));
+    throw Error(fmt::format("unknown record kind \"{}\" (expected {}, {} or {})", kind,
+                            kMeasurementKind, kModelCheckKind, kAutoScheduleKind));
   }
   return r;
 }

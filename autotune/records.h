@@ -9,7 +9,12 @@
 //     {"v": 2, "kind": "model_check", "target": ..., "workload": ..., "config": {...},
 //      "config_index": 37, "verdict": "veto", "tuned_ms": 0.051, "untuned_ms": 0.050,
 //      "speedup": 0.98, "rounds": 20, "kernels": ["fused_conv2d_3"], "timestamp": 1700000000}
-// Either has "fallback": true when its config is the template's fallback (the untuned schedule).
+// - an auto-scheduler program's measurement (version 3, which added it): the te trace of the
+//   program's schedule (te/schedule.h) instead of a config, keyed by a hash of it:
+//     {"v": 3, "kind": "auto_schedule", "target": ..., "workload": "auto|...", "config": {},
+//      "config_index": 912..., "steps": "split C [0:i] [8] []\n...", "costs": [...], ...}
+// Any has "fallback": true when its config is the template's fallback (the untuned schedule; for
+// an auto-scheduler record, steps are then empty: the compiler's own schedule).
 // Each line is written in the oldest version that holds it, so Tessel builds that read version 1
 // only still read the measurements, and skip the verdicts as foreign lines. Version 1 stored
 // verdicts as measurements whose "error" was "slower_in_model" or "fallback_in_model"; such lines
@@ -28,7 +33,7 @@
 namespace tessel::autotune {
 
 // The newest format version this Tessel reads and writes.
-constexpr int kRecordVersion = 2;
+constexpr int kRecordVersion = 3;
 
 // How a candidate's measurement ended (autotune/measure.h), as records store it.
 enum class MeasureError { kNone, kBuildError, kRuntimeError, kTimeout, kWrongAnswer };
@@ -73,6 +78,10 @@ struct TuningRecord {
   int64_t timestamp = 0;  // unix seconds
   bool fallback = false;  // the template's fallback config
   std::optional<ModelVerdict> verdict;
+  // An auto-scheduler record: `steps` is its schedule's te trace (empty for the fallback), and
+  // config "{}".
+  bool auto_schedule = false;
+  std::string steps;
 
   // median_cost of costs (infinity for a verdict).
   double cost() const;

@@ -9,16 +9,13 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <set>
 
+#include "autotune/kernel_data.h"
 #include "autotune/tuner.h"
 #include "codegen/build.h"
 #include "ir/error.h"
 #include "passes/lower_to_te.h"
-#include "reference/ref_util.h"
-#include "reference/reference.h"
-#include "runtime/tensor_data.h"
 #include "te/lower.h"
 
 namespace tessel::autotune {
@@ -56,23 +53,6 @@ void validate(const TuneOptions& opt) {
   check_tuner_name(opt.tuner);
 }
 
-// Values for a group input: its constant (weights keep their real distribution), else uniform
-// random numbers, small non-negative integers for integer inputs.
-graph::TensorData input_value(const graph::Value& v, std::mt19937_64& rng) {
-  if (v.constant) return *v.constant;
-  graph::TensorData t(v.type.dtype, v.type.shape);
-  std::uniform_real_distribution<double> real(-1, 1);
-  std::uniform_int_distribution<int64_t> small(0, 3);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (t.dtype().is_float()) {
-      reference::set_f(t, i, real(rng));
-    } else {
-      reference::set_i(t, i, small(rng));
-    }
-  }
-  return t;
-}
-
 // One task's kernel, ready to measure under any config of its space.
 class TaskBench {
  public:
@@ -86,26 +66,7 @@ class TaskBench {
     }
     space_ = *fallback.space;
     name_ = fallback.name;
-    // The reference executor evaluates the group's nodes on the same inputs: an oracle that shares
-    // no code with the kernel.
-    std::mt19937_64 rng(seed);
-    std::map<graph::ValueId, graph::TensorData> values;
-    for (graph::ValueId v : group.inputs) values[v] = input_value(g.value(v), rng);
-    for (graph::NodeId n : group.nodes) {
-      const graph::Node& node = g.nodes[n];
-      std::vector<graph::TensorData> in;
-      for (graph::ValueId v : node.inputs)
-        in.push_back(v == graph::kNoValue ? graph::TensorData() : values.at(v));
-      std::vector<graph::TensorData> out = reference::eval_node(g, node, in);
-      for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i) {
-        if (node.outputs[i] != graph::kNoValue) values[node.outputs[i]] = std::move(out[i]);
-      }
-    }
-    size_t num_inputs = fallback.args.size() - group.outputs.size();
-    for (size_t i = 0; i < fallback.arg_values.size(); ++i) {
-      runtime::NDArray a = runtime::to_ndarray(values.at(fallback.arg_values[i]));
-      (i < num_inputs ? inputs_ : references_).push_back(a);
-    }
+    data_ = kernel_data(g, group, fallback, seed);
   }
 
   const topi::ConfigSpace& space() const { return space_; }
@@ -118,7 +79,7 @@ class TaskBench {
       // run) is not compiled again.
       return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
     };
-    return autotune::measure(build, name_, inputs_, references_, opt);
+    return autotune::measure(build, name_, data_.inputs, data_.references, opt);
   }
 
  private:
@@ -129,7 +90,7 @@ class TaskBench {
   CpuModel cpu_;
   topi::ConfigSpace space_;
   std::string name_;
-  std::vector<runtime::NDArray> inputs_, references_;
+  KernelData data_;
 };
 
 // Prior successful records of other workloads of the same op whose configs fit `space` (the same

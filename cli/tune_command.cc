@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/model_flags.h"
 #include "cli/svg_plot.h"
+#include "cli/tune_auto_schedule.h"
 #include "driver/check_tuned_model.h"
 #include "driver/compile.h"
 #include "ir/error.h"
@@ -37,42 +38,12 @@ struct TuneArgs {
   ModelFlags flags;
   int trials = 200, early_stopping = 0, number = 4, repeat = 3, model_check_rounds = 20;
   double timeout_s = 10, min_repeat_ms = 20, time_budget_min = 0;
-  bool resume = false, cache_flush = false;
+  bool resume = false, cache_flush = false, auto_schedule = false, show_sketches = false;
+  bool trials_named = false;  // --trials was given
 };
 
 // Each measurement is one cost in its record's line, which load_records reads up to 1 MiB of.
 constexpr double kMaxRepeat = 1e4;
-
-// "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
-std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
-  std::vector<size_t> out;
-  if (text == "all") {
-    for (size_t i = 0; i < num_tasks; ++i) out.push_back(i);
-    return out;
-  }
-  std::set<size_t> chosen;
-  for (const std::string& item : split_list(text, "--tasks")) {
-    size_t dash = item.find('-');
-    try {
-      size_t used = 0;
-      size_t lo = std::stoul(item, &used), hi = lo;
-      if (dash != std::string::npos) hi = std::stoul(item.substr(dash + 1), &used);
-      if (used == 0 || (dash == std::string::npos && used != item.size()))
-        throw std::invalid_argument(item);
-      if (lo > hi || hi >= num_tasks) {
-        throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item,
-                                num_tasks - 1));
-      }
-      for (size_t i = lo; i <= hi; ++i) chosen.insert(i);
-    } catch (const std::logic_error&) {
-      throw Error(fmt::format(
-          "--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)",
-          item));
-    }
-  }
-  if (chosen.empty()) throw Error("--tasks: no task given (expected all, list or e.g. 0,2,5-7)");
-  return {chosen.begin(), chosen.end()};
-}
 
 // For each task, the position of the task it is the other conv layout of; -1 for none, or when
 // that task is not among `tasks`.
@@ -84,18 +55,6 @@ std::vector<int> layout_partners(const std::vector<autotune::Task>& tasks) {
     }
   }
   return partner;
-}
-
-void print_tasks(const std::vector<autotune::Task>& tasks) {
-  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight",
-                           "MFLOP", "layout of", "workload");
-  std::vector<int> partner = layout_partners(tasks);
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op,
-                             tasks[i].weight, tasks[i].flops / 1e6,
-                             partner[i] < 0 ? "" : fmt::format("task {}", partner[i]),
-                             tasks[i].workload);
-  }
 }
 
 std::vector<autotune::TuningRecord> load_with_warnings(const std::string& path) {
@@ -269,8 +228,60 @@ CLI::Validator tuner_validator() {
       fmt::format("{{{}}}", fmt::join(autotune::tuner_names(), ",")));
 }
 
+// What -o holds of an earlier run, when --resume continues it; an Error when it exists without
+// --resume.
+std::vector<autotune::TuningRecord> resume_records(const TuneArgs& a) {
+  if (!std::filesystem::exists(a.output)) return {};
+  if (!a.resume) {
+    throw Error(fmt::format(
+        "-o {} exists: pass --resume to continue that run, or choose another file", a.output));
+  }
+  std::vector<autotune::TuningRecord> records = load_with_warnings(a.output);
+  auto verdicts = std::count_if(records.begin(), records.end(),
+                                [](const auto& r) { return r.verdict.has_value(); });
+  std::cerr << fmt::format("resuming: {} records in {} ({} of them model-check verdicts)\n",
+                           records.size(), a.output, verdicts);
+  return records;
+}
+
+// The model check after tuning, its failure an Error that says the records are complete.
+void check_model_after_tuning(const TuneArgs& a, const CompileOptions& copt) {
+  if (a.model_check_rounds <= 0) return;
+  try {
+    check_model(a, copt);
+  } catch (const Error& e) {
+    throw Error(fmt::format(
+        "model check: {} (the records are complete; --model-check-rounds 0 skips the check)",
+        e.what()));
+  }
+}
+
+void run_auto_schedule_tune(const TuneArgs& a, const CompileOptions& copt) {
+  AutoScheduleRun run;
+  run.model = a.model;
+  run.output = a.output;
+  run.tasks = a.tasks;
+  run.show_sketches = a.show_sketches;
+  autotune::AutoScheduleOptions& opt = run.search;
+  opt.trials = a.trials_named ? a.trials : 0;
+  opt.early_stopping = a.early_stopping;
+  opt.time_budget_s = a.time_budget_min * 60;
+  opt.measure.number = a.number;
+  opt.measure.repeat = a.repeat;
+  opt.measure.min_repeat_ms = a.min_repeat_ms;
+  opt.measure.timeout_s = a.timeout_s;
+  opt.measure.flush_cache = a.cache_flush;
+  opt.records_path = a.output;
+  if (!a.show_sketches && a.tasks != "list") opt.resume = resume_records(a);
+  run.model_check = [&a, &copt] { check_model_after_tuning(a, copt); };
+  run_auto_schedule(std::move(run), copt);
+}
+
 void run_tune(const TuneArgs& a) {
   CompileOptions copt = a.flags.compile_options();
+  if (a.show_sketches && !a.auto_schedule)
+    throw Error("--show-sketches: sketches are the auto-scheduler's; add --auto-schedule");
+  if (a.auto_schedule) return run_auto_schedule_tune(a, copt);
   Target target = Target::parse(copt.target);
   GraphPlan plan = plan_graph(a.model, copt);
   GraphPlan other;  // plan 1: the convs' other layouts
@@ -307,17 +318,7 @@ void run_tune(const TuneArgs& a) {
   opt.measure.timeout_s = a.timeout_s;
   opt.measure.flush_cache = a.cache_flush;
   opt.records_path = a.output;
-  if (std::filesystem::exists(a.output)) {
-    if (!a.resume) {
-      throw Error(fmt::format(
-          "-o {} exists: pass --resume to continue that run, or choose another file", a.output));
-    }
-    opt.resume = load_with_warnings(a.output);
-    auto verdicts = std::count_if(opt.resume.begin(), opt.resume.end(),
-                                  [](const auto& r) { return r.verdict.has_value(); });
-    std::cerr << fmt::format("resuming: {} records in {} ({} of them model-check verdicts)\n",
-                             opt.resume.size(), a.output, verdicts);
-  }
+  opt.resume = resume_records(a);
   if (!a.prior.empty()) opt.prior = load_with_warnings(a.prior);
 
   bool live = interactive();
@@ -344,17 +345,53 @@ void run_tune(const TuneArgs& a) {
     write_text_file(a.plot, "the plot", curves.svg(a.model));
     std::cout << fmt::format("tuning curves: {}\n", a.plot);
   }
-  if (a.model_check_rounds <= 0) return;
-  try {
-    check_model(a, copt);
-  } catch (const Error& e) {
-    throw Error(fmt::format(
-        "model check: {} (the records are complete; --model-check-rounds 0 skips the check)",
-        e.what()));
-  }
+  check_model_after_tuning(a, copt);
 }
 
 }  // namespace
+
+// "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
+std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
+  std::vector<size_t> out;
+  if (text == "all") {
+    for (size_t i = 0; i < num_tasks; ++i) out.push_back(i);
+    return out;
+  }
+  std::set<size_t> chosen;
+  for (const std::string& item : split_list(text, "--tasks")) {
+    size_t dash = item.find('-');
+    try {
+      size_t used = 0;
+      size_t lo = std::stoul(item, &used), hi = lo;
+      if (dash != std::string::npos) hi = std::stoul(item.substr(dash + 1), &used);
+      if (used == 0 || (dash == std::string::npos && used != item.size()))
+        throw std::invalid_argument(item);
+      if (lo > hi || hi >= num_tasks) {
+        throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item,
+                                num_tasks - 1));
+      }
+      for (size_t i = lo; i <= hi; ++i) chosen.insert(i);
+    } catch (const std::logic_error&) {
+      throw Error(fmt::format(
+          "--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)",
+          item));
+    }
+  }
+  if (chosen.empty()) throw Error("--tasks: no task given (expected all, list or e.g. 0,2,5-7)");
+  return {chosen.begin(), chosen.end()};
+}
+
+void print_tasks(const std::vector<autotune::Task>& tasks) {
+  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight",
+                           "MFLOP", "layout of", "workload");
+  std::vector<int> partner = layout_partners(tasks);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op,
+                             tasks[i].weight, tasks[i].flops / 1e6,
+                             partner[i] < 0 ? "" : fmt::format("task {}", partner[i]),
+                             tasks[i].workload);
+  }
+}
 
 void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
@@ -421,8 +458,16 @@ void add_tune_command(CLI::App& app) {
          "rule: only the layout the compiler picks without records")
       ->check(CLI::IsMember({"both", "rule"}))
       ->capture_default_str();
+  cmd->add_flag("--auto-schedule", args->auto_schedule,
+                "tune every fused kernel with the template-free auto-scheduler (sketches, "
+                "evolutionary search, a learned cost model); --trials is then the total over all "
+                "tasks (default 64 per task)");
+  cmd->add_flag("--show-sketches", args->show_sketches,
+                "with --auto-schedule: print the stages and sketches of the --tasks chosen, and "
+                "stop");
   cmd->callback([args, cmd] {
     args->tuner_named = cmd->count("--tuner") > 0;
+    args->trials_named = cmd->count("--trials") > 0;
     run_tune(*args);
   });
 }

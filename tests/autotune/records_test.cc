@@ -58,6 +58,8 @@ void expect_same(const TuningRecord& a, const TuningRecord& b) {
   EXPECT_EQ(a.error, b.error);
   EXPECT_EQ(a.error_msg, b.error_msg);
   EXPECT_EQ(a.timestamp, b.timestamp);
+  EXPECT_EQ(a.auto_schedule, b.auto_schedule);
+  EXPECT_EQ(a.steps, b.steps);
 }
 
 // A fresh path in the test temp dir (any old file removed).
@@ -142,7 +144,7 @@ TEST(Records, RejectedLines) {
   expect_error(
       [&] { record_from_line(with(R"("config":{"tile":[4,32],"unroll":1})", R"("config":[4])")); },
       {"\"config\"", "object"});
-  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":3)")); }, {"version 3"});
+  expect_error([&] { record_from_line(with(R"("v":1)", R"("v":4)")); }, {"version 4"});
   // Version 2 lines say their kind, and know the verdicts of version 1 as no measurement error.
   expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2)")); }, {"\"kind\""});
   expect_error([&] { record_from_line(with(R"("v":1)", R"("v":2,"kind":"verdict")")); },
@@ -190,7 +192,7 @@ TEST(Records, SkipsCorruptForeignAndTruncatedLinesWithWarnings) {
   write_file(path, good + "\n" +                           // 1
                        "not json at all\n" +               // 2
                        "\n" +                              // 3: blank, no warning
-                       R"({"v":3,"target":"x"})" + "\n" +  // 4: a newer format
+                       R"({"v":4,"target":"x"})" + "\n" +  // 4: a newer format
                        R"({"input":["llvm","dense",[],{}],"version":0.2})" +
                        "\n" +                             // 5: TVM's format
                        wrong_field + "\n" +               // 6
@@ -208,7 +210,7 @@ TEST(Records, SkipsCorruptForeignAndTruncatedLinesWithWarnings) {
     EXPECT_NE(warnings[i].find(what), std::string::npos) << warnings[i];
   };
   expect_warning(0, 2, "corrupt record: invalid JSON");
-  expect_warning(1, 4, "foreign record: format version 3");
+  expect_warning(1, 4, "foreign record: format version 4");
   expect_warning(2, 5, "foreign record: no \"v\" field");
   expect_warning(3, 6, "corrupt record: unknown error kind \"boom\"");
   expect_warning(4, 7, "corrupt record: not a JSON object");
@@ -526,6 +528,39 @@ TEST(Records, AVersion1VerdictReadsAsAModelCheckRecord) {
   EXPECT_TRUE(records[4].fallback);
   EXPECT_TRUE(Database(records).pinned(kTarget, kDense));
   EXPECT_EQ(Database(records).best(kTarget, kDense)->config_index, 0u);
+}
+
+}  // namespace
+}  // namespace tessel::autotune
+
+namespace tessel::autotune {
+namespace {
+
+// An auto-scheduler record carries its program's te trace; its fallback (the compiler's own
+// schedule) has none. Both round-trip, and the kind needs version 3.
+TEST(Records, AutoScheduleRecordsKeepTheirSteps) {
+  TuningRecord r = make_record(42, {2e-3});
+  r.config = "{}";
+  r.auto_schedule = true;
+  r.steps = "split C [0:i] [8] []\nparallel C [3:i.outer] [] []\n";
+  std::string line = record_to_line(r);
+  EXPECT_NE(line.find(R"("v":3,"kind":"auto_schedule")"), std::string::npos) << line;
+  expect_same(record_from_line(line), r);
+  TuningRecord fallback = r;
+  fallback.steps.clear();
+  fallback.fallback = true;
+  TuningRecord back = record_from_line(record_to_line(fallback));
+  expect_same(back, fallback);
+  EXPECT_TRUE(back.fallback);
+  // Steps are there exactly when the record is not the fallback.
+  std::string bad = record_to_line(fallback);
+  bad.replace(bad.find(R"("steps":"")"), 10, R"("steps":"x")");
+  EXPECT_THROW(record_from_line(bad), Error);
+  std::string v2 = line;
+  v2.replace(v2.find(R"("v":3)"), 5, R"("v":2)");
+  EXPECT_THROW(record_from_line(v2), Error);
+  // Measurements and verdicts keep their old versions, which older readers take.
+  EXPECT_NE(record_to_line(make_record(1, {1e-3})).find(R"("v":1)"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,396 @@
+#include "autotune/auto_schedule/search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "autotune/auto_schedule/search_task.h"
+#include "autotune/auto_schedule/task_scheduler.h"
+#include "autotune/kernel_data.h"
+#include "codegen/build.h"
+#include "ir/error.h"
+#include "te/lower.h"
+
+namespace tessel::autotune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void validate(const AutoScheduleOptions& opt) {
+  auto positive = [](int v, const char* what) {
+    if (v < 1) throw Error(fmt::format("auto-schedule: {} must be at least 1, got {}", what, v));
+  };
+  positive(opt.trials, "trials");
+  positive(opt.population, "the population");
+  positive(opt.generations, "generations");
+  positive(opt.per_round, "programs per round");
+  if (opt.early_stopping < 0)
+    throw Error(fmt::format("auto-schedule: early stopping must not be negative, got {}",
+                            opt.early_stopping));
+  if (!(opt.time_budget_s >= 0) || !std::isfinite(opt.time_budget_s)) {
+    throw Error(fmt::format(
+        "auto-schedule: the time budget must be a finite number of seconds >= 0, got {}",
+        opt.time_budget_s));
+  }
+  for (double p : {opt.mutation_prob, opt.eps_greedy}) {
+    if (!(p >= 0 && p <= 1))
+      throw Error(fmt::format("auto-schedule: a probability must be in [0, 1], got {}", p));
+  }
+  if (opt.mutation_weights.size() != 4 ||
+      std::any_of(opt.mutation_weights.begin(), opt.mutation_weights.end(),
+                  [](double w) { return !(w >= 0) || !std::isfinite(w); }) ||
+      std::all_of(opt.mutation_weights.begin(), opt.mutation_weights.end(),
+                  [](double w) { return w == 0; })) {
+    throw Error("auto-schedule: mutation weights must be 4 finite numbers >= 0, not all 0");
+  }
+  if (opt.records_path.empty())
+    throw Error("auto-schedule: a records file is needed (records_path, --output)");
+}
+
+// One task's search state: its DAG and sketches, what the measurements found, and how to measure.
+class TaskSearch {
+ public:
+  TaskSearch(const Task& task, const TaskGraph& plan, const Target& target,
+             const AutoScheduleOptions& opt, uint64_t seed)
+      : task_(task),
+        target_(target),
+        opt_(opt),
+        rng_(seed),
+        group_(plan.groups->at(static_cast<size_t>(task.group))),
+        graph_(*plan.graph),
+        comp_(task_computation(graph_, group_, task.group, CpuModel::of(target))),
+        sketches_(generate_sketches(comp_.dag)),
+        data_(kernel_data(graph_, group_, comp_.group, seed)) {
+    result_.task = task;
+    result_.sketches = static_cast<int>(sketches_.size());
+    for (const TuningRecord& r : opt.resume) {
+      if (!r.auto_schedule || r.target != target.str() || r.workload != task.workload) continue;
+      pool(r.config_index, r.steps, r.fallback, r.costs, r.error != MeasureError::kNone);
+      result_.resumed += r.fallback ? 0 : 1;
+    }
+  }
+
+  const Task& task() const { return task_; }
+  const ComputeDAG& dag() const { return comp_.dag; }
+  const std::vector<Sketch>& sketches() const { return sketches_; }
+  AutoScheduleResult& result() { return result_; }
+
+  // Measures the compiler's own schedule (unless resumed): the baseline every program must beat.
+  void measure_fallback(RecordWriter& writer) {
+    if (has_fallback()) return;
+    CandidateBuilder build = [this] { return build_fallback(); };
+    record(writer, 0, "", true, measure_with(build));
+  }
+
+  // Proposes up to `n` programs not measured yet by the evolutionary search (best first).
+  std::vector<Program> propose(CostModel& model, int n) {
+    std::vector<Program> population, randoms;
+    for (const auto& [cost, p] : measured_best(static_cast<size_t>(opt_.population / 8)))
+      population.push_back(p);
+    while (population.size() < static_cast<size_t>(opt_.population)) {
+      size_t sketch = std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng_);
+      randoms.push_back(sample_program(comp_.dag, sketches_, sketch, rng_));
+      population.push_back(randoms.back());
+    }
+    std::vector<std::pair<double, Program>> scored;
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (int gen = 0;; ++gen) {
+      std::vector<double> scores = model.predict(batch_of(population));
+      for (size_t i = 0; i < population.size(); ++i) scored.emplace_back(scores[i], population[i]);
+      if (gen == opt_.generations) break;
+      // Parents drawn in proportion to their score above the worst (roulette), then mutated.
+      double lo = *std::min_element(scores.begin(), scores.end());
+      std::vector<double> weights;
+      for (double s : scores) weights.push_back(std::max(s - lo, 1e-9));
+      std::discrete_distribution<size_t> parent(weights.begin(), weights.end());
+      std::vector<Program> next;
+      for (size_t i = 0; i < population.size(); ++i) {
+        const Program& p = population[parent(rng_)];
+        next.push_back(coin(rng_) < opt_.mutation_prob
+                           ? mutate(comp_.dag, sketches_, p, opt_.mutation_weights, rng_)
+                           : p);
+      }
+      population = std::move(next);
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<Program> picks;
+    std::set<std::string> taken;
+    auto take = [&](const Program& p) {
+      std::string key = p.str(comp_.dag);
+      if (static_cast<int>(picks.size()) >= n || seen_.count(key) || !taken.insert(key).second)
+        return;
+      picks.push_back(p);
+    };
+    int random_picks = static_cast<int>(std::lround(opt_.eps_greedy * n));
+    for (const auto& [score, p] : scored) {
+      if (static_cast<int>(picks.size()) >= n - random_picks) break;
+      take(p);
+    }
+    for (const Program& p : randoms) take(p);
+    for (const auto& [score, p] : scored) take(p);
+    return picks;
+  }
+
+  // Measures a program as a trial and records it; its pooled cost, or nullopt when it was not
+  // measured (its schedule threw, or it was measured before under another program's numbers).
+  std::optional<double> measure_program(const Program& p, RecordWriter& writer) {
+    seen_.insert(p.str(comp_.dag));
+    std::string steps;
+    try {
+      steps = apply(comp_.dag, sketches_[p.sketch], p).trace().str();
+    } catch (const Error& e) {
+      if (result_.invalid++ == 0) result_.first_invalid = e.what();
+      return std::nullopt;
+    }
+    uint64_t key = steps_key(steps);
+    if (pooled_.count(key)) return std::nullopt;
+    CandidateBuilder build = [this, &steps] { return build_steps(steps); };
+    MeasureResult m = measure_with(build);
+    double cost = record(writer, key, steps, false, m);
+    programs_.emplace_back(key, p);
+    ++result_.trials;
+    result_.errors += m.error == MeasureError::kNone ? 0 : 1;
+    return cost;
+  }
+
+  // The best program and the fallback measured again, in turns, so that neither the chosen
+  // program nor the reported speed-up rests on one lucky measurement.
+  void remeasure_best(RecordWriter& writer, int rounds) {
+    std::optional<uint64_t> best = chosen();
+    if (!best || pooled_.at(*best).fallback) return;
+    for (int r = 0; r < rounds; ++r) {
+      for (uint64_t key : {*best, fallback_key()}) {
+        Pooled entry = pooled_.at(key);  // a copy: recording adds to the pool
+        CandidateBuilder build = [this, &entry] {
+          return entry.fallback ? build_fallback() : build_steps(entry.steps);
+        };
+        record(writer, key, entry.steps, entry.fallback, measure_with(build));
+      }
+    }
+  }
+
+  // The cost compile would get: the chosen program's, else the fallback's.
+  double best_cost() const {
+    std::optional<uint64_t> k = chosen();
+    return k ? cost(*k) : kInf;
+  }
+  double fallback_cost() const { return has_fallback() ? cost(fallback_key()) : kInf; }
+
+  void finish() {
+    result_.fallback_cost_s = fallback_cost();
+    result_.best_cost_s = best_cost();
+    std::optional<uint64_t> k = chosen();
+    result_.best_steps = k ? pooled_.at(*k).steps : "";
+  }
+
+  ProgramBatch batch_of(std::vector<Program> programs) const {
+    return {&comp_.dag, &sketches_, task_.workload, std::move(programs)};
+  }
+
+ private:
+  struct Pooled {
+    std::string steps;
+    bool fallback = false, failed = false;
+    std::vector<double> costs;
+  };
+
+  // The compiler's own schedule of the group, and the schedule of a program's steps; each runs in
+  // the measuring child.
+  runtime::Module build_fallback() const {
+    passes::LoweredGroup lg =
+        passes::lower_to_te(graph_, group_, task_.group, CpuModel::of(target_));
+    return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
+  }
+  runtime::Module build_steps(const std::string& steps) const {
+    te::Schedule s = comp_.dag.schedule();
+    s.replay(te::Trace::parse(steps));
+    return tessel::build_cached({te::lower(s, comp_.dag.args(), comp_.group.name)}, target_);
+  }
+
+  MeasureResult measure_with(const CandidateBuilder& build) const {
+    return autotune::measure(build, comp_.group.name, data_.inputs, data_.references, opt_.measure);
+  }
+
+  double record(RecordWriter& writer, uint64_t key, const std::string& steps, bool fallback,
+                const MeasureResult& m) {
+    TuningRecord r;
+    r.target = target_.str();
+    r.workload = task_.workload;
+    r.config = "{}";
+    r.config_index = key;
+    r.costs = m.costs_s;
+    r.error = m.error;
+    r.error_msg = m.message;
+    r.timestamp = unix_time_now();
+    r.fallback = fallback;
+    r.auto_schedule = true;
+    r.steps = steps;
+    writer.write(r);
+    return pool(key, steps, fallback, m.costs_s, m.error != MeasureError::kNone);
+  }
+
+  double pool(uint64_t key, const std::string& steps, bool fallback,
+              const std::vector<double>& costs, bool failed) {
+    Pooled& p = pooled_[key];
+    p.steps = steps;
+    p.fallback = fallback;
+    p.failed |= failed;
+    p.costs.insert(p.costs.end(), costs.begin(), costs.end());
+    if (fallback) fallback_ = key;
+    return cost(key);
+  }
+
+  double cost(uint64_t key) const {
+    const Pooled& p = pooled_.at(key);
+    return p.failed ? kInf : median_cost(p.costs);
+  }
+  bool has_fallback() const { return fallback_.has_value(); }
+  uint64_t fallback_key() const { return *fallback_; }
+
+  std::optional<uint64_t> chosen() const {
+    std::vector<uint64_t> keys;
+    std::vector<ConfigStanding> standings;
+    for (const auto& [key, p] : pooled_) {
+      keys.push_back(key);
+      standings.push_back({cost(key), p.fallback, false});
+    }
+    std::optional<size_t> at = choose_config(standings);
+    if (!at) return std::nullopt;
+    return keys[*at];
+  }
+
+  // This run's measured programs with the lowest costs, best first.
+  std::vector<std::pair<double, Program>> measured_best(size_t k) const {
+    std::vector<std::pair<double, Program>> out;
+    for (const auto& [key, p] : programs_) {
+      if (std::isfinite(cost(key))) out.emplace_back(cost(key), p);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (out.size() > k) out.resize(k);
+    return out;
+  }
+
+  const Task& task_;
+  const Target& target_;
+  const AutoScheduleOptions& opt_;
+  std::mt19937_64 rng_;
+  const passes::FusedGroup& group_;
+  const graph::Graph& graph_;
+  TaskComputation comp_;
+  std::vector<Sketch> sketches_;
+  KernelData data_;
+  std::map<uint64_t, Pooled> pooled_;
+  std::optional<uint64_t> fallback_;
+  std::vector<std::pair<uint64_t, Program>> programs_;  // measured in this run
+  std::set<std::string> seen_;                          // programs proposed and taken
+  AutoScheduleResult result_;
+};
+
+}  // namespace
+
+uint64_t steps_key(const std::string& steps) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : steps) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::vector<AutoScheduleResult> auto_schedule_tasks(
+    const std::vector<TaskGraph>& graphs, const std::vector<Task>& tasks, const Target& target,
+    const AutoScheduleOptions& opt, CostModel& model,
+    const std::function<void(const AutoScheduleProgress&)>& on_progress) {
+  validate(opt);
+  auto start = Clock::now();
+  RecordWriter writer(opt.records_path);
+  std::vector<std::unique_ptr<TaskSearch>> searches;
+  std::vector<TaskHistory> histories;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    searches.push_back(std::make_unique<TaskSearch>(
+        tasks[t], graphs.at(static_cast<size_t>(tasks[t].graph)), target, opt, opt.seed + t));
+    searches.back()->measure_fallback(writer);
+    histories.push_back({tasks[t].weight, {}, false});
+  }
+  auto out_of_time = [&] {
+    return opt.time_budget_s > 0 && seconds_since(start) >= opt.time_budget_s;
+  };
+  AutoScheduleProgress progress;
+  progress.num_tasks = static_cast<int>(tasks.size());
+  progress.trials_total = opt.trials;
+  std::vector<int> since_best(tasks.size(), 0);
+  std::string run_stop;
+  while (true) {
+    if (progress.trials_done >= opt.trials) run_stop = "trials";
+    if (out_of_time()) run_stop = "time budget";
+    int t = next_task(histories);
+    if (t < 0 && run_stop.empty()) run_stop = "every task done";
+    if (!run_stop.empty()) break;
+    TaskSearch& s = *searches[static_cast<size_t>(t)];
+    int n = std::min(opt.per_round, opt.trials - progress.trials_done);
+    std::vector<Program> proposed = s.propose(model, n);
+    std::vector<Program> measured;
+    std::vector<double> costs;
+    double before = s.best_cost();
+    for (const Program& p : proposed) {
+      if (out_of_time()) break;
+      std::optional<double> cost = s.measure_program(p, writer);
+      if (!cost) continue;
+      measured.push_back(p);
+      costs.push_back(*cost);
+      ++progress.trials_done;
+    }
+    if (!measured.empty()) model.update(s.batch_of(measured), costs);
+    TaskHistory& h = histories[static_cast<size_t>(t)];
+    AutoScheduleResult& r = s.result();
+    ++r.rounds;
+    h.best.push_back(s.best_cost());
+    since_best[static_cast<size_t>(t)] =
+        s.best_cost() < before
+            ? 0
+            : since_best[static_cast<size_t>(t)] + static_cast<int>(measured.size());
+    if (proposed.empty()) {
+      h.done = true;
+      r.stop_reason = "no new programs";
+    } else if (opt.early_stopping > 0 && since_best[static_cast<size_t>(t)] >= opt.early_stopping) {
+      h.done = true;
+      r.stop_reason = "early stopping";
+    }
+    progress.task = t;
+    progress.info = &s.task();
+    progress.round = r.rounds;
+    progress.best_cost_s = s.best_cost();
+    progress.est_latency_s = 0;
+    for (const auto& other : searches) {
+      double c = other->best_cost();
+      progress.est_latency_s +=
+          other->task().weight * (std::isfinite(c) ? c : other->fallback_cost());
+    }
+    progress.elapsed_s = seconds_since(start);
+    if (on_progress) on_progress(progress);
+  }
+  std::vector<AutoScheduleResult> results;
+  for (auto& s : searches) {
+    if (!out_of_time()) s->remeasure_best(writer, 1);
+    s->finish();
+    if (s->result().stop_reason.empty()) s->result().stop_reason = run_stop;
+    results.push_back(s->result());
+  }
+  return results;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,62 @@
+#include "autotune/auto_schedule/search_task.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+
+namespace tessel::autotune {
+
+std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& group) {
+  auto source = [&](graph::ValueId v) -> std::string {
+    if (v == graph::kNoValue) return "-";
+    auto in = std::find(group.inputs.begin(), group.inputs.end(), v);
+    if (in != group.inputs.end()) return fmt::format("in{}", in - group.inputs.begin());
+    for (size_t j = 0; j < group.nodes.size(); ++j) {
+      const std::vector<graph::ValueId>& outs = g.nodes[group.nodes[j]].outputs;
+      auto o = std::find(outs.begin(), outs.end(), v);
+      if (o != outs.end()) return fmt::format("n{}.{}", j, o - outs.begin());
+    }
+    return "?";
+  };
+  std::vector<std::string> parts;
+  for (graph::NodeId n : group.nodes) {
+    const graph::Node& node = g.nodes[n];
+    std::vector<std::string> from;
+    for (graph::ValueId v : node.inputs) from.push_back(source(v));
+    parts.push_back(fmt::format("{}({})", workload_key(g, node), fmt::join(from, ",")));
+  }
+  std::vector<std::string> outs;
+  for (graph::ValueId v : group.outputs) outs.push_back(source(v));
+  return fmt::format("auto|{}|out={}", fmt::join(parts, " ; "), fmt::join(outs, ","));
+}
+
+TaskComputation task_computation(const graph::Graph& g, const passes::FusedGroup& group, int index,
+                                 const CpuModel& cpu) {
+  passes::LoweredGroup lg = passes::compute_group(g, group, index);
+  std::vector<te::Tensor> outputs(lg.args.end() - static_cast<std::ptrdiff_t>(group.outputs.size()),
+                                  lg.args.end());
+  ComputeDAG dag(outputs, lg.args, cpu);
+  return {std::move(lg), std::move(dag)};
+}
+
+std::vector<Task> extract_auto_tasks(const graph::Graph& g,
+                                     const std::vector<passes::FusedGroup>& groups, int graph) {
+  std::vector<Task> tasks;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (passes::computes_nothing(g, groups[i])) continue;
+    std::string key = group_workload_key(g, groups[i]);
+    auto [it, fresh] = index.emplace(key, tasks.size());
+    if (fresh) {
+      double flops = task_computation(g, groups[i], static_cast<int>(i), CpuModel{}).dag.flops();
+      tasks.push_back({std::string(graph::op_kind_name(g.nodes[groups[i].master].op)), key, 0,
+                       flops, static_cast<int>(i), graph, ""});
+    }
+    ++tasks[it->second].weight;
+  }
+  return tasks;
+}
+
+}  // namespace tessel::autotune

@@ -1,0 +1,33 @@
+// The auto-scheduler's tasks: every fused group of a model that computes something, one task per
+// distinct group workload (not only Conv, MatMul and Gemm, as the template tuner's), and the
+// compute DAG of a task.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/auto_schedule/compute_dag.h"
+#include "autotune/task.h"
+#include "passes/lower_to_te.h"
+
+namespace tessel::autotune {
+
+// A stable key of a group's computation: "auto|" then each node's workload_key (op, input types,
+// attributes) with where its inputs come from (group input k, or output o of the group's node j),
+// and which values leave the group. Equal groups give equal keys in every model and run.
+std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& group);
+
+// Tasks in order of first occurrence (Task::op is the group's anchor op, Task::flops that of its
+// compute DAG); groups that compute nothing are skipped. Requires a typed graph and its groups.
+std::vector<Task> extract_auto_tasks(const graph::Graph& g,
+                                     const std::vector<passes::FusedGroup>& groups, int graph = 0);
+
+// A task's group lowered to unscheduled computes, and their DAG.
+struct TaskComputation {
+  passes::LoweredGroup group;
+  ComputeDAG dag;
+};
+TaskComputation task_computation(const graph::Graph& g, const passes::FusedGroup& group, int index,
+                                 const CpuModel& cpu);
+
+}  // namespace tessel::autotune
