@@ -11,8 +11,10 @@
 //      "speedup": 0.98, "rounds": 20, "kernels": ["fused_conv2d_3"], "timestamp": 1700000000}
 // - an auto-scheduler program's measurement (version 3, which added it): the te trace of the
 //   program's schedule (te/schedule.h) instead of a config, keyed by a hash of it:
-//     {"v": 3, "kind": "auto_schedule", "target": ..., "workload": "auto|...", "config": {},
-//      "config_index": 912..., "steps": "split C [0:i] [8] []\n...", "costs": [...], ...}
+//     {"v": 3, "kind": "auto_schedule", "target": ..., "workload": "auto|...",
+//      "config": {"program": "0cab..."}, "config_index": 912...,
+//      "steps": "split C [0:i] [8] []\n...", "costs": [...], ...}
+//   (config: the program's key in hex, {} for the fallback).
 // Any has "fallback": true when its config is the template's fallback (the untuned schedule; for
 // an auto-scheduler record, steps are then empty: the compiler's own schedule).
 // Each line is written in the oldest version that holds it, so Tessel builds that read version 1
@@ -78,8 +80,7 @@ struct TuningRecord {
   int64_t timestamp = 0;  // unix seconds
   bool fallback = false;  // the template's fallback config
   std::optional<ModelVerdict> verdict;
-  // An auto-scheduler record: `steps` is its schedule's te trace (empty for the fallback), and
-  // config "{}".
+  // An auto-scheduler record: `steps` is its schedule's te trace (empty for the fallback).
   bool auto_schedule = false;
   std::string steps;
 

@@ -75,6 +75,9 @@ void run_compile(const CompileArgs& a) {
       "tuning records: {} of {} tunable kernels tuned ({} of them keep the fallback config, which "
       "no measured config beat), {} without records use the fallback schedule",
       t.tuned, t.tuned + t.untuned, t.kept_fallback, t.untuned);
+  if (t.auto_scheduled > 0) {
+    std::cout << fmt::format("; {} kernels follow auto-scheduler programs", t.auto_scheduled);
+  }
   if (t.layouts_from_records > 0) {
     std::cout << fmt::format("; {} convs laid out (direct or packed) by records of both forms",
                              t.layouts_from_records);

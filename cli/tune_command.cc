@@ -382,11 +382,11 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
 }
 
 void print_tasks(const std::vector<autotune::Task>& tasks) {
-  std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight",
+  std::cout << fmt::format("{:>4}  {:<18} {:>6} {:>10}  {:<9}  {}\n", "task", "op", "weight",
                            "MFLOP", "layout of", "workload");
   std::vector<int> partner = layout_partners(tasks);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    std::cout << fmt::format("{:>4}  {:<9} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op,
+    std::cout << fmt::format("{:>4}  {:<18} {:>6} {:>10.2f}  {:<9}  {}\n", i, tasks[i].op,
                              tasks[i].weight, tasks[i].flops / 1e6,
                              partner[i] < 0 ? "" : fmt::format("task {}", partner[i]),
                              tasks[i].workload);

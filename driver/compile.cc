@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "autotune/auto_schedule/search_task.h"
 #include "autotune/records.h"
 #include "autotune/task.h"
 #include "codegen/build.h"
@@ -190,6 +191,23 @@ class RecordPicker {
 
   // No picker (the fallback) for kernels that tuning does not cover, such as pools. Groups are
   // lowered in parallel: each gets its own `warnings`.
+  // The auto-scheduler's best program for `group`: when its records hold one that beats the
+  // group's untuned kernel (autotune::beats_default, as Database::best decides) and, for a group
+  // with a schedule template, also the template tuner's best record of its anchor.
+  std::optional<autotune::TuningRecord> auto_schedule_for(const graph::Graph& g,
+                                                          const passes::FusedGroup& group) const {
+    std::optional<autotune::TuningRecord> best =
+        db_.best(target_, autotune::group_workload_key(g, group));
+    if (!best || best->fallback || !best->auto_schedule) return std::nullopt;
+    const graph::Node& master = g.nodes[group.master];
+    if (master.def().tuned) {
+      std::optional<autotune::TuningRecord> templated =
+          db_.best(target_, autotune::workload_key(g, master));
+      if (templated && templated->cost() <= best->cost()) return std::nullopt;
+    }
+    return best;
+  }
+
   passes::ConfigPicker for_group(const graph::Graph& g, const graph::Node& master,
                                  std::vector<std::string>& warnings) const {
     if (!master.def().tuned) return {};
@@ -249,10 +267,23 @@ struct Kernels {
   std::vector<PrimFunc> funcs;
 };
 
-// Counts a kernel with a schedule template in the tuning summary.
-void note_tuning(const graph::Graph& g, const graph::Node& master, const passes::LoweredGroup& lg,
+// Lists a kernel in the tuning summary, and counts it: an auto-scheduled one under its group's
+// workload and record, one with a schedule template under its anchor's workload and config, any
+// other under its group's workload, untuned.
+void note_tuning(const graph::Graph& g, const passes::FusedGroup& group,
+                 const passes::LoweredGroup& lg, const std::optional<autotune::TuningRecord>& as,
                  TuningSummary& tuning) {
-  if (!lg.config || !master.def().tuned) return;
+  const graph::Node& master = g.nodes[group.master];
+  if (as) {
+    ++tuning.tuned;
+    ++tuning.auto_scheduled;
+    tuning.kernels.push_back({lg.name, as->workload, as->config, true, as->config_index});
+    return;
+  }
+  if (!lg.config || !master.def().tuned) {
+    tuning.kernels.push_back({lg.name, autotune::group_workload_key(g, group), "{}", false, 0});
+    return;
+  }
   ++(lg.tuned ? tuning.tuned : tuning.untuned);
   if (lg.tuned && lg.config->index() == lg.space->fallback().index()) ++tuning.kept_fallback;
   tuning.kernels.push_back({lg.name, autotune::workload_key(g, master), lg.config->to_json(),
@@ -273,6 +304,7 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
   }
   struct Lowered {
     std::optional<passes::LoweredGroup> group;
+    std::optional<autotune::TuningRecord> auto_schedule;  // the program it follows
     PrimFunc func;
     std::vector<std::string> warnings;
   };
@@ -281,15 +313,30 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
   codegen::run_jobs(order, threads, [&](size_t i) {
     Lowered& l = lowered[i];
     const graph::Node& master = g.nodes[groups[i].master];
-    l.group = passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu,
-                                  records.for_group(g, master, l.warnings));
+    if ((l.auto_schedule = records.auto_schedule_for(g, groups[i]))) {
+      try {
+        l.group = passes::compute_group(g, groups[i], static_cast<int>(i));
+        l.group->schedule.replay(te::Trace::parse(l.auto_schedule->steps));
+      } catch (const Error& e) {
+        l.warnings.push_back(fmt::format(
+            "{}: the auto-scheduler's best record of its group does not replay ({}); using the "
+            "group's other records",
+            master.describe(), e.what()));
+        l.group.reset();
+        l.auto_schedule.reset();
+      }
+    }
+    if (!l.group) {
+      l.group = passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu,
+                                    records.for_group(g, master, l.warnings));
+    }
     l.func = te::lower(l.group->schedule, l.group->args, l.group->name);
   });
   Kernels kernels;
   for (size_t i : order) {
     Lowered& l = lowered[i];
     warnings.insert(warnings.end(), l.warnings.begin(), l.warnings.end());
-    note_tuning(g, g.nodes[groups[i].master], *l.group, tuning);
+    note_tuning(g, groups[i], *l.group, l.auto_schedule, tuning);
     kernels.funcs.push_back(std::move(l.func));
     kernels.groups.push_back(&groups[i]);
     kernels.lowered.push_back(std::move(*l.group));

@@ -67,11 +67,12 @@ struct TuningSummary {
     bool tuned;                 // from a record; otherwise the fallback
     uint64_t config_index = 0;  // the config's index in its template's space
   };
-  std::vector<Kernel> kernels;  // the kernels that tuning covers, in order
+  std::vector<Kernel> kernels;  // every kernel, in order
   int tuned = 0;                // kernels compiled with a record's config
   int kept_fallback =
       0;            // of those, kernels whose record is the fallback's: no measured config beat it
   int untuned = 0;  // kernels with a template but no usable record: the fallback config
+  int auto_scheduled = 0;        // of the tuned, kernels following an auto-scheduler program
   int layouts_from_records = 0;  // convs whose layout (direct or packed) records of both chose
   // Skipped record lines, and records whose config does not fit the template any more.
   std::vector<std::string> warnings;

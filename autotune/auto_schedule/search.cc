@@ -229,7 +229,8 @@ class TaskSearch {
     TuningRecord r;
     r.target = target_.str();
     r.workload = task_.workload;
-    r.config = "{}";
+    // Records of one workload are told apart by their config (Database::best, the model check).
+    r.config = fallback ? "{}" : fmt::format(R"({{"program":"{:016x}"}})", key);
     r.config_index = key;
     r.costs = m.costs_s;
     r.error = m.error;

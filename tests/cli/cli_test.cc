@@ -286,6 +286,53 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   expect_package_matches_reference(path("tuned.tar"), path("tuned-"));
 }
 
+// The auto-scheduler: every fused kernel is a task (pools and softmax too), sketches print, a
+// search appends auto_schedule records and resumes from them, and compile applies them.
+TEST_F(CliTest, AutoScheduleTunesEveryKernel) {
+  std::string records = path("auto.json");
+  Result r = run(tessel("tune " + kModel + " -o " + records + " --auto-schedule --tasks list"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("auto|GlobalAveragePool|float32[1, 32, 16, 16](in0)|out=n0.0"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("   9  Softmax"), std::string::npos) << r.output;
+  r = run(
+      tessel("tune " + kModel + " -o " + records + " --auto-schedule --tasks 1 --show-sketches"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("data reuse, elementwise into"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sketch 1:\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tiled SSRSRS, computed at tile level 2 of"), std::string::npos)
+      << r.output;
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + records + " --show-sketches")), 1,
+                   "--show-sketches: sketches are the auto-scheduler's; add --auto-schedule");
+  EXPECT_FALSE(fs::exists(records));
+
+  const std::string fast = " --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
+  r = run(tessel("tune " + kModel + " -o " + records + " --auto-schedule --trials 20" + fast));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("20 trials in all"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| trials 20/20 | est. model latency"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernels alone, weighted by occurrence"), std::string::npos) << r.output;
+  std::string lines = testing::contents(records);
+  size_t first = line_count(records);
+  EXPECT_GE(first, 10u + 20u);  // a fallback per task, the trials, the best re-measured
+  EXPECT_NE(lines.find(R"("v":3,"kind":"auto_schedule")"), std::string::npos);
+  EXPECT_EQ(lines.find(R"("error":"wrong_answer")"), std::string::npos) << lines;
+
+  r = run(tessel("tune " + kModel + " -o " + records + " --auto-schedule --resume --trials 6 " +
+                 "--tasks 1" + fast));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("resuming: {} records", first)), std::string::npos)
+      << r.output;
+  // The resumed task's fallback is not measured again: only its trials and re-measurements.
+  EXPECT_GE(line_count(records), first + 6u);
+  EXPECT_LE(line_count(records), first + 6u + 2u);
+
+  r = run(tessel("compile " + kModel + " -o " + path("auto.tar") + " --tuning-records " + records));
+  ASSERT_EQ(r.code, 0) << r.output;
+  expect_package_matches_reference(path("auto.tar"), path("auto-"));
+}
+
 // After tuning, the build with the records runs against the untuned one; what loses in the model
 // is vetoed in the records file, one line per veto, or given its untuned kernel back, one line
 // per layout of the workload.
@@ -323,8 +370,8 @@ TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("Conv|float32[1, 3, 32, 32]|float32[16, 3, 3, 3]"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("ConvNCHWc      1       0.88  task 0     ConvNCHWc|float32[1, 3, 32, "
-                          "32]|float32[1, 3, 3, 3, 16]"),
+  EXPECT_NE(r.output.find("ConvNCHWc               1       0.88  task 0     ConvNCHWc|float32[1, "
+                          "3, 32, 32]|float32[1, 3, 3, 3, 16]"),
             std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(path("unused.json")));

@@ -106,8 +106,8 @@ void expect_correct(const Case& c, const ComputeDAG& dag, const te::Schedule& s,
   for (const PrimExpr& d : c.args.back().shape()) shape.push_back(*as_const_int(d));
   arrays.push_back(testing::zeros(shape));
   run(dag, s, arrays);
-  testing::expect_all_close(testing::values_of(arrays.back()), {c.want.begin(), c.want.end()}, {1e-4, 1e-4},
-                            what);
+  testing::expect_all_close(testing::values_of(arrays.back()), {c.want.begin(), c.want.end()},
+                            {1e-4, 1e-4}, what);
 }
 
 class ProgramTest : public ::testing::TestWithParam<Case (*)()> {};
