@@ -1,7 +1,6 @@
 #include "autotune/xgb_tuner.h"
 
 #include <fmt/format.h>
-#include <xgboost/c_api.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,91 +11,13 @@
 #include <unordered_set>
 #include <utility>
 
+#include "autotune/xgb_booster.h"
 #include "ir/error.h"
 
 namespace tessel::autotune {
 
 using topi::ConfigEntity;
 using topi::ConfigSpace;
-
-namespace {
-
-void xgb_check(int rc, const char* call) {
-  if (rc != 0) throw Error(fmt::format("xgboost: {} failed: {}", call, XGBGetLastError()));
-}
-
-struct DMatrixFree {
-  void operator()(void* h) const { XGDMatrixFree(h); }
-};
-using DMatrix = std::unique_ptr<void, DMatrixFree>;
-
-struct BoosterFree {
-  void operator()(void* h) const { XGBoosterFree(h); }
-};
-using Booster = std::unique_ptr<void, BoosterFree>;
-
-// A dense matrix of `x.size() / num_features` rows; NaN marks a missing value, which never occurs.
-DMatrix make_dmatrix(const std::vector<float>& x, size_t num_features) {
-  DMatrixHandle h = nullptr;
-  xgb_check(XGDMatrixCreateFromMat(x.data(), x.size() / num_features, num_features,
-                                   std::numeric_limits<float>::quiet_NaN(), &h),
-            "XGDMatrixCreateFromMat");
-  return DMatrix(h);
-}
-
-}  // namespace
-
-class XGBTuner::Model {
- public:
-  // Trains on the rows of `x` with `labels`; `groups` are the sizes of the runs of rows that are
-  // ranked against each other (one per workload).
-  Model(const std::vector<float>& x, size_t num_features, const std::vector<float>& labels,
-        const std::vector<unsigned>& groups, const Options& opt, uint64_t seed)
-      : num_features_(num_features) {
-    DMatrix train = make_dmatrix(x, num_features);
-    xgb_check(XGDMatrixSetFloatInfo(train.get(), "label", labels.data(), labels.size()),
-              "XGDMatrixSetFloatInfo");
-    if (opt.objective.starts_with("rank:")) {
-      xgb_check(XGDMatrixSetUIntInfo(train.get(), "group", groups.data(), groups.size()),
-                "XGDMatrixSetUIntInfo");
-    }
-    DMatrixHandle dmats[] = {train.get()};
-    BoosterHandle h = nullptr;
-    xgb_check(XGBoosterCreate(dmats, 1, &h), "XGBoosterCreate");
-    booster_.reset(h);
-    // One thread and a fixed seed keep every proposal sequence reproducible.
-    const std::pair<const char*, std::string> params[] = {
-        {"objective", opt.objective},
-        {"max_depth", std::to_string(opt.max_depth)},
-        {"eta", fmt::format("{}", opt.eta)},
-        {"min_child_weight", "1"},
-        {"gamma", "0.0001"},
-        {"tree_method", "exact"},
-        {"nthread", "1"},
-        {"seed", std::to_string(seed % std::numeric_limits<int32_t>::max())},
-        {"verbosity", "0"},
-    };
-    for (const auto& [key, value] : params) {
-      xgb_check(XGBoosterSetParam(h, key, value.c_str()), "XGBoosterSetParam");
-    }
-    for (int round = 0; round < opt.rounds; ++round) {
-      xgb_check(XGBoosterUpdateOneIter(h, round, train.get()), "XGBoosterUpdateOneIter");
-    }
-  }
-
-  // One score per row of `x`; higher is better.
-  std::vector<float> predict(const std::vector<float>& x) const {
-    DMatrix m = make_dmatrix(x, num_features_);
-    bst_ulong len = 0;
-    const float* out = nullptr;
-    xgb_check(XGBoosterPredict(booster_.get(), m.get(), 0, 0, 0, &len, &out), "XGBoosterPredict");
-    return std::vector<float>(out, out + len);
-  }
-
- private:
-  size_t num_features_;
-  Booster booster_;
-};
 
 XGBTuner::XGBTuner(const ConfigSpace& space, uint64_t seed, Options options)
     : Tuner(space, seed),
@@ -154,7 +75,7 @@ void XGBTuner::train() {
     groups.push_back(static_cast<unsigned>(transfer_y_.size()));
   }
   if (labels.empty()) return;
-  model_ = std::make_unique<Model>(x, num_features_, labels, groups, opt_, rng_());
+  model_ = std::make_unique<XGBBooster>(x, num_features_, labels, groups, opt_.booster, rng_());
 }
 
 std::vector<uint64_t> XGBTuner::choices_of(uint64_t index) const {

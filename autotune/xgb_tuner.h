@@ -8,18 +8,15 @@
 #include <vector>
 
 #include "autotune/tuner.h"
+#include "autotune/xgb_booster.h"
 
 namespace tessel::autotune {
 
 class XGBTuner : public Tuner {
  public:
   struct Options {
-    // "rank:pairwise" learns the order of configs, which is all the search needs;
-    // "reg:squarederror" fits the score itself.
-    std::string objective = "rank:pairwise";
-    int rounds = 64;
-    int max_depth = 4;
-    double eta = 0.3;
+    // rank:pairwise: the order of configs is all the search needs.
+    BoosterOptions booster;
     // Successful measurements before the model is trained on them (fewer only fit noise); until
     // then proposals are random, or guided by the transfer data alone when there is some.
     size_t min_train = 8;
@@ -47,8 +44,6 @@ class XGBTuner : public Tuner {
                     const std::vector<double>& scores) override;
 
  private:
-  class Model;  // an XGBoost booster; keeps xgboost's C API out of this header
-
   // ConfigSpace::get(index).choices() without building the entity (annealing makes many).
   std::vector<uint64_t> choices_of(uint64_t index) const;
   void append_features(uint64_t index, std::vector<float>& out) const;
@@ -61,7 +56,7 @@ class XGBTuner : public Tuner {
   Options opt_;
   std::vector<uint64_t> knob_sizes_;
   size_t num_features_;
-  std::unique_ptr<Model> model_;  // null until trained
+  std::unique_ptr<XGBBooster> model_;  // null until trained
   // Measured configs: row-major features, mean costs (+inf for failures), indices.
   std::vector<float> x_;
   std::vector<double> costs_;

@@ -53,4 +53,8 @@ class RandomCostModel : public CostModel {
 // else random scores.
 std::unique_ptr<CostModel> make_cost_model(uint64_t seed);
 
+// The pairwise ranking accuracy of `scores` against `costs`: of the pairs whose costs differ,
+// the share whose scores order them the same way (higher score, lower cost). 0.5 is chance.
+double pairwise_accuracy(const std::vector<double>& scores, const std::vector<double>& costs);
+
 }  // namespace tessel::autotune
