@@ -281,7 +281,18 @@ void run_tune(const TuneArgs& a) {
   CompileOptions copt = a.flags.compile_options();
   if (a.show_sketches && !a.auto_schedule)
     throw Error("--show-sketches: sketches are the auto-scheduler's; add --auto-schedule");
-  if (a.auto_schedule) return run_auto_schedule_tune(a, copt);
+  if (a.auto_schedule) {
+    for (const auto& [given, flag] :
+         {std::pair{a.tuner_named, "--tuner"}, std::pair{!a.prior.empty(), "--tuning-records"},
+          std::pair{!a.plot.empty(), "--plot"},
+          std::pair{a.conv_layouts != "both", "--conv-layouts"}}) {
+      if (given) {
+        throw Error(fmt::format(
+            "{}: a flag of the template tuner, which --auto-schedule does not use", flag));
+      }
+    }
+    return run_auto_schedule_tune(a, copt);
+  }
   Target target = Target::parse(copt.target);
   GraphPlan plan = plan_graph(a.model, copt);
   GraphPlan other;  // plan 1: the convs' other layouts

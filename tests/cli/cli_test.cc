@@ -305,6 +305,8 @@ TEST_F(CliTest, AutoScheduleTunesEveryKernel) {
       << r.output;
   expect_cli_error(run(tessel("tune " + kModel + " -o " + records + " --show-sketches")), 1,
                    "--show-sketches: sketches are the auto-scheduler's; add --auto-schedule");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + records + " --auto-schedule --tuner ga")),
+                   1, "--tuner: a flag of the template tuner, which --auto-schedule does not use");
   EXPECT_FALSE(fs::exists(records));
 
   const std::string fast = " --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
