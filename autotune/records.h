@@ -29,10 +29,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace tessel::autotune {
+
+// How an auto-scheduler task's workload key starts (autotune/auto_schedule/search_task.h).
+inline constexpr std::string_view kAutoWorkloadPrefix = "auto|";
 
 // The newest format version this Tessel reads and writes.
 constexpr int kRecordVersion = 3;

@@ -1,11 +1,14 @@
-// What template tuning buys (docs/benchmarks.md; bench/run_tuning_bench.sh runs it):
+// What tuning buys (docs/benchmarks.md; bench/run_tuning_bench.sh runs it):
 //   tune_bench kernels [--trials N] [--tuner xgb] [--records FILE] [--filter S] [--markdown]
 //     tunes single-op kernels (ResNet-50, MobileNetV2, BERT shapes) and reports the untuned
 //     (fallback) and tuned GFLOP/s next to an Eigen reference computed in this process;
 //   tune_bench tuners [--trials N] [--seeds K] [--tuners xgb,random] [--every N] [--filter S]
 //   [--markdown]
 //     tunes one conv and one dense task with each tuner and prints the best-so-far GFLOP/s at
-//     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials.
+//     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials;
+//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--filter S] [--markdown]
+//     the auto-scheduler against the template tuner and the untuned kernel, per kernel (softmax
+//     and layer norm too), at equal trials or equal time.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -22,9 +25,12 @@
 #include <string>
 #include <vector>
 
+#include "autotune/auto_schedule/search.h"
+#include "autotune/auto_schedule/search_task.h"
 #include "autotune/task.h"
 #include "autotune/tune.h"
 #include "autotune/tuner.h"
+#include "bench/bench_kernels.h"
 #include "codegen/target.h"
 #include "ir/error.h"
 #include "ir/graph.h"
@@ -37,221 +43,11 @@ namespace {
 
 const char* kTarget = "llvm -mcpu=native";
 
-enum class Kind { kDense, kBatchMatMul, kConv };
-
-// One single-op workload, NCHW, batch 1, float32. Matmuls: [batch x] m x k times k x n (dense:
-// Gemm with transB=1, the weight stored n x k). Convs: square inputs and kernels.
-struct KernelSpec {
-  const char* name;
-  Kind kind;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  int64_t cin = 0, cout = 0, size = 0, kernel = 0, stride = 1, pad = 0, group = 1;
-  std::vector<std::string> disabled_passes =
-      {};  // e.g. pack_conv_weights: the direct conv template
-};
-
-const std::vector<KernelSpec> kKernels = {
-    {.name = "dense/classifier", .kind = Kind::kDense, .m = 1, .n = 1000, .k = 512},
-    {.name = "dense/bert", .kind = Kind::kDense, .m = 128, .n = 768, .k = 768},
-    {.name = "dense/64", .kind = Kind::kDense, .m = 64, .n = 256, .k = 256},
-    {.name = "bmm/8x64", .kind = Kind::kBatchMatMul, .batch = 8, .m = 64, .n = 64, .k = 64},
-    {.name = "bmm/12x128", .kind = Kind::kBatchMatMul, .batch = 12, .m = 128, .n = 128, .k = 64},
-    {.name = "conv/cifar-3x3-32",
-     .kind = Kind::kConv,
-     .cin = 16,
-     .cout = 16,
-     .size = 32,
-     .kernel = 3,
-     .pad = 1},
-    {.name = "conv/cifar-3x3-16",
-     .kind = Kind::kConv,
-     .cin = 32,
-     .cout = 32,
-     .size = 16,
-     .kernel = 3,
-     .pad = 1},
-    {.name = "conv/cifar-3x3s2-32",
-     .kind = Kind::kConv,
-     .cin = 16,
-     .cout = 32,
-     .size = 32,
-     .kernel = 3,
-     .stride = 2,
-     .pad = 1},
-    {.name = "conv/cifar-3x3s2-32-direct",
-     .kind = Kind::kConv,
-     .cin = 16,
-     .cout = 32,
-     .size = 32,
-     .kernel = 3,
-     .stride = 2,
-     .pad = 1,
-     .disabled_passes = {"pack_conv_weights"}},
-    {.name = "conv/cifar-1x1s2-32",
-     .kind = Kind::kConv,
-     .cin = 16,
-     .cout = 32,
-     .size = 32,
-     .kernel = 1,
-     .stride = 2},
-    {.name = "conv/cifar-1x1s2-32-direct",
-     .kind = Kind::kConv,
-     .cin = 16,
-     .cout = 32,
-     .size = 32,
-     .kernel = 1,
-     .stride = 2,
-     .disabled_passes = {"pack_conv_weights"}},
-    {.name = "conv/r50-3x3-56",
-     .kind = Kind::kConv,
-     .cin = 64,
-     .cout = 64,
-     .size = 56,
-     .kernel = 3,
-     .pad = 1},
-    {.name = "conv/r50-3x3-28",
-     .kind = Kind::kConv,
-     .cin = 128,
-     .cout = 128,
-     .size = 28,
-     .kernel = 3,
-     .pad = 1},
-    {.name = "conv/r50-3x3-28-direct",
-     .kind = Kind::kConv,
-     .cin = 128,
-     .cout = 128,
-     .size = 28,
-     .kernel = 3,
-     .pad = 1,
-     .disabled_passes = {"pack_conv_weights"}},
-    {.name = "conv/r50-3x3-14",
-     .kind = Kind::kConv,
-     .cin = 256,
-     .cout = 256,
-     .size = 14,
-     .kernel = 3,
-     .pad = 1},
-    {.name = "conv/r50-3x3-7",
-     .kind = Kind::kConv,
-     .cin = 512,
-     .cout = 512,
-     .size = 7,
-     .kernel = 3,
-     .pad = 1},
-    {.name = "conv/r50-1x1-56",
-     .kind = Kind::kConv,
-     .cin = 64,
-     .cout = 256,
-     .size = 56,
-     .kernel = 1},
-    {.name = "conv/r50-1x1s2-56",
-     .kind = Kind::kConv,
-     .cin = 256,
-     .cout = 512,
-     .size = 56,
-     .kernel = 1,
-     .stride = 2},
-    {.name = "conv/r50-7x7s2-224",
-     .kind = Kind::kConv,
-     .cin = 3,
-     .cout = 64,
-     .size = 224,
-     .kernel = 7,
-     .stride = 2,
-     .pad = 3},
-    {.name = "dw/mbv2-3x3-56",
-     .kind = Kind::kConv,
-     .cin = 144,
-     .cout = 144,
-     .size = 56,
-     .kernel = 3,
-     .pad = 1,
-     .group = 144},
-    {.name = "dw/mbv2-3x3s2-112",
-     .kind = Kind::kConv,
-     .cin = 96,
-     .cout = 96,
-     .size = 112,
-     .kernel = 3,
-     .stride = 2,
-     .pad = 1,
-     .group = 96},
-    {.name = "conv/mbv2-1x1-28",
-     .kind = Kind::kConv,
-     .cin = 32,
-     .cout = 192,
-     .size = 28,
-     .kernel = 1},
-};
-
 // The tasks of the tuner comparison: convs of the direct template (ResNet for CIFAR, the shape of
 // resnet_mini's; ResNet-50 with packing disabled) and of the packed template (the same ResNet-50
 // conv), and a BERT dense layer.
 const std::vector<std::string> kTunerKernels = {"conv/cifar-3x3-32", "conv/r50-3x3-28-direct",
                                                 "conv/r50-3x3-28", "dense/bert"};
-
-std::string shape_text(const KernelSpec& k) {
-  switch (k.kind) {
-    case Kind::kDense:
-      return fmt::format("[{},{}] x [{},{}]^T", k.m, k.k, k.n, k.k);
-    case Kind::kBatchMatMul:
-      return fmt::format("[{},{},{}] x [{},{},{}]", k.batch, k.m, k.k, k.batch, k.k, k.n);
-    case Kind::kConv:
-      return fmt::format("{}{}->{} {}x{} s{} p{} {}x{}", k.group > 1 ? "dw " : "", k.cin, k.cout,
-                         k.kernel, k.kernel, k.stride, k.pad, k.size, k.size);
-  }
-  return "";
-}
-
-int64_t conv_out_size(const KernelSpec& k) {
-  return (k.size + 2 * k.pad - k.kernel) / k.stride + 1;
-}
-
-graph::TensorData random_tensor(const std::vector<int64_t>& shape, uint32_t seed) {
-  graph::TensorData t(DataType::f32(), shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
-// The kernel as a one-node graph: activations are graph inputs, weights random constants.
-graph::Graph build_graph(const KernelSpec& k) {
-  graph::Graph g;
-  auto input = [&](const std::string& name, std::vector<int64_t> shape) {
-    graph::ValueId v = g.add_value(name, {DataType::f32(), std::move(shape), {}});
-    g.inputs.push_back(v);
-    return v;
-  };
-  graph::Node node;
-  node.name = k.name;
-  switch (k.kind) {
-    case Kind::kDense:
-      node.op = graph::OpKind::Gemm;
-      node.inputs = {input("a", {k.m, k.k}), g.add_constant("w", random_tensor({k.n, k.k}, 1))};
-      node.attrs = {{"transB", int64_t{1}}};
-      break;
-    case Kind::kBatchMatMul:
-      node.op = graph::OpKind::MatMul;
-      node.inputs = {input("a", {k.batch, k.m, k.k}), input("b", {k.batch, k.k, k.n})};
-      break;
-    case Kind::kConv:
-      node.op = graph::OpKind::Conv;
-      node.inputs = {
-          input("x", {1, k.cin, k.size, k.size}),
-          g.add_constant("w", random_tensor({k.cout, k.cin / k.group, k.kernel, k.kernel}, 1))};
-      node.attrs = {{"kernel_shape", std::vector<int64_t>{k.kernel, k.kernel}},
-                    {"strides", std::vector<int64_t>{k.stride, k.stride}},
-                    {"pads", std::vector<int64_t>{k.pad, k.pad, k.pad, k.pad}},
-                    {"group", k.group}};
-      break;
-  }
-  graph::ValueId out = g.add_value("y", {});
-  node.outputs = {out};
-  g.add_node(std::move(node));
-  g.outputs = {out};
-  return g;
-}
 
 // A records file in the temp directory, removed when done.
 class TempRecords {
@@ -375,6 +171,9 @@ std::function<void()> eigen_reference(const KernelSpec& k, int threads) {
       };
     case Kind::kConv:
       break;
+    case Kind::kSoftmax:
+    case Kind::kLayerNorm:
+      throw Error(fmt::format("{}: no Eigen reference", k.name));
   }
   int64_t pixels = conv_out_size(k) * conv_out_size(k),
           rows = k.cin / k.group * k.kernel * k.kernel;
@@ -459,10 +258,13 @@ std::string num(double x, int digits = 1) {
   return x > 0 && std::isfinite(x) ? fmt::format("{:.{}f}", x, digits) : "-";
 }
 
+// The kernels named (all when none) whose name contains `filter`; with `templates_only`, those
+// with a schedule template.
 std::vector<const KernelSpec*> select(const std::vector<std::string>& names,
-                                      const std::string& filter) {
+                                      const std::string& filter, bool templates_only = true) {
   std::vector<const KernelSpec*> out;
   for (const KernelSpec& k : kKernels) {
+    if (templates_only && !templated(k)) continue;
     bool listed = names.empty() || std::find(names.begin(), names.end(), k.name) != names.end();
     if (listed && std::string(k.name).find(filter) != std::string::npos) out.push_back(&k);
   }
@@ -480,6 +282,7 @@ void print_setup(int threads, const char* who) {
 
 struct Args {
   int trials = 200, seeds = 3, every = 8;
+  double seconds = 0;
   std::string tuner = autotune::default_tuner_name(), records, filter;
   std::vector<std::string> tuners = autotune::tuner_names();
   bool markdown = false;
@@ -596,6 +399,66 @@ void run_tuners(const Args& a) {
   }
 }
 
+// The auto-scheduler against the template tuner and the untuned kernel on each kernel's one fused
+// group, at equal trials, or at equal time with --seconds.
+void run_auto(const Args& a) {
+  print_setup(runtime::num_threads(), "Tessel");
+  Table table{{"kernel", "shape", "MFLOP", "untuned us", "template us", "auto us", "auto/template",
+               "auto/untuned", "auto GFLOP/s", "trials template/auto", "seconds template/auto"},
+              {}};
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  for (const KernelSpec* k : select({}, a.filter, false)) {
+    graph::Graph g = build_graph(*k);
+    passes::GraphPipelineOptions popt;
+    popt.disabled_passes = k->disabled_passes;
+    std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g, popt).groups;
+    std::vector<autotune::Task> tasks = autotune::extract_auto_tasks(g, groups);
+    if (tasks.size() != 1)
+      throw Error(fmt::format("{}: expected one kernel, found {}", k->name, tasks.size()));
+    double template_cost = 0, template_s = 0;
+    int template_trials = 0;
+    if (templated(*k)) {
+      TempRecords records;
+      autotune::TuneOptions opt = tune_options(a.tuner, a.trials, 0, records.path());
+      if (a.seconds > 0) opt.trials = 1 << 30, opt.time_budget_s = a.seconds;
+      std::cerr << fmt::format("{}: the {} template tuner\n", k->name, a.tuner);
+      auto t0 = Clock::now();
+      autotune::TaskResult r = tune(plan_kernel(*k), opt, {});
+      template_s = seconds_since(t0);
+      template_cost = r.best_cost_s;
+      template_trials = r.trials;
+    }
+    TempRecords records;
+    autotune::AutoScheduleOptions opt;
+    opt.trials = a.seconds > 0 ? 1 << 30 : a.trials;
+    opt.time_budget_s = a.seconds;
+    opt.records_path = records.path();
+    opt.measure.min_repeat_ms = 20;
+    std::unique_ptr<autotune::CostModel> model = autotune::make_cost_model(0);
+    std::cerr << fmt::format("{}: the auto-scheduler ({} cost model)\n", k->name, model->name());
+    auto t0 = Clock::now();
+    autotune::AutoScheduleResult r =
+        autotune::auto_schedule_tasks({{&g, &groups}}, tasks, Target::parse(kTarget), opt, *model)
+            .at(0);
+    double auto_s = seconds_since(t0);
+    auto us = [](double cost) { return num(cost * 1e6, 2); };
+    table.rows.push_back(
+        {k->name, shape_text(*k), num(r.task.flops / 1e6, 2), us(r.fallback_cost_s),
+         templated(*k) ? us(template_cost) : "-", us(r.best_cost_s),
+         templated(*k) ? num(template_cost / r.best_cost_s, 2) : "-",
+         num(r.fallback_cost_s / r.best_cost_s, 2), num(gflops(r.task.flops, r.best_cost_s)),
+         fmt::format("{}/{}", templated(*k) ? std::to_string(template_trials) : "-", r.trials),
+         fmt::format("{}/{:.0f}", templated(*k) ? num(template_s, 0) : "-", auto_s)});
+  }
+  std::cout << fmt::format("{}; auto/x: how many times faster the auto-scheduler's kernel is\n\n",
+                           a.seconds > 0 ? fmt::format("{} s per tuner and kernel", a.seconds)
+                                         : fmt::format("{} trials per tuner and kernel", a.trials));
+  table.print(a.markdown);
+}
+
 }  // namespace
 
 }  // namespace tessel::bench
@@ -634,8 +497,19 @@ int main(int argc, char** argv) {
   tuners->add_option("--every", a.every, "print a checkpoint every this many trials")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  CLI::App* autos = app.add_subcommand(
+      "auto", "The auto-scheduler against the template tuner and the untuned kernel");
+  common(autos);
+  autos->add_option("--tuner", a.tuner, "the template tuner's search strategy")
+      ->check(CLI::IsMember(tessel::autotune::tuner_names()))
+      ->capture_default_str();
+  autos
+      ->add_option("--seconds", a.seconds,
+                   "give each tuner this many seconds per kernel instead of --trials")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
+    if (autos->parsed()) run_auto(a);
     if (kernels->parsed()) run_kernels(a);
     if (tuners->parsed()) run_tuners(a);
   } catch (const CLI::ParseError& e) {

@@ -74,6 +74,10 @@ void run_auto_schedule(AutoScheduleRun run, const CompileOptions& copt) {
     print_tasks(all);
     return;
   }
+  if (all.empty()) {
+    std::cout << run.model << " has no kernels to tune\n";
+    return;
+  }
   std::vector<size_t> chosen = parse_task_list(run.tasks == "list" ? "all" : run.tasks, all.size());
   if (run.show_sketches) {
     print_sketches(all, chosen, plan, target);

@@ -166,7 +166,7 @@ void print_model_check(const ModelCheck& c, int pass, const std::vector<Workload
     std::cout << fmt::format(
         "{:>12.4f} {:>12.4f} {:>7.2f}x {:>7.2f}x {:>6}  {:<8}  {}\n", w.untuned_ms, w.tuned_ms,
         w.speedup, pooled[i].speedup, pooled[i].round_speedups.size(),
-        verdict(pooled[i], pin.count(w.untuned_workload) != 0), fmt::join(w.tuned_kernels, ", "));
+        verdict(pooled[i], pin.count(w.judged_as()) != 0), fmt::join(w.tuned_kernels, ", "));
   }
   std::cout << fmt::format(
       "end to end: {:.4f} ms untuned, {:.4f} ms tuned ({:.2f}x, the median of the rounds' "
@@ -191,9 +191,8 @@ void check_model(const TuneArgs& a, CompileOptions copt) {
     print_model_check(c, passes.pass(), pooled.workloads, pin);
     int judged = veto_slower_workloads(pooled, a.output, pin);
     int pinned = static_cast<int>(std::count_if(
-        pooled.workloads.begin(), pooled.workloads.end(), [&](const WorkloadCheck& w) {
-          return !w.tuned_faster() && pin.count(w.untuned_workload);
-        }));
+        pooled.workloads.begin(), pooled.workloads.end(),
+        [&](const WorkloadCheck& w) { return !w.tuned_faster() && pin.count(w.judged_as()); }));
     if (pinned > 0) {
       std::cout << fmt::format(
           "{} workload(s) get the untuned kernel back (model-check pins appended to {})\n", pinned,

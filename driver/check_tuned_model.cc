@@ -167,10 +167,10 @@ std::set<std::string> ModelCheckPasses::judge(ModelCheck& check) {
     all.insert(all.end(), w.round_speedups.begin(), w.round_speedups.end());
     w.round_speedups = all;
     w.speedup = autotune::median_cost(all);
-    if (last_pass() || vetoed_.count(w.untuned_workload)) pin.insert(w.untuned_workload);
+    if (last_pass() || vetoed_.count(w.judged_as())) pin.insert(w.judged_as());
   }
   for (const WorkloadCheck& w : check.workloads) {
-    if (!w.tuned_faster()) vetoed_.insert(w.untuned_workload);
+    if (!w.tuned_faster()) vetoed_.insert(w.judged_as());
   }
   return pin;
 }
@@ -198,13 +198,14 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
           on, {kind, k.tuned_ms, k.untuned_ms, k.speedup, static_cast<int>(k.round_speedups.size()),
                k.tuned_kernels}));
     };
-    if (!pin.count(k.untuned_workload)) {
+    if (!pin.count(k.judged_as())) {
       verdict(*applied, autotune::VerdictKind::kVeto);
       continue;
     }
     // A pin rules out what was measured before it whatever config it names; it names the fallback
     // where it can: the fallback's measurement, or the untuned kernel's config (the rule's form).
-    for (const std::string& workload : std::set<std::string>{k.workload, k.untuned_workload}) {
+    std::set<std::string> pinned = {k.workload, k.judged_as()};
+    for (const std::string& workload : pinned) {
       auto fallback =
           std::find_if(records.begin(), records.end(), [&](const autotune::TuningRecord& r) {
             return r.target == check.target && r.workload == workload && r.fallback;

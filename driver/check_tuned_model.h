@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/records.h"
 #include "driver/compile.h"
 
 namespace tessel {
@@ -38,6 +39,12 @@ struct WorkloadCheck {
   std::vector<double> round_speedups;
   double speedup = 0;  // the median of round_speedups (of several checks' rounds, when pooled)
   bool tuned_faster() const { return speedup >= 1 + kMinGainInModel; }
+  // What vetoes and pins are kept by: the untuned workload (a conv's two layouts are judged
+  // together), but an auto-scheduled kernel's own workload, as its untuned one is the template's
+  // workload that other groups share.
+  const std::string& judged_as() const {
+    return workload.starts_with(autotune::kAutoWorkloadPrefix) ? workload : untuned_workload;
+  }
 };
 
 struct ModelCheck {
@@ -63,7 +70,8 @@ class ModelCheckPasses {
  public:
   explicit ModelCheckPasses(int max_passes) : max_passes_(max_passes) {}
   // Replaces each workload's round_speedups and speedup in `check` with those pooled over the
-  // passes so far, and returns the untuned workloads to pin (veto_slower_workloads's `pin`).
+  // passes so far, and returns the workloads to pin, by WorkloadCheck::judged_as
+  // (veto_slower_workloads's `pin`).
   // Call once per pass.
   std::set<std::string> judge(ModelCheck& check);
   int pass() const { return pass_; }

@@ -315,7 +315,8 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
     const graph::Node& master = g.nodes[groups[i].master];
     if ((l.auto_schedule = records.auto_schedule_for(g, groups[i]))) {
       try {
-        l.group = passes::compute_group(g, groups[i], static_cast<int>(i));
+        l.group = passes::compute_group(g, groups[i], static_cast<int>(i),
+                                        passes::StageNames::kByPosition);
         l.group->schedule.replay(te::Trace::parse(l.auto_schedule->steps));
       } catch (const Error& e) {
         l.warnings.push_back(fmt::format(

@@ -74,7 +74,8 @@ topi::OpCall op_call(const graph::Graph& g, const graph::Node& node) {
 
 }  // namespace
 
-LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index) {
+LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index,
+                           StageNames names) {
   LoweredGroup out;
   std::vector<std::string> ops;
   for (graph::NodeId n : group.nodes) ops.emplace_back(graph::op_kind_name(g.nodes[n].op));
@@ -86,22 +87,25 @@ LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int i
                  [](unsigned char ch) { return std::tolower(ch); });
 
   std::unordered_map<graph::ValueId, te::Tensor> tensors;
+  bool by_position = names == StageNames::kByPosition;
   for (graph::ValueId v : group.inputs) {
     const graph::Value& val = g.value(v);
-    tensors[v] = te::placeholder(shape_exprs(val.type), val.type.dtype, identifier(val.name));
+    std::string name = by_position ? fmt::format("in{}", out.args.size()) : identifier(val.name);
+    tensors[v] = te::placeholder(shape_exprs(val.type), val.type.dtype, name);
     out.args.push_back(tensors[v]);
     out.arg_values.push_back(v);
   }
   std::vector<te::Tensor> computed;
-  for (graph::NodeId n : group.nodes) {
-    const graph::Node& node = g.nodes[n];
+  for (size_t j = 0; j < group.nodes.size(); ++j) {
+    const graph::Node& node = g.nodes[group.nodes[j]];
     const topi::ComputeFn* fn = topi::find_compute(node.op);
     if (!fn) throw Error(fmt::format("{}: the op has no te lowering yet", node.describe()));
     check_bfloat_use(g, node);
     std::vector<te::Tensor> in;
     for (graph::ValueId v : node.inputs)
       in.push_back(v == graph::kNoValue ? te::Tensor() : tensors.at(v));
-    std::vector<te::Tensor> results = (*fn)(op_call(g, node), in, identifier(node.name));
+    std::vector<te::Tensor> results =
+        (*fn)(op_call(g, node), in, by_position ? fmt::format("n{}", j) : identifier(node.name));
     for (size_t i = 0; i < node.outputs.size() && i < results.size(); ++i) {
       if (node.outputs[i] == graph::kNoValue) continue;
       const graph::TensorType& want = g.value(node.outputs[i]).type;

@@ -34,9 +34,15 @@ struct LoweredGroup {
 // none means the fallback.
 using ConfigPicker = std::function<std::optional<topi::ConfigEntity>(const topi::ConfigSpace&)>;
 
+// How compute_group names the te stages: after the graph's values and nodes (readable dumps), or
+// by position in the group (inputs in0, in1, ...; the computes of node j n<j>, n<j>_pad, ...), so
+// that a schedule's trace replays on every group of the same computation, in any model.
+enum class StageNames { kFromGraph, kByPosition };
+
 // The group's computes with every stage at root, no strategy applied (schedule, args and
 // arg_values set): what the auto-scheduler schedules.
-LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index);
+LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index,
+                           StageNames names = StageNames::kFromGraph);
 
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
                          const CpuModel& cpu, const ConfigPicker& pick = {});

@@ -139,6 +139,7 @@ ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> 
                                    });
     }
   }
+  if (outputs_.size() == 1) output_stage_ = index_of(outputs_[0].op());
   // Elementwise consumers: every read of the producer indexes it by the consumer's axes in order.
   for (size_t p = 0; p < st.size(); ++p) {
     StageFacts& f = stages_[p];

@@ -58,6 +58,22 @@ class ComputeDAG {
   // Floating-point work of one run: each reduction point of each stage counts its body's
   // arithmetic, at least one operation (for GFLOP/s).
   double flops() const { return flops_; }
+  // The task's output stage when it has one output; kNoStage otherwise.
+  size_t output_stage() const { return output_stage_; }
+  // The stages that read stage `i`'s values once inlined stages are gone: its consumers, an
+  // inlined one (`inlined(c)`) replaced by its own readers.
+  template <class Inlined>
+  std::vector<size_t> readers(size_t i, const Inlined& inlined) const {
+    std::vector<size_t> out;
+    for (size_t c : stages_[i].consumers) {
+      if (!inlined(c)) {
+        out.push_back(c);
+        continue;
+      }
+      for (size_t r : readers(c, inlined)) out.push_back(r);
+    }
+    return out;
+  }
   // One line per compute stage: name, extents and facts.
   std::string str() const;
 
@@ -66,6 +82,7 @@ class ComputeDAG {
   CpuModel cpu_;
   int lanes_ = 1;
   double flops_ = 0;
+  size_t output_stage_ = kNoStage;
   std::vector<StageFacts> stages_;
 };
 

@@ -238,7 +238,7 @@ std::vector<float> program_features(const ComputeDAG& dag, const Sketch& sketch,
   try {
     te::Schedule s = apply(dag, sketch, program);
     return loop_nest_features(te::schedule_to_tir(s, dag.args(), "f"));
-  } catch (const Error&) {
+  } catch (const std::exception&) {  // the search counts and reports such a program
     return std::vector<float>(kNumFeatures, 0.0f);
   }
 }

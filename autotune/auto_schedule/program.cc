@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autotune/auto_schedule/compute_location.h"
 #include "ir/error.h"
 #include "topi/broadcast.h"
 
@@ -199,6 +200,7 @@ bool tiled(SketchRule r) {
 }
 
 std::vector<int64_t> divisors(int64_t n) {
+  if (n <= 0) return {1};  // an empty axis: every level of it is 1
   std::vector<int64_t> out;
   for (int64_t d = 1; d * d <= n; ++d) {
     if (n % d) continue;
@@ -261,6 +263,7 @@ std::string Program::str(const ComputeDAG& dag) const {
     if (p.parallel) what.push_back(fmt::format("parallel {}", p.parallel));
     if (p.unroll) what.push_back(fmt::format("unroll {}", p.unroll));
     if (p.vectorize) what.emplace_back("vectorize");
+    if (p.compute_at) what.push_back(fmt::format("at {}", p.compute_at));
     parts.push_back(fmt::format("{}: {}", dag.stages()[i].name, fmt::join(what, "; ")));
   }
   return fmt::format("sketch {} | {}", sketch, fmt::join(parts, " | "));
@@ -277,8 +280,10 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
   for (size_t i = dag.stages().size(); i-- > 0;) {
     const StageFacts& f = dag.stages()[i];
     const StagePlan& plan = sketch.plans[i];
-    const StageParams& p = program.stages[i];
     if (f.placeholder) continue;
+    // A stage computed inside the output's loops has no loops of its own to parallelize.
+    StageParams p = program.stages[i];
+    if (p.compute_at > 0) p.parallel = 0, p.unroll = 0;
     te::Stage st = s[f.name];
     switch (plan.rule) {
       case SketchRule::kInline:
@@ -306,6 +311,19 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
       case SketchRule::kConsumer:
         break;  // scheduled with its tile
     }
+  }
+  // Readers first: te attaches a stage to a loop of the output only once what reads it is there.
+  for (size_t i = dag.stages().size(); i-- > 0;) {
+    int at = program.stages[i].compute_at;
+    if (at == 0) continue;
+    if (at < 0 || at > max_compute_at(dag, sketch, program, i)) {
+      throw Error(fmt::format("auto-scheduler: stage '{}' cannot be computed at location {}",
+                              dag.stages()[i].name, at));
+    }
+    size_t out = dag.output_stage();
+    te::Stage out_stage = s[dag.stages()[out].name];
+    s[dag.stages()[i].name].compute_at(out_stage,
+                                       location_loop(out_stage, program.stages[out], at));
   }
   return s;
 }
@@ -341,6 +359,10 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
     }
     sp.vectorize = vectorize(rng);
   }
+  for (size_t i = dag.stages().size(); i-- > 0;) {  // readers first
+    int most = max_compute_at(dag, sk, p, i);
+    if (most > 0) p.stages[i].compute_at = std::uniform_int_distribution<int>(0, most)(rng);
+  }
   return p;
 }
 
@@ -354,6 +376,8 @@ const char* mutation_name(Mutation m) {
       return "unroll";
     case Mutation::kVectorize:
       return "vectorize";
+    case Mutation::kComputeAt:
+      return "compute location";
   }
   return "?";
 }
@@ -373,6 +397,7 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
     bool ok = kind == Mutation::kTileSize    ? tiled(r)
               : kind == Mutation::kVectorize ? true
               : kind == Mutation::kParallel  ? at_root(r) && spatial_axes(dag, i) > 0
+              : kind == Mutation::kComputeAt ? locatable(dag, sk, i)
                                              : at_root(r);
     if (ok) candidates.push_back(i);
   }
@@ -418,7 +443,11 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
     case Mutation::kVectorize:
       sp.vectorize = !sp.vectorize;
       break;
+    case Mutation::kComputeAt:
+      sp.compute_at = std::uniform_int_distribution<int>(0, max_compute_at(dag, sk, out, i))(rng);
+      break;
   }
+  clamp_compute_at(dag, sk, out);  // a stage moved out may leave its producers too deep
   return out;
 }
 

@@ -29,6 +29,9 @@ struct StageParams {
   int parallel = 0;        // outer spatial loops fused and run in parallel (0: serial)
   int64_t unroll = 0;      // auto_unroll_max_step on the stage's outermost loop (0: none)
   bool vectorize = false;  // its innermost spatial loop (a tile's last, a root stage's last axis)
+  // A stage at root or factored: 0, or computed at a loop of the task's output
+  // (compute_location.h); such a stage runs neither parallel nor with an unroll pragma.
+  int compute_at = 0;
   bool operator==(const StageParams&) const = default;
 };
 
@@ -48,19 +51,19 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
 
 // A random completion of sketch `index` (Ansor's random annotation): tile extents drawn from the
 // factorizations of each axis, the outer spatial loops parallel, inner loops vectorized, an unroll
-// step picked.
+// step picked, a compute location drawn for each stage that may take one.
 Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketches, size_t index,
                        std::mt19937_64& rng);
 
 // What mutate() changed (Ansor's mutation kinds).
-enum class Mutation { kTileSize, kParallel, kUnroll, kVectorize };
+enum class Mutation { kTileSize, kParallel, kUnroll, kVectorize, kComputeAt };
 const char* mutation_name(Mutation m);
 
 // A copy of `p` with one number changed: a tile size moved between two levels of one axis (the
-// axis' extent stays whole), the parallel depth or unroll step of one stage redrawn, or one
-// stage's vectorization flipped. The kind is drawn by `weights` (tile size, parallel, unroll,
-// vectorize); `applied` (when not null) gets it. Returns `p` unchanged when it has nothing of the
-// drawn kind to change.
+// axis' extent stays whole), the parallel depth, unroll step or compute location of one stage
+// redrawn, or one stage's vectorization flipped. The kind is drawn by `weights` (tile size,
+// parallel, unroll, vectorize, compute location); `applied` (when not null) gets it. Returns `p`
+// unchanged when it has nothing of the drawn kind to change.
 Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const Program& p,
                const std::vector<double>& weights, std::mt19937_64& rng,
                Mutation* applied = nullptr);

@@ -48,12 +48,12 @@ void validate(const AutoScheduleOptions& opt) {
     if (!(p >= 0 && p <= 1))
       throw Error(fmt::format("auto-schedule: a probability must be in [0, 1], got {}", p));
   }
-  if (opt.mutation_weights.size() != 4 ||
+  if (opt.mutation_weights.size() != 5 ||
       std::any_of(opt.mutation_weights.begin(), opt.mutation_weights.end(),
                   [](double w) { return !(w >= 0) || !std::isfinite(w); }) ||
       std::all_of(opt.mutation_weights.begin(), opt.mutation_weights.end(),
                   [](double w) { return w == 0; })) {
-    throw Error("auto-schedule: mutation weights must be 4 finite numbers >= 0, not all 0");
+    throw Error("auto-schedule: mutation weights must be 5 finite numbers >= 0, not all 0");
   }
   if (opt.records_path.empty())
     throw Error("auto-schedule: a records file is needed (records_path, --output)");
@@ -75,11 +75,15 @@ class TaskSearch {
         data_(kernel_data(graph_, group_, comp_.group, seed)) {
     result_.task = task;
     result_.sketches = static_cast<int>(sketches_.size());
+    std::vector<TuningRecord> own;
     for (const TuningRecord& r : opt.resume) {
-      if (!r.auto_schedule || r.target != target.str() || r.workload != task.workload) continue;
+      if (r.target != target.str() || r.workload != task.workload) continue;
+      own.push_back(r);
+      if (r.verdict) continue;
       pool(r.config_index, r.steps, r.fallback, r.costs, r.error != MeasureError::kNone);
       result_.resumed += r.fallback ? 0 : 1;
     }
+    vetoed_ = vetoed_configs(own);
   }
 
   const Task& task() const { return task_; }
@@ -151,7 +155,7 @@ class TaskSearch {
     std::string steps;
     try {
       steps = apply(comp_.dag, sketches_[p.sketch], p).trace().str();
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // tessel::Error, or a failed internal check
       if (result_.invalid++ == 0) result_.first_invalid = e.what();
       return std::nullopt;
     }
@@ -169,6 +173,7 @@ class TaskSearch {
   // The best program and the fallback measured again, in turns, so that neither the chosen
   // program nor the reported speed-up rests on one lucky measurement.
   void remeasure_best(RecordWriter& writer, int rounds) {
+    if (result_.trials == 0) return;  // a resumed run with nothing new: no lines on every resume
     std::optional<uint64_t> best = chosen();
     if (!best || pooled_.at(*best).fallback) return;
     for (int r = 0; r < rounds; ++r) {
@@ -266,7 +271,7 @@ class TaskSearch {
     std::vector<ConfigStanding> standings;
     for (const auto& [key, p] : pooled_) {
       keys.push_back(key);
-      standings.push_back({cost(key), p.fallback, false});
+      standings.push_back({cost(key), p.fallback, vetoed_.count(key) != 0});
     }
     std::optional<size_t> at = choose_config(standings);
     if (!at) return std::nullopt;
@@ -296,6 +301,7 @@ class TaskSearch {
   KernelData data_;
   std::map<uint64_t, Pooled> pooled_;
   std::optional<uint64_t> fallback_;
+  std::set<uint64_t> vetoed_;                           // by the model check of an earlier run
   std::vector<std::pair<uint64_t, Program>> programs_;  // measured in this run
   std::set<std::string> seen_;                          // programs proposed and taken
   AutoScheduleResult result_;
@@ -364,9 +370,10 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
         s.best_cost() < before
             ? 0
             : since_best[static_cast<size_t>(t)] + static_cast<int>(measured.size());
-    if (proposed.empty()) {
+    if (measured.empty() && !out_of_time()) {
+      // Nothing new to measure: every proposal was measured before, or did not make a schedule.
       h.done = true;
-      r.stop_reason = "no new programs";
+      r.stop_reason = r.invalid > 0 ? "invalid programs" : "no new programs";
     } else if (opt.early_stopping > 0 && since_best[static_cast<size_t>(t)] >= opt.early_stopping) {
       h.done = true;
       r.stop_reason = "early stopping";

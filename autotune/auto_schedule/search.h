@@ -32,9 +32,10 @@ struct AutoScheduleOptions {
   int per_round = 16;           // measured programs per round; Ansor 64
   double mutation_prob = 0.85;  // Ansor 0.85
   double eps_greedy = 0.05;     // share of a round's batch picked at random; Ansor 0.05
-  // Tile size, parallel, unroll, vectorize. Ansor: tile size 0.90, parallel 0.01, unroll 0.04
-  // and compute location 0.05, whose share goes to vectorization here.
-  std::vector<double> mutation_weights = {0.90, 0.01, 0.04, 0.05};
+  // Tile size, parallel, unroll, vectorize, compute location. Ansor: tile size 0.90, parallel
+  // 0.01, unroll 0.04, compute location 0.05; vectorization, a choice of its own here, takes 0.02
+  // of the tile sizes' share.
+  std::vector<double> mutation_weights = {0.88, 0.01, 0.04, 0.02, 0.05};
   uint64_t seed = 0;
   MeasureOptions measure;
   std::string records_path;  // every measurement is appended here

@@ -6,7 +6,14 @@
 #include <algorithm>
 #include <map>
 
+#include "autotune/records.h"
+
 namespace tessel::autotune {
+namespace {
+
+constexpr int64_t kMaxSteeringElements = 64;
+
+}  // namespace
 
 std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& group) {
   auto source = [&](graph::ValueId v) -> std::string {
@@ -20,21 +27,35 @@ std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& 
     }
     return "?";
   };
+  // Small integer constants steer shapes and offsets (Reshape's shape, Slice's starts, Pad's
+  // pads): their values are part of the computation.
+  auto steering = [&](graph::ValueId v) -> std::string {
+    if (v == graph::kNoValue || !g.value(v).constant) return "";
+    const graph::TensorData& t = *g.value(v).constant;
+    if (!t.dtype().is_int() || t.numel() > kMaxSteeringElements) return "";
+    std::vector<int64_t> values;
+    for (int64_t i = 0; i < t.numel(); ++i) values.push_back(t.get_int(i));
+    return fmt::format("=[{}]", fmt::join(values, ","));
+  };
   std::vector<std::string> parts;
   for (graph::NodeId n : group.nodes) {
     const graph::Node& node = g.nodes[n];
-    std::vector<std::string> from;
-    for (graph::ValueId v : node.inputs) from.push_back(source(v));
-    parts.push_back(fmt::format("{}({})", workload_key(g, node), fmt::join(from, ",")));
+    std::vector<std::string> from, to;
+    for (graph::ValueId v : node.inputs) from.push_back(source(v) + steering(v));
+    for (graph::ValueId v : node.outputs)
+      to.push_back(v == graph::kNoValue ? std::string("-") : g.value(v).type.str());
+    parts.push_back(
+        fmt::format("{}({})->{}", workload_key(g, node), fmt::join(from, ","), fmt::join(to, ",")));
   }
   std::vector<std::string> outs;
   for (graph::ValueId v : group.outputs) outs.push_back(source(v));
-  return fmt::format("auto|{}|out={}", fmt::join(parts, " ; "), fmt::join(outs, ","));
+  return fmt::format("{}{}|out={}", kAutoWorkloadPrefix, fmt::join(parts, " ; "),
+                     fmt::join(outs, ","));
 }
 
 TaskComputation task_computation(const graph::Graph& g, const passes::FusedGroup& group, int index,
                                  const CpuModel& cpu) {
-  passes::LoweredGroup lg = passes::compute_group(g, group, index);
+  passes::LoweredGroup lg = passes::compute_group(g, group, index, passes::StageNames::kByPosition);
   std::vector<te::Tensor> outputs(lg.args.end() - static_cast<std::ptrdiff_t>(group.outputs.size()),
                                   lg.args.end());
   ComputeDAG dag(outputs, lg.args, cpu);

@@ -13,8 +13,9 @@
 namespace tessel::autotune {
 
 // A stable key of a group's computation: "auto|" then each node's workload_key (op, input types,
-// attributes) with where its inputs come from (group input k, or output o of the group's node j),
-// and which values leave the group. Equal groups give equal keys in every model and run.
+// attributes) with where its inputs come from (group input k, or output o of the group's node j;
+// with its values for an integer constant of at most 64 elements) and its output types, and which
+// values leave the group. Equal groups give equal keys in every model and run.
 std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& group);
 
 // Tasks in order of first occurrence (Task::op is the group's anchor op, Task::flops that of its
@@ -22,7 +23,8 @@ std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& 
 std::vector<Task> extract_auto_tasks(const graph::Graph& g,
                                      const std::vector<passes::FusedGroup>& groups, int graph = 0);
 
-// A task's group lowered to unscheduled computes, and their DAG.
+// A task's group lowered to unscheduled computes, its stages named by position (a program's
+// steps replay on any group of the task), and their DAG.
 struct TaskComputation {
   passes::LoweredGroup group;
   ComputeDAG dag;

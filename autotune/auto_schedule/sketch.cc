@@ -34,7 +34,9 @@ void expand(const ComputeDAG& dag, std::vector<StagePlan> plans, size_t s,
   if (!f.reduction && !f.output && !(f.expensive && f.consumers.size() > 1))
     return go({SketchRule::kInline});
   if (f.data_reuse) {
-    if (size_t c = fusible_consumer(dag, plans, s); c != kNoStage) {
+    // te computes no output inside another stage.
+    size_t c = f.output ? kNoStage : fusible_consumer(dag, plans, s);
+    if (c != kNoStage) {
       for (int level : {1, 2}) go({SketchRule::kTileFused, c, level});
       return;
     }

@@ -1,0 +1,141 @@
+// Auto-scheduler records at compile time: a group takes its task's best program when it beats the
+// group's untuned kernel, on every group of the task (the steps name stages by position, not by
+// the graph's names); a program that no longer replays is a warning, never a wrong kernel.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../passes/graph_builder.h"
+#include "autotune/auto_schedule/search.h"
+#include "autotune/auto_schedule/search_task.h"
+#include "autotune/records.h"
+#include "driver/compile.h"
+#include "passes/pipeline.h"
+#include "reference/reference.h"
+
+namespace tessel {
+namespace {
+using passes::testing::Builder;
+using passes::testing::random_tensor;
+
+// Two MatMul + Relu groups of one computation (other weights, other node names), then a Softmax.
+graph::Graph model() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 8, 32});
+  graph::ValueId h = b.op("MatMul", {x, b.constant("w0", random_tensor({32, 32}, 1))}, {}, "first");
+  h = b.op("Relu", {h});
+  h = b.op("MatMul", {h, b.constant("w1", random_tensor({32, 32}, 2))}, {}, "second");
+  h = b.op("Relu", {h});
+  h = b.op("Softmax", {h}, {{"axis", int64_t{-1}}});
+  return b.finish({h});
+}
+
+struct Fixture {
+  graph::Graph g = model();
+  std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g).groups;
+  std::vector<autotune::Task> tasks = autotune::extract_auto_tasks(g, groups);
+  std::string target = Target::parse(CompileOptions{}.target).str();
+
+  // A measurement of the task's fallback (steps empty) or of a program's steps.
+  autotune::TuningRecord record(const autotune::Task& task, const std::string& steps,
+                                double cost) const {
+    autotune::TuningRecord r;
+    r.target = target;
+    r.workload = task.workload;
+    r.auto_schedule = true;
+    r.fallback = steps.empty();
+    r.steps = steps;
+    r.config_index = steps.empty() ? 0 : autotune::steps_key(steps);
+    r.config = steps.empty() ? "{}" : fmt::format(R"({{"program":"{:016x}"}})", r.config_index);
+    r.costs = {cost, cost};
+    return r;
+  }
+
+  // The steps of a random program of `task`.
+  std::string program_steps(const autotune::Task& task, uint64_t seed) const {
+    autotune::TaskComputation c =
+        autotune::task_computation(g, groups.at(static_cast<size_t>(task.group)), task.group,
+                                   CpuModel::of(Target::parse(target)));
+    std::vector<autotune::Sketch> sketches = autotune::generate_sketches(c.dag);
+    std::mt19937_64 rng(seed);
+    autotune::Program p = autotune::sample_program(c.dag, sketches, 0, rng);
+    return autotune::apply(c.dag, sketches[0], p).trace().str();
+  }
+};
+
+std::string write_records(const std::vector<autotune::TuningRecord>& records) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("tessel-auto-{}.json", getpid()))
+          .string();
+  std::ofstream out(path);
+  for (const auto& r : records) out << autotune::record_to_line(r) << "\n";
+  return path;
+}
+
+void expect_matches_reference(const graph::Graph& g, CompiledModel& m) {
+  graph::TensorData x = random_tensor({1, 8, 32}, 3);
+  m.set_input("x", to_ndarray(x));
+  m.run();
+  graph::TensorData want = reference::run(g, {{"x", x}})[0];
+  graph::TensorData got = to_tensor_data(m.get_output(0));
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < got.numel(); ++i)
+    ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-5) << i;
+}
+
+TEST(AutoScheduleRecordsTest, TheBestProgramAppliesToEveryGroupOfItsTask) {
+  Fixture f;
+  ASSERT_EQ(f.tasks.size(), 2u);
+  const autotune::Task& matmul = f.tasks[0];
+  ASSERT_EQ(matmul.weight, 2);
+  std::string steps = f.program_steps(matmul, 1);
+  CompileOptions opt;
+  opt.tuning_records = write_records({f.record(matmul, "", 1e-3), f.record(matmul, steps, 1e-4)});
+  CompiledModel m = compile_graph(f.g, opt);
+  std::filesystem::remove(opt.tuning_records);
+  const TuningSummary& t = m.tuning();
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.at(0);
+  EXPECT_EQ(t.auto_scheduled, 2);
+  int following = 0;
+  for (const TuningSummary::Kernel& k : t.kernels)
+    following += k.tuned && k.workload == matmul.workload ? 1 : 0;
+  EXPECT_EQ(following, 2);
+  expect_matches_reference(f.g, m);
+}
+
+TEST(AutoScheduleRecordsTest, AProgramNoFasterThanTheFallbackIsNotApplied) {
+  Fixture f;
+  const autotune::Task& matmul = f.tasks[0];
+  CompileOptions opt;
+  opt.tuning_records = write_records(
+      {f.record(matmul, "", 1e-4), f.record(matmul, f.program_steps(matmul, 2), 0.97e-4)});
+  CompiledModel m = compile_graph(f.g, opt);
+  std::filesystem::remove(opt.tuning_records);
+  EXPECT_EQ(m.tuning().auto_scheduled, 0);  // 3% is within kMinGainOverDefault
+  expect_matches_reference(f.g, m);
+}
+
+TEST(AutoScheduleRecordsTest, StepsThatDoNotReplayAreAWarning) {
+  Fixture f;
+  const autotune::Task& matmul = f.tasks[0];
+  CompileOptions opt;
+  opt.tuning_records = write_records(
+      {f.record(matmul, "", 1e-3), f.record(matmul, "split n7 [0:i] [2] []\n", 1e-4)});
+  CompiledModel m = compile_graph(f.g, opt);
+  std::filesystem::remove(opt.tuning_records);
+  const TuningSummary& t = m.tuning();
+  EXPECT_EQ(t.auto_scheduled, 0);
+  ASSERT_EQ(t.warnings.size(), 2u);  // once per group of the task
+  EXPECT_NE(t.warnings[0].find("the auto-scheduler's best record of its group does not replay"),
+            std::string::npos)
+      << t.warnings[0];
+  EXPECT_NE(t.warnings[0].find("schedule has no stage named 'n7'"), std::string::npos)
+      << t.warnings[0];
+  expect_matches_reference(f.g, m);
+}
+
+}  // namespace
+}  // namespace tessel
