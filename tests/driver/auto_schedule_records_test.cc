@@ -15,6 +15,7 @@
 #include "driver/compile.h"
 #include "passes/pipeline.h"
 #include "reference/reference.h"
+#include "tests/driver/reference_check.h"
 
 namespace tessel {
 namespace {
@@ -76,14 +77,7 @@ std::string write_records(const std::vector<autotune::TuningRecord>& records) {
 }
 
 void expect_matches_reference(const graph::Graph& g, CompiledModel& m) {
-  graph::TensorData x = random_tensor({1, 8, 32}, 3);
-  m.set_input("x", to_ndarray(x));
-  m.run();
-  graph::TensorData want = reference::run(g, {{"x", x}})[0];
-  graph::TensorData got = to_tensor_data(m.get_output(0));
-  ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < got.numel(); ++i)
-    ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-5) << i;
+  testing::expect_matches_reference(g, m, "x", {1, 8, 32}, 1e-5);
 }
 
 TEST(AutoScheduleRecordsTest, TheBestProgramAppliesToEveryGroupOfItsTask) {

@@ -17,6 +17,7 @@
 #include "passes/pipeline.h"
 #include "reference/reference.h"
 #include "tests/common/expect_error.h"
+#include "tests/driver/reference_check.h"
 
 namespace tessel {
 namespace {
@@ -75,14 +76,7 @@ class RecordsFile {
 };
 
 void expect_matches_reference(const graph::Graph& g, CompiledModel& m) {
-  graph::TensorData x = random_tensor({1, 4, 10, 12}, 3);
-  m.set_input("x", to_ndarray(x));
-  m.run();
-  graph::TensorData want = reference::run(g, {{"x", x}})[0];
-  graph::TensorData got = to_tensor_data(m.get_output(0));
-  ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < got.numel(); ++i)
-    ASSERT_NEAR(got.get_double(i), want.get_double(i), 1e-4) << i;
+  testing::expect_matches_reference(g, m, "x", {1, 4, 10, 12}, 1e-4);
 }
 
 const char* kSlow =
