@@ -349,7 +349,10 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
     if (!run_stop.empty()) break;
     TaskSearch& s = *searches[static_cast<size_t>(t)];
     int n = std::min(opt.per_round, opt.trials - progress.trials_done);
+    auto proposing = Clock::now();
     std::vector<Program> proposed = s.propose(model, n);
+    s.result().search_s += seconds_since(proposing);
+    auto measuring = Clock::now();
     std::vector<Program> measured;
     std::vector<double> costs;
     double before = s.best_cost();
@@ -361,7 +364,10 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
       costs.push_back(*cost);
       ++progress.trials_done;
     }
+    s.result().measure_s += seconds_since(measuring);
+    auto learning = Clock::now();
     if (!measured.empty()) model.update(s.batch_of(measured), costs);
+    s.result().search_s += seconds_since(learning);
     TaskHistory& h = histories[static_cast<size_t>(t)];
     AutoScheduleResult& r = s.result();
     ++r.rounds;
