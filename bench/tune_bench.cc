@@ -72,11 +72,18 @@ struct KernelTask {
   autotune::Task task;
 };
 
-KernelTask plan_kernel(const KernelSpec& k) {
-  KernelTask t{build_graph(k), {}, {}};
+// The graph passes of a kernel: its own disabled passes, and no Winograd, whose transforms would
+// make a 3x3 conv several kernels none of which is the conv template's.
+passes::GraphPipelineOptions pipeline_options(const KernelSpec& k) {
   passes::GraphPipelineOptions opt;
   opt.disabled_passes = k.disabled_passes;
-  t.groups = passes::run_graph_pipeline(t.graph, opt).groups;
+  opt.disabled_passes.push_back("winograd_conv");
+  return opt;
+}
+
+KernelTask plan_kernel(const KernelSpec& k) {
+  KernelTask t{build_graph(k), {}, {}};
+  t.groups = passes::run_graph_pipeline(t.graph, pipeline_options(k)).groups;
   std::vector<autotune::Task> tasks = autotune::extract_tasks(t.graph, t.groups);
   if (tasks.size() != 1)
     throw Error(fmt::format("{}: expected one tunable task, found {}", k.name, tasks.size()));
@@ -413,11 +420,8 @@ void run_auto(const Args& a) {
   };
   for (const KernelSpec* k : select({}, a.filter, false)) {
     graph::Graph g = build_graph(*k);
-    passes::GraphPipelineOptions popt;
-    popt.disabled_passes = k->disabled_passes;
-    // One kernel per conv: Winograd's transforms would make several tasks.
-    popt.disabled_passes.push_back("winograd_conv");
-    std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g, popt).groups;
+    std::vector<passes::FusedGroup> groups =
+        passes::run_graph_pipeline(g, pipeline_options(*k)).groups;
     std::vector<autotune::Task> tasks = autotune::extract_auto_tasks(g, groups);
     if (tasks.size() != 1)
       throw Error(fmt::format("{}: expected one kernel, found {}", k->name, tasks.size()));

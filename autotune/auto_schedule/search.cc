@@ -225,8 +225,21 @@ class TaskSearch {
     return tessel::build_cached({te::lower(s, comp_.dag.args(), comp_.group.name)}, target_);
   }
 
+  // A program far slower than the fallback would hold the run for seconds per measurement (a
+  // random tile of a resnet_mini conv ran 7.5 ms, against 18 us untuned): once the fallback's cost
+  // is known, a candidate gets the time a program kSlowestRatio times slower would need, plus
+  // kBuildAllowanceS to build, and times out (a failure the cost model learns) beyond it.
+  static constexpr double kSlowestRatio = 20;
+  static constexpr double kBuildAllowanceS = 3;
   MeasureResult measure_with(const CandidateBuilder& build) const {
-    return autotune::measure(build, comp_.group.name, data_.inputs, data_.references, opt_.measure);
+    MeasureOptions m = opt_.measure;
+    double fallback = fallback_cost();
+    if (std::isfinite(fallback)) {
+      double slowest = kSlowestRatio * fallback;
+      double timed = m.repeat * std::max(m.min_repeat_ms / 1e3, m.number * slowest);
+      m.timeout_s = std::min(m.timeout_s, kBuildAllowanceS + slowest + timed);
+    }
+    return autotune::measure(build, comp_.group.name, data_.inputs, data_.references, m);
   }
 
   double record(RecordWriter& writer, uint64_t key, const std::string& steps, bool fallback,
