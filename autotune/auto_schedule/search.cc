@@ -23,6 +23,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Rounds in a row that measure nothing new before a task is done.
+constexpr int kMaxIdleRounds = 3;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -80,10 +82,12 @@ class TaskSearch {
       if (r.target != target.str() || r.workload != task.workload) continue;
       own.push_back(r);
       if (r.verdict) continue;
+      result_.resumed += r.fallback || pooled_.count(r.config_index) ? 0 : 1;
       pool(r.config_index, r.steps, r.fallback, r.costs, r.error != MeasureError::kNone);
-      result_.resumed += r.fallback ? 0 : 1;
     }
     vetoed_ = vetoed_configs(own);
+    // A resumed run draws other programs than the run it continues, which measured those.
+    rng_.seed(seed + static_cast<uint64_t>(own.size()) * 0x9e3779b97f4a7c15ULL);
   }
 
   const Task& task() const { return task_; }
@@ -352,7 +356,7 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
   AutoScheduleProgress progress;
   progress.num_tasks = static_cast<int>(tasks.size());
   progress.trials_total = opt.trials;
-  std::vector<int> since_best(tasks.size(), 0);
+  std::vector<int> since_best(tasks.size(), 0), idle(tasks.size(), 0);
   std::string run_stop;
   while (true) {
     if (progress.trials_done >= opt.trials) run_stop = "trials";
@@ -389,8 +393,10 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
         s.best_cost() < before
             ? 0
             : since_best[static_cast<size_t>(t)] + static_cast<int>(measured.size());
-    if (measured.empty() && !out_of_time()) {
-      // Nothing new to measure: every proposal was measured before, or did not make a schedule.
+    idle[static_cast<size_t>(t)] = measured.empty() ? idle[static_cast<size_t>(t)] + 1 : 0;
+    if (idle[static_cast<size_t>(t)] >= kMaxIdleRounds && !out_of_time()) {
+      // Nothing new to measure, round after round: every proposal was measured before, or did
+      // not make a schedule.
       h.done = true;
       r.stop_reason = r.invalid > 0 ? "invalid programs" : "no new programs";
     } else if (opt.early_stopping > 0 && since_best[static_cast<size_t>(t)] >= opt.early_stopping) {

@@ -62,7 +62,7 @@ struct AutoScheduleResult {
   std::string best_steps;      // its te trace; empty when the fallback stays best
   int rounds = 0, trials = 0, errors = 0;
   int invalid = 0;  // programs whose schedule threw: a bug of a rule, reported
-  int resumed = 0;  // programs taken from earlier records
+  int resumed = 0;  // distinct programs taken from earlier records
   // Seconds spent proposing programs (evolution and cost model) and measuring them.
   double search_s = 0, measure_s = 0;
   std::string first_invalid;  // the first such error's message
