@@ -69,7 +69,8 @@ TEST_P(ModelTasksTest, EveryKernelIsATaskWithValidPrograms) {
 
 INSTANTIATE_TEST_SUITE_P(BundledModels, ModelTasksTest,
                          ::testing::Values("resnet_mini", "mobilenet_mini", "transformer_block",
-                                           "lstm_classifier"));
+                                           "lstm_classifier"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace tessel::autotune
