@@ -11,6 +11,7 @@
 #include "autotune/auto_schedule/features.h"
 #include "autotune/tuner.h"
 #include "codegen/build.h"
+#include "runtime/thread_pool.h"
 #include "te/schedule_to_tir.h"
 #include "tests/common/ndarray.h"
 
@@ -74,7 +75,7 @@ double time_program(const ComputeDAG& dag, const te::Schedule& s,
   runtime::Function f = m.get_function("f");
   std::vector<runtime::Arg> args(arrays.begin(), arrays.end());
   double best = 1e9;
-  for (int r = 0; r < 5; ++r) {
+  for (int r = 0; r < 7; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     for (int n = 0; n < 4; ++n) f.call(args);
     best = std::min(best,
@@ -84,11 +85,14 @@ double time_program(const ComputeDAG& dag, const te::Schedule& s,
 }
 
 // Trained on 48 measured random programs of a matmul, the model ranks 24 others: pairs whose
-// costs differ by more than 1.5x (timing noise cannot flip them) come out in the right order
-// clearly more often than chance.
+// costs differ by more than 2x (timing noise cannot flip them) come out in the right order
+// clearly more often than chance. The programs run on one thread: ctest runs other tests beside
+// this one, and a parallel loop waits for a core they hold, which no feature can predict.
 TEST(CostModelTest, RanksHeldBackProgramsBetterThanChance) {
   std::unique_ptr<CostModel> model = make_cost_model(1);
   if (model->name() != "xgb") GTEST_SKIP() << "this Tessel was built without XGBoost";
+  int threads = runtime::num_threads();
+  runtime::set_num_threads(1);
   Matmul mm(96, 128, 64);
   ComputeDAG dag = mm.dag();
   std::vector<Sketch> sketches = generate_sketches(dag);
@@ -109,11 +113,12 @@ TEST(CostModelTest, RanksHeldBackProgramsBetterThanChance) {
   size_t pairs = 0, right = 0;
   for (size_t i = 0; i < scores.size(); ++i) {
     for (size_t j = 0; j < scores.size(); ++j) {
-      if (test_costs[i] * 1.5 >= test_costs[j]) continue;  // i clearly faster than j
+      if (test_costs[i] * 2 >= test_costs[j]) continue;  // i clearly faster than j
       ++pairs;
       right += scores[i] > scores[j] ? 1 : 0;
     }
   }
+  runtime::set_num_threads(threads);
   ASSERT_GT(pairs, 20u);
   double accuracy = static_cast<double>(right) / static_cast<double>(pairs);
   std::cout << "pairwise ranking accuracy on " << pairs << " clearly ordered pairs: " << accuracy
