@@ -255,6 +255,17 @@ void check_model_after_tuning(const TuneArgs& a, const CompileOptions& copt) {
   }
 }
 
+// How both tuners measure a candidate: the measurement flags.
+autotune::MeasureOptions measure_options(const TuneArgs& a) {
+  autotune::MeasureOptions m;
+  m.number = a.number;
+  m.repeat = a.repeat;
+  m.min_repeat_ms = a.min_repeat_ms;
+  m.timeout_s = a.timeout_s;
+  m.flush_cache = a.cache_flush;
+  return m;
+}
+
 void run_auto_schedule_tune(const TuneArgs& a, const CompileOptions& copt) {
   AutoScheduleRun run;
   run.model = a.model;
@@ -265,11 +276,7 @@ void run_auto_schedule_tune(const TuneArgs& a, const CompileOptions& copt) {
   opt.trials = a.trials_named ? a.trials : 0;
   opt.early_stopping = a.early_stopping;
   opt.time_budget_s = a.time_budget_min * 60;
-  opt.measure.number = a.number;
-  opt.measure.repeat = a.repeat;
-  opt.measure.min_repeat_ms = a.min_repeat_ms;
-  opt.measure.timeout_s = a.timeout_s;
-  opt.measure.flush_cache = a.cache_flush;
+  opt.measure = measure_options(a);
   opt.records_path = a.output;
   if (!a.show_sketches && a.tasks != "list") opt.resume = resume_records(a);
   run.model_check = [&a, &copt] { check_model_after_tuning(a, copt); };
@@ -322,11 +329,7 @@ void run_tune(const TuneArgs& a) {
   opt.trials = a.trials;
   opt.early_stopping = a.early_stopping;
   opt.time_budget_s = a.time_budget_min * 60;
-  opt.measure.number = a.number;
-  opt.measure.repeat = a.repeat;
-  opt.measure.min_repeat_ms = a.min_repeat_ms;
-  opt.measure.timeout_s = a.timeout_s;
-  opt.measure.flush_cache = a.cache_flush;
+  opt.measure = measure_options(a);
   opt.records_path = a.output;
   opt.resume = resume_records(a);
   if (!a.prior.empty()) opt.prior = load_with_warnings(a.prior);

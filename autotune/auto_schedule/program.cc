@@ -235,6 +235,10 @@ int spatial_axes(const ComputeDAG& dag, size_t i) {
   return static_cast<int>(dag.stages()[i].spatial.size());
 }
 
+int64_t sample_unroll(std::mt19937_64& rng) {
+  return kUnrollSteps[std::uniform_int_distribution<size_t>(0, std::size(kUnrollSteps) - 1)(rng)];
+}
+
 int sample_parallel(int nsp, std::mt19937_64& rng) {
   return nsp == 0 ? 0 : std::uniform_int_distribution<int>(1, nsp)(rng);
 }
@@ -355,7 +359,7 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
     }
     if (at_root(r)) {
       sp.parallel = sample_parallel(spatial_axes(dag, i), rng);
-      sp.unroll = pick(std::vector<int64_t>(std::begin(kUnrollSteps), std::end(kUnrollSteps)), rng);
+      sp.unroll = sample_unroll(rng);
     }
     sp.vectorize = vectorize(rng);
   }
@@ -438,7 +442,7 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
       sp.parallel = std::uniform_int_distribution<int>(0, spatial_axes(dag, i))(rng);
       break;
     case Mutation::kUnroll:
-      sp.unroll = pick(std::vector<int64_t>(std::begin(kUnrollSteps), std::end(kUnrollSteps)), rng);
+      sp.unroll = sample_unroll(rng);
       break;
     case Mutation::kVectorize:
       sp.vectorize = !sp.vectorize;

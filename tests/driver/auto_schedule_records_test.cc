@@ -55,6 +55,21 @@ struct Fixture {
     return r;
   }
 
+  // The model compiled with `records` as its tuning records.
+  CompiledModel compile_with(const std::vector<autotune::TuningRecord>& records) const {
+    CompileOptions opt;
+    opt.tuning_records =
+        (std::filesystem::temp_directory_path() / fmt::format("tessel-auto-{}.json", getpid()))
+            .string();
+    {
+      std::ofstream out(opt.tuning_records);
+      for (const auto& r : records) out << autotune::record_to_line(r) << "\n";
+    }
+    CompiledModel m = compile_graph(g, opt);
+    std::filesystem::remove(opt.tuning_records);
+    return m;
+  }
+
   // The steps of a random program of `task`.
   std::string program_steps(const autotune::Task& task, uint64_t seed) const {
     autotune::TaskComputation c =
@@ -67,15 +82,6 @@ struct Fixture {
   }
 };
 
-std::string write_records(const std::vector<autotune::TuningRecord>& records) {
-  std::string path =
-      (std::filesystem::temp_directory_path() / fmt::format("tessel-auto-{}.json", getpid()))
-          .string();
-  std::ofstream out(path);
-  for (const auto& r : records) out << autotune::record_to_line(r) << "\n";
-  return path;
-}
-
 void expect_matches_reference(const graph::Graph& g, CompiledModel& m) {
   testing::expect_matches_reference(g, m, "x", {1, 8, 32}, 1e-5);
 }
@@ -86,10 +92,7 @@ TEST(AutoScheduleRecordsTest, TheBestProgramAppliesToEveryGroupOfItsTask) {
   const autotune::Task& matmul = f.tasks[0];
   ASSERT_EQ(matmul.weight, 2);
   std::string steps = f.program_steps(matmul, 1);
-  CompileOptions opt;
-  opt.tuning_records = write_records({f.record(matmul, "", 1e-3), f.record(matmul, steps, 1e-4)});
-  CompiledModel m = compile_graph(f.g, opt);
-  std::filesystem::remove(opt.tuning_records);
+  CompiledModel m = f.compile_with({f.record(matmul, "", 1e-3), f.record(matmul, steps, 1e-4)});
   const TuningSummary& t = m.tuning();
   EXPECT_TRUE(t.warnings.empty()) << t.warnings.at(0);
   EXPECT_EQ(t.auto_scheduled, 2);
@@ -103,11 +106,8 @@ TEST(AutoScheduleRecordsTest, TheBestProgramAppliesToEveryGroupOfItsTask) {
 TEST(AutoScheduleRecordsTest, AProgramNoFasterThanTheFallbackIsNotApplied) {
   Fixture f;
   const autotune::Task& matmul = f.tasks[0];
-  CompileOptions opt;
-  opt.tuning_records = write_records(
+  CompiledModel m = f.compile_with(
       {f.record(matmul, "", 1e-4), f.record(matmul, f.program_steps(matmul, 2), 0.97e-4)});
-  CompiledModel m = compile_graph(f.g, opt);
-  std::filesystem::remove(opt.tuning_records);
   EXPECT_EQ(m.tuning().auto_scheduled, 0);  // 3% is within kMinGainOverDefault
   expect_matches_reference(f.g, m);
 }
@@ -115,11 +115,8 @@ TEST(AutoScheduleRecordsTest, AProgramNoFasterThanTheFallbackIsNotApplied) {
 TEST(AutoScheduleRecordsTest, StepsThatDoNotReplayAreAWarning) {
   Fixture f;
   const autotune::Task& matmul = f.tasks[0];
-  CompileOptions opt;
-  opt.tuning_records = write_records(
+  CompiledModel m = f.compile_with(
       {f.record(matmul, "", 1e-3), f.record(matmul, "split n7 [0:i] [2] []\n", 1e-4)});
-  CompiledModel m = compile_graph(f.g, opt);
-  std::filesystem::remove(opt.tuning_records);
   const TuningSummary& t = m.tuning();
   EXPECT_EQ(t.auto_scheduled, 0);
   ASSERT_EQ(t.warnings.size(), 2u);  // once per group of the task
