@@ -21,12 +21,15 @@ struct MatmulCpuConfig {
   int mr = 8;   // rows of the register tile
   int nr = 32;  // columns of the register tile (and of a B panel); a multiple of the vector width
   int k_unroll = 4;  // reduction steps unrolled in the micro-kernel
+  // Cache for the B panels that every row block reads in turn: C's columns are computed in blocks
+  // of panels that fit it, so they stay cached across the row blocks. 0: one block of all columns.
+  int64_t b_block_bytes = 0;
   bool parallel = true;
 };
 
 // The register tile for `cpu`: two vectors of columns (`dtype` lanes each) and as many rows as
 // leave room for the operands (6 x 16 with AVX2's 16 ymm registers, 12 x 32 with AVX-512's 32 zmm
-// registers).
+// registers), and B blocks in half of L2.
 MatmulCpuConfig matmul_cpu_config(const CpuModel& cpu, DataType dtype = DataType::f32());
 // The rows of such a tile `column_vectors` vectors wide.
 int matmul_tile_rows(const CpuModel& cpu, int column_vectors);
@@ -34,7 +37,8 @@ int matmul_tile_rows(const CpuModel& cpu, int column_vectors);
 Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype = DataType::f32());
 
 // Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
-// (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks.
+// (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks,
+// and (K known) iterate over blocks of B panels that fit cfg.b_block_bytes outside the rows.
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
 
 }  // namespace tessel::topi

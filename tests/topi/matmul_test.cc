@@ -8,6 +8,7 @@
 
 #include "codegen/build.h"
 #include "ir/error.h"
+#include "ir/printer.h"
 #include "te/lower.h"
 #include "tests/common/ndarray.h"
 
@@ -73,6 +74,32 @@ TEST(MatmulCpuConfigTest, EachIsasTileMatchesNaiveLoops) {
     m.get_function("mm")(a, b, c);
     expect_matches_naive_loops(a, b, c, M, N, K, name);
   }
+}
+
+// B panels that overflow b_block_bytes are computed in column blocks outside the row blocks; a
+// block of 3 panels leaves a short last block (8 panels) and the rows a short last tile.
+TEST(MatmulCpuTest, ColumnBlocksOfBPanels) {
+  const int M = 29, N = 8 * 16 - 3, K = 40;
+  MatmulCpuConfig cfg{.mr = 6, .nr = 16};
+  cfg.b_block_bytes = 3 * K * cfg.nr * 4 + 100;
+  Matmul mm = matmul_packed(M, N, K, cfg.nr);
+  PrimFunc f = te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
+  EXPECT_NE(to_string(f).find(".outer.outer"), std::string::npos) << to_string(f);
+  runtime::Module m = build(f, Target::parse("llvm -mcpu=native"));
+  auto a = random_array({M, K}, 5), b = random_array({K, N}, 6);
+  auto c = runtime::NDArray::empty({M, N}, DataType::f32());
+  m.get_function("mm")(a, b, c);
+  expect_matches_naive_loops(a, b, c, M, N, K, "3-panel blocks");
+}
+
+// Half of L2 holds the B block; panels that fit it all are not blocked.
+TEST(MatmulCpuConfigTest, BBlockIsHalfOfL2) {
+  CpuModel cpu = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+  EXPECT_EQ(matmul_cpu_config(cpu).b_block_bytes, cpu.l2_bytes / 2);
+  Matmul small = matmul_packed(64, 64, 64, 16);
+  PrimFunc f = te::lower(schedule_matmul_cpu(small, matmul_cpu_config(cpu)),
+                         {small.A, small.B, small.C}, "mm");
+  EXPECT_EQ(to_string(f).find(".outer.outer"), std::string::npos) << to_string(f);
 }
 
 TEST(MatmulCpuAsmTest, MicroKernelUsesVectorFma) {
