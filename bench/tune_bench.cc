@@ -6,7 +6,7 @@
 //   [--markdown]
 //     tunes one conv and one dense task with each tuner and prints the best-so-far GFLOP/s at
 //     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials;
-//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--filter S] [--markdown]
+//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--seed N] [--filter S] [--markdown]
 //     the auto-scheduler against the template tuner and the untuned kernel, per kernel (softmax
 //     and layer norm too), at equal trials or equal time.
 #include <fmt/format.h>
@@ -289,6 +289,7 @@ void print_setup(int threads, const char* who) {
 
 struct Args {
   int trials = 200, seeds = 3, every = 8;
+  uint64_t seed = 0;  // auto: both tuners' seed
   double seconds = 0;
   std::string tuner = autotune::default_tuner_name(), records, filter;
   std::vector<std::string> tuners = autotune::tuner_names();
@@ -429,7 +430,7 @@ void run_auto(const Args& a) {
     int template_trials = 0;
     if (templated(*k)) {
       TempRecords records;
-      autotune::TuneOptions opt = tune_options(a.tuner, a.trials, 0, records.path());
+      autotune::TuneOptions opt = tune_options(a.tuner, a.trials, a.seed, records.path());
       if (a.seconds > 0) opt.trials = 1 << 30, opt.time_budget_s = a.seconds;
       std::cerr << fmt::format("{}: the {} template tuner\n", k->name, a.tuner);
       auto t0 = Clock::now();
@@ -444,6 +445,7 @@ void run_auto(const Args& a) {
     autotune::AutoScheduleOptions opt;
     opt.trials = a.seconds > 0 ? 1 << 30 : a.trials;
     opt.time_budget_s = a.seconds;
+    opt.seed = a.seed;
     opt.records_path = records.path();
     opt.measure.min_repeat_ms = 20;
     std::unique_ptr<autotune::CostModel> model = autotune::make_cost_model(0);
@@ -517,6 +519,7 @@ int main(int argc, char** argv) {
       ->add_option("--seconds", a.seconds,
                    "give each tuner this many seconds per kernel instead of --trials")
       ->check(CLI::NonNegativeNumber);
+  autos->add_option("--seed", a.seed, "both tuners' random seed")->capture_default_str();
   try {
     app.parse(argc, argv);
     if (autos->parsed()) run_auto(a);
