@@ -46,7 +46,11 @@ void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
 // The anchor's op family and the parameters of the node that its schedule reads.
 topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
   topi::AnchorOp anchor{graph::op_family(node.def())};
-  if (anchor.family == graph::OpFamily::kConv) anchor.groups = node.attr_int("group", 1);
+  if (anchor.family == graph::OpFamily::kConv) {
+    anchor.groups = node.attr_int("group", 1);
+    std::vector<int64_t> strides = node.attr_ints("strides", {});
+    if (!strides.empty()) anchor.column_stride = strides.back();
+  }
   if (anchor.family == graph::OpFamily::kDense) {
     auto is_vector = [&](graph::ValueId v) { return g.value(v).type.shape.size() == 1; };
     anchor.matrix_vector = is_vector(node.inputs[0]) || is_vector(node.inputs[1]);

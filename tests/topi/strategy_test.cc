@@ -117,6 +117,18 @@ graph::Graph conv(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, in
   return b.finish({b.op("Relu", {y})});
 }
 
+// A depthwise 3x3 conv of stride 2 (MobileNetV2's, to 56 output columns).
+graph::Graph depthwise_stride2() {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 16, 112, 112});
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({16, 1, 3, 3}, 1))},
+                          {{"kernel_shape", ints({3, 3})},
+                           {"pads", ints({1, 1, 1, 1})},
+                           {"strides", ints({2, 2})},
+                           {"group", int64_t{16}}});
+  return b.finish({b.op("Relu", {y})});
+}
+
 graph::Graph matmul(std::vector<int64_t> a_shape, std::vector<int64_t> b_shape) {
   Builder b;
   graph::ValueId x = b.input("x", a_shape);
@@ -159,6 +171,11 @@ const Pinned kPinned[] = {
      R"({"tile_row":[3,4],"tile_col":[2,16],"tile_y":[7,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx2, 1152,
      R"({"tile_row":[3,4],"tile_col":[4,8],"tile_y":[14,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    // Strided columns in half vectors where 16 lanes leave a tail (56 = 7 x 8).
+    {"depthwise_stride2", depthwise_stride2, kAvx512, 480,
+     R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"depthwise_stride2", depthwise_stride2, kAvx2, 480,
+     R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 192,
      R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 192,
