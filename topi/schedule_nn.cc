@@ -245,16 +245,22 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
 }
 
 // A grouped conv's output rows per tile (it pads the input rows of each row of tiles): up to 4,
-// which also cuts the rows padded twice, within half the register file. Measured on MobileNetV2's
-// depthwise convs at one thread (AVX-512), 1 -> 4 rows: 1.6 -> 1.3 ms of 17 kernels; 4 rows with
-// a tail beat the dividing 1 or 2 (1.6 ms). (Pools keep one row: ResNet-50's max pool took 0.19
-// ms with one row a tile, 0.26-0.28 with 4.)
+// which also cuts the rows padded twice, within half the register file, and of those the most
+// that divide the height when any of 2-4 does. Measured on MobileNetV2's depthwise convs at one
+// thread (AVX-512), 1 -> 4 rows: 1.6 -> 1.3 ms of 17 kernels; 4 rows with a tail beat the
+// dividing 1 (7 rows; 1.6 ms); at 14 rows, 2 rows ran at 1.8x the speed of 4 and a tail of 2
+// (384 and 576 channels: 24-25 -> 12.5-13.3 us and 35 -> 18-20 us, `tessel tune --trials 1`,
+// 2026-11-27). (Pools keep one row: ResNet-50's max pool took 0.19 ms with one row a tile,
+// 0.26-0.28 with 4.)
 int64_t local_input_rows(const TiledShape& t, int64_t rows, int64_t cols, const CpuModel& cpu) {
-  int64_t vectors = (cols + tile_lanes(cpu) - 1) / tile_lanes(cpu), ys = 1;
+  int64_t vectors = (cols + tile_lanes(cpu) - 1) / tile_lanes(cpu), ys = 1, dividing = 0;
+  int64_t height = t.out[t.y];
   for (int64_t y : {2, 3, 4}) {
-    if (rows * y * vectors <= cpu.vector_registers / 2) ys = std::min(t.out[t.y], y);
+    if (rows * y * vectors > cpu.vector_registers / 2) continue;
+    ys = std::min(height, y);
+    if (height % y == 0) dividing = y;
   }
-  return ys;
+  return dividing > 0 ? dividing : ys;
 }
 
 // The widest column tile of the template, in vectors (a GEMM with few rows falls back to it).

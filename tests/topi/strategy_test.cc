@@ -176,6 +176,11 @@ const Pinned kPinned[] = {
      R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"depthwise_stride2", depthwise_stride2, kAvx2, 480,
      R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    // 14 rows: tiles of 2 rows, which divide them, not of 4 and a tail.
+    {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx512, 288,
+     R"({"tile_row":[1,1],"tile_col":[1,14],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx2, 288,
+     R"({"tile_row":[1,1],"tile_col":[2,8],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 192,
      R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 192,
