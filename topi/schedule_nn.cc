@@ -105,11 +105,14 @@ std::vector<int64_t> static_shape(const te::Tensor& t) {
 // Strided columns of a row that is not whole vectors take half vectors (of at least 8 lanes)
 // where those divide it: MobileNetV2's 3x3 stride-2 depthwise conv to 56 columns ran at 27-28
 // GFLOP/s with 8-column tiles against 20 with 16 and a tail (AVX-512, 2 threads); its stride-1
-// one to 56 columns ran slower with 8 (75-78 against 91-95).
+// one to 56 columns ran slower with 8 (75-78 against 91-95). Where half vectors do not divide
+// a row of at most two vectors either, the tile spans the row (see local_input_rows). (With
+// AVX2's 8 lanes neither: a 14-column row so ran at 0.7x the speed of 8 columns and a tail.)
 int64_t col_block(int64_t width, int lanes, bool strided) {
   int half = lanes / 2;
-  if (strided && width > lanes && width % lanes != 0 && half >= 8 && width % half == 0) {
-    return half;
+  if (strided && width > lanes && width % lanes != 0 && half >= 8) {
+    if (width % half == 0) return half;
+    if (width <= 2 * lanes) return width;
   }
   return std::min<int64_t>(width, lanes);
 }
@@ -254,6 +257,11 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
 // 0.26-0.28 with 4.)
 int64_t local_input_rows(const TiledShape& t, int64_t rows, int64_t cols, const CpuModel& cpu) {
   int64_t vectors = (cols + tile_lanes(cpu) - 1) / tile_lanes(cpu), ys = 1, dividing = 0;
+  // A strided row of two vectors, the second partial (col_block): 2 rows. MobileNetV2's stride-2
+  // depthwise conv to 28 columns (AVX-512) took 43-47 us so, 89-94 with 4 rows, 133-150 with 16
+  // columns and a tail in either.
+  if (t.strided_columns && vectors > 1 && cols % tile_lanes(cpu) != 0)
+    return std::min<int64_t>(t.out[t.y], 2);
   int64_t height = t.out[t.y];
   for (int64_t y : {2, 3, 4}) {
     if (rows * y * vectors > cpu.vector_registers / 2) continue;

@@ -103,6 +103,16 @@ TEST(ComputeNnTest, GroupedConvsPadTheirRowsPerTile) {
   m.op("dw1d_stride2", "Conv",
        {m.input("x1", f32({2, 4, 45}, 45)), m.constant("w1", f32({4, 1, 3}, 46))},
        {{"group", int_attr(4)}, {"strides", ints_attr({2})}, {"pads", ints_attr({1, 1})}});
+  // The column and row tiles of MobileNetV2's shapes (col_block, local_input_rows): 14 output
+  // rows in tiles of 2; strided rows of 28 columns as one tile of two vectors (AVX-512) and of
+  // 56 columns in half vectors.
+  auto wq = m.constant("wq", f32({4, 1, 3, 3}, 47));
+  Attrs dw4{{"group", int_attr(4)}, {"pads", ints_attr({1, 1, 1, 1})}};
+  m.op("dw_14_rows", "Conv", {m.input("x14", f32({1, 4, 14, 20}, 48)), wq}, dw4);
+  Attrs dw4_s2 = dw4;
+  dw4_s2["strides"] = ints_attr({2, 2});
+  m.op("dw_stride2_28_columns", "Conv", {m.input("x28", f32({1, 4, 28, 56}, 49)), wq}, dw4_s2);
+  m.op("dw_stride2_56_columns", "Conv", {m.input("x56", f32({1, 4, 27, 112}, 50)), wq}, dw4_s2);
   check(m);
 }
 

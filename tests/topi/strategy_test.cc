@@ -117,10 +117,10 @@ graph::Graph conv(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, in
   return b.finish({b.op("Relu", {y})});
 }
 
-// A depthwise 3x3 conv of stride 2 (MobileNetV2's, to 56 output columns).
-graph::Graph depthwise_stride2() {
+// A depthwise 3x3 conv of stride 2 (MobileNetV2's, to 56 or 28 output columns).
+graph::Graph depthwise_stride2(int64_t size = 112) {
   Builder b;
-  graph::ValueId x = b.input("x", {1, 16, 112, 112});
+  graph::ValueId x = b.input("x", {1, 16, size, size});
   graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({16, 1, 3, 3}, 1))},
                           {{"kernel_shape", ints({3, 3})},
                            {"pads", ints({1, 1, 1, 1})},
@@ -172,9 +172,15 @@ const Pinned kPinned[] = {
     {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx2, 1152,
      R"({"tile_row":[3,4],"tile_col":[4,8],"tile_y":[14,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Strided columns in half vectors where 16 lanes leave a tail (56 = 7 x 8).
-    {"depthwise_stride2", depthwise_stride2, kAvx512, 480,
+    // 28 columns: on AVX-512 half vectors do not divide them either, so a whole row (two vectors,
+    // the second partial) in 2 rows; AVX2 keeps one vector and 4 rows.
+    {"depthwise_stride2_28", [] { return depthwise_stride2(56); }, kAvx512, 384,
+     R"({"tile_row":[1,1],"tile_col":[1,28],"tile_y":[14,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"depthwise_stride2_28", [] { return depthwise_stride2(56); }, kAvx2, 384,
+     R"({"tile_row":[1,1],"tile_col":[4,8],"tile_y":[7,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"depthwise_stride2", [] { return depthwise_stride2(); }, kAvx512, 480,
      R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"depthwise_stride2", depthwise_stride2, kAvx2, 480,
+    {"depthwise_stride2", [] { return depthwise_stride2(); }, kAvx2, 480,
      R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // 14 rows: tiles of 2 rows, which divide them, not of 4 and a tail.
     {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx512, 288,
