@@ -2,7 +2,7 @@
 # Tunes each zoo model for a time budget, compiles it untuned and with the records, and compares
 # the two packages' run times; prints the command and a markdown table on stdout (progress on stderr).
 #   bench/tune_models.sh [--minutes MIN] [--trials T] [--repeat R] [--number N] [--rounds K]
-#                        [--build DIR] [--onnxruntime DIR] [MODEL...]
+#                        [--build DIR] [--onnxruntime DIR] [--auto-schedule] [MODEL...]
 # MODEL: a name in models/ (default: all four zoo models) or an .onnx path. MIN: tuning budget per
 # model (default 2); T: tessel tune's --trials per task (its default when not given). Each
 # package runs R timed batches of N runs; untuned and tuned alternate K times (default 10) and the
@@ -11,10 +11,12 @@
 # --onnxruntime DIR: ONNX Runtime (npm's onnxruntime-node, installed into DIR with npm when it is
 # not there yet; needs node and npm) runs the model too, in the same rounds, timed the same way
 # (bench/onnxruntime_time.js), with as many threads as Tessel.
+# --auto-schedule: tune with the auto-scheduler (`tessel tune --auto-schedule`) instead of the
+# template tuner; its per-round progress lines (estimated model latency over time) go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-minutes=2 trials='' repeat=5 number=100 rounds=10 build=build ort_dir='' models=()
+minutes=2 trials='' repeat=5 number=100 rounds=10 build=build ort_dir='' auto='' models=()
 args="$*"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -25,6 +27,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --onnxruntime) ort_dir=$2; shift 2 ;;
+    --auto-schedule) auto=--auto-schedule; shift ;;
     -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tune_models.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
@@ -47,10 +50,10 @@ for m in "${models[@]}"; do
   [[ -f $model ]] || model=models/$m.onnx
   name=$(basename "$model" .onnx)
   records=$work/$name.json
-  tasks=$("$tessel" tune "$model" -o "$records" --tasks list | tail -n +2 | wc -l)
+  tasks=$("$tessel" tune "$model" -o "$records" $auto --tasks list | tail -n +2 | wc -l)
   echo "== $name: $tasks tasks, tuning for $minutes min" >&2
   t0=$(now)
-  "$tessel" tune "$model" -o "$records" --time-budget "$minutes" ${trials:+--trials "$trials"} >&2
+  "$tessel" tune "$model" -o "$records" $auto --time-budget "$minutes" ${trials:+--trials "$trials"} >&2
   tuned_min=$(echo "$(now) $t0" | awk '{ printf "%.1f", ($1 - $2) / 60 }')
   touch "$records"  # a model without tunable tasks leaves no records
   "$tessel" compile "$model" -o "$work/$name-untuned.tar" >&2
@@ -69,7 +72,7 @@ for m in "${models[@]}"; do
 done
 
 echo "Command: \`bench/tune_models.sh${args:+ $args}\`; per model:"
-echo "\`tessel tune MODEL -o RECORDS --time-budget $minutes${trials:+ --trials $trials}\`, \`tessel compile MODEL -o untuned.tar\`,"
+echo "\`tessel tune MODEL -o RECORDS${auto:+ $auto} --time-budget $minutes${trials:+ --trials $trials}\`, \`tessel compile MODEL -o untuned.tar\`,"
 echo "\`tessel compile MODEL -o tuned.tar --tuning-records RECORDS\`, then"
 echo "\`tessel run PKG --print-time --repeat $repeat --number $number\` for untuned and tuned alternately,"
 echo "$rounds times each; the best median of each."
