@@ -91,7 +91,10 @@ void run_auto_schedule(AutoScheduleRun run, const CompileOptions& copt) {
   }
   std::vector<autotune::Task> tasks;
   for (size_t i : chosen) tasks.push_back(all[i]);
-  if (run.search.trials == 0) run.search.trials = kTrialsPerTask * static_cast<int>(tasks.size());
+  if (run.search.trials == 0) {
+    int per_task = run.search.time_budget_s > 0 ? kBudgetedTrialsPerTask : kTrialsPerTask;
+    run.search.trials = per_task * static_cast<int>(tasks.size());
+  }
   std::unique_ptr<autotune::CostModel> model = autotune::make_cost_model(run.search.seed);
   bool live = interactive();
   auto progress = [&](const autotune::AutoScheduleProgress& p) {

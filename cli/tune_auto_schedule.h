@@ -15,11 +15,14 @@ namespace tessel::cli {
 struct AutoScheduleRun {
   std::string model, output, tasks = "all";
   bool show_sketches = false;
-  autotune::AutoScheduleOptions search;  // trials 0: kTrialsPerTask per selected task
+  autotune::AutoScheduleOptions search;  // trials 0: default_trials()
   std::function<void()> model_check;     // after the search, when set
 };
-// The --trials a run without one gets, per task it tunes.
+// The --trials a run without one gets, per task it tunes: without a time budget, and with one (so
+// that the budget, early stopping or a task running out of new programs ends the run, not the
+// trials; TVM's tutorials give a task about 800-1000).
 constexpr int kTrialsPerTask = 64;
+constexpr int kBudgetedTrialsPerTask = 1000;
 
 void run_auto_schedule(AutoScheduleRun run, const CompileOptions& copt);
 

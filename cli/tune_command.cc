@@ -474,7 +474,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--auto-schedule", args->auto_schedule,
                 "tune every fused kernel with the template-free auto-scheduler (sketches, "
                 "evolutionary search, a learned cost model); --trials is then the total over all "
-                "tasks (default 64 per task)");
+                "tasks (default 64 per task, 1000 with --time-budget)");
   cmd->add_flag("--show-sketches", args->show_sketches,
                 "with --auto-schedule: print the stages and sketches of the --tasks chosen, and "
                 "stop");
