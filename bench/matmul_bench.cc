@@ -162,6 +162,12 @@ BENCHMARK(BM_OpenBLAS)->Apply(sizes);
 int main(int argc, char** argv) {
   take_own_flags(argc, argv);
   CpuModel cpu = CpuModel::of(g_target);
+  if (g_tile) {  // another register tile; the rest (B column blocks, k unroll) as the target's
+    topi::MatmulCpuConfig full = topi::matmul_cpu_config(cpu);
+    full.mr = g_tile->mr;
+    full.nr = g_tile->nr;
+    g_tile = full;
+  }
   topi::MatmulCpuConfig cfg = g_tile ? *g_tile : topi::matmul_cpu_config(cpu);
   g_peak = bench::measure_peak_flops(cpu.vector_bits);
   benchmark::AddCustomContext("target", "llvm -mcpu=" + g_target.cpu);

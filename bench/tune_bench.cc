@@ -448,7 +448,7 @@ void run_auto(const Args& a) {
     opt.seed = a.seed;
     opt.records_path = records.path();
     opt.measure.min_repeat_ms = 20;
-    std::unique_ptr<autotune::CostModel> model = autotune::make_cost_model(0);
+    std::unique_ptr<autotune::CostModel> model = autotune::make_cost_model(a.seed);
     std::cerr << fmt::format("{}: the auto-scheduler ({} cost model)\n", k->name, model->name());
     auto t0 = Clock::now();
     autotune::AutoScheduleResult r =

@@ -15,7 +15,7 @@ namespace tessel::cli {
 struct AutoScheduleRun {
   std::string model, output, tasks = "all";
   bool show_sketches = false;
-  autotune::AutoScheduleOptions search;  // trials 0: default_trials()
+  autotune::AutoScheduleOptions search;  // trials 0: k(Budgeted)TrialsPerTask per task
   std::function<void()> model_check;     // after the search, when set
 };
 // The --trials a run without one gets, per task it tunes: without a time budget, and with one (so

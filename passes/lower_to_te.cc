@@ -48,8 +48,9 @@ topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
   topi::AnchorOp anchor{graph::op_family(node.def())};
   if (anchor.family == graph::OpFamily::kConv) {
     anchor.groups = node.attr_int("group", 1);
+    // ConvTranspose's strides dilate its input instead: it reads unit-stride columns.
     std::vector<int64_t> strides = node.attr_ints("strides", {});
-    if (!strides.empty()) anchor.column_stride = strides.back();
+    if (node.op == graph::OpKind::Conv && !strides.empty()) anchor.column_stride = strides.back();
   }
   if (anchor.family == graph::OpFamily::kDense) {
     auto is_vector = [&](graph::ValueId v) { return g.value(v).type.shape.size() == 1; };

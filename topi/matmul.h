@@ -38,7 +38,7 @@ Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype 
 
 // Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
 // (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks,
-// and (K known) iterate over blocks of B panels that fit cfg.b_block_bytes outside the rows.
+// and (K and N known) iterate over blocks of B panels that fit cfg.b_block_bytes outside the rows.
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
 
 }  // namespace tessel::topi

@@ -33,8 +33,10 @@ struct TileSpec {
   // computed per row of tiles (small enough to stay in cache) rather than whole before the
   // reduction.
   bool local_inputs = false;
-  // A grouped conv that strides along the output columns: each vector of columns is a span of
-  // the input row picked out by a shuffle (codegen's strided load), the span twice as wide.
+  // A grouped conv of stride 2 along the output columns: each vector of columns is a span of the
+  // input row, twice as wide, picked out by a shuffle (codegen's strided load). The column and
+  // row rules for it (col_block, local_input_rows) apply to depthwise convs alone, where they
+  // were measured: one output channel per group, so a tile has one row of accumulators.
   bool strided_columns = false;
 };
 
@@ -56,7 +58,7 @@ std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int6
     case OpFamily::kConv: {
       TileSpec spec{1, anchor.groups};
       spec.local_inputs = anchor.groups > 1;
-      spec.strided_columns = anchor.groups > 1 && anchor.column_stride > 1;
+      spec.strided_columns = anchor.groups > 1 && anchor.column_stride == 2;
       return spec;
     }
     case OpFamily::kConvNCHWc:
@@ -160,7 +162,7 @@ struct TiledShape {
   bool channel_vectors = false;  // see TileSpec
   bool gemm = false;             // see TileSpec
   bool local_inputs = false;     // see TileSpec
-  bool strided_columns = false;  // see TileSpec
+  bool strided_columns = false;  // see TileSpec (false unless depthwise)
   std::vector<int64_t> reduce;   // reduction extents, in compute order
   int64_t work = 0;              // output points x reduction length
 };
@@ -176,7 +178,7 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.channel_vectors = spec.channel_vectors;
   t.gemm = spec.gemm;
   t.local_inputs = spec.local_inputs;
-  t.strided_columns = spec.strided_columns;
+  t.strided_columns = spec.strided_columns && t.row >= 0 && t.row_divisor == 1;
   t.reduce = reduce;
   t.work = product(out) * product(reduce);
   return t;

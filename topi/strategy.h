@@ -25,7 +25,7 @@ struct AnchorOp {
   // kDense: the right operand is one matrix for every output row (no batch dims of its own), so
   // the leading output axes are all rows of one GEMM and the tile takes its rows from the longest.
   bool shared_rhs = false;
-  int64_t column_stride = 1;  // kConv: the window's stride along the output's last axis
+  int64_t column_stride = 1;  // Conv: the window's stride along the output's last axis
 };
 
 // Schedules every stage of `s`, a fused group's computes (not yet scheduled) whose outputs are

@@ -117,15 +117,17 @@ graph::Graph conv(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape, in
   return b.finish({b.op("Relu", {y})});
 }
 
-// A depthwise 3x3 conv of stride 2 (MobileNetV2's, to 56 or 28 output columns).
-graph::Graph depthwise_stride2(int64_t size = 112) {
+// A grouped 3x3 conv of `strides` on a size x size input, `per_group` channels a group (16 in
+// all): depthwise of stride 2 is MobileNetV2's (to 56 or 28 output columns).
+graph::Graph strided_grouped_conv(int64_t size, std::vector<int64_t> strides = {2, 2},
+                                  int64_t per_group = 1) {
   Builder b;
   graph::ValueId x = b.input("x", {1, 16, size, size});
-  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({16, 1, 3, 3}, 1))},
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({16, per_group, 3, 3}, 1))},
                           {{"kernel_shape", ints({3, 3})},
                            {"pads", ints({1, 1, 1, 1})},
-                           {"strides", ints({2, 2})},
-                           {"group", int64_t{16}}});
+                           {"strides", ints(strides)},
+                           {"group", int64_t{16 / per_group}}});
   return b.finish({b.op("Relu", {y})});
 }
 
@@ -174,13 +176,19 @@ const Pinned kPinned[] = {
     // Strided columns in half vectors where 16 lanes leave a tail (56 = 7 x 8).
     // 28 columns: on AVX-512 half vectors do not divide them either, so a whole row (two vectors,
     // the second partial) in 2 rows; AVX2 keeps one vector and 4 rows.
-    {"depthwise_stride2_28", [] { return depthwise_stride2(56); }, kAvx512, 384,
+    {"depthwise_stride2_28", [] { return strided_grouped_conv(56); }, kAvx512, 384,
      R"({"tile_row":[1,1],"tile_col":[1,28],"tile_y":[14,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"depthwise_stride2_28", [] { return depthwise_stride2(56); }, kAvx2, 384,
+    {"depthwise_stride2_28", [] { return strided_grouped_conv(56); }, kAvx2, 384,
      R"({"tile_row":[1,1],"tile_col":[4,8],"tile_y":[7,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"depthwise_stride2", [] { return depthwise_stride2(); }, kAvx512, 480,
+    // Neither rule for 8 channels a group (8 rows of accumulators) nor for a stride along the
+    // height alone: one vector of columns and a tail.
+    {"grouped_stride2_28", [] { return strided_grouped_conv(56, {2, 2}, 8); }, kAvx512, 1536,
+     R"({"tile_row":[1,8],"tile_col":[2,16],"tile_y":[14,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"depthwise_stride_2x1", [] { return strided_grouped_conv(56, {2, 1}); }, kAvx512, 480,
+     R"({"tile_row":[1,1],"tile_col":[4,16],"tile_y":[7,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"depthwise_stride2", [] { return strided_grouped_conv(112); }, kAvx512, 480,
      R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"depthwise_stride2", [] { return depthwise_stride2(); }, kAvx2, 480,
+    {"depthwise_stride2", [] { return strided_grouped_conv(112); }, kAvx2, 480,
      R"({"tile_row":[1,1],"tile_col":[7,8],"tile_y":[14,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // 14 rows: tiles of 2 rows, which divide them, not of 4 and a tail.
     {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx512, 288,
