@@ -29,6 +29,7 @@ namespace {
 bench::PeakFlops g_peak;
 Target g_target = Target::parse("llvm -mcpu=native");
 std::optional<topi::MatmulCpuConfig> g_tile;  // --tile=MRxNR; default: the target's
+topi::MatmulCpuConfig g_config;  // the scheduled kernel's: the target's, with --tile's tile (main)
 
 void fill_random(float* p, int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -52,9 +53,8 @@ runtime::Function tessel_kernel(bool scheduled, int64_t n) {
   int N = static_cast<int>(n);
   PrimFunc f;
   if (scheduled) {
-    topi::MatmulCpuConfig cfg = g_tile ? *g_tile : topi::matmul_cpu_config(CpuModel::of(g_target));
-    topi::Matmul mm = topi::matmul_packed(N, N, N, cfg.nr);
-    f = te::lower(topi::schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
+    topi::Matmul mm = topi::matmul_packed(N, N, N, g_config.nr);
+    f = te::lower(topi::schedule_matmul_cpu(mm, g_config), {mm.A, mm.B, mm.C}, "mm");
   } else {
     topi::Matmul mm = topi::matmul(N, N, N);
     f = te::lower(te::create_schedule({mm.C}), {mm.A, mm.B, mm.C}, "mm");
@@ -162,18 +162,16 @@ BENCHMARK(BM_OpenBLAS)->Apply(sizes);
 int main(int argc, char** argv) {
   take_own_flags(argc, argv);
   CpuModel cpu = CpuModel::of(g_target);
+  g_config = topi::matmul_cpu_config(cpu);
   if (g_tile) {  // another register tile; the rest (B column blocks, k unroll) as the target's
-    topi::MatmulCpuConfig full = topi::matmul_cpu_config(cpu);
-    full.mr = g_tile->mr;
-    full.nr = g_tile->nr;
-    g_tile = full;
+    g_config.mr = g_tile->mr;
+    g_config.nr = g_tile->nr;
   }
-  topi::MatmulCpuConfig cfg = g_tile ? *g_tile : topi::matmul_cpu_config(cpu);
   g_peak = bench::measure_peak_flops(cpu.vector_bits);
   benchmark::AddCustomContext("target", "llvm -mcpu=" + g_target.cpu);
   benchmark::AddCustomContext("isa", isa_family_name(cpu.isa));
   benchmark::AddCustomContext("register_tile",
-                              std::to_string(cfg.mr) + "x" + std::to_string(cfg.nr));
+                              std::to_string(g_config.mr) + "x" + std::to_string(g_config.nr));
   benchmark::AddCustomContext("fma_peak_gflops_per_core", std::to_string(g_peak.gflops_per_core));
   benchmark::AddCustomContext("vector_bits", std::to_string(g_peak.vector_bits));
   benchmark::Initialize(&argc, argv);

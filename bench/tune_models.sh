@@ -5,10 +5,10 @@
 #                        [--build DIR] [--onnxruntime DIR] [--auto-schedule] [MODEL...]
 # MODEL: a name in models/ (default: all four zoo models) or an .onnx path. MIN: tuning budget per
 # model (default 2); T: tessel tune's --trials per task (with --auto-schedule the total over all
-# tasks; its default when not given). Each
-# package runs R timed batches of N runs; untuned and tuned alternate K times (default 10) and the
-# best median of each counts: this VM has phases in which everything runs at half speed, and
-# alternating short runs keeps one from deciding a comparison.
+# tasks; its default when not given). Each package runs R timed batches of N runs; untuned and
+# tuned alternate K times (default 10) and the best median of each counts: this VM has phases in
+# which everything runs at half speed, and alternating short runs keeps one from deciding a
+# comparison.
 # --onnxruntime DIR: ONNX Runtime (npm's onnxruntime-node, installed into DIR with npm when it is
 # not there yet; needs node and npm) runs the model too, in the same rounds, timed the same way
 # (bench/onnxruntime_time.js), with as many threads as Tessel.
@@ -29,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --onnxruntime) ort_dir=$2; shift 2 ;;
     --auto-schedule) auto=--auto-schedule; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tune_models.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac

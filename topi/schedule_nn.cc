@@ -258,13 +258,13 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
 // 2026-11-27). (Pools keep one row: ResNet-50's max pool took 0.19 ms with one row a tile,
 // 0.26-0.28 with 4.)
 int64_t local_input_rows(const TiledShape& t, int64_t rows, int64_t cols, const CpuModel& cpu) {
-  int64_t vectors = (cols + tile_lanes(cpu) - 1) / tile_lanes(cpu), ys = 1, dividing = 0;
+  int64_t vectors = (cols + tile_lanes(cpu) - 1) / tile_lanes(cpu), height = t.out[t.y];
   // A strided row of two vectors, the second partial (col_block): 2 rows. MobileNetV2's stride-2
   // depthwise conv to 28 columns (AVX-512) took 43-47 us so, 89-94 with 4 rows, 133-150 with 16
   // columns and a tail in either.
   if (t.strided_columns && vectors > 1 && cols % tile_lanes(cpu) != 0)
-    return std::min<int64_t>(t.out[t.y], 2);
-  int64_t height = t.out[t.y];
+    return std::min<int64_t>(height, 2);
+  int64_t ys = 1, dividing = 0;
   for (int64_t y : {2, 3, 4}) {
     if (rows * y * vectors > cpu.vector_registers / 2) continue;
     ys = std::min(height, y);
