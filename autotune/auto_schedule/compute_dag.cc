@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
+#include <optional>
 
 #include "ir/error.h"
 #include "te/functor.h"
@@ -74,6 +76,55 @@ bool is_var(const PrimExpr& e, const Var& v) {
   return n && n == v.get();
 }
 
+// Where a consumer with `axes` (of extents `consumer`) reads a producer of extents `producer` at
+// `indices`: each index one of its axes, or that axis' floordiv or floormod by a constant block
+// that divides it; each axis read once, or as both parts of one block. nullopt otherwise.
+std::optional<std::vector<BlockedRead>> blocked_read(const std::vector<PrimExpr>& indices,
+                                                     const std::vector<te::IterVar>& axes,
+                                                     const std::vector<int64_t>& producer,
+                                                     const std::vector<int64_t>& consumer) {
+  if (indices.size() != producer.size()) return std::nullopt;
+  std::vector<BlockedRead> out;
+  for (size_t a = 0; a < indices.size(); ++a) {
+    BlockedRead r;
+    PrimExpr v = indices[a];
+    const PrimExpr* block = nullptr;
+    if (const auto* d = v.as<FloorDivNode>()) {
+      v = d->a, block = &d->b;
+    } else if (const auto* m = v.as<FloorModNode>()) {
+      v = m->a, block = &m->b, r.inner = true;
+    }
+    auto it = std::find_if(axes.begin(), axes.end(),
+                           [&](const te::IterVar& iv) { return is_var(v, iv->var); });
+    if (it == axes.end()) return std::nullopt;
+    r.axis = static_cast<size_t>(it - axes.begin());
+    int64_t want = consumer[r.axis];
+    if (block) {
+      const int64_t* b = as_const_int(*block);
+      if (!b || *b <= 1 || want % *b != 0) return std::nullopt;
+      r.block = *b;
+      want = r.inner ? *b : want / *b;
+    }
+    if (producer[a] != want) return std::nullopt;
+    out.push_back(r);
+  }
+  for (size_t j = 0; j < axes.size(); ++j) {
+    std::vector<BlockedRead> reads;
+    std::copy_if(out.begin(), out.end(), std::back_inserter(reads),
+                 [&](const BlockedRead& r) { return r.axis == j; });
+    bool whole = reads.size() == 1 && reads[0].block == 0;
+    bool split = reads.size() == 2 && reads[0].block > 0 && reads[0].block == reads[1].block &&
+                 reads[0].inner != reads[1].inner;
+    if (!whole && !split) return std::nullopt;
+  }
+  return out;
+}
+
+std::string blocked_read_str(const BlockedRead& r) {
+  if (r.block == 0) return std::to_string(r.axis);
+  return fmt::format("{}{}{}", r.axis, r.inner ? "%" : "/", r.block);
+}
+
 }  // namespace
 
 ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> args,
@@ -140,20 +191,40 @@ ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> 
     }
   }
   if (outputs_.size() == 1) output_stage_ = index_of(outputs_[0].op());
-  // Elementwise consumers: every read of the producer indexes it by the consumer's axes in order.
+  // Elementwise consumers: every read of the producer indexes it by the consumer's axes in order
+  // (or at 0 along an axis of extent 1, as broadcasts read);
+  // unpacking ones: every read at the same blocked_read.
   for (size_t p = 0; p < st.size(); ++p) {
     StageFacts& f = stages_[p];
     if (f.placeholder || f.consumers.size() != 1) continue;
     size_t ci = f.consumers[0];
     const auto* c = st[ci]->op.as<te::ComputeOpNode>();
-    if (stages_[ci].reduction || stages_[ci].spatial != f.spatial) continue;
-    bool matched = true;
+    if (stages_[ci].reduction) continue;
+    std::vector<const std::vector<PrimExpr>*> reads;
     for (const BodyFacts::Read& r : bodies[ci].reads) {
-      if (!r.op.same_as(st[p]->op)) continue;
-      for (size_t a = 0; a < r.indices.size(); ++a)
-        matched &= is_var(r.indices[a], c->axis[a]->var);
+      if (r.op.same_as(st[p]->op)) reads.push_back(&r.indices);
     }
-    if (matched) f.elementwise_consumer = ci;
+    bool matched = stages_[ci].spatial == f.spatial;
+    for (const std::vector<PrimExpr>* r : reads) {
+      for (size_t a = 0; a < r->size() && matched; ++a) {
+        const int64_t* v = as_const_int((*r)[a]);
+        matched = is_var((*r)[a], c->axis[a]->var) || (f.spatial[a] == 1 && v && *v == 0);
+      }
+    }
+    if (matched) {
+      f.elementwise_consumer = ci;
+      continue;
+    }
+    std::optional<std::vector<BlockedRead>> as;
+    for (const std::vector<PrimExpr>* r : reads) {
+      auto here = blocked_read(*r, c->axis, f.spatial, stages_[ci].spatial);
+      if (!here || (as && *as != *here)) {
+        as.reset();
+        break;
+      }
+      as = here;
+    }
+    if (as) f.unpacking_consumer = ci, f.unpacked_as = *as;
   }
 }
 
@@ -169,6 +240,12 @@ std::string ComputeDAG::str() const {
     if (f.expensive) facts.emplace_back("expensive");
     if (f.elementwise_consumer != kNoStage)
       facts.push_back(fmt::format("elementwise into {}", stages_[f.elementwise_consumer].name));
+    if (f.unpacking_consumer != kNoStage) {
+      std::vector<std::string> at;
+      for (const BlockedRead& r : f.unpacked_as) at.push_back(blocked_read_str(r));
+      facts.push_back(fmt::format("unpacked by {} at [{}]", stages_[f.unpacking_consumer].name,
+                                  fmt::join(at, ", ")));
+    }
     out += fmt::format("  {} [{}]{}{}\n", f.name, fmt::join(f.spatial, ", "),
                        facts.empty() ? "" : ": ", fmt::join(facts, ", "));
   }

@@ -15,6 +15,15 @@ namespace tessel::autotune {
 
 constexpr size_t kNoStage = static_cast<size_t>(-1);
 
+// Where a consumer reads one axis of a stage: at one of its own axes, or at one part of that axis
+// split into blocks (ConvNCHWc's epilogue reads its blocks yb[n, m / b, h, w, m % b]).
+struct BlockedRead {
+  size_t axis = 0;     // the consumer's axis
+  int64_t block = 0;   // 0: the axis itself; else the axis split by `block`,
+  bool inner = false;  // and this its inner part (axis % block), else its outer (axis / block)
+  bool operator==(const BlockedRead&) const = default;
+};
+
 struct StageFacts {
   std::string name;
   bool placeholder = false;
@@ -38,8 +47,15 @@ struct StageFacts {
   std::vector<int64_t> reduce;               // extents of its reduce axes
   std::vector<size_t> producers, consumers;  // compute stages only (positions in stages())
   // The consumer that reads this stage exactly at its own point (same shape, indices its axes in
-  // order), when it is the only consumer and computes no reduction; kNoStage otherwise.
+  // order, or 0 along an axis of extent 1 as a broadcast reads it), when it is the only consumer
+  // and computes no reduction; kNoStage otherwise.
   size_t elementwise_consumer = kNoStage;
+  // Else, the consumer that reads it at one point per point of its own through a permuted or
+  // blocked layout (ConvNCHWc's unpacking epilogue), when it is the only consumer and reduces
+  // nothing: `unpacked_as[a]` is where it reads axis a. A tile fuses into it as into an
+  // elementwise consumer, its axes split into the blocks first.
+  size_t unpacking_consumer = kNoStage;
+  std::vector<BlockedRead> unpacked_as;
 };
 
 class ComputeDAG {

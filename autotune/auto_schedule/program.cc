@@ -101,23 +101,60 @@ void schedule_tile(te::Stage st, const StageParams& p, int lanes) {
   unroll_outermost(st, p.unroll);
 }
 
+// The consumer's loops that hold a tile's `n` axes, and each one's rank in the consumer's own
+// loop order (its innermost last): the consumer's axis a for axis a of the tile, or with
+// `unpacked_as` (StageFacts) the loop it names, the consumer's blocked axes split first.
+struct HeldLoops {
+  std::vector<IterVar> loops;
+  std::vector<size_t> rank;
+};
+HeldLoops held_loops(te::Stage& consumer, size_t n, const std::vector<BlockedRead>& unpacked_as) {
+  HeldLoops h;
+  size_t nc = topi::compute_of(consumer)->axis.size();
+  if (unpacked_as.empty()) {
+    for (size_t a = 0; a < std::min(n, nc); ++a) {
+      h.loops.push_back(consumer.axis(static_cast<int>(a)));
+      h.rank.push_back(a);
+    }
+    return h;
+  }
+  std::vector<IterVar> outer(nc), inner(nc);
+  for (const BlockedRead& r : unpacked_as) {
+    if (r.block > 0 && !outer[r.axis].defined())
+      std::tie(outer[r.axis], inner[r.axis]) =
+          consumer.split(consumer.axis(static_cast<int>(r.axis)), r.block);
+  }
+  for (const BlockedRead& r : unpacked_as) {
+    h.loops.push_back(r.block == 0 ? consumer.axis(static_cast<int>(r.axis))
+                      : r.inner    ? inner[r.axis]
+                                   : outer[r.axis]);
+    h.rank.push_back(2 * r.axis + (r.inner ? 1 : 0));
+  }
+  return h;
+}
+
 // kTileFused, kCacheWrite: `tile` multi-level tiled by `tp` and computed inside `consumer`, whose
-// axes are split to match the tile's levels below `level` and scheduled by `cp`.
+// loops that hold the tile's axes (held_loops) are split to match the tile's levels below
+// `level`, and scheduled by `cp`. The consumer's loops inside the tile run in its own order, so
+// that its innermost axis is the vector loop even where it unpacks a blocked tile.
 void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
-                      const StageParams& cp, int level, int lanes) {
+                      const StageParams& cp, int level, int lanes,
+                      const std::vector<BlockedRead>& unpacked_as = {}) {
   TileLoops t = multi_level_tile(tile, tp.tiles);
   vectorize_tile(tile, t, tp, lanes);
-  const te::ComputeOpNode* c = topi::compute_of(consumer);
-  size_t nsp = c->axis.size();
-  if (nsp != t.spatial[0].size()) {
+  size_t n = t.spatial[0].size();
+  HeldLoops h = held_loops(consumer, n, unpacked_as);
+  if (h.loops.size() != n ||
+      (unpacked_as.empty() && topi::compute_of(consumer)->axis.size() != n)) {
     throw Error(fmt::format("auto-scheduler: '{}' has {} axes, its tile '{}' {}", consumer.name(),
-                            nsp, tile.name(), t.spatial[0].size()));
+                            topi::compute_of(consumer)->axis.size(), tile.name(), n));
   }
-  std::vector<IterVar> outer[2], inner;
-  for (size_t a = 0; a < nsp; ++a) {
+  std::vector<IterVar> outer[2], inner(n);
+  std::vector<int64_t> held(n);
+  for (size_t a = 0; a < n; ++a) {
     const std::vector<int64_t>& f = tp.tiles[a];
-    int64_t held = product({f.begin() + level - 1, f.end()});
-    auto [o, i] = consumer.split(consumer.axis(static_cast<int>(a)), held);
+    held[a] = product({f.begin() + level - 1, f.end()});
+    auto [o, i] = consumer.split(h.loops[a], held[a]);
     if (level == 2) {
       auto [o0, o1] = consumer.split(o, f[0]);
       outer[0].push_back(o0);
@@ -125,22 +162,23 @@ void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
     } else {
       outer[0].push_back(o);
     }
-    inner.push_back(i);
+    inner[a] = i;
   }
+  std::vector<size_t> by_rank(n);
+  std::iota(by_rank.begin(), by_rank.end(), size_t{0});
+  std::sort(by_rank.begin(), by_rank.end(),
+            [&](size_t x, size_t y) { return h.rank[x] < h.rank[y]; });
   std::vector<IterVar> order = outer[0];
   order.insert(order.end(), outer[1].begin(), outer[1].end());
-  order.insert(order.end(), inner.begin(), inner.end());
+  for (size_t a : by_rank) order.push_back(inner[a]);
   consumer.reorder(order);
   IterVar at = level == 2 ? outer[1].back() : outer[0].back();
   if (cp.parallel > 0) {
     IterVar fused = fuse_parallel(consumer, outer[0], cp.parallel);
-    if (level == 1 && static_cast<size_t>(cp.parallel) == nsp) at = fused;
+    if (level == 1 && static_cast<size_t>(cp.parallel) == n) at = fused;
   }
   tile.compute_at(consumer, at);
-  if (cp.vectorize) {
-    const std::vector<int64_t>& f = tp.tiles[nsp - 1];
-    vectorize_loop(consumer, inner.back(), product({f.begin() + level - 1, f.end()}), lanes);
-  }
+  if (cp.vectorize) vectorize_loop(consumer, inner[by_rank.back()], held[by_rank.back()], lanes);
   unroll_outermost(consumer, cp.unroll);
 }
 
@@ -231,7 +269,15 @@ std::vector<int64_t> sample_tile(int64_t extent, size_t levels, std::mt19937_64&
   return f;
 }
 
-int spatial_axes(const ComputeDAG& dag, size_t i) {
+// The outer loops that stage `i`'s parallel depth counts: its spatial axes, or for a consumer
+// those of the tile it holds (an unpacking consumer's blocked axes count twice).
+int spatial_axes(const ComputeDAG& dag, const Sketch& sk, size_t i) {
+  if (sk.plans[i].rule == SketchRule::kConsumer) {
+    for (size_t j = 0; j < sk.plans.size(); ++j) {
+      if (sk.plans[j].rule == SketchRule::kTileFused && sk.plans[j].into == i)
+        return static_cast<int>(dag.stages()[j].spatial.size());
+    }
+  }
   return static_cast<int>(dag.stages()[i].spatial.size());
 }
 
@@ -301,7 +347,8 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
         break;
       case SketchRule::kTileFused: {
         const StageFacts& into = dag.stages()[plan.into];
-        schedule_tile_in(st, p, s[into.name], program.stages[plan.into], plan.level, lanes);
+        schedule_tile_in(st, p, s[into.name], program.stages[plan.into], plan.level, lanes,
+                         f.unpacked_as);
         break;
       }
       case SketchRule::kCacheWrite: {
@@ -358,7 +405,7 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
       sp.tiles = {{pick(factors, rng)}};
     }
     if (at_root(r)) {
-      sp.parallel = sample_parallel(spatial_axes(dag, i), rng);
+      sp.parallel = sample_parallel(spatial_axes(dag, sk, i), rng);
       sp.unroll = sample_unroll(rng);
     }
     sp.vectorize = vectorize(rng);
@@ -400,7 +447,7 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
     if (dag.stages()[i].placeholder || r == SketchRule::kInline) continue;
     bool ok = kind == Mutation::kTileSize    ? tiled(r)
               : kind == Mutation::kVectorize ? true
-              : kind == Mutation::kParallel  ? at_root(r) && spatial_axes(dag, i) > 0
+              : kind == Mutation::kParallel  ? at_root(r) && spatial_axes(dag, sk, i) > 0
               : kind == Mutation::kComputeAt ? locatable(dag, sk, i)
                                              : at_root(r);
     if (ok) candidates.push_back(i);
@@ -439,7 +486,7 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
       break;
     }
     case Mutation::kParallel:
-      sp.parallel = std::uniform_int_distribution<int>(0, spatial_axes(dag, i))(rng);
+      sp.parallel = std::uniform_int_distribution<int>(0, spatial_axes(dag, sk, i))(rng);
       break;
     case Mutation::kUnroll:
       sp.unroll = sample_unroll(rng);

@@ -5,11 +5,12 @@
 namespace tessel::autotune {
 namespace {
 
-// The stage that reads `p` point for point once the inlined stages between them are gone:
-// elementwise consumers followed through inlined ones; kNoStage when there is none, or when it
-// already holds another tile.
+// The stage that reads `p` point for point once the inlined stages between them are gone: its
+// elementwise or unpacking consumer, followed through inlined elementwise ones; kNoStage when
+// there is none, or when it already holds another tile.
 size_t fusible_consumer(const ComputeDAG& dag, const std::vector<StagePlan>& plans, size_t p) {
-  size_t c = dag.stages()[p].elementwise_consumer;
+  const StageFacts& f = dag.stages()[p];
+  size_t c = f.elementwise_consumer != kNoStage ? f.elementwise_consumer : f.unpacking_consumer;
   while (c != kNoStage && plans[c].rule == SketchRule::kInline)
     c = dag.stages()[c].elementwise_consumer;
   return c != kNoStage && plans[c].rule == SketchRule::kRoot ? c : kNoStage;

@@ -7,8 +7,9 @@
 // - multi-level tiling: a reduction with data reuse is tiled SSRSRS (four levels of each
 //   spatial axis, two of each reduce axis);
 //   - with fusion: when an elementwise consumer reads the tile point for point (through inlined
-//     stages), the consumer is tiled to match and the tile is computed inside it, at its first
-//     or at its second level (two sketches);
+//     stages), or an unpacking one through a blocked layout (ConvNCHWc's epilogue), the consumer
+//     is tiled to match and the tile is computed inside it, at its first or at its second level
+//     (two sketches);
 //   - else with a cache write: the tile is computed into a local buffer that the stage copies
 //     out, fused the same way (two sketches), besides the plain tiling (a third);
 // - rfactor: a reduction without data reuse along a contiguous axis may reduce into vector

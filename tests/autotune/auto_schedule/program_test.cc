@@ -93,6 +93,34 @@ Case softmax(int64_t rows, int64_t cols) {
   return c;
 }
 
+// ConvNCHWc's shape on a matmul: blocks of `block` output columns, unpacked with a bias.
+Case blocked_matmul(int64_t m, int64_t n, int64_t k, int64_t block) {
+  Tensor A = te::placeholder({m, k}, DataType::f32(), "A");
+  Tensor W = te::placeholder({n / block, k, block}, DataType::f32(), "W");
+  Tensor bias = te::placeholder({n}, DataType::f32(), "bias");
+  te::IterVar r = te::reduce_axis(0, k, "k");
+  Tensor Cb = te::compute(
+      {m, n / block, block},
+      [&](Expr i, Expr jb, Expr jj) { return te::sum(A(i, r) * W(jb, r, jj), {r}); }, "Cb");
+  Tensor out = te::compute(
+      {m, n}, [&](Expr i, Expr j) { return Cb(i, j / block, j % block) + bias(j); }, "out");
+  Case c{"blocked_matmul",
+         {A, W, bias, out},
+         {testing::random_array({m, k}), testing::random_array({n / block, k, block}),
+          testing::random_array({n})},
+         {}};
+  const float *a = c.inputs[0].data<float>(), *w = c.inputs[1].data<float>(),
+              *b = c.inputs[2].data<float>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = b[j];
+      for (int64_t x = 0; x < k; ++x)
+        acc += double(a[i * k + x]) * w[((j / block) * k + x) * block + j % block];
+      c.want.push_back(static_cast<float>(acc));
+    }
+  return c;
+}
+
 ComputeDAG dag_of(const Case& c) { return ComputeDAG({c.args.back()}, c.args, host()); }
 
 std::string lowered(const ComputeDAG& dag, const te::Schedule& s) {
@@ -114,6 +142,7 @@ void expect_correct(const Case& c, const ComputeDAG& dag, const te::Schedule& s,
 Case task_case(const std::string& name) {
   if (name == "matmul_relu") return matmul_relu(48, 64, 40);
   if (name == "matmul") return matmul(30, 64, 24);
+  if (name == "blocked_matmul") return blocked_matmul(12, 48, 20, 16);
   return softmax(6, 128);
 }
 
@@ -157,7 +186,8 @@ TEST_P(ProgramTest, MutationsKeepProgramsValid) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tasks, ProgramTest, ::testing::Values("matmul_relu", "matmul", "softmax"),
+INSTANTIATE_TEST_SUITE_P(Tasks, ProgramTest,
+                         ::testing::Values("matmul_relu", "matmul", "blocked_matmul", "softmax"),
                          [](const auto& info) { return info.param; });
 
 // Softmax's statistics may be computed per row of the output (a compute location), and such

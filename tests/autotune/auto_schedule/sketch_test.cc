@@ -50,6 +50,23 @@ struct Softmax {
   ComputeDAG dag() const { return ComputeDAG({Y}, {X, Y}, avx512()); }
 };
 
+// ConvNCHWc's shape on a matmul: Cb[i, jb, jj] = sum_k A[i, k] * W[jb, k, jj], blocks of `block`
+// output columns, which the epilogue unpacks: out[i, j] = Cb[i, j / block, j % block] + 1.
+struct BlockedMatmul {
+  Tensor A, W, Cb, out;
+  BlockedMatmul(int64_t m, int64_t n, int64_t k, int64_t block) {
+    A = te::placeholder({m, k}, DataType::f32(), "A");
+    W = te::placeholder({n / block, k, block}, DataType::f32(), "W");
+    te::IterVar r = te::reduce_axis(0, k, "k");
+    Cb = te::compute(
+        {m, n / block, block},
+        [&](Expr i, Expr jb, Expr jj) { return te::sum(A(i, r) * W(jb, r, jj), {r}); }, "Cb");
+    out = te::compute(
+        {m, n}, [&](Expr i, Expr j) { return Cb(i, j / block, j % block) + 1.0f; }, "out");
+  }
+  ComputeDAG dag() const { return ComputeDAG({out}, {A, W, out}, avx512()); }
+};
+
 std::string all_sketches(const ComputeDAG& dag) {
   std::string out;
   std::vector<Sketch> sketches = generate_sketches(dag);
@@ -81,6 +98,51 @@ TEST(ComputeDagTest, SoftmaxFacts) {
             "  e [8, 40]: expensive\n"
             "  s [8]: reduce 40\n"
             "  Y [8, 40]: output\n");
+}
+
+// A consumer that reads a stage through blocks of one of its axes (ConvNCHWc's epilogue) unpacks
+// it; a transpose is an unpacking without blocks; any other read is neither.
+TEST(ComputeDagTest, UnpackingConsumers) {
+  EXPECT_EQ(BlockedMatmul(8, 32, 16, 8).dag().str(),
+            "  Cb [8, 4, 8]: reduce 16, data reuse, unpacked by out at [0, 1/8, 1%8]\n"
+            "  out [8, 32]: output\n");
+  Tensor X = te::placeholder({4, 6}, DataType::f32(), "X");
+  Tensor a = te::compute({4, 6}, [&](Expr i, Expr j) { return X(i, j) * 2.0f; }, "a");
+  Tensor t = te::compute({6, 4}, [&](Expr i, Expr j) { return a(j, i); }, "t");
+  EXPECT_EQ(ComputeDAG({t}, {X, t}, avx512()).str(),
+            "  a [4, 6]: unpacked by t at [1, 0]\n"
+            "  t [6, 4]: output\n");
+  // A broadcast's read at 0 along an axis of extent 1 is still point for point.
+  Tensor Y = te::placeholder({1, 6}, DataType::f32(), "Y");
+  Tensor y2 = te::compute({1, 6}, [&](Expr, Expr j) { return Y(0, j) * 2.0f; }, "y2");
+  Tensor y3 = te::compute({1, 6}, [&](Expr, Expr j) { return y2(0, j) + 1.0f; }, "y3");
+  EXPECT_EQ(ComputeDAG({y3}, {Y, y3}, avx512()).str(),
+            "  y2 [1, 6]: elementwise into y3\n"
+            "  y3 [1, 6]: output\n");
+  // A block that does not divide the axis, and a read of one part of a block only.
+  Tensor b =
+      te::compute({4, 3, 2}, [&](Expr i, Expr jb, Expr jj) { return X(i, jb * 2 + jj); }, "b");
+  Tensor ragged = te::compute({4, 5}, [&](Expr i, Expr j) { return b(i, j / 2, j % 2); }, "ragged");
+  EXPECT_EQ(ComputeDAG({ragged}, {X, ragged}, avx512()).str(),
+            "  b [4, 3, 2]\n"
+            "  ragged [4, 5]: output\n");
+  Tensor c =
+      te::compute({4, 3, 2}, [&](Expr i, Expr jb, Expr jj) { return X(i, jb * 2 + jj); }, "c");
+  Tensor half = te::compute({4, 6}, [&](Expr i, Expr j) { return c(i, j / 2, 0); }, "half");
+  EXPECT_EQ(ComputeDAG({half}, {X, half}, avx512()).str(),
+            "  c [4, 3, 2]\n"
+            "  half [4, 6]: output\n");
+}
+
+// The blocked tile is fused into its unpacking consumer as into an elementwise one.
+TEST(SketchTest, BlockedTileFusesIntoItsUnpackingConsumer) {
+  EXPECT_EQ(all_sketches(BlockedMatmul(8, 32, 16, 8).dag()),
+            "sketch 0\n"
+            "  Cb: tiled SSRSRS, computed at tile level 1 of out\n"
+            "  out: tiled to hold a producer's tile, at root\n"
+            "sketch 1\n"
+            "  Cb: tiled SSRSRS, computed at tile level 2 of out\n"
+            "  out: tiled to hold a producer's tile, at root\n");
 }
 
 TEST(SketchTest, MatmulWithEpilogueFusesTheTileIntoIt) {
