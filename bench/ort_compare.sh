@@ -5,18 +5,21 @@
 # both in interleaved rounds (Tessel, ORT, Tessel, ORT, ...) and prints the medians as a markdown
 # table on stdout (progress on stderr).
 #   bench/ort_compare.sh --onnxruntime DIR [--models a,b,...] [--rounds K] [--target T]
-#                        [--build BUILD] [--skip-build]
+#                        [--build BUILD] [--skip-build] [--tuning-records DIR]
 # DIR: where npm's onnxruntime-node is installed when it is not there yet (needs node and npm).
 # --models: a subset of `make_zoo --list` (default: all); --rounds: timed rounds per engine and
 # thread count (default 5); --target: passed to `tessel compile --target` (default: the host CPU);
 # --skip-build: use BUILD's make_zoo and tessel as they are (default: build those two targets).
+# --tuning-records DIR: compile each model that has records DIR/NAME.json with them (`tessel
+# compile --tuning-records`; bench/tune_models.sh --keep-records DIR writes them); its row says
+# "tuned".
 # Each round runs `tessel run PKG --print-time` (TESSEL_NUM_THREADS=T) and
 # `node bench/onnxruntime_time.js MODEL --threads T`, both with the same --repeat 5 --number N,
 # N chosen so that a batch lasts about 60 ms at 2 threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ort_dir='' models='' rounds=5 target='' build=build do_build=1 repeat=5 batch_ms=60
+ort_dir='' models='' rounds=5 target='' build=build do_build=1 repeat=5 batch_ms=60 records_dir=''
 args=''  # the command line as typed, for the table's header
 for a in "$@"; do [[ $a == *' '* ]] && args+=" \"$a\"" || args+=" $a"; done
 while [[ $# -gt 0 ]]; do
@@ -27,7 +30,8 @@ while [[ $# -gt 0 ]]; do
     --target) target=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --skip-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --tuning-records) records_dir=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ort_compare.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -47,10 +51,13 @@ for name in $models; do
   model=$work/$name.onnx pkg=$work/$name.tar
   echo "== $name" >&2
   "$make_zoo" "--$name" "$model"
-  if ! out=$("$tessel" compile "$model" -o "$pkg" ${target:+--target "$target"} 2>&1); then
+  records=${records_dir:+$records_dir/$name.json} label=$name
+  [[ -n $records && -f $records ]] && label="$name (tuned)" || records=''
+  if ! out=$("$tessel" compile "$model" -o "$pkg" ${target:+--target "$target"} \
+               ${records:+--tuning-records "$records"} 2>&1); then
     echo "$out" >&2
     failures+=("$name: tessel compile failed: $(echo "$out" | grep -m1 -i error || echo "$out" | tail -1)")
-    rows+=("| $name | compile failed | | | | | | | | |")
+    rows+=("| $label | compile failed | | | | | | | | |")
     continue
   fi
   # "wrote PKG (N kernels for TRIPLE -mcpu=CPU) in S s": the CPU LLVM compiled for.
@@ -65,7 +72,7 @@ for name in $models; do
   # Runs per batch: about batch_ms of work at 2 threads, from a short first measurement.
   first=$(TESSEL_NUM_THREADS=2 tessel_ms "$tessel" "$pkg" 3 1)
   number=$(awk -v t="$first" -v b="$batch_ms" 'BEGIN { n = int(b / t + 0.5); print (n < 1 ? 1 : (n > 1000 ? 1000 : n)) }')
-  row="| $name"
+  row="| $label"
   for threads in 1 2; do
     tessel_times=() ort_times=()
     for ((round = 0; round < rounds; ++round)); do

@@ -2,7 +2,8 @@
 # Tunes each zoo model for a time budget, compiles it untuned and with the records, and compares
 # the two packages' run times; prints the command and a markdown table on stdout (progress on stderr).
 #   bench/tune_models.sh [--minutes MIN] [--trials T] [--repeat R] [--number N] [--rounds K]
-#                        [--build DIR] [--onnxruntime DIR] [--auto-schedule] [MODEL...]
+#                        [--build DIR] [--onnxruntime DIR] [--auto-schedule] [--keep-records DIR]
+#                        [MODEL...]
 # MODEL: a name in models/ (default: all four zoo models) or an .onnx path. MIN: tuning budget per
 # model (default 2); T: tessel tune's --trials per task (with --auto-schedule the total over all
 # tasks; its default when not given). Each package runs R timed batches of N runs; untuned and
@@ -14,10 +15,12 @@
 # (bench/onnxruntime_time.js), with as many threads as Tessel.
 # --auto-schedule: tune with the auto-scheduler (`tessel tune --auto-schedule`) instead of the
 # template tuner; its per-round progress lines (estimated model latency over time) go to stderr.
+# --keep-records DIR: keep each model's records as DIR/NAME.json (for bench/ort_compare.sh
+# --tuning-records DIR), replacing any there; by default they go to a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-minutes=2 trials='' repeat=5 number=100 rounds=10 build=build ort_dir='' auto='' models=()
+minutes=2 trials='' repeat=5 number=100 rounds=10 build=build ort_dir='' auto='' keep='' models=()
 args="$*"
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -29,7 +32,8 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --onnxruntime) ort_dir=$2; shift 2 ;;
     --auto-schedule) auto=--auto-schedule; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --keep-records) keep=$2; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tune_models.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) models+=("$1"); shift ;;
   esac
@@ -43,6 +47,7 @@ source bench/model_bench_lib.sh
 threads=${TESSEL_NUM_THREADS:-$(nproc)}
 
 work=$(mktemp -d)
+[[ -z $keep ]] || mkdir -p "$keep"
 trap 'rm -rf "$work"' EXIT
 
 rows=()
@@ -50,7 +55,8 @@ for m in "${models[@]}"; do
   model=$m
   [[ -f $model ]] || model=models/$m.onnx
   name=$(basename "$model" .onnx)
-  records=$work/$name.json
+  records=${keep:-$work}/$name.json
+  rm -f "$records"  # tessel tune appends to a records file
   tasks=$("$tessel" tune "$model" -o "$records" $auto --tasks list | tail -n +2 | wc -l)
   echo "== $name: $tasks tasks, tuning for $minutes min" >&2
   t0=$(now)
