@@ -104,9 +104,13 @@ void schedule_tile(te::Stage st, const StageParams& p, int lanes) {
 // The consumer's loops that hold a tile's `n` axes, and each one's rank in the consumer's own
 // loop order (its innermost last): the consumer's axis a for axis a of the tile, or with
 // `unpacked_as` (StageFacts) the loop it names, the consumer's blocked axes split first.
+// `block[a]`: b when the loop is the inner part of a block of b, which a tile holds whole (te
+// infers the region of m % b read from a part of that loop as the whole block, and would compute
+// it again for each part); 0 otherwise.
 struct HeldLoops {
   std::vector<IterVar> loops;
   std::vector<size_t> rank;
+  std::vector<int64_t> block;
 };
 HeldLoops held_loops(te::Stage& consumer, size_t n, const std::vector<BlockedRead>& unpacked_as) {
   HeldLoops h;
@@ -115,6 +119,7 @@ HeldLoops held_loops(te::Stage& consumer, size_t n, const std::vector<BlockedRea
     for (size_t a = 0; a < std::min(n, nc); ++a) {
       h.loops.push_back(consumer.axis(static_cast<int>(a)));
       h.rank.push_back(a);
+      h.block.push_back(0);
     }
     return h;
   }
@@ -129,14 +134,16 @@ HeldLoops held_loops(te::Stage& consumer, size_t n, const std::vector<BlockedRea
                       : r.inner    ? inner[r.axis]
                                    : outer[r.axis]);
     h.rank.push_back(2 * r.axis + (r.inner ? 1 : 0));
+    h.block.push_back(r.inner ? r.block : 0);
   }
   return h;
 }
 
 // kTileFused, kCacheWrite: `tile` multi-level tiled by `tp` and computed inside `consumer`, whose
 // loops that hold the tile's axes (held_loops) are split to match the tile's levels below
-// `level`, and scheduled by `cp`. The consumer's loops inside the tile run in its own order, so
-// that its innermost axis is the vector loop even where it unpacks a blocked tile.
+// `level` (a block's inner part held whole), and scheduled by `cp`. The consumer's loops inside
+// the tile run in its own order, so that its innermost axis is the vector loop even where it
+// unpacks a blocked tile.
 void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
                       const StageParams& cp, int level, int lanes,
                       const std::vector<BlockedRead>& unpacked_as = {}) {
@@ -153,10 +160,10 @@ void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
   std::vector<int64_t> held(n);
   for (size_t a = 0; a < n; ++a) {
     const std::vector<int64_t>& f = tp.tiles[a];
-    held[a] = product({f.begin() + level - 1, f.end()});
+    held[a] = h.block[a] > 0 ? h.block[a] : product({f.begin() + level - 1, f.end()});
     auto [o, i] = consumer.split(h.loops[a], held[a]);
     if (level == 2) {
-      auto [o0, o1] = consumer.split(o, f[0]);
+      auto [o0, o1] = consumer.split(o, h.block[a] > 0 ? 1 : f[0]);
       outer[0].push_back(o0);
       outer[1].push_back(o1);
     } else {

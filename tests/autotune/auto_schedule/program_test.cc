@@ -3,6 +3,7 @@
 // replays to the same loops.
 #include "autotune/auto_schedule/program.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -208,6 +209,34 @@ TEST(ComputeLocationTest, SoftmaxStatisticsMayBeComputedPerRow) {
     expect_correct(c, dag, apply(dag, sketches[p.sketch], p), p.str(dag));
   }
   EXPECT_EQ(located, 4);
+}
+
+// A blocked tile fused into the consumer that unpacks it is computed per tile of that consumer:
+// its buffer holds the tile's levels below the consumer's loop, and the whole block of 16 (bounds
+// inferred through the consumer's j / 16 and j % 16), no more.
+TEST(UnpackingConsumerTest, BlockedTileIsComputedPerConsumerTile) {
+  Case c = blocked_matmul(12, 48, 20, 16);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  ASSERT_EQ(sketches.size(), 2u);  // Cb at level 1 or 2 of out
+  std::mt19937_64 rng(17);
+  for (int n = 0; n < 8; ++n) {
+    size_t k = static_cast<size_t>(n % 2);
+    Program p = sample_program(dag, sketches, k, rng);
+    size_t at = 0;
+    while (dag.stages()[at].name != "Cb") ++at;
+    const StageParams& cb = p.stages[at];
+    ASSERT_EQ(cb.tiles.size(), 4u) << p.str(dag);  // 3 spatial axes, 1 reduce axis
+    int64_t elements = 1;
+    for (size_t a = 0; a < 2; ++a) {
+      for (size_t l = k; l < cb.tiles[a].size(); ++l) elements *= cb.tiles[a][l];
+    }
+    elements *= 16;
+    EXPECT_NE(lowered(dag, apply(dag, sketches[k], p))
+                  .find(fmt::format("allocate Cb: float32[{}_int64]", elements)),
+              std::string::npos)
+        << p.str(dag);
+  }
 }
 
 // A tile-size mutation moves a factor between levels: the axis stays whole.
