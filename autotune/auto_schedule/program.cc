@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "autotune/auto_schedule/compute_location.h"
 #include "ir/error.h"
@@ -262,22 +263,55 @@ const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
 }
 
 // Inner level extents of an axis of `extent` in `levels` levels: each a random divisor of what
-// the levels inside it leave, the innermost at most kMaxInnerTile.
+// the levels inside it leave, the innermost `inner` when given, else at most kMaxInnerTile.
 constexpr int64_t kMaxInnerTile = 64;
-std::vector<int64_t> sample_tile(int64_t extent, size_t levels, std::mt19937_64& rng) {
+std::vector<int64_t> sample_tile(int64_t extent, size_t levels, std::mt19937_64& rng,
+                                 int64_t inner = 0) {
   std::vector<int64_t> f(levels - 1);
   int64_t left = extent;
   for (size_t l = levels - 1; l > 0; --l) {
     std::vector<int64_t> d = divisors(left);
     if (l == levels - 1) std::erase_if(d, [](int64_t x) { return x > kMaxInnerTile; });
-    f[l - 1] = pick(d, rng);
+    f[l - 1] = l == levels - 1 && inner > 0 ? inner : pick(d, rng);
     left /= f[l - 1];
   }
   return f;
 }
 
-// The outer loops that stage `i`'s parallel depth counts: its spatial axes, or for a consumer
-// those of the tile it holds (an unpacking consumer's blocked axes count twice).
+// The share of tiled stages whose spatial tiles sample_program draws as a register tile.
+constexpr double kRegisterTileShare = 0.5;
+
+// Spatial tiles whose innermost level is a register tile (Ansor draws every level uniformly, and
+// most such tiles spill or leave the vector loop ragged): the last axis, the vector loop, one or
+// two whole vectors; the other axes' innermost extents drawn so that the tile's accumulator
+// vectors fit the register file less four for the operands; the levels above uniform. nullopt
+// when the last axis holds no whole vector.
+std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
+    const std::vector<int64_t>& spatial, int lanes, int registers, std::mt19937_64& rng) {
+  if (spatial.empty()) return std::nullopt;
+  std::vector<int64_t> vectors;
+  for (int64_t d : divisors(spatial.back())) {
+    if (d % lanes == 0 && d <= 2 * lanes) vectors.push_back(d);
+  }
+  if (vectors.empty()) return std::nullopt;
+  std::vector<int64_t> inner(spatial.size(), 1);
+  inner.back() = pick(vectors, rng);
+  int64_t budget = std::max<int64_t>(1, (registers - 4) / (inner.back() / lanes));
+  std::vector<size_t> order(spatial.size() - 1);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::shuffle(order.begin(), order.end(), rng);
+  for (size_t a : order) {
+    std::vector<int64_t> d = divisors(spatial[a]);
+    std::erase_if(d, [&](int64_t x) { return x > budget; });
+    inner[a] = pick(d, rng);
+    budget /= inner[a];
+  }
+  std::vector<std::vector<int64_t>> tiles;
+  for (size_t a = 0; a < spatial.size(); ++a)
+    tiles.push_back(sample_tile(spatial[a], kSpatialLevels, rng, inner[a]));
+  return tiles;
+}
+
 int spatial_axes(const ComputeDAG& dag, const Sketch& sk, size_t i) {
   if (sk.plans[i].rule == SketchRule::kConsumer) {
     for (size_t j = 0; j < sk.plans.size(); ++j) {
@@ -400,7 +434,13 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
     if (f.placeholder || r == SketchRule::kInline) continue;
     StageParams& sp = p.stages[i];
     if (tiled(r)) {
-      for (int64_t e : f.spatial) sp.tiles.push_back(sample_tile(e, kSpatialLevels, rng));
+      std::optional<std::vector<std::vector<int64_t>>> shaped;
+      if (std::bernoulli_distribution(kRegisterTileShare)(rng))
+        shaped = sample_register_tile(f.spatial, dag.lanes(), dag.cpu().vector_registers, rng);
+      if (shaped) sp.tiles = std::move(*shaped);
+      for (int64_t e : f.spatial) {
+        if (!shaped) sp.tiles.push_back(sample_tile(e, kSpatialLevels, rng));
+      }
       for (int64_t e : f.reduce) sp.tiles.push_back(sample_tile(e, kReduceLevels, rng));
     }
     if (r == SketchRule::kRfactor) {

@@ -239,6 +239,24 @@ TEST(UnpackingConsumerTest, BlockedTileIsComputedPerConsumerTile) {
   }
 }
 
+// About half the sampled tiles are register tiles: the vector loop one or two whole vectors, the
+// accumulators within the register file less four (uniform draws rarely are).
+TEST(SampleProgramTest, HalfTheTilesAreRegisterTiles) {
+  Case c = matmul(64, 96, 32);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  std::mt19937_64 rng(23);
+  int lanes = dag.lanes(), budget = dag.cpu().vector_registers - 4, shaped = 0, samples = 400;
+  for (int n = 0; n < samples; ++n) {
+    Program p = sample_program(dag, sketches, static_cast<size_t>(n) % sketches.size(), rng);
+    const std::vector<std::vector<int64_t>>& t = p.stages[2].tiles;  // C (after A, B)
+    int64_t rows = t[0].back(), columns = t[1].back();
+    shaped += columns % lanes == 0 && columns <= 2 * lanes && rows * (columns / lanes) <= budget;
+  }
+  EXPECT_GE(shaped, samples * 2 / 5);
+  EXPECT_LE(shaped, samples * 4 / 5);
+}
+
 // A tile-size mutation moves a factor between levels: the axis stays whole.
 TEST(MutateTest, TileSizesKeepTheAxisWhole) {
   Case c = matmul(64, 48, 36);
