@@ -33,6 +33,10 @@ struct CpuModel {
     return std::max(1, vector_bits / (8 * dtype.element_of().bytes()));
   }
 
+  // Accumulator vectors that a register tile may use: the register file less room for the
+  // operands (shared by the conv/dense templates and the auto-scheduler's register tiles).
+  int accumulator_registers() const { return std::max(1, vector_registers - 4); }
+
   // The model of `target`. Caches come from the host's sysfs when `target` is the host CPU, else
   // from a table of known -mcpu names (a generic default for others).
   static CpuModel of(const Target& target);

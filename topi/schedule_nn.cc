@@ -132,9 +132,6 @@ int64_t row_block(int64_t divisor, const CpuModel& cpu) {
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
 const std::vector<int64_t> kPackedColumns = {1, 2, 4, 7, 8, 14, 16};
 
-// Accumulator vectors that a tile may use: the register file less room for the operands.
-int64_t accumulator_budget(const CpuModel& cpu) { return cpu.vector_registers - 4; }
-
 // Inlines the elementwise stages into their readers, except the master's direct inputs (padded
 // or transposed copies), which the reduction reads without checks; returns those inputs.
 std::vector<te::Operation> inline_all_but_inputs(te::Schedule& s, const te::Stage& master) {
@@ -336,7 +333,7 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   space.define_knob("parallel", {0, 1});
   // Accumulators beyond the register file spill on every step of the reduction, and LLVM takes
   // seconds to schedule such tiles: leave room for the operands.
-  int64_t budget = accumulator_budget(cpu);
+  int64_t budget = cpu.accumulator_registers();
   space.set_constraint([t, lanes, budget](const ConfigEntity& c) -> std::string {
     TileConfig tile = tile_config(t, c);
     int64_t accumulators = tile.rows * tile.ys * ((tile.cols + lanes - 1) / lanes);

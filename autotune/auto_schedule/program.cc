@@ -284,10 +284,10 @@ constexpr double kRegisterTileShare = 0.5;
 // Spatial tiles whose innermost level is a register tile (Ansor draws every level uniformly, and
 // most such tiles spill or leave the vector loop ragged): the last axis, the vector loop, one or
 // two whole vectors; the other axes' innermost extents drawn so that the tile's accumulator
-// vectors fit the register file less four for the operands; the levels above uniform. nullopt
-// when the last axis holds no whole vector.
+// vectors fit CpuModel::accumulator_registers; the levels above uniform. nullopt when the last
+// axis holds no whole vector.
 std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
-    const std::vector<int64_t>& spatial, int lanes, int registers, std::mt19937_64& rng) {
+    const std::vector<int64_t>& spatial, int lanes, int accumulators, std::mt19937_64& rng) {
   if (spatial.empty()) return std::nullopt;
   std::vector<int64_t> vectors;
   for (int64_t d : divisors(spatial.back())) {
@@ -296,7 +296,7 @@ std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
   if (vectors.empty()) return std::nullopt;
   std::vector<int64_t> inner(spatial.size(), 1);
   inner.back() = pick(vectors, rng);
-  int64_t budget = std::max<int64_t>(1, (registers - 4) / (inner.back() / lanes));
+  int64_t budget = std::max<int64_t>(1, accumulators / (inner.back() / lanes));
   std::vector<size_t> order(spatial.size() - 1);
   std::iota(order.begin(), order.end(), size_t{0});
   std::shuffle(order.begin(), order.end(), rng);
@@ -436,10 +436,12 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
     if (tiled(r)) {
       std::optional<std::vector<std::vector<int64_t>>> shaped;
       if (std::bernoulli_distribution(kRegisterTileShare)(rng))
-        shaped = sample_register_tile(f.spatial, dag.lanes(), dag.cpu().vector_registers, rng);
-      if (shaped) sp.tiles = std::move(*shaped);
-      for (int64_t e : f.spatial) {
-        if (!shaped) sp.tiles.push_back(sample_tile(e, kSpatialLevels, rng));
+        shaped =
+            sample_register_tile(f.spatial, dag.lanes(), dag.cpu().accumulator_registers(), rng);
+      if (shaped) {
+        sp.tiles = std::move(*shaped);
+      } else {
+        for (int64_t e : f.spatial) sp.tiles.push_back(sample_tile(e, kSpatialLevels, rng));
       }
       for (int64_t e : f.reduce) sp.tiles.push_back(sample_tile(e, kReduceLevels, rng));
     }

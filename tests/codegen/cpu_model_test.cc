@@ -20,6 +20,7 @@ TEST(CpuModelTest, HaswellIsAvx2) {
   EXPECT_STREQ(isa_family_name(m.isa), "x86 AVX2");
   EXPECT_EQ(m.vector_bits, 256);
   EXPECT_EQ(m.vector_registers, 16);
+  EXPECT_EQ(m.accumulator_registers(), 12);
   EXPECT_TRUE(m.has_fma);
   EXPECT_EQ(m.lanes(DataType::f32()), 8);
   EXPECT_EQ(m.lanes(DataType::f64()), 4);
@@ -38,6 +39,7 @@ TEST(CpuModelTest, SkylakeAvx512AndSapphireRapidsAreAvx512) {
     EXPECT_EQ(m.isa, IsaFamily::kX86Avx512);
     EXPECT_EQ(m.vector_bits, 512);
     EXPECT_EQ(m.vector_registers, 32);
+    EXPECT_EQ(m.accumulator_registers(), 28);
     EXPECT_TRUE(m.has_fma);
     EXPECT_EQ(m.lanes(DataType::f32()), 16);
   }

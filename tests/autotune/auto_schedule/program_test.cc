@@ -246,7 +246,7 @@ TEST(SampleProgramTest, HalfTheTilesAreRegisterTiles) {
   ComputeDAG dag = dag_of(c);
   std::vector<Sketch> sketches = generate_sketches(dag);
   std::mt19937_64 rng(23);
-  int lanes = dag.lanes(), budget = dag.cpu().vector_registers - 4, shaped = 0, samples = 400;
+  int lanes = dag.lanes(), budget = dag.cpu().accumulator_registers(), shaped = 0, samples = 400;
   for (int n = 0; n < samples; ++n) {
     Program p = sample_program(dag, sketches, static_cast<size_t>(n) % sketches.size(), rng);
     const std::vector<std::vector<int64_t>>& t = p.stages[2].tiles;  // C (after A, B)
