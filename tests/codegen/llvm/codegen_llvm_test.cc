@@ -111,8 +111,10 @@ TEST(CodeGenLLVMTest, StridedRampsGatherAndScatter) {
 
 // Loads of every s-th element for s up to 4 are one wide load and a shuffle, not a gather (a
 // strided pool or conv reads its input so): right values up to the buffer's last element, which
-// the last lane reads (ASan checks that nothing past it is), and no gather instruction. Stride 5
-// still gathers.
+// the last lane reads (ASan checks that nothing past it is), and no gather instruction on the host
+// nor on an AVX-512 target. Stride 5 still gathers on the AVX-512 target (which shows that the
+// check can see a gather); on the host LLVM may scalarize it instead (it does for znver3, whose
+// gathers are slow).
 TEST(CodeGenLLVMTest, SmallStrideLoadsAreWideLoadsAndShuffles) {
   for (int stride : {2, 3, 4, 5}) {
     const int lanes = 16, n = (lanes - 1) * stride + 1 + 3;
@@ -131,8 +133,11 @@ TEST(CodeGenLLVMTest, SmallStrideLoadsAreWideLoadsAndShuffles) {
       EXPECT_EQ(y.data<float>()[k], float(3 + stride * k)) << "stride " << stride << " lane " << k;
       EXPECT_EQ(y.data<float>()[lanes + k], float(stride * k)) << "stride " << stride;
     }
-    std::string asm_text = emit_assembly({f}, host_target());
-    EXPECT_EQ(asm_text.find("gather") == std::string::npos, stride <= 4) << "stride " << stride;
+    bool host_gathers = emit_assembly({f}, host_target()).find("gather") != std::string::npos;
+    if (stride <= 4) EXPECT_FALSE(host_gathers) << "stride " << stride;
+    std::string avx512 =
+        emit_assembly({f}, Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
+    EXPECT_EQ(avx512.find("gather") == std::string::npos, stride <= 4) << "stride " << stride;
   }
 }
 
