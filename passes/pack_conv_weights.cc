@@ -20,8 +20,16 @@ namespace tessel::passes {
 // AVX-512, threshold 256 -> 128: MobileNetV2 7.0 -> 6.7 ms, SqueezeNet 6.6 -> 6.1, the others
 // equal within noise); packing every conv of a row that is not whole vectors made MobileNetV2
 // slower (7.0 -> 7.3).
-bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride) {
-  return stride > 1 || (width % kConvChannelBlock != 0 && reduction >= 128);
+// With 16 vector registers the direct template's tile is 8 rows of one vector, two FMA chains per
+// pipe on Zen 3, and channel vectors pay whatever the width from a reduction of 24 (Zen 3, AVX2,
+// one thread, `tessel tune --trials 1`, direct -> packed: MobileNetV2's 1x1 convs 96 -> 576 at
+// 14x14 0.70 -> 0.30 ms, 64 -> 384 0.31 -> 0.15, 32 -> 192 at 28x28 0.25 -> 0.18, 24 -> 144 at
+// 56x56 0.56 -> 0.47, 32 -> 16 at 112x112 0.33 -> 0.26; 16 -> 96 at 112x112 0.86 -> 1.11).
+bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride,
+                             const CpuModel& cpu) {
+  if (stride > 1) return true;
+  if (cpu.vector_registers < 32) return reduction >= 24;
+  return width % kConvChannelBlock != 0 && reduction >= 128;
 }
 
 // Output channels that do not fill whole blocks are padded with zero weights when the padding
@@ -38,11 +46,12 @@ bool is_packable(const graph::Graph& g, const graph::Node& node) {
          w.type.dtype.is_float() && g.value(node.outputs[0]).type.is_static();
 }
 
-bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv) {
+bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv, const CpuModel& cpu) {
   const graph::TensorData& w = *g.value(conv.inputs[1]).constant;
   std::vector<int64_t> strides = conv.attr_ints("strides", {});
   return prefers_channel_vectors(g.value(conv.outputs[0]).type.shape.back(),
-                                 w.numel() / w.shape()[0], strides.empty() ? 1 : strides.back());
+                                 w.numel() / w.shape()[0], strides.empty() ? 1 : strides.back(),
+                                 cpu);
 }
 
 graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv) {
@@ -59,11 +68,11 @@ std::map<std::string, graph::Attr> packed_attrs(const graph::Graph& g, const gra
   return attrs;
 }
 
-void pack_conv_weights(graph::Graph& g, const ConvLayoutChoice& choose) {
+void pack_conv_weights(graph::Graph& g, const CpuModel& cpu, const ConvLayoutChoice& choose) {
   std::map<graph::ValueId, graph::ValueId>
       packed_of;  // convs sharing weights share the packed copy
   for (graph::Node& node : g.nodes) {
-    if (!is_packable(g, node) || !(choose ? choose(g, node) : rule_prefers_packed(g, node)))
+    if (!is_packable(g, node) || !(choose ? choose(g, node) : rule_prefers_packed(g, node, cpu)))
       continue;
     auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
     if (fresh) {

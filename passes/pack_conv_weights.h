@@ -1,10 +1,11 @@
 // Conv with group 1 and constant weights becomes ConvNCHWc, Tessel's packed convolution, when its
-// output rows are not whole vectors (the direct template's vector axis is the width) or it strides
-// along the width: the
-// weights are packed once, at compile time, into blocks of 16 output channels (see
-// ir/ops/conv_packing.h), and the kernel vectorizes over those channels instead. Tuning records
-// can overrule that rule for each conv (ConvLayoutChoice): tuning measures both forms.
-// Requires: typed graph. Guarantees: same outputs; the old constant stays for its other readers.
+// output rows are not whole vectors (the direct template's vector axis is the width), it strides
+// along the width, or the target's register file is too small for the direct template's tile
+// (prefers_channel_vectors): the weights are packed once, at compile time, into blocks of 16 output
+// channels (see ir/ops/conv_packing.h), and the kernel vectorizes over those channels instead.
+// Tuning records can overrule that rule for each conv (ConvLayoutChoice): tuning measures both
+// forms. Requires: typed graph. Guarantees: same outputs; the old constant stays for its other
+// readers.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "codegen/cpu_model.h"
 #include "ir/graph.h"
 
 namespace tessel::passes {
@@ -20,16 +22,16 @@ namespace tessel::passes {
 inline constexpr int64_t kConvChannelBlock = 16;
 
 // Whether a Conv whose output rows are `width` wide, whose outputs each sum `reduction` products
-// and whose stride along the width is `stride` computes faster with channel vectors (see the .cc
-// for the measurements).
-bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride);
+// and whose stride along the width is `stride` computes faster with channel vectors on `cpu` (see
+// the .cc for the measurements).
+bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride, const CpuModel& cpu);
 
 // Whether `node` can become ConvNCHWc: a Conv with group 1, constant float weights of rank >= 3
 // whose output channels are whole blocks (or enough blocks that padding the last costs little),
 // and a static output type.
 bool is_packable(const graph::Graph& g, const graph::Node& node);
 // prefers_channel_vectors for a packable Conv.
-bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv);
+bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv, const CpuModel& cpu);
 // The type of a packable Conv's weights once packed.
 graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv);
 // A packable Conv's attributes once packed: no group, and "output_channels" when the last block is
@@ -39,7 +41,7 @@ std::map<std::string, graph::Attr> packed_attrs(const graph::Graph& g, const gra
 // For a packable Conv: whether it becomes ConvNCHWc.
 using ConvLayoutChoice = std::function<bool(const graph::Graph&, const graph::Node& conv)>;
 
-// Packs the packable convs that `choose` (unset: rule_prefers_packed) picks.
-void pack_conv_weights(graph::Graph& g, const ConvLayoutChoice& choose = {});
+// Packs the packable convs that `choose` (unset: rule_prefers_packed for `cpu`) picks.
+void pack_conv_weights(graph::Graph& g, const CpuModel& cpu, const ConvLayoutChoice& choose = {});
 
 }  // namespace tessel::passes

@@ -93,10 +93,10 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("fold_constant", 2, [&] { fold_constant(g); });
   run("fuse_layer_norm", 2, [&] { fuse_layer_norm(g); });
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
-  run("pack_dense_weights", 2,
-      [&] { pack_dense_weights(g, opt.cpu ? *opt.cpu : CpuModel::of(Target::host())); });
+  CpuModel cpu = opt.cpu ? *opt.cpu : CpuModel::of(Target::host());
+  run("pack_dense_weights", 2, [&] { pack_dense_weights(g, cpu); });
   run("winograd_conv", 2, [&] { winograd_conv(g); });
-  run("pack_conv_weights", 2, [&] { pack_conv_weights(g, opt.conv_layout); });
+  run("pack_conv_weights", 2, [&] { pack_conv_weights(g, cpu, opt.conv_layout); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;
   if (opt.opt_level < 1 || !enabled("fuse_ops")) fuse.max_fused_ops = 1;

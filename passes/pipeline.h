@@ -27,7 +27,7 @@ struct GraphPipelineOptions {
   std::vector<std::string> disabled_passes;  // Error for a name that is not an optional pass
   FuseOptions fuse;
   ConvLayoutChoice conv_layout;  // pack_conv_weights' choice; unset: its rule
-  std::optional<CpuModel> cpu;   // the target, for pack_dense_weights' panels; unset: the host
+  std::optional<CpuModel> cpu;   // the target, for the packing passes' rules; unset: the host
   std::function<void(const std::string& pass, const graph::Graph&)> after_pass;
   std::optional<std::string> dump;  // unset: read TESSEL_DUMP_GRAPH
 };

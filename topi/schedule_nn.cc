@@ -130,7 +130,7 @@ int64_t row_block(int64_t divisor, const CpuModel& cpu) {
 }
 
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
-const std::vector<int64_t> kPackedColumns = {1, 2, 4, 7, 8, 14, 16};
+const std::vector<int64_t> kPackedColumns = {1, 2, 3, 4, 5, 6, 7, 8, 14, 16};
 
 // Inlines the elementwise stages into their readers, except the master's direct inputs (padded
 // or transposed copies), which the reduction reads without checks; returns those inputs.
@@ -223,17 +223,25 @@ TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
 // and as many output columns as fill half the register file with accumulators, preferring a count
 // that divides the row. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
 // columns ran in 53 ms, 1 x 14 in 63, 2 x 14 and 4 x 7 (28 accumulators) in 57-68, 4 x 4 in
-// 61-70; with AVX2 (2 vectors a block), 1 x 4 in 111 ms, 1 x 6 in 107-115, 2 x 2 in 120.
+// 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
+// file less the operands, up to 16 accumulators: on Zen 3 (AVX2, 16 registers) its 1 x 6 tiles ran
+// ResNet-50's 1x1 convs in 0.91x the time of 1 x 4, while convs with a window ran slower so.
 struct PackedTile {
   int64_t rows = 1, ys = 1;
 };
+
+// The packed tile's accumulator budget (see above).
+int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu) {
+  bool pointwise = product(t.reduce) == t.reduce.front();
+  return pointwise ? std::min(cpu.accumulator_registers(), 16) : cpu.vector_registers / 2;
+}
 
 PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);
   int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
   PackedTile p;
   if (vectors == 1 && t.row_divisor % 2 == 0) p.rows = 2;
-  int64_t cap = std::max<int64_t>(1, cpu.vector_registers / 2 / (p.rows * vectors));
+  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu) / (p.rows * vectors));
   int64_t widest = 1, dividing = 1;
   for (int64_t y : kPackedColumns) {
     int64_t c = std::min(width, y);
@@ -345,6 +353,20 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   return space;
 }
 
+// ConvNCHWc's fallback reduction order over (input channel, kernel offsets...): kernel offsets
+// outside and input channels innermost, the best order of most packed convs tuned on Zen 5
+// (AVX-512, 2 x 7 tiles). With 16 registers (AVX2's 1 x 4 tiles on Zen 3) a window over at least
+// 16 input channels runs faster with the channels outermost: ResNet-18's, ResNet-50's and
+// DenseNet-121's 3x3 convs at one thread, weighted by occurrence, 23.3 -> 16.7 ms, 23.3 -> 17.8
+// and 40.1 -> 31.9 (their 7x7 stems over 3 channels ran 1.1-1.4x slower so).
+std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu) {
+  std::vector<int64_t> order;
+  for (size_t r = 0; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
+  if (cpu.vector_registers >= 32 || t.reduce.front() < 16)
+    std::rotate(order.begin(), order.begin() + 1, order.end());
+  return order;
+}
+
 // The fallback is the hand-written policy above: `row_block` rows of one vector of columns (a
 // GEMM: the micro-kernel's tile; ConvNCHWc: packed_fallback), height blocking only for grouped
 // convs (local_input_rows), the reduction in compute order, parallel when the work pays for a
@@ -369,14 +391,8 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
           : t.local_inputs && t.row >= 0 ? local_input_rows(t, rows, cols, cpu)
                                          : 1);
   }
-  if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4) {
-    // Kernel offsets outside, input channels innermost: the best order of most packed convs
-    // tuned.
-    std::vector<int64_t> order;
-    for (size_t r = 1; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
-    order.push_back(0);
-    space.set_fallback_reorder("reorder_k", order);
-  }
+  if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4)
+    space.set_fallback_reorder("reorder_k", packed_reduce_order(t, cpu));
   space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
 }
 

@@ -79,10 +79,15 @@ graph::Graph packable_model() {
   return b.finish(outs);
 }
 
+// pack_conv_weights' rule differs by register file: these tests take AVX-512's, whatever the host.
+const CpuModel kAvx512 =
+    CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
+
 graph::Graph planned(graph::Graph g, const passes::ConvLayoutChoice& layout,
                      std::vector<passes::FusedGroup>& groups) {
   passes::GraphPipelineOptions opt;
   opt.conv_layout = layout;
+  opt.cpu = kAvx512;
   groups = passes::run_graph_pipeline(g, opt).groups;
   return g;
 }
@@ -93,7 +98,8 @@ TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
   std::vector<std::string> predicted;
   const std::vector<size_t> convs = {0, 2};  // the Relus are 1 and 3
   for (size_t i : convs) predicted.push_back(packed_workload_key(g, g.nodes[i]));
-  passes::pack_conv_weights(g, [](const graph::Graph&, const graph::Node&) { return true; });
+  passes::pack_conv_weights(g, CpuModel::of(Target::host()),
+                            [](const graph::Graph&, const graph::Node&) { return true; });
   for (size_t k = 0; k < convs.size(); ++k) {
     ASSERT_EQ(g.nodes[convs[k]].op, graph::OpKind::ConvNCHWc);
     EXPECT_EQ(workload_key(g, g.nodes[convs[k]]), predicted[k]);
@@ -108,7 +114,7 @@ TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {
   graph::Graph other = planned(
       packable_model(),
       [](const graph::Graph& pg, const graph::Node& conv) {
-        return !passes::rule_prefers_packed(pg, conv);
+        return !passes::rule_prefers_packed(pg, conv, kAvx512);
       },
       other_groups);
   std::vector<Task> tasks = extract_tasks_both_layouts(g, groups, other, other_groups);

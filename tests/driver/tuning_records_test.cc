@@ -181,8 +181,8 @@ TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
 // Conv(3x3, 32 -> 32) over rows 32 wide + Relu: the rule keeps it direct, but it can be packed.
 graph::Graph packable_model() {
   Builder b;
-  graph::ValueId x = b.input("x", {1, 32, 4, 32});
-  graph::ValueId w = b.constant("w", random_tensor({32, 32, 3, 3}, 1));
+  graph::ValueId x = b.input("x", {1, 2, 4, 32});
+  graph::ValueId w = b.constant("w", random_tensor({32, 2, 3, 3}, 1));
   return b.finish({b.op("Relu", {b.op("Conv", {x, w}, {{"pads", ints({1, 1, 1, 1})}}, "conv")})});
 }
 
@@ -243,7 +243,7 @@ TEST(TuningRecordsTest, RecordsOfBothLayoutsChooseTheFasterOne) {
     EXPECT_EQ(m.tuning().layouts_from_records, c.decided);
     EXPECT_EQ(m.tuning().tuned, c.tuned);  // the chosen form's record applies
     EXPECT_TRUE(m.tuning().warnings.empty());
-    graph::TensorData x = random_tensor({1, 32, 4, 32}, 3);
+    graph::TensorData x = random_tensor({1, 2, 4, 32}, 3);
     m.set_input("x", to_ndarray(x));
     m.run();
     graph::TensorData want = reference::run(g, {{"x", x}})[0];

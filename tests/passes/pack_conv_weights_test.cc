@@ -21,6 +21,11 @@ using testing::Builder;
 using testing::ints;
 using testing::random_tensor;
 
+// The rule differs by register file: these tests fix the target rather than take the host's.
+const CpuModel kAvx512 =
+    CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
+const CpuModel kAvx2 = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+
 struct ConvSpec {
   std::vector<int64_t> x, w;
   int64_t group = 1;
@@ -47,14 +52,29 @@ graph::Graph conv_model(const ConvSpec& c) {
 }
 
 TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
-  EXPECT_TRUE(prefers_channel_vectors(7, 4608, 1));
-  EXPECT_TRUE(prefers_channel_vectors(14, 2304, 1));
-  EXPECT_TRUE(prefers_channel_vectors(56, 576, 1));
-  EXPECT_TRUE(prefers_channel_vectors(28, 256, 1));
-  EXPECT_TRUE(prefers_channel_vectors(28, 128, 1));
-  EXPECT_FALSE(prefers_channel_vectors(7, 72, 1));     // too short to pay for unpacking
-  EXPECT_FALSE(prefers_channel_vectors(32, 4608, 1));  // whole vectors
-  EXPECT_TRUE(prefers_channel_vectors(16, 16, 2));     // strided: the direct template splits phases
+  EXPECT_TRUE(prefers_channel_vectors(7, 4608, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(14, 2304, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(56, 576, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(28, 256, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(28, 128, 1, kAvx512));
+  EXPECT_FALSE(prefers_channel_vectors(7, 72, 1, kAvx512));     // too short to pay for unpacking
+  EXPECT_FALSE(prefers_channel_vectors(32, 4608, 1, kAvx512));  // whole vectors
+  EXPECT_TRUE(prefers_channel_vectors(16, 16, 2, kAvx512));     // strided: the direct template
+                                                                // splits phases
+}
+
+// With 16 registers the direct tile is too small: channel vectors from a reduction of 24, rows of
+// whole vectors or not.
+TEST(PackConvWeights, SixteenRegistersPackFromAShortReduction) {
+  EXPECT_TRUE(prefers_channel_vectors(14, 96, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(56, 24, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(32, 4608, 1, kAvx2));
+  EXPECT_FALSE(prefers_channel_vectors(112, 16, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(16, 16, 2, kAvx2));
+  graph::Graph g = conv_model({{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1});
+  infer_type(g);
+  EXPECT_TRUE(rule_prefers_packed(g, g.nodes[0], kAvx2));
+  EXPECT_FALSE(rule_prefers_packed(g, g.nodes[0], kAvx512));
 }
 
 // The packed conv against Conv on the reference, and compiled (the pass runs in the compiler)
@@ -65,7 +85,7 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   graph::Graph g = conv_model(spec);
   infer_type(g);
   graph::Graph before = g;
-  pack_conv_weights(g);
+  pack_conv_weights(g, kAvx512);
   const graph::Node& conv = g.nodes[0];
   ASSERT_EQ(conv.op, graph::OpKind::ConvNCHWc);
   EXPECT_FALSE(conv.has_attr("group"));
@@ -108,14 +128,14 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
 TEST(PackConvWeights, APaddedLastBlockKeepsTheChannelCount) {
   graph::Graph g = conv_model({{1, 8, 5, 13}, {130, 8, 3, 3}});
   infer_type(g);
-  pack_conv_weights(g);
+  pack_conv_weights(g, kAvx512);
   ASSERT_EQ(g.nodes[0].op, graph::OpKind::ConvNCHWc);
   EXPECT_EQ(g.nodes[0].attr_int("output_channels", 0), 130);
   EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.shape[1], 130);
   // Whole blocks need no attribute.
   graph::Graph whole = conv_model({{1, 8, 5, 13}, {128, 8, 3, 3}});
   infer_type(whole);
-  pack_conv_weights(whole);
+  pack_conv_weights(whole, kAvx512);
   EXPECT_FALSE(whole.nodes[0].has_attr("output_channels"));
 }
 
@@ -129,7 +149,7 @@ TEST(PackConvWeights, ConvsSharingWeightsShareThePackedCopy) {
   graph::Graph g = b.finish(outs);
   infer_type(g);
   size_t values = g.values.size();
-  pack_conv_weights(g);
+  pack_conv_weights(g, kAvx512);
   ASSERT_EQ(g.nodes[0].op, graph::OpKind::ConvNCHWc);
   ASSERT_EQ(g.nodes[1].op, graph::OpKind::ConvNCHWc);
   EXPECT_EQ(g.nodes[0].inputs[1], g.nodes[1].inputs[1]);
@@ -148,7 +168,7 @@ TEST(PackConvWeights, OtherConvsAreLeftAlone) {
   for (const ConvSpec& c : alone) {
     graph::Graph g = conv_model(c);
     infer_type(g);
-    pack_conv_weights(g);
+    pack_conv_weights(g, kAvx512);
     EXPECT_EQ(g.nodes[0].op, graph::OpKind::Conv)
         << c.w[0] << "x" << c.w[1] << " over width " << c.x.back();
   }
@@ -164,10 +184,10 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
     graph::Graph g = conv_model(c);
     infer_type(g);
     ASSERT_TRUE(is_packable(g, g.nodes[0]));
-    bool rule = rule_prefers_packed(g, g.nodes[0]);
+    bool rule = rule_prefers_packed(g, g.nodes[0], kAvx512);
     EXPECT_EQ(rule, c.x.back() == 13);
     int offered = 0;
-    pack_conv_weights(g, [&](const graph::Graph&, const graph::Node& conv) {
+    pack_conv_weights(g, kAvx512, [&](const graph::Graph&, const graph::Node& conv) {
       EXPECT_EQ(conv.name, "conv");
       ++offered;
       return !rule;
@@ -180,7 +200,7 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
   graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 16, 3, 3}, 2});  // grouped
   infer_type(g);
   EXPECT_FALSE(is_packable(g, g.nodes[0]));
-  pack_conv_weights(g, [](const graph::Graph&, const graph::Node& conv) -> bool {
+  pack_conv_weights(g, kAvx512, [](const graph::Graph&, const graph::Node& conv) -> bool {
     ADD_FAILURE() << "offered " << conv.name;
     return true;
   });
