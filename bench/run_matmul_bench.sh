@@ -6,9 +6,12 @@
 # 0.3.21 does not know Zen 5: hold it to its AVX-512 kernels there with OPENBLAS_CORETYPE=SkylakeX).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_BUILD_BENCH=ON
-cmake --build build -j"$(nproc)" --target matmul_bench
+source scripts/lib.sh
+scripts/setup.sh >&2
+logged "matmul bench: configuring build/" build/logs/configure.log \
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_BUILD_BENCH=ON >&2
+logged "matmul bench: building matmul_bench" build/logs/build.log \
+  cmake --build build -j"$(nproc)" --target matmul_bench >&2
 out=$(mktemp --suffix=.json)
 build/bench/matmul_bench --benchmark_out="$out" --benchmark_out_format=json "$@" >&2
 python3 bench/matmul_report.py "$out"
