@@ -14,4 +14,5 @@ logged "matmul bench: building matmul_bench" build/logs/build.log \
   cmake --build build -j"$(nproc)" --target matmul_bench >&2
 out=$(mktemp --suffix=.json)
 build/bench/matmul_bench --benchmark_out="$out" --benchmark_out_format=json "$@" >&2
+[[ -s $out ]] || { echo "run_matmul_bench.sh: no benchmark ran (see --benchmark_filter)" >&2; exit 1; }
 python3 bench/matmul_report.py "$out"
