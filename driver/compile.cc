@@ -165,7 +165,7 @@ double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
 class RecordPicker {
  public:
   RecordPicker(const std::string& path, const Target& target, std::vector<std::string>& warnings)
-      : target_(target.str()), cpu_(CpuModel::of(target)) {
+      : target_(target.str()) {
     if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
   }
 
@@ -174,8 +174,7 @@ class RecordPicker {
   // (autotune::beats_default); otherwise, and without records of both, the rule decides. So it
   // does when the model check pinned either form to its fallback (the untuned kernel).
   passes::ConvLayoutChoice conv_layout(int& decided) {
-    return [this, &decided](const graph::Graph& g, const graph::Node& conv) {
-      bool rule = passes::rule_prefers_packed(g, conv, cpu_);
+    return [this, &decided](const graph::Graph& g, const graph::Node& conv, bool rule) {
       std::string direct_key = autotune::workload_key(g, conv),
                   packed_key = autotune::packed_workload_key(g, conv);
       std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key);
@@ -232,7 +231,6 @@ class RecordPicker {
 
  private:
   std::string target_;
-  CpuModel cpu_;  // for pack_conv_weights' rule
   autotune::Database db_;
 };
 
@@ -435,10 +433,8 @@ GraphPlan plan_graph(const std::string& onnx_path, const CompileOptions& opt) {
 }
 
 GraphPlan plan_graph_other_conv_layouts(const std::string& onnx_path, const CompileOptions& opt) {
-  CpuModel cpu = CpuModel::of(Target::parse(opt.target));
-  return plan(onnx_path, opt, [cpu](const graph::Graph& g, const graph::Node& conv) {
-    return !passes::rule_prefers_packed(g, conv, cpu);
-  });
+  return plan(onnx_path, opt,
+              [](const graph::Graph&, const graph::Node&, bool rule) { return !rule; });
 }
 
 CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {

@@ -72,8 +72,9 @@ void pack_conv_weights(graph::Graph& g, const CpuModel& cpu, const ConvLayoutCho
   std::map<graph::ValueId, graph::ValueId>
       packed_of;  // convs sharing weights share the packed copy
   for (graph::Node& node : g.nodes) {
-    if (!is_packable(g, node) || !(choose ? choose(g, node) : rule_prefers_packed(g, node, cpu)))
-      continue;
+    if (!is_packable(g, node)) continue;
+    bool rule = rule_prefers_packed(g, node, cpu);
+    if (!(choose ? choose(g, node, rule) : rule)) continue;
     auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
     if (fresh) {
       const graph::Value& w = g.value(node.inputs[1]);

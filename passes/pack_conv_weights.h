@@ -38,8 +38,10 @@ graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& c
 // padded.
 std::map<std::string, graph::Attr> packed_attrs(const graph::Graph& g, const graph::Node& conv);
 
-// For a packable Conv: whether it becomes ConvNCHWc.
-using ConvLayoutChoice = std::function<bool(const graph::Graph&, const graph::Node& conv)>;
+// For a packable Conv, given what rule_prefers_packed says for the pass's target: whether it
+// becomes ConvNCHWc.
+using ConvLayoutChoice =
+    std::function<bool(const graph::Graph&, const graph::Node& conv, bool rule)>;
 
 // Packs the packable convs that `choose` (unset: rule_prefers_packed for `cpu`) picks.
 void pack_conv_weights(graph::Graph& g, const CpuModel& cpu, const ConvLayoutChoice& choose = {});

@@ -98,8 +98,8 @@ TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
   std::vector<std::string> predicted;
   const std::vector<size_t> convs = {0, 2};  // the Relus are 1 and 3
   for (size_t i : convs) predicted.push_back(packed_workload_key(g, g.nodes[i]));
-  passes::pack_conv_weights(g, CpuModel::of(Target::host()),
-                            [](const graph::Graph&, const graph::Node&) { return true; });
+  passes::pack_conv_weights(g, kAvx512,
+                            [](const graph::Graph&, const graph::Node&, bool) { return true; });
   for (size_t k = 0; k < convs.size(); ++k) {
     ASSERT_EQ(g.nodes[convs[k]].op, graph::OpKind::ConvNCHWc);
     EXPECT_EQ(workload_key(g, g.nodes[convs[k]]), predicted[k]);
@@ -112,10 +112,7 @@ TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {
   std::vector<passes::FusedGroup> groups, other_groups;
   graph::Graph g = planned(packable_model(), {}, groups);
   graph::Graph other = planned(
-      packable_model(),
-      [](const graph::Graph& pg, const graph::Node& conv) {
-        return !passes::rule_prefers_packed(pg, conv, kAvx512);
-      },
+      packable_model(), [](const graph::Graph&, const graph::Node&, bool rule) { return !rule; },
       other_groups);
   std::vector<Task> tasks = extract_tasks_both_layouts(g, groups, other, other_groups);
   ASSERT_EQ(tasks.size(), 4u);

@@ -178,7 +178,8 @@ TEST(TuningRecordsTest, AMissingRecordsFileIsAnError) {
   expect_error([&] { compile_graph(model(), opt); }, {"/nonexistent/records.json"});
 }
 
-// Conv(3x3, 32 -> 32) over rows 32 wide + Relu: the rule keeps it direct, but it can be packed.
+// Conv(3x3, 2 -> 32) over rows 32 wide + Relu: every target's rule keeps it direct (a reduction of
+// 18), but it can be packed.
 graph::Graph packable_model() {
   Builder b;
   graph::ValueId x = b.input("x", {1, 2, 4, 32});
@@ -190,7 +191,7 @@ graph::Graph packable_model() {
 autotune::TuningRecord layout_record(const std::string& target, bool packed, double cost) {
   graph::Graph g = packable_model();
   passes::GraphPipelineOptions opt;
-  opt.conv_layout = [packed](const graph::Graph&, const graph::Node&) { return packed; };
+  opt.conv_layout = [packed](const graph::Graph&, const graph::Node&, bool) { return packed; };
   std::vector<passes::FusedGroup> groups = passes::run_graph_pipeline(g, opt).groups;
   const graph::Node& conv = g.nodes[groups[0].master];
   EXPECT_EQ(conv.op, packed ? graph::OpKind::ConvNCHWc : graph::OpKind::Conv);

@@ -187,8 +187,9 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
     bool rule = rule_prefers_packed(g, g.nodes[0], kAvx512);
     EXPECT_EQ(rule, c.x.back() == 13);
     int offered = 0;
-    pack_conv_weights(g, kAvx512, [&](const graph::Graph&, const graph::Node& conv) {
+    pack_conv_weights(g, kAvx512, [&](const graph::Graph&, const graph::Node& conv, bool told) {
       EXPECT_EQ(conv.name, "conv");
+      EXPECT_EQ(told, rule);  // the choice is told the rule's answer for the pass's target
       ++offered;
       return !rule;
     });
@@ -200,7 +201,7 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
   graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 16, 3, 3}, 2});  // grouped
   infer_type(g);
   EXPECT_FALSE(is_packable(g, g.nodes[0]));
-  pack_conv_weights(g, kAvx512, [](const graph::Graph&, const graph::Node& conv) -> bool {
+  pack_conv_weights(g, kAvx512, [](const graph::Graph&, const graph::Node& conv, bool) -> bool {
     ADD_FAILURE() << "offered " << conv.name;
     return true;
   });
