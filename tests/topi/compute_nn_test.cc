@@ -65,8 +65,11 @@ TEST(ComputeNnTest, Conv2dAttributeVariants) {
        {{"group", int_attr(4)}, {"pads", ints_attr({1, 1, 1, 1})}});
   auto w1 = m.constant("w1", f32({16, 4, 1, 1}, 7));
   m.op("pointwise", "Conv", {x, w1});
-  // Strided last axes read the input phase by phase: one phase, two of three, all with dilation.
+  // A strided 1x1 conv reads a subsampled copy of its input, padded or not; strided last axes of
+  // other convs read the input phase by phase: two of three, all with dilation.
   m.op("pointwise_stride2", "Conv", {x, w1}, {{"strides", ints_attr({2, 2})}});
+  m.op("pointwise_stride3x2_padded", "Conv", {x, w1},
+       {{"strides", ints_attr({3, 2})}, {"pads", ints_attr({1, 0, 2, 1})}});
   m.op("narrow_stride3", "Conv", {x, m.constant("wn", f32({6, 4, 3, 2}, 13))},
        {{"strides", ints_attr({1, 3})}});
   m.op("dilated_stride2", "Conv", {x, w},
