@@ -73,8 +73,10 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   EXPECT_EQ(f.split("tile_y"), (std::vector<int64_t>{1, 7}));    // the whole row unrolled
   EXPECT_EQ(f.reorder("reorder_k"), (std::vector<int64_t>{1, 2, 0}));
   EXPECT_EQ(space.invalid_reason(f), "");
-  // rows {1, 2} x columns {1, ..., 7} x 3! orders x 2 x 2; a tile spans one block of channels
-  EXPECT_EQ(space.size(), 2u * 7u * 6u * 2u * 2u);
+  // rows {1, 2} x columns {1, ..., 7} x 3! orders x 2 x 2 x input channels a chunk {0 (none), 8,
+  // 16, 32}; a tile spans one block of channels
+  EXPECT_EQ(space.size(), 2u * 7u * 6u * 2u * 2u * 4u);
+  EXPECT_EQ(f.knob("reduce_chunk"), 0);
   // On AVX2 a block of 16 channels is two vectors: a window's tile is 8 accumulators, the input
   // channels outermost.
   ConfigSpace avx2 = space_of(model, avx2_cpu());

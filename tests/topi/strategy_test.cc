@@ -132,6 +132,14 @@ graph::Graph strided_grouped_conv(int64_t size, std::vector<int64_t> strides = {
   return b.finish({b.op("Relu", {y})});
 }
 
+graph::Graph pointwise(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape) {
+  Builder b;
+  graph::ValueId x = b.input("x", x_shape);
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor(w_shape, 1))},
+                          {{"kernel_shape", ints({1, 1})}});
+  return b.finish({b.op("Relu", {y})});
+}
+
 graph::Graph matmul(std::vector<int64_t> a_shape, std::vector<int64_t> b_shape) {
   Builder b;
   graph::ValueId x = b.input("x", a_shape);
@@ -196,10 +204,22 @@ const Pinned kPinned[] = {
      R"({"tile_row":[1,1],"tile_col":[1,14],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx2, 288,
      R"({"tile_row":[1,1],"tile_col":[2,8],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 336,
-     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1})"},
-    {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 336,
-     R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
+    // does not by default, nor a 1x1 conv whose block weights (256 x 16 floats) are less than L1.
+    {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 1344,
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
+    {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 1344,
+     R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
+    {"pointwise_256", [] { return pointwise({1, 256, 7, 7}, {32, 256, 1, 1}); }, kAvx2, 1680,
+     R"({"tile_row":[2,1],"tile_y":[2,6],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
+    // 512 x 16 floats fill L1 (32 KiB): chunks of 32 channels over the whole 7x7 map. At 28x28
+    // the accumulators of the map exceed half of L1: no chunks.
+    {"pointwise_512", [] { return pointwise({1, 512, 7, 7}, {32, 512, 1, 1}); }, kAvx512, 1680,
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
+    {"pointwise_512", [] { return pointwise({1, 512, 7, 7}, {32, 512, 1, 1}); }, kAvx2, 1680,
+     R"({"tile_row":[2,1],"tile_y":[2,6],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
+    {"pointwise_512_28", [] { return pointwise({1, 512, 28, 28}, {32, 512, 1, 1}); }, kAvx2, 2400,
+     R"({"tile_row":[2,1],"tile_y":[5,6],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
     {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx512, 100,
      R"({"tile_row":[2,12],"tile_col":[2,32],"unroll_k":0,"parallel":1})"},
     {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx2, 100,
