@@ -119,10 +119,10 @@ int64_t col_block(int64_t width, int lanes, bool strided) {
   return std::min<int64_t>(width, lanes);
 }
 
-// Unrolled rows per tile: one accumulator vector each, in half the register file (16 rows with
-// AVX-512's or NEON's 32 registers, 8 with AVX2's 16).
-int64_t row_block(int64_t divisor, const CpuModel& cpu) {
-  int64_t budget = cpu.vector_registers / 2;
+// Unrolled rows per tile: `vectors` accumulator vectors each, in half the register file (16 rows
+// of one vector with AVX-512's or NEON's 32 registers, 8 with AVX2's 16).
+int64_t row_block(int64_t divisor, const CpuModel& cpu, int64_t vectors = 1) {
+  int64_t budget = cpu.vector_registers / 2 / vectors;
   for (int64_t r : {16, 8, 4, 2}) {
     if (r <= budget && divisor % r == 0) return r;
   }
@@ -246,16 +246,18 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   return strip;
 }
 
-// The fallback chunks a 1x1 conv whose block weights fill L1 into chunks of 32 channels (or the
-// most that divide them), where the accumulators of the whole map fit the buffer. Measured on Zen
-// 3 (AVX2, 32 KiB L1) at one thread, ResNet-50's 1x1 convs at 7x7: 2048 -> 512 2.4-2.6 -> 1.6-1.9
-// ms, 512 -> 2048 2.3-2.5 -> 1.6; at 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34. Not chunked: the
-// same convs over 256 channels (16 KiB, equal or slower with chunks), at 28x28 (strips of 7 rows,
-// no gain), and 3x3 convs (within the noise either way).
+// The fallback chunks a 1x1 conv whose block weights take more than half of L1 into chunks of 32
+// channels (or the most that divide them), where the accumulators of the whole map fit the buffer.
+// Measured on Zen 3 (AVX2, 32 KiB L1) at one thread, ResNet-50's 1x1 convs at 7x7: 2048 -> 512
+// 2.4-2.6 -> 1.6-1.9 ms, 512 -> 2048 2.3-2.5 -> 1.6; at 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34;
+// MobileNetV2's at 7x7: 320 -> 1280 0.81-0.94 -> 0.62-0.64 ms, 960 -> 320 0.55-0.66 -> 0.42-0.51,
+// 576 -> 160 0.19 -> 0.13-0.15. Not chunked: convs over at most 256 channels (16 KiB: at 14x14
+// equal or slower, over 64 or 96 channels 1.1-1.4x slower), at 28x28 (strips of 7 rows, no gain),
+// and 3x3 convs (within the noise either way).
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys) {
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
   bool pointwise = product(t.reduce) == t.reduce.front();
-  if (chunks.size() == 1 || !pointwise || t.reduce.front() * t.out.back() * 4 < t.l1d_bytes)
+  if (chunks.size() == 1 || !pointwise || t.reduce.front() * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
   if (accumulator_strip(t, rows, ys) < t.out[2]) return 0;
   int64_t chunk = 0;
@@ -344,6 +346,17 @@ int64_t local_input_rows(const TiledShape& t, int64_t rows, int64_t cols, const 
 
 // The widest column tile of the template, in vectors (a GEMM with few rows falls back to it).
 constexpr int64_t kWideColumnVectors = 8;
+
+// A direct 1x1 conv is a GEMM of output channels by positions; with 16 registers its fallback
+// tile is two vectors of columns wide, which reads 4 weights and 2 input vectors for 8 FMAs where
+// 8 rows of one vector read 9. MobileNetV2's on Zen 3 (AVX2) at one thread, 8 x 8 -> 4 x 16:
+// 16 -> 96 channels at 112x112 0.86 -> 0.47 ms, 144 -> 24 at 56x56 0.53 -> 0.37. (AVX-512's
+// tiles of one vector are 16 columns already; wider ones with tails ran slower, see col_block.)
+bool pointwise_two_vectors(const TiledShape& t, const CpuModel& cpu) {
+  return cpu.vector_registers < 32 && t.row >= 0 && !t.gemm && !t.channel_vectors &&
+         !t.local_inputs && t.reduce.size() >= 2 && product(t.reduce) == t.reduce.front() &&
+         t.out.back() >= 2 * tile_lanes(cpu);
+}
 
 // A GEMM's fallback tile: topi::matmul_cpu_config's micro-kernel (two vectors of columns and the
 // rows that leave room for the operands) where the output is that wide, else one vector; of the
@@ -444,11 +457,14 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
   auto inner = [&](const std::string& name, int64_t extent, int64_t factor) {
     space.set_fallback_split(name, {(extent + factor - 1) / factor, factor});
   };
+  int64_t vectors = pointwise_two_vectors(t, cpu) ? 2 : 1;
   int64_t rows = t.row < 0           ? 1
                  : t.channel_vectors ? packed.rows
                  : gemm              ? gemm->rows
-                                     : row_block(t.row_divisor, cpu);
-  int64_t cols = gemm ? gemm->cols : col_block(t.out.back(), tile_lanes(cpu), t.strided_columns);
+                                     : row_block(t.row_divisor, cpu, vectors);
+  int64_t cols = gemm          ? gemm->cols
+                 : vectors > 1 ? vectors * tile_lanes(cpu)
+                               : col_block(t.out.back(), tile_lanes(cpu), t.strided_columns);
   if (t.row >= 0) inner("tile_row", t.row_divisor, rows);
   if (!t.channel_vectors) inner("tile_col", t.out.back(), cols);
   if (t.y >= 0) {

@@ -204,6 +204,11 @@ const Pinned kPinned[] = {
      R"({"tile_row":[1,1],"tile_col":[1,14],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx2, 288,
      R"({"tile_row":[1,1],"tile_col":[2,8],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    // A direct 1x1 conv (24 output channels do not pack) on 16 registers: 4 rows of two vectors.
+    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx512, 1920,
+     R"({"tile_row":[3,8],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx2, 1920,
+     R"({"tile_row":[6,4],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
     // does not by default, nor a 1x1 conv whose block weights (256 x 16 floats) are less than L1.
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 1344,
