@@ -25,11 +25,17 @@ namespace tessel::passes {
 // one thread, `tessel tune --trials 1`, direct -> packed: MobileNetV2's 1x1 convs 96 -> 576 at
 // 14x14 0.70 -> 0.30 ms, 64 -> 384 0.31 -> 0.15, 32 -> 192 at 28x28 0.25 -> 0.18, 24 -> 144 at
 // 56x56 0.56 -> 0.47, 32 -> 16 at 112x112 0.33 -> 0.26; 16 -> 96 at 112x112 0.86 -> 1.11).
-bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride,
+// A 1x1 conv's direct tile is two vectors wide there (topi/schedule_nn.cc), and it packs from 64
+// channels: direct -> packed, 24 -> 144 at 56x56 0.44 -> 0.57 ms, 32 -> 16 at 112x112 0.25 ->
+// 0.31, 32 -> 192 at 28x28 0.19 -> 0.19; at 64 channels mixed (ResNet-50's 64 -> 256 at 56x56 1.71
+// -> 2.15, DenseNet-121's 64 -> 128 0.86 -> 0.79), from 96 packed (96 -> 128 1.42 -> 1.11). In
+// MobileNetV2's profile (kernels timed in the model) the two convs that turned direct moved less:
+// 24 -> 144 0.41 -> 0.38-0.39 ms, 32 -> 16 0.24 -> 0.26.
+bool prefers_channel_vectors(int64_t width, int64_t channels, int64_t window, int64_t stride,
                              const CpuModel& cpu) {
   if (stride > 1) return true;
-  if (cpu.vector_registers < 32) return reduction >= 24;
-  return width % kConvChannelBlock != 0 && reduction >= 128;
+  if (cpu.vector_registers < 32) return window == 1 ? channels >= 64 : channels * window >= 24;
+  return width % kConvChannelBlock != 0 && channels * window >= 128;
 }
 
 // Output channels that do not fill whole blocks are padded with zero weights when the padding
@@ -49,9 +55,9 @@ bool is_packable(const graph::Graph& g, const graph::Node& node) {
 bool rule_prefers_packed(const graph::Graph& g, const graph::Node& conv, const CpuModel& cpu) {
   const graph::TensorData& w = *g.value(conv.inputs[1]).constant;
   std::vector<int64_t> strides = conv.attr_ints("strides", {});
-  return prefers_channel_vectors(g.value(conv.outputs[0]).type.shape.back(),
-                                 w.numel() / w.shape()[0], strides.empty() ? 1 : strides.back(),
-                                 cpu);
+  return prefers_channel_vectors(g.value(conv.outputs[0]).type.shape.back(), w.shape()[1],
+                                 w.numel() / w.shape()[0] / w.shape()[1],
+                                 strides.empty() ? 1 : strides.back(), cpu);
 }
 
 graph::TensorType packed_weight_type(const graph::Graph& g, const graph::Node& conv) {

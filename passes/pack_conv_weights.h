@@ -21,10 +21,11 @@ namespace tessel::passes {
 // Output channels per packed block: one AVX-512 vector of float32, two AVX2 vectors.
 inline constexpr int64_t kConvChannelBlock = 16;
 
-// Whether a Conv whose output rows are `width` wide, whose outputs each sum `reduction` products
-// and whose stride along the width is `stride` computes faster with channel vectors on `cpu` (see
-// the .cc for the measurements).
-bool prefers_channel_vectors(int64_t width, int64_t reduction, int64_t stride, const CpuModel& cpu);
+// Whether a Conv whose output rows are `width` wide, whose outputs each sum `channels` x `window`
+// products (input channels x kernel points) and whose stride along the width is `stride` computes
+// faster with channel vectors on `cpu` (see the .cc for the measurements).
+bool prefers_channel_vectors(int64_t width, int64_t channels, int64_t window, int64_t stride,
+                             const CpuModel& cpu);
 
 // Whether `node` can become ConvNCHWc: a Conv with group 1, constant float weights of rank >= 3
 // whose output channels are whole blocks (or enough blocks that padding the last costs little),

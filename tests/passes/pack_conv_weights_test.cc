@@ -52,25 +52,27 @@ graph::Graph conv_model(const ConvSpec& c) {
 }
 
 TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
-  EXPECT_TRUE(prefers_channel_vectors(7, 4608, 1, kAvx512));
-  EXPECT_TRUE(prefers_channel_vectors(14, 2304, 1, kAvx512));
-  EXPECT_TRUE(prefers_channel_vectors(56, 576, 1, kAvx512));
-  EXPECT_TRUE(prefers_channel_vectors(28, 256, 1, kAvx512));
-  EXPECT_TRUE(prefers_channel_vectors(28, 128, 1, kAvx512));
-  EXPECT_FALSE(prefers_channel_vectors(7, 72, 1, kAvx512));     // too short to pay for unpacking
-  EXPECT_FALSE(prefers_channel_vectors(32, 4608, 1, kAvx512));  // whole vectors
-  EXPECT_TRUE(prefers_channel_vectors(16, 16, 2, kAvx512));     // strided: the direct template
-                                                                // splits phases
+  EXPECT_TRUE(prefers_channel_vectors(7, 512, 9, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(14, 256, 9, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(56, 64, 9, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(28, 256, 1, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(28, 128, 1, 1, kAvx512));
+  EXPECT_FALSE(prefers_channel_vectors(7, 8, 9, 1, kAvx512));     // too short to pay for unpacking
+  EXPECT_FALSE(prefers_channel_vectors(32, 512, 9, 1, kAvx512));  // whole vectors
+  EXPECT_TRUE(prefers_channel_vectors(16, 16, 1, 2, kAvx512));    // strided: the direct template
+                                                                  // splits phases
 }
 
 // With 16 registers the direct tile is too small: channel vectors from a reduction of 24, rows of
-// whole vectors or not.
+// whole vectors or not; a 1x1 conv's direct tile is wider, and it packs from 64 channels.
 TEST(PackConvWeights, SixteenRegistersPackFromAShortReduction) {
-  EXPECT_TRUE(prefers_channel_vectors(14, 96, 1, kAvx2));
-  EXPECT_TRUE(prefers_channel_vectors(56, 24, 1, kAvx2));
-  EXPECT_TRUE(prefers_channel_vectors(32, 4608, 1, kAvx2));
-  EXPECT_FALSE(prefers_channel_vectors(112, 16, 1, kAvx2));
-  EXPECT_TRUE(prefers_channel_vectors(16, 16, 2, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(14, 96, 1, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(56, 64, 1, 1, kAvx2));
+  EXPECT_FALSE(prefers_channel_vectors(56, 32, 1, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(56, 3, 9, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(32, 512, 9, 1, kAvx2));
+  EXPECT_FALSE(prefers_channel_vectors(112, 2, 8, 1, kAvx2));
+  EXPECT_TRUE(prefers_channel_vectors(16, 16, 1, 2, kAvx2));
   graph::Graph g = conv_model({{1, 32, 6, 32}, {32, 32, 3, 3}, 1, true, {}, false, 1});
   infer_type(g);
   EXPECT_TRUE(rule_prefers_packed(g, g.nodes[0], kAvx2));
