@@ -246,23 +246,25 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   return strip;
 }
 
-// The fallback chunks a 1x1 conv whose block weights take more than half of L1 into chunks of 32
-// channels (or the most that divide them), where the accumulators of the whole map fit the buffer.
-// Measured on Zen 3 (AVX2, 32 KiB L1) at one thread, ResNet-50's 1x1 convs at 7x7: 2048 -> 512
-// 2.4-2.6 -> 1.6-1.9 ms, 512 -> 2048 2.3-2.5 -> 1.6; at 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34;
-// MobileNetV2's at 7x7: 320 -> 1280 0.81-0.94 -> 0.62-0.64 ms, 960 -> 320 0.55-0.66 -> 0.42-0.51,
-// 576 -> 160 0.19 -> 0.13-0.15. Not chunked: convs over at most 256 channels (16 KiB: at 14x14
-// equal or slower, over 64 or 96 channels 1.1-1.4x slower), at 28x28 (strips of 7 rows, no gain),
-// and 3x3 convs (within the noise either way).
+// The fallback chunks a conv whose block weights take more than half of L1 into chunks of 32
+// input channels for a 1x1 conv, 8 for a window (or the most that divide them), where the
+// accumulators of the whole map fit the buffer. Measured on Zen 3 (AVX2, 32 KiB L1) at one thread,
+// ResNet-50's 1x1 convs at 7x7: 2048 -> 512 2.4-2.6 -> 1.6-1.9 ms, 512 -> 2048 2.3-2.5 -> 1.6; at
+// 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34; MobileNetV2's at 7x7: 320 -> 1280 0.81-0.94 ->
+// 0.62-0.64 ms, 960 -> 320 0.55-0.66 -> 0.42-0.51, 576 -> 160 0.19 -> 0.13-0.15; ResNet-50's 3x3
+// convs to 14x14 and 7x7 (256 and 512 channels) 3.0-3.2 -> 2.8-3.0 ms with chunks of 8,
+// DenseNet-121's (128 channels) within 2%. Not chunked: 1x1 convs over at most 256 channels (16
+// KiB: at 14x14 equal or slower, over 64 or 96 channels 1.1-1.4x slower), and maps whose
+// accumulators take strips (at 28x28 no gain).
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys) {
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
-  bool pointwise = product(t.reduce) == t.reduce.front();
-  if (chunks.size() == 1 || !pointwise || t.reduce.front() * t.out.back() * 4 <= t.l1d_bytes / 2)
+  int64_t window = product(t.reduce) / t.reduce.front();
+  if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
   if (accumulator_strip(t, rows, ys) < t.out[2]) return 0;
   int64_t chunk = 0;
   for (int64_t k : chunks) {
-    if (k <= 32) chunk = k;
+    if (k <= (window == 1 ? 32 : 8)) chunk = k;
   }
   return chunk;
 }

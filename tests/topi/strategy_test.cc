@@ -210,11 +210,12 @@ const Pinned kPinned[] = {
     {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx2, 1920,
      R"({"tile_row":[6,4],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
-    // does not by default, nor a 1x1 conv whose block weights (256 x 16 floats) are less than L1.
+    // whose block weights (64 x 9 x 16 floats) take more than half of L1 does, by 8, but not a 1x1
+    // conv over 256 channels (half of L1 exactly).
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 1344,
-     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 1344,
-     R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
+     R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     {"pointwise_256", [] { return pointwise({1, 256, 7, 7}, {32, 256, 1, 1}); }, kAvx2, 1680,
      R"({"tile_row":[2,1],"tile_y":[2,6],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
     // 512 x 16 floats fill L1 (32 KiB): chunks of 32 channels over the whole 7x7 map. At 28x28
