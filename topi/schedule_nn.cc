@@ -488,8 +488,8 @@ struct TileLoops {
   // The loop just outside the tile loop: a row of column tiles, or (with the column tiles
   // outermost, see tile_output) a column strip of row tiles.
   te::IterVar row;
-  // ConvNCHWc with a chunked reduction: the loop over strips of the map (or over blocks of output
-  // channels when the strip is the whole map), which the accumulators are computed under.
+  // ConvNCHWc with a chunked reduction: the loop over strips of the map (one strip when the whole
+  // map fits the buffer), which the accumulators are computed under.
   te::IterVar strip;
 };
 
@@ -548,7 +548,6 @@ TileLoops tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
   if (t.y >= 0) order.push_back(y_i);
   order.push_back(col_i);
   os.reorder(order);
-  // ConvNCHWc's blocks: the row axis is 1, the block loop (and the strip loop after it).
   TileLoops loops = tiled_loops(os, outer, c);
   if (c.cols > 1) os.vectorize(col_i);
   if (c.rows > 1) os.unroll(row_i);
