@@ -69,11 +69,6 @@ InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::
 // A 1x1 conv of strides s reads one input point of every s: copied once, xs[n, c, o...] =
 // xp[n, c, o * s...], its reduction reads a dense input, a quarter of the input at stride 2 (that
 // stays in L2 over the blocks of output channels, where the strided input did not).
-bool strided_pointwise(const WindowGeometry& geo) {
-  return std::all_of(geo.kernel.begin(), geo.kernel.end(), [](int64_t k) { return k == 1; }) &&
-         std::any_of(geo.strides.begin(), geo.strides.end(), [](int64_t s) { return s > 1; });
-}
-
 InputFn subsampled(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name) {
   std::vector<PrimExpr> shape{xp.shape()[0], xp.shape()[1]};
   for (int64_t o : geo.out) shape.push_back(idx(o));
@@ -92,6 +87,20 @@ InputFn subsampled(const te::Tensor& xp, const WindowGeometry& geo, const std::s
     at.insert(at.end(), out.begin(), out.end());
     return xs(at);
   };
+}
+
+// How an ungrouped conv reads its padded input: a strided 1x1 conv its subsampled copy; with
+// `split_phases` (the direct template, whose vectors run along the width), a conv strided along
+// the width its input phase by phase; else the window of the padded input itself.
+InputFn dense_conv_input(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name,
+                         bool split_phases) {
+  bool pointwise =
+      std::all_of(geo.kernel.begin(), geo.kernel.end(), [](int64_t k) { return k == 1; });
+  bool strided =
+      std::any_of(geo.strides.begin(), geo.strides.end(), [](int64_t s) { return s > 1; });
+  if (pointwise && strided) return subsampled(xp, geo, name + "_strided");
+  if (split_phases && geo.strides.back() > 1) return phase_split(xp, geo, name + "_phases");
+  return window_of(xp, geo);
 }
 
 // The reduction axes of a convolution: input channels of the group, then the kernel offsets.
@@ -178,10 +187,7 @@ std::vector<te::Tensor> conv(const OpCall& call, const std::vector<te::Tensor>& 
   };
   // A grouped conv's tiles pad their group's rows as they go (topi/schedule_nn.cc) and read
   // strided columns with wide loads and shuffles; splitting phases would copy the whole input.
-  InputFn input = cs.groups > 1            ? window_of(xp, geo)
-                  : strided_pointwise(geo) ? subsampled(xp, geo, name + "_strided")
-                  : geo.strides.back() > 1 ? phase_split(xp, geo, name + "_phases")
-                                           : window_of(xp, geo);
+  InputFn input = cs.groups > 1 ? window_of(xp, geo) : dense_conv_input(xp, geo, name, true);
   return {direct_conv(input, cs, geo, weight, optional_input(in, 2), name)};
 }
 
@@ -199,8 +205,7 @@ std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Ten
   int64_t block = ws.back();
   te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
                               window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
-  InputFn input =
-      strided_pointwise(geo) ? subsampled(xp, geo, name + "_strided") : window_of(xp, geo);
+  InputFn input = dense_conv_input(xp, geo, name, false);
   const te::Tensor& w = in[1];
   ConvAxes a = conv_axes(xs[1], geo.kernel);
   std::vector<PrimExpr> blocked = output_shape(xs[0], ws[0], geo);

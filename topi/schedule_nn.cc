@@ -165,6 +165,10 @@ struct TiledShape {
   int64_t l1d_bytes = 0;         // the target's L1 data cache (a chunked reduction's budget)
 };
 
+// The points of a conv's kernel window: the reduction's extent past its first axis (the input
+// channels); 1 for a 1x1 conv.
+int64_t window_points(const TiledShape& t) { return product(t.reduce) / t.reduce.front(); }
+
 TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
                        const std::vector<int64_t>& reduce, const CpuModel& cpu) {
   TiledShape t;
@@ -258,7 +262,7 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
 // accumulators take strips (at 28x28 no gain).
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys) {
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
-  int64_t window = product(t.reduce) / t.reduce.front();
+  int64_t window = window_points(t);
   if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
   if (accumulator_strip(t, rows, ys) < t.out[2]) return 0;
@@ -300,7 +304,7 @@ struct PackedTile {
 
 // The packed tile's accumulator budget (see above).
 int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu) {
-  bool pointwise = product(t.reduce) == t.reduce.front();
+  bool pointwise = window_points(t) == 1;
   return pointwise ? std::min(cpu.accumulator_registers(), 16) : cpu.vector_registers / 2;
 }
 
@@ -356,7 +360,7 @@ constexpr int64_t kWideColumnVectors = 8;
 // tiles of one vector are 16 columns already; wider ones with tails ran slower, see col_block.)
 bool pointwise_two_vectors(const TiledShape& t, const CpuModel& cpu) {
   return cpu.vector_registers < 32 && t.row >= 0 && !t.gemm && !t.channel_vectors &&
-         !t.local_inputs && t.reduce.size() >= 2 && product(t.reduce) == t.reduce.front() &&
+         !t.local_inputs && t.reduce.size() >= 2 && window_points(t) == 1 &&
          t.out.back() >= 2 * tile_lanes(cpu);
 }
 
@@ -651,18 +655,10 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   te::Stage as = s[acc];
   as.compute_at(os, c.reduce_chunk > 0 ? loops.strip : loops.tile);
   int rank = static_cast<int>(t.out.size());
-  std::vector<te::IterVar> reduce, order;
-  std::vector<int64_t> reduce_extents;
-  for (int64_t r : c.reduce_order) {
-    reduce.push_back(as.reduce_axis(static_cast<int>(r)));
-    reduce_extents.push_back(r == 0 && c.reduce_chunk > 0 ? c.reduce_chunk : t.reduce[r]);
-  }
-  te::IterVar y = t.y >= 0 ? as.axis(t.y) : te::IterVar(), y_o;
+  std::vector<te::IterVar> order;
+  te::IterVar chunk_o, chunk_i, y = t.y >= 0 ? as.axis(t.y) : te::IterVar(), y_o;
   if (c.reduce_chunk > 0) {
-    auto [chunk_o, chunk_i] = as.split(as.reduce_axis(0), c.reduce_chunk);
-    std::replace_if(
-        reduce.begin(), reduce.end(),
-        [&](const te::IterVar& r) { return r.same_as(as.reduce_axis(0)); }, chunk_i);
+    std::tie(chunk_o, chunk_i) = as.split(as.reduce_axis(0), c.reduce_chunk);
     std::tie(y_o, y) = as.split(y, c.ys);
     order.push_back(chunk_o);
   }
@@ -670,7 +666,11 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
     if (d != t.row && d != t.y) order.push_back(as.axis(d));
   }
   if (y_o.defined()) order.push_back(y_o);
-  order.insert(order.end(), reduce.begin(), reduce.end());
+  // Reduction axis r's loop inside the tile: the channels of a chunk when chunked.
+  auto reduce_loop = [&](int64_t r) {
+    return r == 0 && chunk_i.defined() ? chunk_i : as.reduce_axis(static_cast<int>(r));
+  };
+  for (int64_t r : c.reduce_order) order.push_back(reduce_loop(r));
   if (t.row >= 0) order.push_back(as.axis(t.row));
   if (t.y >= 0) order.push_back(y);
   order.push_back(as.axis(rank - 1));
@@ -678,8 +678,10 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   if (c.cols > 1) as.vectorize(as.axis(rank - 1));
   if (c.rows > 1) as.unroll(as.axis(t.row));
   if (c.ys > 1) as.unroll(y);
-  if (c.unroll_k && !reduce.empty()) {
-    if (reduce_extents.back() <= kMaxUnrolledReduce) as.unroll(reduce.back());
+  if (c.unroll_k && !c.reduce_order.empty()) {
+    int64_t innermost = c.reduce_order.back();
+    int64_t extent = innermost == 0 && c.reduce_chunk > 0 ? c.reduce_chunk : t.reduce[innermost];
+    if (extent <= kMaxUnrolledReduce) as.unroll(reduce_loop(innermost));
   }
   for (const te::Operation& op : inputs) {
     te::Stage is = s[op];
