@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "ir/op_table.h"
+#include "ir/ops/conv_packing.h"
 #include "passes/graph_util.h"
 #include "passes/pack_conv_weights.h"
 
@@ -62,6 +63,50 @@ std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) 
   types.at(1) = passes::packed_weight_type(g, conv).str();
   return workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types,
                       passes::packed_attrs(g, conv));
+}
+
+namespace {
+
+// The keys of a ConvNCHWc whose input is `x` (NCHW), with input types `types` (x's first) and
+// attributes `attrs` without block attributes, in each activation layout: all NCHW first.
+std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std::string> types,
+                                     const std::map<std::string, graph::Attr>& attrs) {
+  constexpr int64_t b = passes::kConvChannelBlock;
+  bool input = x.is_static() && x.shape.size() >= 3 && x.shape[1] % b == 0;
+  bool output = !attrs.count("output_channels");
+  std::vector<std::string> keys;
+  for (bool in : {false, true}) {
+    for (bool out : {false, true}) {
+      if ((in && !input) || (out && !output)) continue;
+      std::map<std::string, graph::Attr> a = attrs;
+      graph::TensorType xt = x;
+      if (in) {
+        xt.shape = graph::ops::blocked_channels_shape(x.shape, b);
+        a["input_block"] = graph::Attr(b);
+      }
+      if (out) a["output_block"] = graph::Attr(b);
+      types.at(0) = xt.str();
+      keys.push_back(workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types, a));
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv) {
+  std::vector<std::string> types = input_types(g, conv);
+  types.at(1) = passes::packed_weight_type(g, conv).str();
+  return layout_keys(g.value(conv.inputs[0]).type, types, passes::packed_attrs(g, conv));
+}
+
+std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph::Node& nchwc) {
+  graph::TensorType x = g.value(nchwc.inputs[0]).type;
+  if (graph::ops::input_block(nchwc)) x.shape = graph::ops::unblocked_channels_shape(x.shape);
+  std::map<std::string, graph::Attr> attrs = nchwc.attrs;
+  attrs.erase("input_block");
+  attrs.erase("output_block");
+  return layout_keys(x, input_types(g, nchwc), attrs);
 }
 
 std::vector<Task> extract_tasks(const graph::Graph& g,

@@ -27,6 +27,12 @@ struct Task {
 std::string workload_key(const graph::Graph& g, const graph::Node& node);
 // The workload key a packable Conv (passes::is_packable) has once it is ConvNCHWc.
 std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv);
+// The keys it may have once passes::alter_op_layout has also blocked its input, its output or
+// both (what the pass does depends on the neighbours): packed_workload_key first.
+std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv);
+// The keys of a ConvNCHWc node in each activation layout (its own among them). They share one
+// template space: the blocks it computes are the same.
+std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph::Node& nchwc);
 // Tasks in order of first occurrence, in plan `graph`; requires a typed graph and its fused groups.
 std::vector<Task> extract_tasks(const graph::Graph& g,
                                 const std::vector<passes::FusedGroup>& groups, int graph = 0);

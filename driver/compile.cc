@@ -175,10 +175,17 @@ class RecordPicker {
   // does when the model check pinned either form to its fallback (the untuned kernel).
   passes::ConvLayoutChoice conv_layout(int& decided) {
     return [this, &decided](const graph::Graph& g, const graph::Node& conv, bool rule) {
-      std::string direct_key = autotune::workload_key(g, conv),
-                  packed_key = autotune::packed_workload_key(g, conv);
-      std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key);
-      std::optional<autotune::TuningRecord> packed = db_.best(target_, packed_key);
+      std::string direct_key = autotune::workload_key(g, conv), packed_key;
+      std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key), packed;
+      // The packed form's records may be of any of its layouts (passes/alter_op_layout): the
+      // fastest stands for it.
+      for (const std::string& key : autotune::packed_workload_keys(g, conv)) {
+        std::optional<autotune::TuningRecord> r = db_.best(target_, key);
+        if (r && (!packed || r->cost() < packed->cost())) {
+          packed = r;
+          packed_key = key;
+        }
+      }
       if (!direct || !packed || db_.pinned(target_, direct_key) || db_.pinned(target_, packed_key))
         return rule;
       ++decided;
@@ -214,6 +221,14 @@ class RecordPicker {
             &warnings](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
       std::string workload = autotune::workload_key(g, master);
       std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
+      // A packed conv tuned in another activation layout (the layouts around it follow the
+      // convs that records laid out): its fastest record there, whose config fits this space.
+      if (!best && master.op == graph::OpKind::ConvNCHWc) {
+        for (const std::string& key : autotune::layout_workload_keys(g, master)) {
+          std::optional<autotune::TuningRecord> r = db_.best(target_, key);
+          if (r && (!best || r->cost() < best->cost())) best = r;
+        }
+      }
       if (!best) return std::nullopt;
       // A fallback record means the untuned kernel: today's fallback, which may have changed
       // since the record's config was written.

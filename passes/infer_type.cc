@@ -4,6 +4,7 @@
 
 #include "ir/error.h"
 #include "ir/op_table.h"
+#include "ir/ops/conv_packing.h"
 #include "passes/fold_constant.h"
 #include "passes/graph_util.h"
 
@@ -17,6 +18,7 @@ void infer_type(graph::Graph& g) {
       folded = true;
       continue;
     }
+    graph::ops::check_channel_blocks(node);
     std::vector<graph::TensorType> types = node.def().infer_type(g, node);
     if (types.size() < node.outputs.size()) {
       throw InternalError(fmt::format("{}: type inference gave {} types for {} outputs",

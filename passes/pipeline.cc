@@ -10,6 +10,7 @@
 
 #include "codegen/target.h"
 #include "ir/error.h"
+#include "passes/alter_op_layout.h"
 #include "passes/decompose_recurrent.h"
 #include "passes/eliminate_common_subexpr.h"
 #include "passes/fold_constant.h"
@@ -27,10 +28,21 @@
 namespace tessel::passes {
 
 std::vector<std::string> graph_pass_names() {
-  return {"infer_type",         "inline_if",      "simplify_inference", "decompose_recurrent",
-          "remove_dead_code",   "fold_constant",  "fuse_layer_norm",    "pretranspose_weights",
-          "pack_dense_weights", "winograd_conv",  "pack_conv_weights",  "eliminate_common_subexpr",
-          "fuse_ops",           "concat_in_place"};
+  return {"infer_type",
+          "inline_if",
+          "simplify_inference",
+          "decompose_recurrent",
+          "remove_dead_code",
+          "fold_constant",
+          "fuse_layer_norm",
+          "pretranspose_weights",
+          "pack_dense_weights",
+          "winograd_conv",
+          "pack_conv_weights",
+          "alter_op_layout",
+          "eliminate_common_subexpr",
+          "fuse_ops",
+          "concat_in_place"};
 }
 
 namespace {
@@ -97,6 +109,7 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("pack_dense_weights", 2, [&] { pack_dense_weights(g, cpu); });
   run("winograd_conv", 2, [&] { winograd_conv(g); });
   run("pack_conv_weights", 2, [&] { pack_conv_weights(g, cpu, opt.conv_layout); });
+  run("alter_op_layout", 2, [&] { alter_op_layout(g); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;
   if (opt.opt_level < 1 || !enabled("fuse_ops")) fuse.max_fused_ops = 1;

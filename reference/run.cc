@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "ir/error.h"
+#include "ir/ops/conv_packing.h"
 #include "reference/ref_ops.h"
 
 namespace tessel::reference {
@@ -22,11 +23,17 @@ std::vector<TensorData> eval_node(const graph::Graph& g, const graph::Node& node
                                   const std::vector<TensorData>& inputs) {
   const EvalFn* fn = find_eval(node.op);
   if (!fn) throw Error(fmt::format("{}: the op has no reference implementation", node.describe()));
-  std::vector<TensorData> out = (*fn)(g, node, inputs);
+  // Channel-blocked X and Y (ir/ops/conv_packing.h): the op on the NCHW tensors they hold.
+  int64_t in_block = graph::ops::input_block(node), out_block = graph::ops::output_block(node);
+  std::vector<TensorData> args = inputs;
+  if (in_block && !args.empty() && args[0].defined())
+    args[0] = graph::ops::unblock_channels(args[0]);
+  std::vector<TensorData> out = (*fn)(g, node, args);
   if (out.size() < node.outputs.size()) {
     throw InternalError(fmt::format("{}: reference produced {} outputs, the node has {}",
                                     node.describe(), out.size(), node.outputs.size()));
   }
+  if (out_block) out[0] = graph::ops::block_channels(out[0], out_block);
   return out;
 }
 

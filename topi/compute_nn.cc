@@ -31,6 +31,7 @@ te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift,
   if (identity) return x;
   std::vector<PrimExpr> shape{x.shape()[0], x.shape()[1]};
   for (int64_t e : extent) shape.push_back(idx(e));
+  shape.insert(shape.end(), x.shape().begin() + 2 + rank, x.shape().end());
   return te::compute(
       shape,
       [&](const std::vector<Var>& i) {
@@ -43,6 +44,7 @@ te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift,
           if (stride[d] != 1) inside = inside && floormod(p, idx(stride[d])) == 0;
           at.push_back(q);
         }
+        at.insert(at.end(), i.begin() + 2 + rank, i.end());
         // Only the lanes inside read x (masked loads in vector code), so its index needs no
         // clamp: a clamped index made every vector of a padded row a gather (ResNet's 112 x 112
         // max pool took 10% of the model).

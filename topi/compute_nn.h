@@ -23,7 +23,8 @@ std::vector<int64_t> static_shape(const te::Tensor& t);
 
 // x[N, C, spatial...] placed into a tensor of spatial extents `extent`: position q of spatial dim d
 // holds x[(q - shift[d]) / stride[d]] when that is a whole in-range index, else `fill`. Returns x
-// itself when no position falls outside it (no shift, unit stride, extents within x).
+// itself when no position falls outside it (no shift, unit stride, extents within x). Axes after
+// the spatial ones (a channel block, ir/ops/conv_packing.h) pass through.
 te::Tensor pad_spatial(const te::Tensor& x, const std::vector<int64_t>& shift,
                        const std::vector<int64_t>& stride, const std::vector<int64_t>& extent,
                        PrimExpr fill, const std::string& name);

@@ -7,7 +7,9 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "ir/ops/conv_packing.h"
 #include "topi/compute_nn.h"
+#include "topi/compute_util.h"
 
 namespace tessel::topi::nn {
 
@@ -26,11 +28,21 @@ struct ConvShape {
   int64_t batch, channels_per_group, out_per_group, groups, out_channels;
 };
 
+// Reads point `at` ([n, c, s...]) of an input that is NCHW (block 0) or blocked by channel,
+// [n, c / b, s..., c % b] (ir/ops/conv_packing.h).
+PrimExpr read_channel(const te::Tensor& x, std::vector<PrimExpr> at, int64_t block) {
+  if (block == 0) return x(at);
+  PrimExpr c = at[1];
+  at[1] = floordiv(c, idx(block));
+  at.push_back(floormod(c, idx(block)));
+  return x(at);
+}
+
 // The window of a padded input tensor.
-InputFn window_of(const te::Tensor& xp, const WindowGeometry& geo) {
-  return [xp, geo](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-                   const std::vector<te::IterVar>& r) {
-    return xp(window_index(std::move(n), std::move(c), out, r, geo));
+InputFn window_of(const te::Tensor& xp, const WindowGeometry& geo, int64_t block = 0) {
+  return [xp, geo, block](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
+                          const std::vector<te::IterVar>& r) {
+    return read_channel(xp, window_index(std::move(n), std::move(c), out, r, geo), block);
   };
 }
 
@@ -69,38 +81,42 @@ InputFn phase_split(const te::Tensor& xp, const WindowGeometry& geo, const std::
 // A 1x1 conv of strides s reads one input point of every s: copied once, xs[n, c, o...] =
 // xp[n, c, o * s...], its reduction reads a dense input, a quarter of the input at stride 2 (that
 // stays in L2 over the blocks of output channels, where the strided input did not).
-InputFn subsampled(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name) {
+InputFn subsampled(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name,
+                   int64_t block) {
+  size_t rank = geo.out.size();
   std::vector<PrimExpr> shape{xp.shape()[0], xp.shape()[1]};
   for (int64_t o : geo.out) shape.push_back(idx(o));
+  shape.insert(shape.end(), xp.shape().begin() + 2 + rank, xp.shape().end());
   te::Tensor xs = te::compute(
       shape,
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> at{i[0], i[1]};
-        for (size_t d = 0; d < geo.out.size(); ++d)
-          at.push_back(PrimExpr(i[d + 2]) * idx(geo.strides[d]));
+        for (size_t d = 0; d < rank; ++d) at.push_back(PrimExpr(i[d + 2]) * idx(geo.strides[d]));
+        at.insert(at.end(), i.begin() + 2 + rank, i.end());
         return xp(at);
       },
       name);
-  return [xs](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
-              const std::vector<te::IterVar>&) {
+  return [xs, block](PrimExpr n, PrimExpr c, const std::vector<PrimExpr>& out,
+                     const std::vector<te::IterVar>&) {
     std::vector<PrimExpr> at{std::move(n), std::move(c)};
     at.insert(at.end(), out.begin(), out.end());
-    return xs(at);
+    return read_channel(xs, std::move(at), block);
   };
 }
 
 // How an ungrouped conv reads its padded input: a strided 1x1 conv its subsampled copy; with
 // `split_phases` (the direct template, whose vectors run along the width), a conv strided along
-// the width its input phase by phase; else the window of the padded input itself.
+// the width its input phase by phase; else the window of the padded input itself. `block`: xp's
+// channels per block when it is blocked (ConvNCHWc only, which does not split phases).
 InputFn dense_conv_input(const te::Tensor& xp, const WindowGeometry& geo, const std::string& name,
-                         bool split_phases) {
+                         bool split_phases, int64_t block = 0) {
   bool pointwise =
       std::all_of(geo.kernel.begin(), geo.kernel.end(), [](int64_t k) { return k == 1; });
   bool strided =
       std::any_of(geo.strides.begin(), geo.strides.end(), [](int64_t s) { return s > 1; });
-  if (pointwise && strided) return subsampled(xp, geo, name + "_strided");
+  if (pointwise && strided) return subsampled(xp, geo, name + "_strided", block);
   if (split_phases && geo.strides.back() > 1) return phase_split(xp, geo, name + "_phases");
-  return window_of(xp, geo);
+  return window_of(xp, geo, block);
 }
 
 // The reduction axes of a convolution: input channels of the group, then the kernel offsets.
@@ -193,19 +209,21 @@ std::vector<te::Tensor> conv(const OpCall& call, const std::vector<te::Tensor>& 
 
 // ConvNCHWc (weights [M' / b, C, k..., b], see ir/ops/conv_packing.h): the reduction computes
 // output blocks yb[n, m / b, o..., m % b], b output channels in one vector that each broadcast
-// input element feeds; the epilogue unpacks them to NCHW with the bias, the first M channels (M'
-// rounded M up to whole blocks). The input stays NCHW: read one element at a time, packing it
-// would buy nothing.
+// input element feeds. With "output_block" those blocks are Y (plus the bias); else the epilogue
+// unpacks them to NCHW with the bias, the first M channels (M' rounded M up to whole blocks). X is
+// read one element at a time, NCHW or blocked by "input_block" channels.
 std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Tensor>& in,
                                    const std::string& name) {
+  int64_t in_block = call.attr_int("input_block", 0);
   std::vector<int64_t> xs = static_shape(in[0]), ws = static_shape(in[1]);
+  if (in_block) xs = graph::ops::unblocked_channels_shape(xs);
   std::vector<int64_t> kernel(ws.begin() + 2, ws.end() - 1);
   WindowGeometry geo =
       graph::ops::window_geometry(call, spatial(xs), call.attr_ints("kernel_shape", kernel), false);
   int64_t block = ws.back();
   te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
                               window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
-  InputFn input = dense_conv_input(xp, geo, name, false);
+  InputFn input = dense_conv_input(xp, geo, name, false, in_block);
   const te::Tensor& w = in[1];
   ConvAxes a = conv_axes(xs[1], geo.kernel);
   std::vector<PrimExpr> blocked = output_shape(xs[0], ws[0], geo);
@@ -219,10 +237,20 @@ std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Ten
         return te::sum(input(i[0], a.rc, out, a.rk) * w(at), a.all);
       },
       name + "_blocks");
+  te::Tensor bias = optional_input(in, 2);
+  if (call.attr_int("output_block", 0) == block) {
+    if (!bias.defined()) return {yb};
+    return {te::compute(
+        blocked,
+        [&](const std::vector<Var>& i) {
+          return yb(exprs(i)) + bias(i[1] * idx(block) + i.back());
+        },
+        name)};
+  }
   std::vector<PrimExpr> shape =
       output_shape(xs[0], call.attr_int("output_channels", ws[0] * block), geo);
   return {add_channel_bias(
-      shape, optional_input(in, 2),
+      shape, bias,
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> at{i[0], floordiv(i[1], idx(block))};
         at.insert(at.end(), i.begin() + 2, i.end());

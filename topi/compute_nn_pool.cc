@@ -6,6 +6,7 @@
 
 #include "ir/error.h"
 #include "topi/compute_nn.h"
+#include "topi/compute_util.h"
 
 namespace tessel::topi::nn {
 
@@ -49,19 +50,26 @@ PrimExpr window_count(const WindowGeometry& geo, const std::vector<int64_t>& in,
 }
 
 // Reduces x over `geo` (an input already padded with the reducer's identity), then finishes each
-// output with `finish(reduced, out_indices)`.
+// output with `finish(reduced, out_indices)`. With `block` > 0, xp and the output are blocked by
+// channel, [n, c / b, s..., b] (ir/ops/conv_packing.h): the window's points are whole vectors.
 te::Tensor window_pool(
     const te::Tensor& xp, const WindowGeometry& geo, PoolKind kind, double p,
     const std::function<PrimExpr(PrimExpr, const std::vector<PrimExpr>&)>& finish,
-    const std::string& name) {
+    const std::string& name, int64_t block = 0) {
   std::vector<PrimExpr> shape{xp.shape()[0], xp.shape()[1]};
   for (int64_t o : geo.out) shape.push_back(idx(o));
+  if (block) shape.push_back(idx(block));
+  size_t rank = geo.out.size();
+  auto out_of = [rank](const std::vector<PrimExpr>& i) {
+    return std::vector<PrimExpr>(i.begin() + 2, i.begin() + 2 + static_cast<std::ptrdiff_t>(rank));
+  };
   std::vector<te::IterVar> rk = kernel_axes(geo.kernel);
   te::Tensor reduced = te::compute(
       shape,
       [&](const std::vector<Var>& i) {
-        PrimExpr v =
-            xp(window_index(i[0], i[1], std::vector<PrimExpr>(i.begin() + 2, i.end()), rk, geo));
+        std::vector<PrimExpr> at = window_index(i[0], i[1], out_of(exprs(i)), rk, geo);
+        if (block) at.push_back(i.back());
+        PrimExpr v = xp(at);
         if (kind == PoolKind::kMax) return te::max(v, rk);
         return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
       },
@@ -70,8 +78,8 @@ te::Tensor window_pool(
   return te::compute(
       shape,
       [&](const std::vector<Var>& i) {
-        std::vector<PrimExpr> at(i.begin(), i.end());
-        return finish(reduced(at), std::vector<PrimExpr>(at.begin() + 2, at.end()));
+        std::vector<PrimExpr> at = exprs(i);
+        return finish(reduced(at), out_of(at));
       },
       name);
 }
@@ -135,7 +143,9 @@ te::Tensor max_indices(const te::Tensor& xp, const te::Tensor& pooled, const Win
 
 ComputeFn windowed(PoolKind kind) {
   return [kind](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+    int64_t block = call.attr_int("input_block", 0);
     std::vector<int64_t> in_sp = spatial(static_shape(in[0]));
+    if (block) in_sp.pop_back();
     WindowGeometry geo = graph::ops::window_geometry(
         call, in_sp, call.attr_ints("kernel_shape", {}), call.attr_int("ceil_mode", 0) != 0);
     DataType t = in[0].dtype();
@@ -148,7 +158,7 @@ ComputeFn windowed(PoolKind kind) {
       if (kind == PoolKind::kLp) return lp_root(s, p);
       return s / cast(t, window_count(geo, in_sp, include_pad, out));
     };
-    std::vector<te::Tensor> out{window_pool(xp, geo, kind, p, finish, name)};
+    std::vector<te::Tensor> out{window_pool(xp, geo, kind, p, finish, name, block)};
     if (call.wants_output(1)) {
       out.push_back(
           max_indices(xp, out[0], geo, in_sp, call.attr_int("storage_order", 0) != 0, name));
@@ -196,11 +206,41 @@ te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int
       name);
 }
 
+// A global pool of x blocked by channel, [N, C / b, s..., b]: per block, b channels reduced over
+// the plane as one chain of vectors; the output [N, C, 1...] is NCHW.
+te::Tensor blocked_global_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp,
+                               int64_t block, PoolKind kind, double p,
+                               const std::function<PrimExpr(PrimExpr)>& finish,
+                               const std::string& name) {
+  std::vector<te::IterVar> rk = kernel_axes(in_sp);
+  te::Tensor reduced = te::compute(
+      {x.shape()[0], x.shape()[1], idx(block)},
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> at{i[0], i[1]};
+        at.insert(at.end(), rk.begin(), rk.end());
+        at.push_back(i[2]);
+        PrimExpr v = x(at);
+        if (kind == PoolKind::kMax) return te::max(v, rk);
+        return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
+      },
+      name + "_blocks");
+  std::vector<PrimExpr> shape{x.shape()[0], x.shape()[1] * idx(block)};
+  shape.insert(shape.end(), in_sp.size(), idx(1));
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        return finish(reduced({i[0], floordiv(i[1], idx(block)), floormod(i[1], idx(block))}));
+      },
+      name);
+}
+
 // A global pool is a window pool whose kernel is the whole plane, or a lane_pool when its rows
-// allow.
+// allow; over blocked channels, a blocked_global_pool.
 ComputeFn global(PoolKind kind) {
   return [kind](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+    int64_t block = call.attr_int("input_block", 0);
     std::vector<int64_t> in_sp = spatial(static_shape(in[0]));
+    if (block) in_sp.pop_back();
     int64_t count = 1;
     for (int64_t d : in_sp) count *= d;
     double p = call.attr_float("p", 2.0);
@@ -209,6 +249,10 @@ ComputeFn global(PoolKind kind) {
       if (kind == PoolKind::kMax) return s;
       return kind == PoolKind::kLp ? lp_root(s, p) : s / c(t, static_cast<double>(count));
     };
+    if (block) {
+      return std::vector<te::Tensor>{
+          blocked_global_pool(in[0], in_sp, block, kind, p, finish, name)};
+    }
     for (int64_t lanes : kPoolLanes) {
       if (!in_sp.empty() && in_sp.back() % lanes == 0) {
         return std::vector<te::Tensor>{lane_pool(in[0], in_sp, lanes, kind, p, finish, name)};

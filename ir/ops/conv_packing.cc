@@ -35,11 +35,11 @@ void permute_blocks(const char* src, char* dst, int64_t blocks, int64_t rest, in
   }
 }
 
-void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int64_t rest,
+void permute_blocks(DataType dtype, const void* from, void* to, int64_t blocks, int64_t rest,
                     int64_t block, bool pack) {
-  const char* src = static_cast<const char*>(from.raw());
-  char* dst = static_cast<char*>(to.raw());
-  switch (from.dtype().bytes()) {
+  const char* src = static_cast<const char*>(from);
+  char* dst = static_cast<char*>(to);
+  switch (dtype.bytes()) {
     case 1:
       return permute_blocks<1>(src, dst, blocks, rest, block, pack);
     case 2:
@@ -49,7 +49,7 @@ void permute_blocks(const TensorData& from, TensorData& to, int64_t blocks, int6
     case 8:
       return permute_blocks<8>(src, dst, blocks, rest, block, pack);
     default:
-      throw InternalError(fmt::format("cannot pack {} weights", from.dtype().str()));
+      throw InternalError(fmt::format("cannot pack {} tensors", dtype.str()));
   }
 }
 
@@ -81,7 +81,7 @@ TensorData pack_output_channels(const TensorData& w, int64_t block) {
     plain = &padded;
   }
   TensorData out(w.dtype(), shape);
-  permute_blocks(*plain, out, shape[0], rest, block, true);
+  permute_blocks(w.dtype(), plain->raw(), out.raw(), shape[0], rest, block, true);
   return out;
 }
 
@@ -95,12 +95,83 @@ TensorData unpack_output_channels(const TensorData& packed, int64_t channels) {
   std::vector<int64_t> shape{total};
   shape.insert(shape.end(), s.begin() + 1, s.end() - 1);
   TensorData all(packed.dtype(), shape);
-  permute_blocks(packed, all, s[0], packed.numel() / total, block, false);
+  permute_blocks(packed.dtype(), packed.raw(), all.raw(), s[0], packed.numel() / total, block,
+                 false);
   if (channels < 0 || channels == total) return all;
   shape[0] = channels;
   TensorData out(packed.dtype(), shape);  // the leading channels: a prefix of the buffer
   std::memcpy(out.raw(), all.raw(), static_cast<size_t>(out.numel() * packed.dtype().bytes()));
   return out;
+}
+
+std::vector<int64_t> blocked_channels_shape(const std::vector<int64_t>& s, int64_t block) {
+  if (s.size() < 3 || block <= 0 || s[1] % block != 0) {
+    throw InternalError(
+        fmt::format("cannot block [{}] into blocks of {} channels", fmt::join(s, ", "), block));
+  }
+  std::vector<int64_t> shape = s;
+  shape[1] /= block;
+  shape.push_back(block);
+  return shape;
+}
+
+std::vector<int64_t> unblocked_channels_shape(const std::vector<int64_t>& s) {
+  if (s.size() < 4)
+    throw InternalError(
+        fmt::format("blocked activations need rank >= 4, got [{}]", fmt::join(s, ", ")));
+  std::vector<int64_t> shape(s.begin(), s.end() - 1);
+  shape[1] *= s.back();
+  return shape;
+}
+
+namespace {
+
+// Per batch element, NCHW and NCHW[b]c are the two sides of permute_blocks.
+TensorData permute_channels(const TensorData& x, std::vector<int64_t> shape, int64_t block,
+                            bool pack) {
+  TensorData out(x.dtype(), std::move(shape));
+  int64_t batch = x.shape()[0], per_batch = batch ? x.numel() / batch : 0;
+  int64_t blocks = pack ? x.shape()[1] / block : x.shape()[1];
+  size_t bytes = static_cast<size_t>(per_batch * x.dtype().bytes());
+  for (int64_t n = 0; n < batch && per_batch > 0; ++n) {
+    permute_blocks(x.dtype(), static_cast<const char*>(x.raw()) + n * bytes,
+                   static_cast<char*>(out.raw()) + n * bytes, blocks, per_batch / (blocks * block),
+                   block, pack);
+  }
+  return out;
+}
+
+}  // namespace
+
+TensorData block_channels(const TensorData& x, int64_t block) {
+  return permute_channels(x, blocked_channels_shape(x.shape(), block), block, true);
+}
+
+TensorData unblock_channels(const TensorData& x) {
+  return permute_channels(x, unblocked_channels_shape(x.shape()), x.shape().back(), false);
+}
+
+int64_t input_block(const Node& node) { return node.attr_int("input_block", 0); }
+int64_t output_block(const Node& node) { return node.attr_int("output_block", 0); }
+
+bool reads_channel_blocks(OpKind op) {
+  return writes_channel_blocks(op) || op == OpKind::GlobalAveragePool ||
+         op == OpKind::GlobalMaxPool;
+}
+
+bool writes_channel_blocks(OpKind op) {
+  return op == OpKind::ConvNCHWc || op == OpKind::MaxPool || op == OpKind::AveragePool;
+}
+
+void check_channel_blocks(const Node& node) {
+  for (auto [attr, takes] : {std::pair{"input_block", reads_channel_blocks(node.op)},
+                             std::pair{"output_block", writes_channel_blocks(node.op)}}) {
+    if (node.has_attr(attr) && !takes) {
+      throw Error(fmt::format("{}: {} is for ops that {} blocked channels, not {}", node.describe(),
+                              attr, std::string_view(attr) == "input_block" ? "read" : "write",
+                              op_kind_name(node.op)));
+    }
+  }
 }
 
 }  // namespace tessel::graph::ops

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "ir/ops/conv_packing.h"
 #include "ir/ops/nn_window.h"
 #include "ir/ops/op_defs.h"
 #include "ir/ops/shape_util.h"
@@ -22,6 +23,21 @@ TensorType like(const TensorType& t, std::vector<int64_t> shape) {
   return TensorType{t.dtype, std::move(shape), {}};
 }
 
+// Y [N, C, spatial...], blocked by channel when the node has "output_block".
+TensorType nchw_output(const TensorType& x, const Node& node, std::vector<int64_t> shape) {
+  int64_t b = output_block(node);
+  if (b == 0) return like(x, std::move(shape));
+  check_channel_blocks(node);
+  if (node.outputs.size() != 1) {
+    throw Error(fmt::format("{}: output_block needs a single output", node.describe()));
+  }
+  if (shape.size() < 3 || shape[1] == kUnknownDim || shape[1] % b != 0) {
+    throw Error(fmt::format("{}: output_block {} does not divide the {} output channels",
+                            node.describe(), b, shape.size() < 2 ? 0 : shape[1]));
+  }
+  return like(x, blocked_channels_shape(shape, b));
+}
+
 void require_float(const TensorType& t, const Node& node, const char* what) {
   if (!t.dtype.is_float()) {
     throw Error(
@@ -29,9 +45,20 @@ void require_float(const TensorType& t, const Node& node, const char* what) {
   }
 }
 
-// An [N, C, spatial...] input with at least one spatial dim.
-const TensorType& nchw_input(const Graph& g, const Node& node, size_t min_rank = 3) {
-  const TensorType& x = input_type(g, node, 0);
+// An [N, C, spatial...] input with at least one spatial dim; X blocked by channel
+// (ir/ops/conv_packing.h) as the NCHW tensor it holds.
+TensorType nchw_input(const Graph& g, const Node& node, size_t min_rank = 3) {
+  check_channel_blocks(node);
+  TensorType x = input_type(g, node, 0);
+  if (int64_t b = input_block(node)) {
+    if (x.shape.size() < min_rank + 1 || x.shape.back() != b) {
+      throw Error(fmt::format("{}: input_block {} needs X as [N, C / {}, spatial..., {}], got {}",
+                              node.describe(), b, b, b, x.str()));
+    }
+    int64_t blocks = x.shape[1];
+    x.shape.pop_back();
+    x.shape[1] = blocks == kUnknownDim ? kUnknownDim : blocks * b;
+  }
   if (x.shape.size() < min_rank) {
     throw Error(fmt::format("{}: input X must have rank >= {} ([N, C, spatial...]), got {}",
                             node.describe(), min_rank, x.str()));
@@ -111,7 +138,12 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
   }
   std::vector<int64_t> out{x.shape[0], channels};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
-  return {like(x, out)};
+  int64_t b = output_block(node);
+  if (b != 0 && known && b != w.shape.back()) {
+    throw Error(fmt::format("{}: output_block {} differs from packed W's block of {}",
+                            node.describe(), b, w.shape.back()));
+  }
+  return {nchw_output(x, node, out)};
 }
 
 // ConvWinograd (internal, see ir/ops/winograd.h): a 3x3 stride-1 Conv with group 1 and W
@@ -169,6 +201,12 @@ Types infer_conv_transpose(const Graph& g, const Node& node) {
 // MaxPool / AveragePool / LpPool: Y (and MaxPool's int64 Indices) are [N, C, out...].
 Types infer_pool(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
+  if (input_block(node) != output_block(node)) {
+    throw Error(
+        fmt::format("{}: a windowed pool keeps its layout, but input_block is {} and "
+                    "output_block {}",
+                    node.describe(), input_block(node), output_block(node)));
+  }
   std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
   if (kernel.size() + 2 != x.shape.size()) {
     throw Error(fmt::format("{}: kernel_shape has {} entries but X {} has {} spatial dims",
@@ -181,7 +219,7 @@ Types infer_pool(const Graph& g, const Node& node) {
       window_geometry(node, spatial_of(x.shape), kernel, node.attr_int("ceil_mode", 0) != 0);
   std::vector<int64_t> out{x.shape[0], x.shape[1]};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
-  Types result{like(x, out)};
+  Types result{nchw_output(x, node, out)};
   if (node.outputs.size() > 1) result.push_back(TensorType{DataType::i64(), out, {}});
   return result;
 }

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "passes/alter_op_layout.h"
 #include "passes/infer_type.h"
 #include "passes/pipeline.h"
 #include "tests/passes/graph_builder.h"
@@ -106,6 +109,38 @@ TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
   }
   EXPECT_EQ(predicted[0],
             "ConvNCHWc|float32[1, 32, 4, 13]|float32[2, 32, 3, 3, 16]|pads=[1, 1, 1, 1]");
+}
+
+// alter_op_layout may block a packed conv's input, output or both: a Conv's packed_workload_keys
+// are those four forms (NCHW first, its packed_workload_key), and once packed and laid out, the
+// node's layout_workload_keys are the same list, its own key among them.
+TEST(TaskTest, PackedKeysCoverEveryActivationLayout) {
+  Builder b;
+  auto conv = [&](graph::ValueId in, uint32_t seed) {
+    graph::ValueId w = b.constant(fmt::format("w{}", seed), random_tensor({32, 32, 3, 3}, seed));
+    return b.op("Conv", {in, w}, {{"pads", ints({1, 1, 1, 1})}});
+  };
+  graph::ValueId x = b.input("x", {1, 32, 4, 13});
+  graph::Graph g = b.finish({conv(b.op("Relu", {conv(conv(x, 1), 2)}), 3)});
+  passes::infer_type(g);
+  const std::vector<size_t> convs = {0, 1, 3};
+  std::vector<std::vector<std::string>> predicted;
+  for (size_t i : convs) {
+    predicted.push_back(packed_workload_keys(g, g.nodes[i]));
+    ASSERT_EQ(predicted.back().size(), 4u);
+    EXPECT_EQ(predicted.back()[0], packed_workload_key(g, g.nodes[i]));
+  }
+  passes::pack_conv_weights(g, kAvx512,
+                            [](const graph::Graph&, const graph::Node&, bool) { return true; });
+  passes::alter_op_layout(g);
+  const std::vector<std::string> blocks = {"output_block=16", "input_block=16", "input_block=16"};
+  for (size_t k = 0; k < convs.size(); ++k) {
+    const graph::Node& n = g.nodes[convs[k]];
+    std::string key = workload_key(g, n);
+    EXPECT_NE(key.find(blocks[k]), std::string::npos) << key;
+    EXPECT_EQ(layout_workload_keys(g, n), predicted[k]);
+    EXPECT_NE(std::find(predicted[k].begin(), predicted[k].end(), key), predicted[k].end()) << key;
+  }
 }
 
 TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {

@@ -1,7 +1,8 @@
 // ConvNCHWc's chunked reduction (topi/schedule_nn.cc, knob "reduce_chunk"): with every chunk size,
 // over maps in one strip and in several, with partial blocks of output channels, column tails,
-// strides, dilations, padding and epilogues fused or not, the kernel computes what the reference
-// executor does. Each config is built and run in an isolated child (autotune::measure).
+// strides, dilations, padding, epilogues fused or not and channel-blocked activations, the kernel
+// computes what the reference executor does. Each config is built and run in an isolated child
+// (autotune::measure).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -27,11 +28,19 @@ struct PackedConv {
   std::vector<int64_t> strides = {}, pads = {}, dilations = {};  // ONNX's defaults when empty
   bool residual = false;        // an Add of another input after the conv
   bool conv_is_output = false;  // the conv's result is a graph output too: no fused epilogue
+  // 1x1 convs before and after it, so that it reads and writes channel blocks
+  // (passes/alter_op_layout)
+  bool chained = false;
 };
 
 graph::Graph model(const PackedConv& c) {
   Builder b;
   graph::ValueId x = b.input("x", c.x);
+  auto pointwise = [&](graph::ValueId in, int64_t from, int64_t to, uint32_t seed) {
+    return b.op("Conv", {in, b.constant("p" + std::to_string(seed),
+                                        random_tensor({to, from, 1, 1}, seed))});
+  };
+  if (c.chained) x = pointwise(x, c.x[1], c.x[1], 3);
   std::map<std::string, graph::Attr> attrs;
   if (!c.strides.empty()) attrs["strides"] = ints(c.strides);
   if (!c.pads.empty()) attrs["pads"] = ints(c.pads);
@@ -47,6 +56,7 @@ graph::Graph model(const PackedConv& c) {
     out = b.op("Add", {out, b.input("r", shape)});
   }
   out = b.op("Relu", {out});
+  if (c.chained) out = pointwise(out, c.w[0], 16, 4);
   return c.conv_is_output ? b.finish({out, y}) : b.finish({out});
 }
 
@@ -76,7 +86,7 @@ void expect_every_chunk_matches(const PackedConv& c) {
     narrow["tile_y"] = {0, 3};
     narrow["unroll_k"] = 1;
     narrow["parallel"] = 0;
-    int64_t channels = c.w[1];
+    int64_t channels = g.value(g.nodes[group.master].inputs[1]).type.shape[1];
     for (int64_t chunk : {0, 8, 16, 32}) {
       if (chunk >= channels || (chunk > 0 && channels % chunk != 0)) continue;
       for (nlohmann::ordered_json config : {base, narrow}) {
@@ -130,6 +140,12 @@ TEST(ChunkedReduction, DilatedWithAResidualAddAndTheConvAnOutput) {
                               .residual = true});
   expect_every_chunk_matches(
       {.x = {1, 32, 6, 13}, .w = {48, 32, 3, 3}, .pads = {1, 1, 1, 1}, .conv_is_output = true});
+}
+
+TEST(ChunkedReduction, ChannelBlocksInAndOut) {
+  expect_every_chunk_matches(
+      {.x = {1, 32, 7, 9}, .w = {32, 32, 3, 3}, .pads = {1, 1, 1, 1}, .chained = true});
+  expect_every_chunk_matches({.x = {1, 64, 7, 7}, .w = {32, 64, 1, 1}, .chained = true});
 }
 
 TEST(ChunkedReduction, ThreeDimensionalMapsStripTheirDepth) {

@@ -75,6 +75,45 @@ TEST(NnInferTest, PackedConvShapesAndErrors) {
   EXPECT_EQ(find_op("ConvNCHWc")->since_opset, kInternalOp);
 }
 
+// Activations blocked by channel (passes/alter_op_layout): ConvNCHWc and the windowed pools read
+// and write [N, C / b, s..., b], the global pools read it and write NCHW; anything else is an error
+// that names the node (passes/infer_type checks the ops without a layout of their own).
+TEST(NnInferTest, ChannelBlockedShapesAndErrors) {
+  Attr b16(int64_t{16});
+  EXPECT_EQ(infer("ConvNCHWc", {f32({1, 2, 7, 7, 16}), f32({4, 32, 3, 3, 16})},
+                  {{"pads", Ints{1, 1, 1, 1}}, {"input_block", b16}, {"output_block", b16}})[0]
+                .shape,
+            (Ints{1, 4, 7, 7, 16}));
+  EXPECT_EQ(
+      infer("ConvNCHWc", {f32({1, 2, 7, 7, 16}), f32({4, 32, 1, 1, 16})}, {{"input_block", b16}})[0]
+          .shape,
+      (Ints{1, 64, 7, 7}));
+  EXPECT_EQ(infer("MaxPool", {f32({1, 3, 8, 8, 16})},
+                  {{"kernel_shape", Ints{2, 2}},
+                   {"strides", Ints{2, 2}},
+                   {"input_block", b16},
+                   {"output_block", b16}})[0]
+                .shape,
+            (Ints{1, 3, 4, 4, 16}));
+  EXPECT_EQ(infer("GlobalAveragePool", {f32({1, 3, 8, 8, 16})}, {{"input_block", b16}})[0].shape,
+            (Ints{1, 48, 1, 1}));
+  expect_infer_error("input_block 16 needs X as [N, C / 16, spatial..., 16]", "ConvNCHWc",
+                     {f32({1, 32, 7, 7}), f32({4, 32, 3, 3, 16})}, {{"input_block", b16}});
+  expect_infer_error("output_block 16 does not divide the 1000 output channels", "ConvNCHWc",
+                     {f32({1, 8, 9, 9}), f32({63, 8, 1, 1, 16})},
+                     {{"output_channels", Attr(int64_t{1000})}, {"output_block", b16}});
+  expect_infer_error("input_block is for ops that read blocked channels, not LpPool", "LpPool",
+                     {f32({1, 2, 7, 7, 16})}, {{"kernel_shape", Ints{2, 2}}, {"input_block", b16}});
+  expect_infer_error("output_block 8 differs from packed W's block of 16", "ConvNCHWc",
+                     {f32({1, 32, 7, 7}), f32({4, 32, 3, 3, 16})},
+                     {{"output_block", Attr(int64_t{8})}});
+  expect_infer_error("input_block is 16 and output_block 0", "AveragePool", {f32({1, 1, 4, 4, 16})},
+                     {{"kernel_shape", Ints{2, 2}}, {"input_block", b16}});
+  expect_infer_error("output_block is for ops that write blocked channels, not GlobalMaxPool",
+                     "GlobalMaxPool", {f32({1, 1, 4, 4, 16})},
+                     {{"input_block", b16}, {"output_block", b16}});
+}
+
 TEST(ConvPackingTest, PackingBlocksOutputChannelsAndUnpackingInvertsIt) {
   TensorData w(DataType::f32(), {32, 3, 2, 1});
   for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = static_cast<float>(i);

@@ -1,0 +1,183 @@
+#include "passes/alter_op_layout.h"
+
+#include <map>
+#include <numeric>
+#include <optional>
+
+#include "ir/op_table.h"
+#include "ir/ops/shape_util.h"
+#include "passes/infer_type.h"
+#include "passes/pack_conv_weights.h"
+
+namespace tessel::passes {
+
+namespace {
+
+using graph::Graph;
+using graph::Node;
+using graph::OpKind;
+using graph::ValueId;
+
+constexpr int64_t kBlock = kConvChannelBlock;
+
+// Union-find over values: the classes that share a layout.
+class LayoutClasses {
+ public:
+  explicit LayoutClasses(size_t values) : parent_(values) {
+    std::iota(parent_.begin(), parent_.end(), ValueId{0});
+  }
+  ValueId find(ValueId v) {
+    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+  void unite(ValueId a, ValueId b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::vector<ValueId> parent_;
+};
+
+bool is_windowed_pool(const Node& n) {
+  return (n.op == OpKind::MaxPool || n.op == OpKind::AveragePool) && n.outputs.size() == 1;
+}
+
+bool is_global_pool(const Node& n) {
+  return n.op == OpKind::GlobalAveragePool || n.op == OpKind::GlobalMaxPool;
+}
+
+bool is_elementwise(const Node& n) {
+  graph::OpPattern p = n.def().pattern;
+  return (p == graph::OpPattern::kElemWise || p == graph::OpPattern::kBroadcast) &&
+         n.outputs.size() == 1;
+}
+
+bool is_channel_concat(const Graph& g, const Node& n) {
+  if (n.op != OpKind::Concat || n.outputs.size() != 1) return false;
+  auto rank = static_cast<int64_t>(g.value(n.outputs[0]).type.shape.size());
+  int64_t axis = n.attr_int("axis", 0);
+  return axis == 1 || axis == 1 - rank;
+}
+
+// The shape that constant operand `s` of an elementwise op takes when the op's [N, C, s...] output
+// of rank `rank` is blocked: unchanged when it is constant along the channels, C / b with a
+// trailing b when it holds one value per channel (its elements keep their order), none when it
+// varies along another axis.
+std::optional<std::vector<int64_t>> blocked_operand_shape(const std::vector<int64_t>& s,
+                                                          size_t rank) {
+  if (s.size() > rank) return std::nullopt;
+  size_t offset = rank - s.size();  // s aligns with the output's trailing axes
+  std::optional<size_t> channel;
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (s[d] == 1) continue;
+    if (d + offset != 1) return std::nullopt;
+    channel = d;
+  }
+  if (!channel) return s;
+  std::vector<int64_t> blocked = s;
+  blocked[*channel] /= kBlock;
+  blocked.push_back(kBlock);
+  return blocked;
+}
+
+bool blockable(const graph::Value& v) {
+  const std::vector<int64_t>& s = v.type.shape;
+  return !v.constant && v.type.is_static() && s.size() >= 3 && s[1] % kBlock == 0;
+}
+
+struct Plan {
+  std::vector<bool> blocked;  // per value
+};
+
+Plan plan(const Graph& g) {
+  size_t n = g.values.size();
+  LayoutClasses classes(n);
+  std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a ConvNCHWc
+  for (size_t v = 0; v < n; ++v) nchw[v] = !blockable(g.values[v]);
+  for (ValueId v : g.inputs) nchw[v] = true;
+  for (ValueId v : g.outputs) nchw[v] = true;
+  for (const Node& node : g.nodes) {
+    auto force_all = [&] {
+      for (ValueId v : node.inputs) {
+        if (v != graph::kNoValue) nchw[v] = true;
+      }
+      for (ValueId v : node.outputs) nchw[v] = true;
+    };
+    if (node.op == OpKind::ConvNCHWc) {
+      conv[node.inputs[0]] = conv[node.outputs[0]] = true;
+      // A padded last block has no blocked form; the other inputs are constants.
+      if (node.has_attr("output_channels")) nchw[node.outputs[0]] = true;
+    } else if (is_windowed_pool(node)) {
+      classes.unite(node.inputs[0], node.outputs[0]);
+    } else if (is_global_pool(node)) {
+      nchw[node.outputs[0]] = true;
+    } else if (is_channel_concat(g, node)) {
+      for (ValueId v : node.inputs) classes.unite(v, node.outputs[0]);
+    } else if (is_elementwise(node)) {
+      ValueId out = node.outputs[0];
+      const std::vector<int64_t>& shape = g.value(out).type.shape;
+      for (ValueId v : node.inputs) {
+        if (v == graph::kNoValue) continue;
+        const graph::Value& in = g.value(v);
+        if (in.constant) {
+          if (!blocked_operand_shape(in.type.shape, shape.size())) nchw[out] = true;
+        } else if (in.type.shape == shape) {
+          classes.unite(v, out);
+        } else {
+          nchw[v] = nchw[out] = true;
+        }
+      }
+    } else {
+      force_all();
+    }
+  }
+  std::vector<bool> class_nchw(n), class_conv(n);
+  for (size_t v = 0; v < n; ++v) {
+    ValueId root = classes.find(static_cast<ValueId>(v));
+    class_nchw[root] = class_nchw[root] || nchw[v];
+    class_conv[root] = class_conv[root] || conv[v];
+  }
+  Plan p{std::vector<bool>(n)};
+  for (size_t v = 0; v < n; ++v) {
+    ValueId root = classes.find(static_cast<ValueId>(v));
+    p.blocked[v] = !class_nchw[root] && class_conv[root];
+  }
+  return p;
+}
+
+}  // namespace
+
+void alter_op_layout(Graph& g) {
+  Plan p = plan(g);
+  std::map<ValueId, ValueId> blocked_constant;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& node = g.nodes[i];
+    if (node.outputs.empty()) continue;
+    bool in =
+        !node.inputs.empty() && node.inputs[0] != graph::kNoValue && p.blocked[node.inputs[0]];
+    bool out = p.blocked[node.outputs[0]];
+    if (node.op == OpKind::ConvNCHWc || is_windowed_pool(node) || is_global_pool(node)) {
+      if (in) node.attrs["input_block"] = graph::Attr(kBlock);
+      if (out) node.attrs["output_block"] = graph::Attr(kBlock);
+    } else if (out && node.op == OpKind::Concat) {
+      node.attrs["axis"] = graph::Attr(int64_t{1});
+    } else if (out) {  // elementwise: block its per-channel constants
+      size_t rank = g.value(node.outputs[0]).type.shape.size();
+      for (ValueId& v : g.nodes[i].inputs) {
+        if (v == graph::kNoValue || !g.value(v).constant) continue;
+        auto [it, fresh] = blocked_constant.emplace(v, v);
+        if (fresh) {
+          const graph::Value& c = g.value(v);
+          std::vector<int64_t> shape = *blocked_operand_shape(c.type.shape, rank);
+          if (shape != c.type.shape) {
+            std::string name = c.name + "_blocked";
+            graph::TensorData data = c.constant->reshaped(std::move(shape));
+            it->second = g.add_constant(std::move(name), std::move(data));  // may move g's values
+          }
+        }
+        v = it->second;
+      }
+    }
+  }
+  infer_type(g);
+}
+
+}  // namespace tessel::passes

@@ -1,0 +1,22 @@
+// Keeps chains of packed convs in the blocked activation layout NCHW[b]c (ir/ops/conv_packing.h),
+// TVM's AlterOpLayout idea: ConvNCHWc reads and writes blocks, MaxPool and AveragePool pool them,
+// the global pools read them, and elementwise ops and channel Concats run on them unchanged (their
+// per-channel constants reshaped to blocks). A packed conv then stores whole vectors instead of
+// unpacking its register tile, and its readers load blocks of channels.
+//
+// Values fall into classes that must share one layout: an elementwise op's activations and its
+// output, a windowed pool's input and output, a Concat's inputs and output. A class turns blocked
+// when its channels are whole blocks, every reader and writer of its values handles blocks, none
+// of them is a graph input or output, and it touches a ConvNCHWc (else nothing gains). So layouts
+// change only inside ConvNCHWc and the global pools, never in a transform kernel of their own.
+// Requires: typed graph, pack_conv_weights. Guarantees: same outputs; the graph's inputs and
+// outputs keep their layouts.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace tessel::passes {
+
+void alter_op_layout(graph::Graph& g);
+
+}  // namespace tessel::passes

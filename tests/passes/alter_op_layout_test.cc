@@ -1,0 +1,209 @@
+// alter_op_layout: chains of packed convs keep their activations blocked by channel (golden
+// layouts per node), the layout changes only inside ConvNCHWc and the global pools, every class
+// with a reader or writer that needs NCHW stays NCHW, and the blocked graph computes what the
+// original does (on the reference executor and compiled).
+#include "passes/alter_op_layout.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "driver/compile.h"
+#include "graph_builder.h"
+#include "ir/op_table.h"
+#include "ir/ops/conv_packing.h"
+#include "passes/infer_type.h"
+#include "passes/pack_conv_weights.h"
+#include "reference/reference.h"
+#include "tests/common/compare.h"
+#include "tests/common/expect_error.h"
+
+namespace tessel::passes {
+namespace {
+
+using tessel::testing::expect_all_close;
+using testing::Builder;
+using testing::ints;
+using testing::random_tensor;
+
+const CpuModel kAvx2 = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+constexpr int64_t kB = kConvChannelBlock;
+
+// A k x k conv with pads k / 2 (packed by the test's pack_conv_weights whatever the rule says),
+// its weights scaled by the fan-in so that values keep their scale through a chain.
+graph::ValueId conv(Builder& b, graph::ValueId x, int64_t in, int64_t out, int64_t stride = 1,
+                    const std::string& name = "", int64_t k = 3) {
+  double r = 1.0 / std::sqrt(static_cast<double>(in * k * k));
+  uint32_t seed = static_cast<uint32_t>(b.g.values.size());
+  graph::ValueId w = b.constant(name + "_w", random_tensor({out, in, k, k}, seed, -r, r));
+  graph::ValueId bias = b.constant(name + "_b", random_tensor({out}, seed + 1, -0.1, 0.1));
+  int64_t p = k / 2;
+  return b.op("Conv", {x, w, bias},
+              {{"pads", ints({p, p, p, p})}, {"strides", ints({stride, stride})}}, name);
+}
+
+// Each node as "name: Op in_block out_block", its layout attributes 0 when absent.
+std::vector<std::string> layouts(const graph::Graph& g) {
+  std::vector<std::string> lines;
+  for (const graph::Node& n : g.nodes) {
+    lines.push_back(n.name + ": " + std::string(graph::op_kind_name(n.op)) + " " +
+                    std::to_string(graph::ops::input_block(n)) + " " +
+                    std::to_string(graph::ops::output_block(n)));
+  }
+  return lines;
+}
+
+// Packs every packable conv, runs the pass, and checks the rewritten graph against the original
+// on the reference executor and compiled (Winograd off, so that 3x3 convs stay packed).
+graph::Graph altered(const graph::Graph& original, std::vector<graph::TensorData> inputs) {
+  graph::Graph g = original;
+  infer_type(g);
+  graph::Graph before = g;
+  pack_conv_weights(g, kAvx2, [](const graph::Graph&, const graph::Node&, bool) { return true; });
+  alter_op_layout(g);
+  std::map<std::string, graph::TensorData> feed;
+  for (size_t i = 0; i < inputs.size(); ++i) feed[before.value(before.inputs[i]).name] = inputs[i];
+  std::vector<graph::TensorData> want = reference::run(before, feed), got = reference::run(g, feed);
+  expect_all_close(got, want, {1e-9, 1e-12});
+
+  CompileOptions opt;
+  opt.disabled_passes = {"winograd_conv"};
+  CompiledModel m = compile_graph(before, opt);
+  for (const auto& [name, t] : feed) m.set_input(name, to_ndarray(t));
+  m.run();
+  std::vector<graph::TensorData> compiled;
+  for (int o = 0; o < m.num_outputs(); ++o) compiled.push_back(to_tensor_data(m.get_output(o)));
+  expect_all_close(compiled, want, {1e-5, 1e-4});
+  return g;
+}
+
+// ResNet's shape in small: a stem, a residual block, a strided block with a 1x1 shortcut, pools,
+// per-channel affine ops, a channel Concat (negative axis) and the classifier. Every activation
+// between the stem and the global pool is blocked; the graph's input and output stay NCHW.
+TEST(AlterOpLayout, ResidualChainStaysBlocked) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 3, 14, 13});
+  graph::ValueId stem = b.op("Relu", {conv(b, x, 3, 32, 1, "stem")}, {}, "stem_relu");
+  graph::ValueId pool = b.op(
+      "MaxPool", {stem},
+      {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({1, 1})}},
+      "maxpool");
+  graph::ValueId r1 = b.op("Relu", {conv(b, pool, 32, 32, 1, "c1")}, {}, "relu1");
+  graph::ValueId sum = b.op("Add", {conv(b, r1, 32, 32, 1, "c2"), pool}, {}, "add");
+  graph::ValueId r2 = b.op("Relu", {sum}, {}, "relu2");
+  graph::ValueId down = conv(b, r2, 32, 48, 2, "down");
+  graph::ValueId scale =
+      b.op("Mul", {down, b.constant("scale", random_tensor({48, 1, 1}, 7))}, {}, "scale");
+  graph::ValueId shift =
+      b.op("Add", {scale, b.constant("shift", random_tensor({1, 48, 1, 1}, 8))}, {}, "shift");
+  graph::ValueId half = b.op("Mul", {shift, b.constant("half", random_tensor({1}, 9))}, {}, "half");
+  graph::ValueId shortcut = conv(b, r2, 32, 16, 2, "shortcut");
+  graph::ValueId cat = b.op("Concat", {half, shortcut}, {{"axis", int64_t{-3}}}, "concat");
+  graph::ValueId avg = b.op("AveragePool", {cat},
+                            {{"kernel_shape", ints({2, 2})}, {"strides", ints({1, 1})}}, "avgpool");
+  graph::ValueId gap = b.op("GlobalAveragePool", {b.op("Relu", {avg}, {}, "relu3")}, {}, "gap");
+  graph::ValueId flat = b.op("Flatten", {gap}, {}, "flatten");
+  graph::Graph g = altered(b.finish({flat}), {random_tensor({1, 3, 14, 13}, 1)});
+
+  const std::string in = " 16 0", out = " 0 16", both = " 16 16", none = " 0 0";
+  std::vector<std::string> want = {"stem: ConvNCHWc" + out,
+                                   "stem_relu: Relu" + none,
+                                   "maxpool: MaxPool" + both,
+                                   "c1: ConvNCHWc" + both,
+                                   "relu1: Relu" + none,
+                                   "c2: ConvNCHWc" + both,
+                                   "add: Add" + none,
+                                   "relu2: Relu" + none,
+                                   "down: ConvNCHWc" + both,
+                                   "scale: Mul" + none,
+                                   "shift: Add" + none,
+                                   "half: Mul" + none,
+                                   "shortcut: ConvNCHWc" + both,
+                                   "concat: Concat" + none,
+                                   "avgpool: AveragePool" + both,
+                                   "relu3: Relu" + none,
+                                   "gap: GlobalAveragePool" + in,
+                                   "flatten: Flatten" + none};
+  EXPECT_EQ(layouts(g), want);
+  auto type_of = [&](const std::string& node) {
+    for (const graph::Node& n : g.nodes) {
+      if (n.name == node) return g.value(n.outputs[0]).type.shape;
+    }
+    return std::vector<int64_t>{};
+  };
+  EXPECT_EQ(type_of("stem"), (std::vector<int64_t>{1, 2, 14, 13, kB}));
+  EXPECT_EQ(type_of("concat"), (std::vector<int64_t>{1, 4, 7, 7, kB}));
+  EXPECT_EQ(type_of("gap"), (std::vector<int64_t>{1, 64, 1, 1}));
+  for (const graph::Node& n : g.nodes) {
+    if (n.name == "concat") {
+      EXPECT_EQ(n.attr_int("axis", 0), 1);
+    }
+    if (n.name == "scale") {  // one value per channel: blocked like the activations
+      EXPECT_EQ(g.value(n.inputs[1]).type.shape, (std::vector<int64_t>{3, 1, 1, kB}));
+    }
+    if (n.name == "half") {  // a scalar stays as it is
+      EXPECT_EQ(g.value(n.inputs[1]).type.shape, (std::vector<int64_t>{1}));
+    }
+  }
+}
+
+// A class stays NCHW when any member needs it: a depthwise conv reads it, its channels are not
+// whole blocks, a constant operand varies along the width, it is a graph output, or a MaxPool
+// also returns Indices. Convs still convert where one side can be blocked.
+TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 16, 8, 13});
+  graph::ValueId a = b.op("Relu", {conv(b, x, 16, 32, 1, "a")}, {}, "relu_a");
+  graph::ValueId dw = b.op("Conv", {a, b.constant("dw", random_tensor({32, 1, 3, 3}, 3))},
+                           {{"group", int64_t{32}}, {"pads", ints({1, 1, 1, 1})}}, "depthwise");
+  graph::ValueId c = conv(b, dw, 32, 24, 1, "c");  // 24 channels: not packable
+  graph::ValueId d = conv(b, c, 24, 32, 1, "d");
+  graph::ValueId row = b.op("Add", {d, b.constant("row", random_tensor({13}, 4))}, {}, "row");
+  graph::ValueId e = conv(b, row, 32, 32, 1, "e");
+  graph::ValueId f = conv(b, e, 32, 32, 1, "f");  // e's output is also a graph output
+  std::vector<graph::ValueId> pooled =
+      b.node("MaxPool", {f}, {{"kernel_shape", ints({2, 2})}}, 2, "argmax");
+  graph::Graph g = altered(b.finish({e, pooled[0], pooled[1]}), {random_tensor({1, 16, 8, 13}, 2)});
+  const std::string none = " 0 0";
+  std::vector<std::string> want = {
+      "a: ConvNCHWc" + none, "relu_a: Relu" + none, "depthwise: Conv" + none,
+      "c: Conv" + none,      "d: ConvNCHWc" + none, "row: Add" + none,
+      "e: ConvNCHWc" + none, "f: ConvNCHWc" + none, "argmax: MaxPool" + none};
+  EXPECT_EQ(layouts(g), want);
+}
+
+// Packed convs in a row with nothing else, batch 2: the first writes blocks, the second (1x1,
+// strided: it reads a subsampled copy of the blocks) reads them.
+TEST(AlterOpLayout, ConvToConvAndBatches) {
+  Builder b;
+  graph::ValueId x = b.input("x", {2, 32, 5, 7});
+  graph::ValueId y = conv(b, conv(b, x, 32, 128, 1, "p"), 128, 16, 2, "q", 1);
+  graph::Graph g = altered(b.finish({y}), {random_tensor({2, 32, 5, 7}, 5)});
+  EXPECT_EQ(layouts(g), (std::vector<std::string>{"p: ConvNCHWc 0 16", "q: ConvNCHWc 16 0"}));
+  EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.shape, (std::vector<int64_t>{2, 8, 5, 7, kB}));
+}
+
+// Only ConvNCHWc and the pools take the block attributes; infer_type names any other node.
+TEST(AlterOpLayout, OtherOpsRejectBlockAttributes) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 2, 3, 3, kB});
+  graph::Graph g = b.finish({b.op("Relu", {x}, {{"input_block", kB}}, "relu")});
+  tessel::testing::expect_error([&] { infer_type(g); },
+                                {"relu", "input_block is for ops that read blocked channels"});
+}
+
+TEST(AlterOpLayout, BlockingAndUnblockingActivationsAreInverse) {
+  graph::TensorData x = random_tensor({2, 32, 3, 5}, 11);
+  graph::TensorData blocked = graph::ops::block_channels(x, kB);
+  EXPECT_EQ(blocked.shape(), (std::vector<int64_t>{2, 2, 3, 5, kB}));
+  // Element [n, c, h, w] lands at [n, c / b, h, w, c % b].
+  const float* p = x.data<float>();
+  const float* q = blocked.data<float>();
+  EXPECT_EQ(q[((((1 * 2 + 1) * 3 + 2) * 5 + 4) * kB) + 3], p[((1 * 32 + 19) * 3 + 2) * 5 + 4]);
+  expect_all_close({graph::ops::unblock_channels(blocked)}, {x}, {0, 0});
+}
+
+}  // namespace
+}  // namespace tessel::passes
