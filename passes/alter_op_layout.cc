@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ir/op_table.h"
+#include "ir/ops/conv_packing.h"
 #include "ir/ops/shape_util.h"
 #include "passes/infer_type.h"
 #include "passes/pack_conv_weights.h"
@@ -78,6 +79,18 @@ std::optional<std::vector<int64_t>> blocked_operand_shape(const std::vector<int6
   return blocked;
 }
 
+// A depthwise Conv (group = C = M, constant weights) whose channels are whole blocks: it becomes a
+// depthwise ConvNCHWc when its input is blocked, reading and writing vectors of a block.
+bool is_depthwise_candidate(const Graph& g, const Node& n) {
+  if (n.op != OpKind::Conv || n.inputs.size() < 2) return false;
+  const graph::TensorType& x = g.value(n.inputs[0]).type;
+  const graph::Value& w = g.value(n.inputs[1]);
+  int64_t group = n.attr_int("group", 1);
+  return w.constant && w.type.dtype.is_float() && w.type.shape.size() >= 3 &&
+         w.type.shape[1] == 1 && group > 1 && group % kBlock == 0 && w.type.shape[0] == group &&
+         x.is_static() && x.shape[1] == group;
+}
+
 bool blockable(const graph::Value& v) {
   const std::vector<int64_t>& s = v.type.shape;
   return !v.constant && v.type.is_static() && s.size() >= 3 && s[1] % kBlock == 0;
@@ -87,11 +100,13 @@ struct Plan {
   std::vector<bool> blocked;  // per value
 };
 
-Plan plan(const Graph& g) {
+// `nchw`: values that must stay NCHW whatever the graph says (depthwise outputs whose input was
+// not blocked, found by the caller).
+Plan plan(const Graph& g, const std::vector<bool>& forced) {
   size_t n = g.values.size();
   LayoutClasses classes(n);
   std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a ConvNCHWc
-  for (size_t v = 0; v < n; ++v) nchw[v] = !blockable(g.values[v]);
+  for (size_t v = 0; v < n; ++v) nchw[v] = forced[v] || !blockable(g.values[v]);
   for (ValueId v : g.inputs) nchw[v] = true;
   for (ValueId v : g.outputs) nchw[v] = true;
   for (const Node& node : g.nodes) {
@@ -101,7 +116,7 @@ Plan plan(const Graph& g) {
       }
       for (ValueId v : node.outputs) nchw[v] = true;
     };
-    if (node.op == OpKind::ConvNCHWc) {
+    if (node.op == OpKind::ConvNCHWc || is_depthwise_candidate(g, node)) {
       conv[node.inputs[0]] = conv[node.outputs[0]] = true;
       // A padded last block has no blocked form; the other inputs are constants.
       if (node.has_attr("output_channels")) nchw[node.outputs[0]] = true;
@@ -143,17 +158,48 @@ Plan plan(const Graph& g) {
   return p;
 }
 
+// Plans until every depthwise candidate with a blocked output reads a blocked input (each round
+// forces the outputs of those that do not to NCHW).
+Plan plan(const Graph& g) {
+  std::vector<bool> forced(g.values.size());
+  for (;;) {
+    Plan p = plan(g, forced);
+    bool changed = false;
+    for (const Node& node : g.nodes) {
+      if (!is_depthwise_candidate(g, node)) continue;
+      ValueId in = node.inputs[0], out = node.outputs[0];
+      if (!p.blocked[in] && p.blocked[out]) changed = forced[out] = true;
+    }
+    if (!changed) return p;
+  }
+}
+
+// A depthwise candidate reading blocks becomes ConvNCHWc with its weights packed (shared by convs
+// that share them).
+void pack_depthwise(Graph& g, Node& node, std::map<ValueId, ValueId>& packed_of) {
+  auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
+  if (fresh) {
+    const graph::Value& w = g.value(node.inputs[1]);
+    std::string name = w.name + "_packed";
+    graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kBlock);
+    it->second = g.add_constant(std::move(name), std::move(packed));  // may move g's values
+  }
+  node.inputs[1] = it->second;
+  node.op = OpKind::ConvNCHWc;
+}
+
 }  // namespace
 
 void alter_op_layout(Graph& g) {
   Plan p = plan(g);
-  std::map<ValueId, ValueId> blocked_constant;
+  std::map<ValueId, ValueId> blocked_constant, packed_depthwise;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& node = g.nodes[i];
     if (node.outputs.empty()) continue;
     bool in =
         !node.inputs.empty() && node.inputs[0] != graph::kNoValue && p.blocked[node.inputs[0]];
     bool out = p.blocked[node.outputs[0]];
+    if (is_depthwise_candidate(g, node) && in) pack_depthwise(g, node, packed_depthwise);
     if (node.op == OpKind::ConvNCHWc || is_windowed_pool(node) || is_global_pool(node)) {
       if (in) node.attrs["input_block"] = graph::Attr(kBlock);
       if (out) node.attrs["output_block"] = graph::Attr(kBlock);

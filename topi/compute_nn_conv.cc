@@ -207,7 +207,8 @@ std::vector<te::Tensor> conv(const OpCall& call, const std::vector<te::Tensor>& 
   return {direct_conv(input, cs, geo, weight, optional_input(in, 2), name)};
 }
 
-// ConvNCHWc (weights [M' / b, C, k..., b], see ir/ops/conv_packing.h): the reduction computes
+// ConvNCHWc (weights [M' / b, C, k..., b], see ir/ops/conv_packing.h; a depthwise one's C is 1,
+// and its group M): the reduction computes
 // output blocks yb[n, m / b, o..., m % b], b output channels in one vector that each broadcast
 // input element feeds. With "output_block" those blocks are Y (plus the bias); else the epilogue
 // unpacks them to NCHW with the bias, the first M channels (M' rounded M up to whole blocks). X is
@@ -223,9 +224,19 @@ std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Ten
   int64_t block = ws.back();
   te::Tensor xp = pad_spatial(in[0], geo.pads_begin, std::vector<int64_t>(geo.kernel.size(), 1),
                               window_extent(geo), make_zero(in[0].dtype()), name + "_pad");
-  InputFn input = dense_conv_input(xp, geo, name, false, in_block);
+  bool depthwise = call.attr_int("group", 1) != 1;
+  InputFn input = depthwise ? window_of(xp, geo) : dense_conv_input(xp, geo, name, false, in_block);
   const te::Tensor& w = in[1];
-  ConvAxes a = conv_axes(xs[1], geo.kernel);
+  ConvAxes a = conv_axes(depthwise ? 1 : xs[1], geo.kernel);
+  // Output channel m of a depthwise conv reads input channel m: with blocked X, the same block and
+  // lane, so that a vector of the block reads a vector.
+  auto read = [&](const std::vector<Var>& i, const std::vector<PrimExpr>& out) {
+    if (!depthwise) return input(i[0], a.rc, out, a.rk);
+    if (!in_block) return input(i[0], i[1] * idx(block) + i.back() + a.rc, out, a.rk);
+    std::vector<PrimExpr> at = window_index(i[0], i[1], out, a.rk, geo);
+    at.push_back(i.back() + a.rc);
+    return xp(at);
+  };
   std::vector<PrimExpr> blocked = output_shape(xs[0], ws[0], geo);
   blocked.push_back(idx(block));
   te::Tensor yb = te::compute(
@@ -234,7 +245,7 @@ std::vector<te::Tensor> conv_nchwc(const OpCall& call, const std::vector<te::Ten
         std::vector<PrimExpr> out(i.begin() + 2, i.end() - 1), at{i[1], a.rc};
         at.insert(at.end(), a.rk.begin(), a.rk.end());
         at.push_back(i.back());
-        return te::sum(input(i[0], a.rc, out, a.rk) * w(at), a.all);
+        return te::sum(read(i, out) * w(at), a.all);
       },
       name + "_blocks");
   te::Tensor bias = optional_input(in, 2);

@@ -61,8 +61,11 @@ std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int6
       spec.strided_columns = anchor.groups > 1 && anchor.column_stride == 2;
       return spec;
     }
-    case OpFamily::kConvNCHWc:
-      return TileSpec{1, 1, true};
+    case OpFamily::kConvNCHWc: {  // a depthwise one pads its input per row of tiles, as Conv does
+      TileSpec spec{1, 1, true};
+      spec.local_inputs = anchor.groups > 1;
+      return spec;
+    }
     case OpFamily::kDense:
       if (anchor.matrix_vector) return TileSpec{-1};
       return TileSpec{dense_row_axis(anchor, out), 1, false, true};

@@ -107,7 +107,7 @@ Types infer_conv(const Graph& g, const Node& node) {
   return {like(x, out)};
 }
 
-// ConvNCHWc (internal, see ir/ops/conv_packing.h): Conv with group 1 and W packed as
+// ConvNCHWc (internal, see ir/ops/conv_packing.h): Conv with group 1 (or depthwise) and W packed as
 // [ceil(M / b), C, k..., b]; Y is [N, M, out...] as for Conv, M = output_channels when the last
 // block is padded, else all the packed channels.
 Types infer_conv_nchwc(const Graph& g, const Node& node) {
@@ -119,7 +119,17 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
     throw Error(fmt::format("{}: packed W must have rank {} ([M / b, C, k..., b]), got {}",
                             node.describe(), x.shape.size() + 1, w.str()));
   }
-  if (dims_conflict(x.shape[1], w.shape[1])) {
+  // Grouped only when depthwise: one input channel per output channel, group = C = M, blocked X
+  // in W's blocks.
+  int64_t group = node.attr_int("group", 1);
+  if (group != 1 &&
+      (w.shape[1] != 1 || dims_conflict(x.shape[1], group) ||
+       dims_conflict(w.shape[0] * w.shape.back(), group) || node.has_attr("output_channels") ||
+       (input_block(node) != 0 && input_block(node) != w.shape.back()))) {
+    throw Error(fmt::format("{}: a packed conv with group {} must be depthwise: X {}, packed W {}",
+                            node.describe(), group, x.str(), w.str()));
+  }
+  if (group == 1 && dims_conflict(x.shape[1], w.shape[1])) {
     throw Error(fmt::format("{}: X has {} channels but W expects {}", node.describe(), x.shape[1],
                             w.shape[1]));
   }

@@ -149,15 +149,16 @@ TEST(AlterOpLayout, ResidualChainStaysBlocked) {
   }
 }
 
-// A class stays NCHW when any member needs it: a depthwise conv reads it, its channels are not
+// A class stays NCHW when any member needs it: a grouped conv reads it, its channels are not
 // whole blocks, a constant operand varies along the width, it is a graph output, or a MaxPool
 // also returns Indices. Convs still convert where one side can be blocked.
 TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
   Builder b;
   graph::ValueId x = b.input("x", {1, 16, 8, 13});
   graph::ValueId a = b.op("Relu", {conv(b, x, 16, 32, 1, "a")}, {}, "relu_a");
-  graph::ValueId dw = b.op("Conv", {a, b.constant("dw", random_tensor({32, 1, 3, 3}, 3))},
-                           {{"group", int64_t{32}}, {"pads", ints({1, 1, 1, 1})}}, "depthwise");
+  graph::ValueId dw =
+      b.op("Conv", {a, b.constant("gw", random_tensor({32, 16, 3, 3}, 3, -0.1, 0.1))},
+           {{"group", int64_t{2}}, {"pads", ints({1, 1, 1, 1})}}, "grouped");
   graph::ValueId c = conv(b, dw, 32, 24, 1, "c");  // 24 channels: not packable
   graph::ValueId d = conv(b, c, 24, 32, 1, "d");
   graph::ValueId row = b.op("Add", {d, b.constant("row", random_tensor({13}, 4))}, {}, "row");
@@ -168,10 +169,49 @@ TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
   graph::Graph g = altered(b.finish({e, pooled[0], pooled[1]}), {random_tensor({1, 16, 8, 13}, 2)});
   const std::string none = " 0 0";
   std::vector<std::string> want = {
-      "a: ConvNCHWc" + none, "relu_a: Relu" + none, "depthwise: Conv" + none,
+      "a: ConvNCHWc" + none, "relu_a: Relu" + none, "grouped: Conv" + none,
       "c: Conv" + none,      "d: ConvNCHWc" + none, "row: Add" + none,
       "e: ConvNCHWc" + none, "f: ConvNCHWc" + none, "argmax: MaxPool" + none};
   EXPECT_EQ(layouts(g), want);
+}
+
+// A depthwise Conv whose input is blocked becomes a depthwise ConvNCHWc (its weights packed
+// [C/16, 1, 3, 3, 16], group kept) that reads and writes vectors of a block, strided or not; one
+// that reads the graph's NCHW input stays a Conv, and so does its output's class.
+TEST(AlterOpLayout, DepthwiseConvsOnBlocks) {
+  Builder b;
+  auto depthwise = [&](graph::ValueId in, int64_t channels, int64_t stride,
+                       const std::string& name) {
+    graph::ValueId w = b.constant(name + "_w", random_tensor({channels, 1, 3, 3}, 20, -0.3, 0.3));
+    return b.op(
+        "Conv", {in, w, b.constant(name + "_b", random_tensor({channels}, 21, -0.1, 0.1))},
+        {{"group", channels}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({stride, stride})}},
+        name);
+  };
+  graph::ValueId x = b.input("x", {1, 32, 9, 11});
+  graph::ValueId y = b.op("Relu", {conv(b, x, 32, 32, 1, "expand")}, {}, "relu");
+  y = depthwise(y, 32, 1, "dw1");
+  y = b.op("Clip",
+           {y, b.constant("lo", random_tensor({}, 1, 0, 0)),
+            b.constant("hi", random_tensor({}, 1, 6, 6))},
+           {}, "clip");
+  y = conv(b, y, 32, 48, 1, "project", 1);
+  y = depthwise(y, 48, 2, "dw2");
+  y = conv(b, y, 48, 16, 1, "last");
+  graph::ValueId x2 = b.input("x2", {1, 16, 6, 7});
+  graph::ValueId z = conv(b, depthwise(x2, 16, 1, "dw_input"), 16, 16, 1, "after");
+  graph::Graph g = altered(b.finish({y, z}),
+                           {random_tensor({1, 32, 9, 11}, 1), random_tensor({1, 16, 6, 7}, 2)});
+  const std::string none = " 0 0", out = " 0 16", both = " 16 16", in = " 16 0";
+  std::vector<std::string> want = {
+      "expand: ConvNCHWc" + out, "relu: Relu" + none,         "dw1: ConvNCHWc" + both,
+      "clip: Clip" + none,       "project: ConvNCHWc" + both, "dw2: ConvNCHWc" + both,
+      "last: ConvNCHWc" + in,    "dw_input: Conv" + none,     "after: ConvNCHWc" + none};
+  EXPECT_EQ(layouts(g), want);
+  const graph::Node& dw2 = g.nodes[5];
+  EXPECT_EQ(dw2.attr_int("group", 0), 48);
+  EXPECT_EQ(g.value(dw2.inputs[1]).type.shape, (std::vector<int64_t>{3, 1, 3, 3, kB}));
+  EXPECT_EQ(g.value(dw2.outputs[0]).type.shape, (std::vector<int64_t>{1, 3, 5, 6, kB}));
 }
 
 // Packed convs in a row with nothing else, batch 2: the first writes blocks, the second (1x1,

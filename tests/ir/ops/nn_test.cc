@@ -109,6 +109,17 @@ TEST(NnInferTest, ChannelBlockedShapesAndErrors) {
                      {{"output_block", Attr(int64_t{8})}});
   expect_infer_error("input_block is 16 and output_block 0", "AveragePool", {f32({1, 1, 4, 4, 16})},
                      {{"kernel_shape", Ints{2, 2}}, {"input_block", b16}});
+  // A depthwise packed conv: group = C = M, W [M / 16, 1, k..., 16].
+  EXPECT_EQ(infer("ConvNCHWc", {f32({1, 2, 8, 8, 16}), f32({2, 1, 3, 3, 16})},
+                  {{"group", Attr(int64_t{32})},
+                   {"strides", Ints{2, 2}},
+                   {"pads", Ints{1, 1, 1, 1}},
+                   {"input_block", b16},
+                   {"output_block", b16}})[0]
+                .shape,
+            (Ints{1, 2, 4, 4, 16}));
+  expect_infer_error("a packed conv with group 2 must be depthwise", "ConvNCHWc",
+                     {f32({1, 32, 7, 7}), f32({2, 16, 3, 3, 16})}, {{"group", Attr(int64_t{2})}});
   expect_infer_error("output_block is for ops that write blocked channels, not GlobalMaxPool",
                      "GlobalMaxPool", {f32({1, 1, 4, 4, 16})},
                      {{"input_block", b16}, {"output_block", b16}});
