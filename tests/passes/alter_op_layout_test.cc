@@ -55,13 +55,17 @@ std::vector<std::string> layouts(const graph::Graph& g) {
   return lines;
 }
 
-// Packs every packable conv, runs the pass, and checks the rewritten graph against the original
-// on the reference executor and compiled (Winograd off, so that 3x3 convs stay packed).
-graph::Graph altered(const graph::Graph& original, std::vector<graph::TensorData> inputs) {
+// Packs every packable conv (but those named from `keep_direct` on), runs the pass, and checks the
+// rewritten graph against the original on the reference executor and compiled (Winograd off, so
+// that 3x3 convs stay packed).
+graph::Graph altered(const graph::Graph& original, std::vector<graph::TensorData> inputs,
+                     const std::string& keep_direct = "") {
   graph::Graph g = original;
   infer_type(g);
   graph::Graph before = g;
-  pack_conv_weights(g, kAvx2, [](const graph::Graph&, const graph::Node&, bool) { return true; });
+  pack_conv_weights(g, kAvx2, [&](const graph::Graph&, const graph::Node& conv, bool) {
+    return conv.name.rfind(keep_direct, 0) != 0 || keep_direct.empty();
+  });
   alter_op_layout(g);
   std::map<std::string, graph::TensorData> feed;
   for (size_t i = 0; i < inputs.size(); ++i) feed[before.value(before.inputs[i]).name] = inputs[i];
@@ -212,6 +216,23 @@ TEST(AlterOpLayout, DepthwiseConvsOnBlocks) {
   EXPECT_EQ(dw2.attr_int("group", 0), 48);
   EXPECT_EQ(g.value(dw2.inputs[1]).type.shape, (std::vector<int64_t>{3, 1, 3, 3, kB}));
   EXPECT_EQ(g.value(dw2.outputs[0]).type.shape, (std::vector<int64_t>{1, 3, 5, 6, kB}));
+}
+
+// A conv that pack_conv_weights left direct packs once it reads and writes blocks (its rule and
+// records weigh NCHW neighbours); with one side NCHW it stays direct, and the other side too.
+TEST(AlterOpLayout, DirectConvsPackBetweenBlocks) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 6, 9});
+  graph::ValueId y = b.op("Relu", {conv(b, x, 32, 32, 1, "p")}, {}, "relu");
+  y = b.op("Relu", {conv(b, y, 32, 32, 1, "direct_mid")}, {}, "relu2");
+  y = conv(b, conv(b, y, 32, 32, 1, "r"), 32, 32, 1, "direct_end");
+  graph::Graph g = altered(b.finish({y}), {random_tensor({1, 32, 6, 9}, 3)}, "direct");
+  std::vector<std::string> want = {"p: ConvNCHWc 0 16",           "relu: Relu 0 0",
+                                   "direct_mid: ConvNCHWc 16 16", "relu2: Relu 0 0",
+                                   "r: ConvNCHWc 16 0",           "direct_end: Conv 0 0"};
+  EXPECT_EQ(layouts(g), want);
+  EXPECT_FALSE(g.nodes[2].has_attr("group"));
+  EXPECT_EQ(g.value(g.nodes[2].inputs[1]).type.shape, (std::vector<int64_t>{2, 32, 3, 3, kB}));
 }
 
 // Packed convs in a row with nothing else, batch 2: the first writes blocks, the second (1x1,
