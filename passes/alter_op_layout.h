@@ -8,7 +8,9 @@
 // output, a windowed pool's input and output, a Concat's inputs and output. A class turns blocked
 // when its channels are whole blocks, every reader and writer of its values handles blocks, none
 // of them is a graph input or output, and it touches a ConvNCHWc (else nothing gains). So layouts
-// change only inside ConvNCHWc and the global pools, never in a transform kernel of their own.
+// change only inside ConvNCHWc and the global pools, never in a transform kernel of their own. A
+// depthwise Conv, or a packable one that pack_conv_weights left direct, becomes ConvNCHWc when
+// both its input and its output are blocked.
 // Requires: typed graph, pack_conv_weights. Guarantees: same outputs; the graph's inputs and
 // outputs keep their layouts.
 #pragma once
