@@ -57,14 +57,6 @@ std::string workload_key(const graph::Graph& g, const graph::Node& node) {
   return workload_key(graph::op_kind_name(node.op), input_types(g, node), node.attrs);
 }
 
-std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) {
-  // What pack_conv_weights changes: the op, the weights' type, and the attributes.
-  std::vector<std::string> types = input_types(g, conv);
-  types.at(1) = passes::packed_weight_type(g, conv).str();
-  return workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types,
-                      passes::packed_attrs(g, conv));
-}
-
 namespace {
 
 // The keys of a ConvNCHWc whose input is `x` (NCHW), with input types `types` (x's first) and
@@ -95,9 +87,14 @@ std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std
 }  // namespace
 
 std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv) {
+  // What pack_conv_weights changes: the op, the weights' type, and the attributes.
   std::vector<std::string> types = input_types(g, conv);
   types.at(1) = passes::packed_weight_type(g, conv).str();
   return layout_keys(g.value(conv.inputs[0]).type, types, passes::packed_attrs(g, conv));
+}
+
+std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) {
+  return packed_workload_keys(g, conv).front();
 }
 
 std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph::Node& nchwc) {

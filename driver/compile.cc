@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "autotune/auto_schedule/search_task.h"
 #include "autotune/records.h"
@@ -175,17 +176,11 @@ class RecordPicker {
   // does when the model check pinned either form to its fallback (the untuned kernel).
   passes::ConvLayoutChoice conv_layout(int& decided) {
     return [this, &decided](const graph::Graph& g, const graph::Node& conv, bool rule) {
-      std::string direct_key = autotune::workload_key(g, conv), packed_key;
-      std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key), packed;
+      std::string direct_key = autotune::workload_key(g, conv);
+      std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key);
       // The packed form's records may be of any of its layouts (passes/alter_op_layout): the
       // fastest stands for it.
-      for (const std::string& key : autotune::packed_workload_keys(g, conv)) {
-        std::optional<autotune::TuningRecord> r = db_.best(target_, key);
-        if (r && (!packed || r->cost() < packed->cost())) {
-          packed = r;
-          packed_key = key;
-        }
-      }
+      auto [packed, packed_key] = best_of(autotune::packed_workload_keys(g, conv));
       if (!direct || !packed || db_.pinned(target_, direct_key) || db_.pinned(target_, packed_key))
         return rule;
       ++decided;
@@ -223,12 +218,8 @@ class RecordPicker {
       std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
       // A packed conv tuned in another activation layout (the layouts around it follow the
       // convs that records laid out): its fastest record there, whose config fits this space.
-      if (!best && master.op == graph::OpKind::ConvNCHWc) {
-        for (const std::string& key : autotune::layout_workload_keys(g, master)) {
-          std::optional<autotune::TuningRecord> r = db_.best(target_, key);
-          if (r && (!best || r->cost() < best->cost())) best = r;
-        }
-      }
+      if (!best && master.op == graph::OpKind::ConvNCHWc)
+        best = best_of(autotune::layout_workload_keys(g, master)).first;
       if (!best) return std::nullopt;
       // A fallback record means the untuned kernel: today's fallback, which may have changed
       // since the record's config was written.
@@ -245,6 +236,17 @@ class RecordPicker {
   }
 
  private:
+  // The fastest best record among `keys`' workloads, and its key.
+  std::pair<std::optional<autotune::TuningRecord>, std::string> best_of(
+      const std::vector<std::string>& keys) const {
+    std::pair<std::optional<autotune::TuningRecord>, std::string> found;
+    for (const std::string& key : keys) {
+      std::optional<autotune::TuningRecord> r = db_.best(target_, key);
+      if (r && (!found.first || r->cost() < found.first->cost())) found = {std::move(r), key};
+    }
+    return found;
+  }
+
   std::string target_;
   autotune::Database db_;
 };

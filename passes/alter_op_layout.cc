@@ -6,7 +6,6 @@
 
 #include "ir/op_table.h"
 #include "ir/ops/conv_packing.h"
-#include "ir/ops/shape_util.h"
 #include "passes/infer_type.h"
 #include "passes/pack_conv_weights.h"
 
@@ -99,13 +98,9 @@ bool blockable(const graph::Value& v) {
   return !v.constant && v.type.is_static() && s.size() >= 3 && s[1] % kBlock == 0;
 }
 
-struct Plan {
-  std::vector<bool> blocked;  // per value
-};
-
-// `forced`: values that must stay NCHW whatever the graph says (outputs of convs that pack on
-// blocks whose input was not blocked, found by the caller).
-Plan plan(const Graph& g, const std::vector<bool>& forced) {
+// Whether each value is blocked. `forced`: values that must stay NCHW whatever the graph says
+// (both sides of convs that pack on blocks but had one side NCHW, found by the caller).
+std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced) {
   size_t n = g.values.size();
   LayoutClasses classes(n);
   std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a ConvNCHWc
@@ -113,12 +108,6 @@ Plan plan(const Graph& g, const std::vector<bool>& forced) {
   for (ValueId v : g.inputs) nchw[v] = true;
   for (ValueId v : g.outputs) nchw[v] = true;
   for (const Node& node : g.nodes) {
-    auto force_all = [&] {
-      for (ValueId v : node.inputs) {
-        if (v != graph::kNoValue) nchw[v] = true;
-      }
-      for (ValueId v : node.outputs) nchw[v] = true;
-    };
     if (node.op == OpKind::ConvNCHWc || packs_on_blocks(g, node)) {
       conv[node.inputs[0]] = conv[node.outputs[0]] = true;
       // A padded last block has no blocked form; the other inputs are constants.
@@ -143,8 +132,11 @@ Plan plan(const Graph& g, const std::vector<bool>& forced) {
           nchw[v] = nchw[out] = true;
         }
       }
-    } else {
-      force_all();
+    } else {  // any other op reads and writes NCHW
+      for (ValueId v : node.inputs) {
+        if (v != graph::kNoValue) nchw[v] = true;
+      }
+      for (ValueId v : node.outputs) nchw[v] = true;
     }
   }
   std::vector<bool> class_nchw(n), class_conv(n);
@@ -153,59 +145,43 @@ Plan plan(const Graph& g, const std::vector<bool>& forced) {
     class_nchw[root] = class_nchw[root] || nchw[v];
     class_conv[root] = class_conv[root] || conv[v];
   }
-  Plan p{std::vector<bool>(n)};
+  std::vector<bool> blocked(n);
   for (size_t v = 0; v < n; ++v) {
     ValueId root = classes.find(static_cast<ValueId>(v));
-    p.blocked[v] = !class_nchw[root] && class_conv[root];
+    blocked[v] = !class_nchw[root] && class_conv[root];
   }
-  return p;
+  return blocked;
 }
 
 // Plans until every Conv that packs on blocks reads and writes blocks or neither: packed with one
 // side NCHW it ran slower than direct (MobileNetV2 on Zen 3: its depthwise conv of 96 channels
 // at stride 2, 0.38 -> 0.82 ms with an NCHW output; its 1x1 16 -> 96 conv at 112x112, 0.63 ms
 // direct, 0.46 blocked, 1.11 packed in NCHW). Each round forces both sides of the others to NCHW.
-Plan plan(const Graph& g) {
+std::vector<bool> plan(const Graph& g) {
   std::vector<bool> forced(g.values.size());
   for (;;) {
-    Plan p = plan(g, forced);
+    std::vector<bool> blocked = plan(g, forced);
     bool changed = false;
     for (const Node& node : g.nodes) {
       if (!packs_on_blocks(g, node)) continue;
       ValueId in = node.inputs[0], out = node.outputs[0];
-      if (p.blocked[in] != p.blocked[out]) changed = forced[in] = forced[out] = true;
+      if (blocked[in] != blocked[out]) changed = forced[in] = forced[out] = true;
     }
-    if (!changed) return p;
+    if (!changed) return blocked;
   }
-}
-
-// A Conv that packs on blocks becomes ConvNCHWc with its weights packed (shared by convs that
-// share them).
-void pack_on_blocks(Graph& g, Node& node, std::map<ValueId, ValueId>& packed_of) {
-  auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
-  if (fresh) {
-    const graph::Value& w = g.value(node.inputs[1]);
-    std::string name = w.name + "_packed";
-    graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kBlock);
-    it->second = g.add_constant(std::move(name), std::move(packed));  // may move g's values
-  }
-  if (node.attr_int("group", 1) == 1) node.attrs = packed_attrs(g, node);
-  node.inputs[1] = it->second;
-  node.op = OpKind::ConvNCHWc;
 }
 
 }  // namespace
 
 void alter_op_layout(Graph& g) {
-  Plan p = plan(g);
-  std::map<ValueId, ValueId> blocked_constant, packed_on_blocks;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    Node& node = g.nodes[i];
+  std::vector<bool> blocked = plan(g);
+  std::map<ValueId, ValueId> blocked_constant;
+  PackedWeights packed_of;
+  for (Node& node : g.nodes) {  // adding constants leaves g.nodes in place
     if (node.outputs.empty()) continue;
-    bool in =
-        !node.inputs.empty() && node.inputs[0] != graph::kNoValue && p.blocked[node.inputs[0]];
-    bool out = p.blocked[node.outputs[0]];
-    if (packs_on_blocks(g, node) && in) pack_on_blocks(g, node, packed_on_blocks);
+    bool in = !node.inputs.empty() && node.inputs[0] != graph::kNoValue && blocked[node.inputs[0]];
+    bool out = blocked[node.outputs[0]];
+    if (packs_on_blocks(g, node) && in) pack_conv(g, node, packed_of);
     if (node.op == OpKind::ConvNCHWc || is_windowed_pool(node) || is_global_pool(node)) {
       if (in) node.attrs["input_block"] = graph::Attr(kBlock);
       if (out) node.attrs["output_block"] = graph::Attr(kBlock);
@@ -213,7 +189,7 @@ void alter_op_layout(Graph& g) {
       node.attrs["axis"] = graph::Attr(int64_t{1});
     } else if (out) {  // elementwise: block its per-channel constants
       size_t rank = g.value(node.outputs[0]).type.shape.size();
-      for (ValueId& v : g.nodes[i].inputs) {
+      for (ValueId& v : node.inputs) {
         if (v == graph::kNoValue || !g.value(v).constant) continue;
         auto [it, fresh] = blocked_constant.emplace(v, v);
         if (fresh) {

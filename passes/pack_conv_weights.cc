@@ -74,23 +74,25 @@ std::map<std::string, graph::Attr> packed_attrs(const graph::Graph& g, const gra
   return attrs;
 }
 
+void pack_conv(graph::Graph& g, graph::Node& conv, PackedWeights& packed_of) {
+  auto [it, fresh] = packed_of.emplace(conv.inputs[1], graph::kNoValue);
+  if (fresh) {
+    const graph::Value& w = g.value(conv.inputs[1]);
+    graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kConvChannelBlock);
+    it->second =
+        g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
+  }
+  if (conv.attr_int("group", 1) == 1) conv.attrs = packed_attrs(g, conv);
+  conv.inputs[1] = it->second;
+  conv.op = graph::OpKind::ConvNCHWc;
+}
+
 void pack_conv_weights(graph::Graph& g, const CpuModel& cpu, const ConvLayoutChoice& choose) {
-  std::map<graph::ValueId, graph::ValueId>
-      packed_of;  // convs sharing weights share the packed copy
+  PackedWeights packed_of;
   for (graph::Node& node : g.nodes) {
     if (!is_packable(g, node)) continue;
     bool rule = rule_prefers_packed(g, node, cpu);
-    if (!(choose ? choose(g, node, rule) : rule)) continue;
-    auto [it, fresh] = packed_of.emplace(node.inputs[1], graph::kNoValue);
-    if (fresh) {
-      const graph::Value& w = g.value(node.inputs[1]);
-      graph::TensorData packed = graph::ops::pack_output_channels(*w.constant, kConvChannelBlock);
-      it->second =
-          g.add_constant(w.name + "_packed", std::move(packed));  // may move g's values: w is dead
-    }
-    node.attrs = packed_attrs(g, node);
-    node.inputs[1] = it->second;
-    node.op = graph::OpKind::ConvNCHWc;
+    if (choose ? choose(g, node, rule) : rule) pack_conv(g, node, packed_of);
   }
 }
 

@@ -44,6 +44,12 @@ std::map<std::string, graph::Attr> packed_attrs(const graph::Graph& g, const gra
 using ConvLayoutChoice =
     std::function<bool(const graph::Graph&, const graph::Node& conv, bool rule)>;
 
+// The packed copy of each weights value: convs sharing weights share it.
+using PackedWeights = std::map<graph::ValueId, graph::ValueId>;
+// Makes `conv` ConvNCHWc: its weights packed (once per value in `packed_of`), and, for group 1,
+// packed_attrs. A depthwise conv keeps its group (passes/alter_op_layout packs those).
+void pack_conv(graph::Graph& g, graph::Node& conv, PackedWeights& packed_of);
+
 // Packs the packable convs that `choose` (unset: rule_prefers_packed for `cpu`) picks.
 void pack_conv_weights(graph::Graph& g, const CpuModel& cpu, const ConvLayoutChoice& choose = {});
 

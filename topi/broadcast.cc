@@ -75,20 +75,19 @@ void schedule_injective(te::Schedule& s, const te::Tensor& out, int vector_lanes
   // vectorizing the fused axis would take each row's index apart with vector div/mod, making
   // every access a gather or scatter (a Concat of 13 x 13 maps ran at 3 GB/s).
   const int64_t* last = as_const_int(out.shape().back());
-  if (last && *last >= kMinRowVector && *last % vector_lanes != 0 && out.ndim() > 1) {
-    te::IterVar rows = st.axis(0);
-    for (int d = 1; d < out.ndim() - 1; ++d) rows = st.fuse(rows, st.axis(d));
-    vectorize_last_axis(st, out, vector_lanes);
-    if (parallel) st.parallel(rows);
-    return;
-  }
   // A short last axis of whole vectors (a channel block, ir/ops/conv_packing.h): vectors of the
   // fused axis would pay a div/mod per axis for every one or two vectors (a blocked DenseNet
   // Concat ran 1.3-1.9x longer than the NCHW one); rows of the last two axes pay them per row.
-  if (last && *last % vector_lanes == 0 && *last < kMinFusedRowVectors * vector_lanes &&
-      out.ndim() >= 3) {
+  int row_axes = 0;  // the trailing axes that make a row, 0 for vectors of the fused axis
+  if (last && *last >= kMinRowVector && *last % vector_lanes != 0 && out.ndim() > 1) {
+    row_axes = 1;
+  } else if (last && *last % vector_lanes == 0 && *last < kMinFusedRowVectors * vector_lanes &&
+             out.ndim() >= 3) {
+    row_axes = 2;
+  }
+  if (row_axes > 0) {
     te::IterVar rows = st.axis(0);
-    for (int d = 1; d < out.ndim() - 2; ++d) rows = st.fuse(rows, st.axis(d));
+    for (int d = 1; d < out.ndim() - row_axes; ++d) rows = st.fuse(rows, st.axis(d));
     vectorize_last_axis(st, out, vector_lanes);
     if (parallel) st.parallel(rows);
     return;
