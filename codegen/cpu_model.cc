@@ -25,27 +25,38 @@ struct CacheSizes {
   int64_t l1d = 0, l2 = 0;  // bytes
 };
 
-// Per-core L1d and L2 of the -mcpu names whose numbers are published (a hybrid CPU: its big cores).
+// Per-core L1d and L2 of the -mcpu names whose numbers are published (a hybrid CPU: its big cores),
+// and their FMA latency x units on full vectors: 5 x 2 on Haswell, Broadwell and Zen 2, 5 x 1 on
+// Zen 1 (two 128-bit units), 4 x 2 on Skylake and later and on Zen 3-5 and Neoverse N1/N2, 4 x 4
+// on Neoverse V1/V2 (four 128-bit units).
 struct KnownCpu {
   std::string_view cpu;
   CacheSizes caches;
+  int fma_chains = 8;
 };
 constexpr KnownCpu kKnownCpus[] = {
-    {"haswell", {32 * kKiB, 256 * kKiB}},         {"broadwell", {32 * kKiB, 256 * kKiB}},
-    {"skylake", {32 * kKiB, 256 * kKiB}},         {"skylake-avx512", {32 * kKiB, 1024 * kKiB}},
-    {"cascadelake", {32 * kKiB, 1024 * kKiB}},    {"cooperlake", {32 * kKiB, 1024 * kKiB}},
-    {"icelake-client", {48 * kKiB, 512 * kKiB}},  {"icelake-server", {48 * kKiB, 1280 * kKiB}},
-    {"tigerlake", {48 * kKiB, 1280 * kKiB}},      {"alderlake", {48 * kKiB, 1280 * kKiB}},
-    {"sapphirerapids", {48 * kKiB, 2048 * kKiB}}, {"emeraldrapids", {48 * kKiB, 2048 * kKiB}},
-    {"graniterapids", {48 * kKiB, 2048 * kKiB}},  {"znver1", {32 * kKiB, 512 * kKiB}},
-    {"znver2", {32 * kKiB, 512 * kKiB}},          {"znver3", {32 * kKiB, 512 * kKiB}},
-    {"znver4", {32 * kKiB, 1024 * kKiB}},         {"znver5", {48 * kKiB, 1024 * kKiB}},
-    {"neoverse-n1", {64 * kKiB, 1024 * kKiB}},    {"neoverse-n2", {64 * kKiB, 1024 * kKiB}},
-    {"neoverse-v1", {64 * kKiB, 1024 * kKiB}},    {"neoverse-v2", {64 * kKiB, 1024 * kKiB}},
+    {"haswell", {32 * kKiB, 256 * kKiB}, 10},      {"broadwell", {32 * kKiB, 256 * kKiB}, 10},
+    {"skylake", {32 * kKiB, 256 * kKiB}},          {"skylake-avx512", {32 * kKiB, 1024 * kKiB}},
+    {"cascadelake", {32 * kKiB, 1024 * kKiB}},     {"cooperlake", {32 * kKiB, 1024 * kKiB}},
+    {"icelake-client", {48 * kKiB, 512 * kKiB}},   {"icelake-server", {48 * kKiB, 1280 * kKiB}},
+    {"tigerlake", {48 * kKiB, 1280 * kKiB}},       {"alderlake", {48 * kKiB, 1280 * kKiB}},
+    {"sapphirerapids", {48 * kKiB, 2048 * kKiB}},  {"emeraldrapids", {48 * kKiB, 2048 * kKiB}},
+    {"graniterapids", {48 * kKiB, 2048 * kKiB}},   {"znver1", {32 * kKiB, 512 * kKiB}, 5},
+    {"znver2", {32 * kKiB, 512 * kKiB}, 10},       {"znver3", {32 * kKiB, 512 * kKiB}},
+    {"znver4", {32 * kKiB, 1024 * kKiB}},          {"znver5", {48 * kKiB, 1024 * kKiB}},
+    {"neoverse-n1", {64 * kKiB, 1024 * kKiB}},     {"neoverse-n2", {64 * kKiB, 1024 * kKiB}},
+    {"neoverse-v1", {64 * kKiB, 1024 * kKiB}, 16}, {"neoverse-v2", {64 * kKiB, 1024 * kKiB}, 16},
 };
 // Any other CPU: the sizes LLVM's x86 cost model assumes (Haswell's), which most cores since have
-// at least.
-constexpr CacheSizes kDefaultCaches = {32 * kKiB, 256 * kKiB};
+// at least, and 8 FMA chains.
+constexpr KnownCpu kOtherCpu = {"", {32 * kKiB, 256 * kKiB}};
+
+const KnownCpu& known_cpu(const Target& target) {
+  for (const KnownCpu& known : kKnownCpus) {
+    if (known.cpu == target.cpu) return known;
+  }
+  return kOtherCpu;
+}
 
 // A sysfs cache size ("48K", "2048K", "1M") in bytes; 0 when it is not one.
 int64_t parse_cache_size(const std::string& text) {
@@ -80,10 +91,7 @@ CacheSizes caches_of(const Target& target) {
     static const std::optional<CacheSizes> host = read_host_caches();
     if (host) return *host;
   }
-  for (const KnownCpu& known : kKnownCpus) {
-    if (known.cpu == target.cpu) return known.caches;
-  }
-  return kDefaultCaches;
+  return known_cpu(target).caches;
 }
 
 // The SIMD registers LLVM allocates for the target; its scalar registers when it has no SIMD unit
@@ -138,6 +146,7 @@ CpuModel CpuModel::of(const Target& target) {
   CacheSizes caches = caches_of(target);
   m.l1d_bytes = caches.l1d;
   m.l2_bytes = caches.l2;
+  m.fma_chains = known_cpu(target).fma_chains;
   m.cores = target.num_cores > 0   ? target.num_cores
             : target.is_host_cpu() ? static_cast<int>(std::thread::hardware_concurrency())
                                    : 0;

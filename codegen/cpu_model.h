@@ -25,8 +25,11 @@ struct CpuModel {
   bool has_fma = false;       // fused multiply-add on vectors
   int64_t l1d_bytes = 0;      // L1 data cache of one core
   int64_t l2_bytes = 0;       // L2 cache of one core
-  int cores = 0;              // the target's -num-cores, else the host's when it is the target;
-                              // 0: unknown (the runtime's thread pool decides)
+  // Independent FMA chains (accumulator vectors) that keep every FMA unit busy: the FMA latency
+  // times the units; a register tile with fewer accumulators waits on its own results.
+  int fma_chains = 8;
+  int cores = 0;  // the target's -num-cores, else the host's when it is the target;
+                  // 0: unknown (the runtime's thread pool decides)
 
   // Elements of `dtype` in one vector register (bools take a byte); at least 1.
   int lanes(DataType dtype) const {

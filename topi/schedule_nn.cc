@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "ir/error.h"
 #include "topi/broadcast.h"
@@ -295,8 +296,8 @@ TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
 
 // ConvNCHWc's fallback tile: enough blocks of output channels that each broadcast input element
 // feeds two vector FMAs (two blocks with AVX-512's 16 lanes, one of two vectors with AVX2's 8),
-// and as many output columns as fill half the register file with accumulators, preferring a count
-// that divides the row. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
+// and output columns up to half the register file of accumulators, as many as packed_row_cost
+// finds cheapest. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
 // columns ran in 53 ms, 1 x 14 in 63, 2 x 14 and 4 x 7 (28 accumulators) in 57-68, 4 x 4 in
 // 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
 // file less the operands, up to 16 accumulators: on Zen 3 (AVX2, 16 registers) its 1 x 6 tiles ran
@@ -316,16 +317,11 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
   int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
   PackedTile p;
   if (vectors == 1 && t.row_divisor % 2 == 0) p.rows = 2;
-  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu) / (p.rows * vectors));
-  int64_t widest = 1, dividing = 1;
-  for (int64_t y : kPackedColumns) {
-    int64_t c = std::min(width, y);
-    if (c > cap) continue;
-    widest = c;
-    if (width % c == 0) dividing = c;
-  }
-  // A dividing count short of the widest loses more to its fewer FMA chains than a tail costs.
-  p.ys = 4 * dividing >= 3 * widest ? dividing : widest;
+  int64_t per_column = p.rows * vectors;
+  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu) / per_column);
+  // AVX2's 1x1 convs (1 x 6 at most) at one thread on Zen 3, MobileNetV2's at 7x7: 6 + 1 columns
+  // 72-73 GFLOP/s, 4 + 3 84-87; at 14x14: 6 + 6 + 2 84-89, 5 + 5 + 4 89-99.
+  p.ys = cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);
   return p;
 }
 
@@ -720,6 +716,24 @@ int64_t gemm_tile_columns(const CpuModel& cpu, int64_t rows, int64_t columns) {
   if (rows < kernel.mr)
     vectors = std::clamp<int64_t>((columns + lanes - 1) / lanes, vectors, kWideColumnVectors);
   return std::min(columns, vectors * lanes);
+}
+
+int64_t cheapest_tile_columns(int64_t width, const std::vector<int64_t>& candidates, int64_t cap,
+                              int64_t per_column, const CpuModel& cpu) {
+  // Cost in FMA issue slots per reduction step: max(accumulators, chains) + the operand reloads.
+  auto tile = [&](int64_t columns) {
+    return std::max<int64_t>(columns * per_column, cpu.fma_chains) + per_column;
+  };
+  auto row = [&](int64_t c) {
+    return width / c * tile(c) + (width % c != 0 ? tile(width % c) : 0);
+  };
+  auto rank = [&](int64_t c) { return std::tuple{-row(c), width % c == 0, c}; };
+  int64_t best = 1;
+  for (int64_t y : candidates) {
+    int64_t c = std::min(width, y);
+    if (c <= cap && rank(c) > rank(best)) best = c;
+  }
+  return best;
 }
 
 void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,

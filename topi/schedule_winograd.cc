@@ -9,6 +9,7 @@
 // - the output in tiles of m x m pixels x one block of channels, parallel over (image, channel
 //   block, row of tiles), with Z (Aᵀ M) computed per tile and the elementwise epilogue inlined.
 #include <algorithm>
+#include <numeric>
 
 #include "ir/error.h"
 #include "topi/broadcast.h"
@@ -42,7 +43,7 @@ te::Operation reader_of(const te::Schedule& s, const te::Operation& op) {
 
 // The GEMM's register tile: two blocks of channels where a block is one vector (each broadcast
 // element of V feeds two FMAs), and as many tiles as keep the accumulators within half the
-// register file, preferring a count that divides the tiles (as packed_fallback does).
+// register file, the cheapest row of them (cheapest_tile_columns, as packed_fallback).
 struct GemmTile {
   int64_t blocks = 1, tiles = 1;
 };
@@ -53,11 +54,9 @@ GemmTile gemm_tile(int64_t blocks, int64_t tiles, int64_t block, const CpuModel&
   GemmTile g;
   if (vectors == 1 && blocks % 2 == 0) g.blocks = 2;
   int64_t cap = std::max<int64_t>(1, cpu.vector_registers / 2 / (g.blocks * vectors));
-  int64_t widest = std::min(cap, tiles), dividing = 1;
-  for (int64_t c = 1; c <= widest; ++c) {
-    if (tiles % c == 0) dividing = c;
-  }
-  g.tiles = 4 * dividing >= 3 * widest ? dividing : widest;
+  std::vector<int64_t> counts(cap);
+  std::iota(counts.begin(), counts.end(), 1);
+  g.tiles = cheapest_tile_columns(tiles, counts, cap, g.blocks * vectors, cpu);
   return g;
 }
 

@@ -21,6 +21,7 @@ TEST(CpuModelTest, HaswellIsAvx2) {
   EXPECT_EQ(m.vector_bits, 256);
   EXPECT_EQ(m.vector_registers, 16);
   EXPECT_EQ(m.accumulator_registers(), 12);
+  EXPECT_EQ(m.fma_chains, 10);  // FMA latency 5 x 2 units
   EXPECT_TRUE(m.has_fma);
   EXPECT_EQ(m.lanes(DataType::f32()), 8);
   EXPECT_EQ(m.lanes(DataType::f64()), 4);
@@ -40,6 +41,7 @@ TEST(CpuModelTest, SkylakeAvx512AndSapphireRapidsAreAvx512) {
     EXPECT_EQ(m.vector_bits, 512);
     EXPECT_EQ(m.vector_registers, 32);
     EXPECT_EQ(m.accumulator_registers(), 28);
+    EXPECT_EQ(m.fma_chains, 8);  // latency 4 x 2 units
     EXPECT_TRUE(m.has_fma);
     EXPECT_EQ(m.lanes(DataType::f32()), 16);
   }
@@ -62,6 +64,7 @@ TEST(CpuModelTest, AArch64IsNeon) {
     EXPECT_EQ(m.lanes(DataType::f32()), 4);
   }
   EXPECT_EQ(model_of("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1").l1d_bytes, 64 * 1024);
+  EXPECT_EQ(model_of("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1").fma_chains, 16);
 }
 
 TEST(CpuModelTest, FeaturesTakenAwayChangeTheFamily) {
@@ -75,6 +78,7 @@ TEST(CpuModelTest, FeaturesTakenAwayChangeTheFamily) {
   EXPECT_EQ(sse.vector_bits, 128);
   EXPECT_EQ(sse.vector_registers, 16);
   EXPECT_FALSE(sse.has_fma);
+  EXPECT_EQ(sse.fma_chains, 8);  // a CPU the table does not know
   if (!is_host_cpu("x86-64")) {  // a CPU the table does not know: the default caches
     EXPECT_EQ(sse.l1d_bytes, 32 * 1024);
     EXPECT_EQ(sse.l2_bytes, 256 * 1024);
