@@ -60,10 +60,10 @@ std::string workload_key(const graph::Graph& g, const graph::Node& node) {
 namespace {
 
 // The keys of a ConvNCHWc whose input is `x` (NCHW), with input types `types` (x's first) and
-// attributes `attrs` without block attributes, in each activation layout: all NCHW first.
+// attributes `attrs` without block attributes, in each activation layout of `b` channels a
+// block: all NCHW first.
 std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std::string> types,
-                                     const std::map<std::string, graph::Attr>& attrs) {
-  constexpr int64_t b = passes::kConvChannelBlock;
+                                     const std::map<std::string, graph::Attr>& attrs, int64_t b) {
   bool input = x.is_static() && x.shape.size() >= 3 && x.shape[1] % b == 0;
   bool output = !attrs.count("output_channels");
   std::vector<std::string> keys;
@@ -86,15 +86,19 @@ std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std
 
 }  // namespace
 
-std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv) {
+std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv,
+                                              const CpuModel& cpu) {
   // What pack_conv_weights changes: the op, the weights' type, and the attributes.
+  int64_t block = passes::conv_channel_block(cpu);
   std::vector<std::string> types = input_types(g, conv);
-  types.at(1) = passes::packed_weight_type(g, conv).str();
-  return layout_keys(g.value(conv.inputs[0]).type, types, passes::packed_attrs(g, conv));
+  types.at(1) = passes::packed_weight_type(g, conv, block).str();
+  return layout_keys(g.value(conv.inputs[0]).type, types, passes::packed_attrs(g, conv, block),
+                     block);
 }
 
-std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv) {
-  return packed_workload_keys(g, conv).front();
+std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv,
+                                const CpuModel& cpu) {
+  return packed_workload_keys(g, conv, cpu).front();
 }
 
 std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph::Node& nchwc) {
@@ -103,7 +107,7 @@ std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph
   std::map<std::string, graph::Attr> attrs = nchwc.attrs;
   attrs.erase("input_block");
   attrs.erase("output_block");
-  return layout_keys(x, input_types(g, nchwc), attrs);
+  return layout_keys(x, input_types(g, nchwc), attrs, g.value(nchwc.inputs[1]).type.shape.back());
 }
 
 std::vector<Task> extract_tasks(const graph::Graph& g,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu_model.h"
 #include "ir/graph.h"
 #include "passes/fuse_ops.h"
 
@@ -25,11 +26,13 @@ struct Task {
 };
 
 std::string workload_key(const graph::Graph& g, const graph::Node& node);
-// The workload key a packable Conv (passes::is_packable) has once it is ConvNCHWc.
-std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv);
+// The workload key a packable Conv (passes::is_packable) has once it is ConvNCHWc for `cpu`.
+std::string packed_workload_key(const graph::Graph& g, const graph::Node& conv,
+                                const CpuModel& cpu);
 // The keys it may have once passes::alter_op_layout has also blocked its input, its output or
 // both (what the pass does depends on the neighbours): packed_workload_key first.
-std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv);
+std::vector<std::string> packed_workload_keys(const graph::Graph& g, const graph::Node& conv,
+                                              const CpuModel& cpu);
 // The keys of a ConvNCHWc node in each activation layout (its own among them). They share one
 // template space: the blocks it computes are the same.
 std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph::Node& nchwc);

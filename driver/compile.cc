@@ -166,7 +166,7 @@ double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
 class RecordPicker {
  public:
   RecordPicker(const std::string& path, const Target& target, std::vector<std::string>& warnings)
-      : target_(target.str()) {
+      : target_(target.str()), cpu_(CpuModel::of(target)) {
     if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
   }
 
@@ -180,7 +180,7 @@ class RecordPicker {
       std::optional<autotune::TuningRecord> direct = db_.best(target_, direct_key);
       // The packed form's records may be of any of its layouts (passes/alter_op_layout): the
       // fastest stands for it.
-      auto [packed, packed_key] = best_of(autotune::packed_workload_keys(g, conv));
+      auto [packed, packed_key] = best_of(autotune::packed_workload_keys(g, conv, cpu_));
       if (!direct || !packed || db_.pinned(target_, direct_key) || db_.pinned(target_, packed_key))
         return rule;
       ++decided;
@@ -248,6 +248,7 @@ class RecordPicker {
   }
 
   std::string target_;
+  CpuModel cpu_;
   autotune::Database db_;
 };
 

@@ -18,8 +18,6 @@ using graph::Node;
 using graph::OpKind;
 using graph::ValueId;
 
-constexpr int64_t kBlock = kConvChannelBlock;
-
 // Union-find over values: the classes that share a layout.
 class LayoutClasses {
  public:
@@ -62,7 +60,7 @@ bool is_channel_concat(const Graph& g, const Node& n) {
 // trailing b when it holds one value per channel (its elements keep their order), none when it
 // varies along another axis.
 std::optional<std::vector<int64_t>> blocked_operand_shape(const std::vector<int64_t>& s,
-                                                          size_t rank) {
+                                                          size_t rank, int64_t block) {
   if (s.size() > rank) return std::nullopt;
   size_t offset = rank - s.size();  // s aligns with the output's trailing axes
   std::optional<size_t> channel;
@@ -73,8 +71,8 @@ std::optional<std::vector<int64_t>> blocked_operand_shape(const std::vector<int6
   }
   if (!channel) return s;
   std::vector<int64_t> blocked = s;
-  blocked[*channel] /= kBlock;
-  blocked.push_back(kBlock);
+  blocked[*channel] /= block;
+  blocked.push_back(block);
   return blocked;
 }
 
@@ -82,33 +80,33 @@ std::optional<std::vector<int64_t>> blocked_operand_shape(const std::vector<int6
 // weights, whole blocks of channels), which then reads and writes vectors of a block, or one that
 // pack_conv_weights could have packed and left direct (its rule and the tuning records weigh an
 // NCHW input and output).
-bool packs_on_blocks(const Graph& g, const Node& n) {
+bool packs_on_blocks(const Graph& g, const Node& n, int64_t block) {
   if (n.op != OpKind::Conv || n.inputs.size() < 2) return false;
-  if (is_packable(g, n)) return true;
+  if (is_packable(g, n, block)) return true;
   const graph::TensorType& x = g.value(n.inputs[0]).type;
   const graph::Value& w = g.value(n.inputs[1]);
   int64_t group = n.attr_int("group", 1);
   return w.constant && w.type.dtype.is_float() && w.type.shape.size() >= 3 &&
-         w.type.shape[1] == 1 && group > 1 && group % kBlock == 0 && w.type.shape[0] == group &&
+         w.type.shape[1] == 1 && group > 1 && group % block == 0 && w.type.shape[0] == group &&
          x.is_static() && x.shape[1] == group;
 }
 
-bool blockable(const graph::Value& v) {
+bool blockable(const graph::Value& v, int64_t block) {
   const std::vector<int64_t>& s = v.type.shape;
-  return !v.constant && v.type.is_static() && s.size() >= 3 && s[1] % kBlock == 0;
+  return !v.constant && v.type.is_static() && s.size() >= 3 && s[1] % block == 0;
 }
 
 // Whether each value is blocked. `forced`: values that must stay NCHW whatever the graph says
 // (both sides of convs that pack on blocks but had one side NCHW, found by the caller).
-std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced) {
+std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced, int64_t block) {
   size_t n = g.values.size();
   LayoutClasses classes(n);
   std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a ConvNCHWc
-  for (size_t v = 0; v < n; ++v) nchw[v] = forced[v] || !blockable(g.values[v]);
+  for (size_t v = 0; v < n; ++v) nchw[v] = forced[v] || !blockable(g.values[v], block);
   for (ValueId v : g.inputs) nchw[v] = true;
   for (ValueId v : g.outputs) nchw[v] = true;
   for (const Node& node : g.nodes) {
-    if (node.op == OpKind::ConvNCHWc || packs_on_blocks(g, node)) {
+    if (node.op == OpKind::ConvNCHWc || packs_on_blocks(g, node, block)) {
       conv[node.inputs[0]] = conv[node.outputs[0]] = true;
       // A padded last block has no blocked form; the other inputs are constants.
       if (node.has_attr("output_channels")) nchw[node.outputs[0]] = true;
@@ -125,7 +123,7 @@ std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced) {
         if (v == graph::kNoValue) continue;
         const graph::Value& in = g.value(v);
         if (in.constant) {
-          if (!blocked_operand_shape(in.type.shape, shape.size())) nchw[out] = true;
+          if (!blocked_operand_shape(in.type.shape, shape.size(), block)) nchw[out] = true;
         } else if (in.type.shape == shape) {
           classes.unite(v, out);
         } else {
@@ -157,13 +155,13 @@ std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced) {
 // side NCHW it ran slower than direct (MobileNetV2 on Zen 3: its depthwise conv of 96 channels
 // at stride 2, 0.38 -> 0.82 ms with an NCHW output; its 1x1 16 -> 96 conv at 112x112, 0.63 ms
 // direct, 0.46 blocked, 1.11 packed in NCHW). Each round forces both sides of the others to NCHW.
-std::vector<bool> plan(const Graph& g) {
+std::vector<bool> plan(const Graph& g, int64_t block) {
   std::vector<bool> forced(g.values.size());
   for (;;) {
-    std::vector<bool> blocked = plan(g, forced);
+    std::vector<bool> blocked = plan(g, forced, block);
     bool changed = false;
     for (const Node& node : g.nodes) {
-      if (!packs_on_blocks(g, node)) continue;
+      if (!packs_on_blocks(g, node, block)) continue;
       ValueId in = node.inputs[0], out = node.outputs[0];
       if (blocked[in] != blocked[out]) changed = forced[in] = forced[out] = true;
     }
@@ -173,18 +171,19 @@ std::vector<bool> plan(const Graph& g) {
 
 }  // namespace
 
-void alter_op_layout(Graph& g) {
-  std::vector<bool> blocked = plan(g);
+void alter_op_layout(Graph& g, const CpuModel& cpu) {
+  int64_t block = conv_channel_block(cpu);
+  std::vector<bool> blocked = plan(g, block);
   std::map<ValueId, ValueId> blocked_constant;
   PackedWeights packed_of;
   for (Node& node : g.nodes) {  // adding constants leaves g.nodes in place
     if (node.outputs.empty()) continue;
     bool in = !node.inputs.empty() && node.inputs[0] != graph::kNoValue && blocked[node.inputs[0]];
     bool out = blocked[node.outputs[0]];
-    if (packs_on_blocks(g, node) && in) pack_conv(g, node, packed_of);
+    if (packs_on_blocks(g, node, block) && in) pack_conv(g, node, block, packed_of);
     if (node.op == OpKind::ConvNCHWc || is_windowed_pool(node) || is_global_pool(node)) {
-      if (in) node.attrs["input_block"] = graph::Attr(kBlock);
-      if (out) node.attrs["output_block"] = graph::Attr(kBlock);
+      if (in) node.attrs["input_block"] = graph::Attr(block);
+      if (out) node.attrs["output_block"] = graph::Attr(block);
     } else if (out && node.op == OpKind::Concat) {
       node.attrs["axis"] = graph::Attr(int64_t{1});
     } else if (out) {  // elementwise: block its per-channel constants
@@ -194,7 +193,7 @@ void alter_op_layout(Graph& g) {
         auto [it, fresh] = blocked_constant.emplace(v, v);
         if (fresh) {
           const graph::Value& c = g.value(v);
-          std::vector<int64_t> shape = *blocked_operand_shape(c.type.shape, rank);
+          std::vector<int64_t> shape = *blocked_operand_shape(c.type.shape, rank, block);
           if (shape != c.type.shape) {
             std::string name = c.name + "_blocked";
             graph::TensorData data = c.constant->reshaped(std::move(shape));

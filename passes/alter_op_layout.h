@@ -15,10 +15,12 @@
 // outputs keep their layouts.
 #pragma once
 
+#include "codegen/cpu_model.h"
 #include "ir/graph.h"
 
 namespace tessel::passes {
 
-void alter_op_layout(graph::Graph& g);
+// Blocks of passes::conv_channel_block(cpu) channels, as pack_conv_weights packed for `cpu`.
+void alter_op_layout(graph::Graph& g, const CpuModel& cpu);
 
 }  // namespace tessel::passes

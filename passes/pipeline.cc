@@ -107,9 +107,9 @@ GraphPipelineResult run_graph_pipeline(graph::Graph& g, const GraphPipelineOptio
   run("pretranspose_weights", 2, [&] { pretranspose_weights(g); });
   CpuModel cpu = opt.cpu ? *opt.cpu : CpuModel::of(Target::host());
   run("pack_dense_weights", 2, [&] { pack_dense_weights(g, cpu); });
-  run("winograd_conv", 2, [&] { winograd_conv(g); });
+  run("winograd_conv", 2, [&] { winograd_conv(g, cpu); });
   run("pack_conv_weights", 2, [&] { pack_conv_weights(g, cpu, opt.conv_layout); });
-  run("alter_op_layout", 2, [&] { alter_op_layout(g); });
+  run("alter_op_layout", 2, [&] { alter_op_layout(g, cpu); });
   run("eliminate_common_subexpr", 3, [&] { eliminate_common_subexpr(g); });
   FuseOptions fuse = opt.fuse;
   if (opt.opt_level < 1 || !enabled("fuse_ops")) fuse.max_fused_ops = 1;

@@ -27,7 +27,7 @@ graph::ops::WindowGeometry conv_geometry(const graph::Graph& g, const graph::Nod
 
 }  // namespace
 
-int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node) {
+int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node, int64_t block) {
   if (node.op != graph::OpKind::Conv || node.attr_int("group", 1) != 1 || node.inputs.size() < 2)
     return 0;
   const graph::Value& w = g.value(node.inputs[1]);
@@ -42,8 +42,8 @@ int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node) {
   // transformed input, which is (m + 2)^2 / m^2 times the input's size and written and read once:
   // DenseNet-121, whose 3x3 convs are 128 -> 32 channels, took 83 ms against 38.6 as a whole
   // model at one thread with them as Winograd convs (not analysed further).
-  if (ws.size() != 4 || ws[2] != 3 || ws[3] != 3 || ws[0] % kConvChannelBlock != 0 ||
-      ws[0] < kMinOutputChannels || ws[1] < kConvChannelBlock)
+  if (ws.size() != 4 || ws[2] != 3 || ws[3] != 3 || ws[0] % block != 0 ||
+      ws[0] < kMinOutputChannels || ws[1] < block)
     return 0;
   graph::ops::WindowGeometry geo = conv_geometry(g, node);
   if (geo.strides != std::vector<int64_t>{1, 1} || geo.dilations != std::vector<int64_t>{1, 1})
@@ -60,16 +60,17 @@ int64_t winograd_tile_size(const graph::Graph& g, const graph::Node& node) {
   return covered(m) / (m * m) >= kMinTiles ? m : 0;
 }
 
-void winograd_conv(graph::Graph& g) {
+void winograd_conv(graph::Graph& g, const CpuModel& cpu) {
   std::map<std::pair<graph::ValueId, int64_t>, graph::ValueId> transformed_of;
+  int64_t block = conv_channel_block(cpu);
   for (graph::Node& node : g.nodes) {
-    int64_t m = winograd_tile_size(g, node);
+    int64_t m = winograd_tile_size(g, node, block);
     if (m == 0) continue;
     graph::ops::WindowGeometry geo = conv_geometry(g, node);
     auto [it, fresh] = transformed_of.emplace(std::make_pair(node.inputs[1], m), graph::kNoValue);
     if (fresh) {
       const graph::Value& w = g.value(node.inputs[1]);
-      graph::TensorData u = graph::ops::winograd_weights(*w.constant, m, kConvChannelBlock);
+      graph::TensorData u = graph::ops::winograd_weights(*w.constant, m, block);
       it->second = g.add_constant(w.name + "_winograd" + std::to_string(m), std::move(u));
     }
     std::vector<int64_t> pads = geo.pads_begin;

@@ -100,7 +100,7 @@ TEST(TaskTest, ThePackedKeyIsTheKeyOfTheConvOncePacked) {
   passes::infer_type(g);
   std::vector<std::string> predicted;
   const std::vector<size_t> convs = {0, 2};  // the Relus are 1 and 3
-  for (size_t i : convs) predicted.push_back(packed_workload_key(g, g.nodes[i]));
+  for (size_t i : convs) predicted.push_back(packed_workload_key(g, g.nodes[i], kAvx512));
   passes::pack_conv_weights(g, kAvx512,
                             [](const graph::Graph&, const graph::Node&, bool) { return true; });
   for (size_t k = 0; k < convs.size(); ++k) {
@@ -126,13 +126,13 @@ TEST(TaskTest, PackedKeysCoverEveryActivationLayout) {
   const std::vector<size_t> convs = {0, 1, 3};
   std::vector<std::vector<std::string>> predicted;
   for (size_t i : convs) {
-    predicted.push_back(packed_workload_keys(g, g.nodes[i]));
+    predicted.push_back(packed_workload_keys(g, g.nodes[i], kAvx512));
     ASSERT_EQ(predicted.back().size(), 4u);
-    EXPECT_EQ(predicted.back()[0], packed_workload_key(g, g.nodes[i]));
+    EXPECT_EQ(predicted.back()[0], packed_workload_key(g, g.nodes[i], kAvx512));
   }
   passes::pack_conv_weights(g, kAvx512,
                             [](const graph::Graph&, const graph::Node&, bool) { return true; });
-  passes::alter_op_layout(g);
+  passes::alter_op_layout(g, kAvx512);
   const std::vector<std::string> blocks = {"output_block=16", "input_block=16", "input_block=16"};
   for (size_t k = 0; k < convs.size(); ++k) {
     const graph::Node& n = g.nodes[convs[k]];

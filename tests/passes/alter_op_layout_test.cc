@@ -29,7 +29,7 @@ using testing::ints;
 using testing::random_tensor;
 
 const CpuModel kAvx2 = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
-constexpr int64_t kB = kConvChannelBlock;
+const int64_t kB = conv_channel_block(kAvx2);
 
 // A k x k conv with pads k / 2 (packed by the test's pack_conv_weights whatever the rule says),
 // its weights scaled by the fan-in so that values keep their scale through a chain.
@@ -66,7 +66,7 @@ graph::Graph altered(const graph::Graph& original, std::vector<graph::TensorData
   pack_conv_weights(g, kAvx2, [&](const graph::Graph&, const graph::Node& conv, bool) {
     return conv.name.rfind(keep_direct, 0) != 0 || keep_direct.empty();
   });
-  alter_op_layout(g);
+  alter_op_layout(g, kAvx2);
   std::map<std::string, graph::TensorData> feed;
   for (size_t i = 0; i < inputs.size(); ++i) feed[before.value(before.inputs[i]).name] = inputs[i];
   std::vector<graph::TensorData> want = reference::run(before, feed), got = reference::run(g, feed);
@@ -247,6 +247,39 @@ TEST(AlterOpLayout, ConvToConvAndBatches) {
 }
 
 // Only ConvNCHWc and the pools take the block attributes; infer_type names any other node.
+// The block is the target's (passes::conv_channel_block): NEON's 4 lanes block 12 channels, which
+// AVX2's 16 do not. Checked on the reference executor (this machine cannot run NEON code).
+TEST(AlterOpLayout, BlocksFollowTheTarget) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 8, 7, 9});
+  graph::ValueId y = b.op("Relu", {conv(b, x, 8, 12, 1, "first")}, {}, "relu");
+  y = b.op(
+      "MaxPool", {y},
+      {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}, {"pads", ints({0, 0, 1, 1})}},
+      "pool");
+  y = conv(b, y, 12, 12, 1, "second", 1);
+  graph::Graph original = b.finish({conv(b, y, 12, 8, 1, "last")});
+  infer_type(original);
+  graph::TensorData input = random_tensor({1, 8, 7, 9}, 3);
+  const CpuModel neon = CpuModel::of(Target::parse("llvm -mtriple=aarch64-linux-gnu"));
+  auto pack_all = [](const graph::Graph&, const graph::Node&, bool) { return true; };
+  graph::Graph g = original;
+  pack_conv_weights(g, neon, pack_all);
+  alter_op_layout(g, neon);
+  EXPECT_EQ(layouts(g),
+            (std::vector<std::string>{"first: ConvNCHWc 0 4", "relu: Relu 0 0", "pool: MaxPool 4 4",
+                                      "second: ConvNCHWc 4 4", "last: ConvNCHWc 4 0"}));
+  expect_all_close(reference::run(g, {{"x", input}}), reference::run(original, {{"x", input}}),
+                   {1e-9, 1e-12});
+  // 12 channels are not whole blocks of 16 (nor 8 of them, to pad): nothing packs or blocks.
+  graph::Graph avx2 = original;
+  pack_conv_weights(avx2, kAvx2, pack_all);
+  alter_op_layout(avx2, kAvx2);
+  EXPECT_EQ(layouts(avx2),
+            (std::vector<std::string>{"first: Conv 0 0", "relu: Relu 0 0", "pool: MaxPool 0 0",
+                                      "second: Conv 0 0", "last: Conv 0 0"}));
+}
+
 TEST(AlterOpLayout, OtherOpsRejectBlockAttributes) {
   Builder b;
   graph::ValueId x = b.input("x", {1, 2, 3, 3, kB});

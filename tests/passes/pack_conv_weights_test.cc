@@ -93,9 +93,10 @@ void expect_packed_matches_conv(const ConvSpec& spec) {
   EXPECT_FALSE(conv.has_attr("group"));
   const graph::Value& w = g.value(conv.inputs[1]);
   ASSERT_TRUE(w.constant);
-  std::vector<int64_t> packed_shape{(spec.w[0] + kConvChannelBlock - 1) / kConvChannelBlock};
+  const int64_t block = conv_channel_block(kAvx512);
+  std::vector<int64_t> packed_shape{(spec.w[0] + block - 1) / block};
   packed_shape.insert(packed_shape.end(), spec.w.begin() + 1, spec.w.end());
-  packed_shape.push_back(kConvChannelBlock);
+  packed_shape.push_back(block);
   EXPECT_EQ(w.constant->shape(), packed_shape);
   infer_type(g);
   EXPECT_EQ(g.value(conv.outputs[0]).type, before.value(before.nodes[0].outputs[0]).type);
@@ -185,7 +186,7 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
   for (const ConvSpec& c : packable) {
     graph::Graph g = conv_model(c);
     infer_type(g);
-    ASSERT_TRUE(is_packable(g, g.nodes[0]));
+    ASSERT_TRUE(is_packable(g, g.nodes[0], 16));
     bool rule = rule_prefers_packed(g, g.nodes[0], kAvx512);
     EXPECT_EQ(rule, c.x.back() == 13);
     int offered = 0;
@@ -202,12 +203,43 @@ TEST(PackConvWeights, AChoiceOverrulesTheRule) {
 
   graph::Graph g = conv_model({{1, 32, 6, 13}, {32, 16, 3, 3}, 2});  // grouped
   infer_type(g);
-  EXPECT_FALSE(is_packable(g, g.nodes[0]));
+  EXPECT_FALSE(is_packable(g, g.nodes[0], 16));
   pack_conv_weights(g, kAvx512, [](const graph::Graph&, const graph::Node& conv, bool) -> bool {
     ADD_FAILURE() << "offered " << conv.name;
     return true;
   });
   EXPECT_EQ(g.nodes[0].op, graph::OpKind::Conv);
+}
+
+// A block is whole vectors of the target: one of AVX-512's 16 lanes or NEON's 4 (32 registers),
+// two of AVX2's 8 or SSE's 4 (16 registers). The packed weights and the padded last block follow.
+TEST(PackConvWeights, BlocksAreWholeVectorsOfTheTarget) {
+  const CpuModel neon = CpuModel::of(Target::parse("llvm -mtriple=aarch64-linux-gnu"));
+  const CpuModel sse = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=x86-64"));
+  EXPECT_EQ(conv_channel_block(kAvx512), 16);
+  EXPECT_EQ(conv_channel_block(kAvx2), 16);
+  EXPECT_EQ(conv_channel_block(neon), 4);
+  EXPECT_EQ(conv_channel_block(sse), 8);
+
+  // 68 output channels: 17 whole blocks of 4; on SSE 9 blocks of 8, the last padded (4 channels of
+  // 72 wasted, at most one block in 8).
+  ConvSpec spec{{1, 8, 6, 13}, {68, 8, 3, 3}};
+  for (auto [cpu, block] : {std::pair{neon, int64_t{4}}, std::pair{sse, int64_t{8}}}) {
+    SCOPED_TRACE(::testing::Message() << "block " << block);
+    graph::Graph g = conv_model(spec);
+    infer_type(g);
+    graph::Graph before = g;
+    pack_conv_weights(g, cpu, [](const graph::Graph&, const graph::Node&, bool) { return true; });
+    const graph::Node& conv = g.nodes[0];
+    ASSERT_EQ(conv.op, graph::OpKind::ConvNCHWc);
+    EXPECT_EQ(g.value(conv.inputs[1]).constant->shape(),
+              (std::vector<int64_t>{(68 + block - 1) / block, 8, 3, 3, block}));
+    EXPECT_EQ(conv.has_attr("output_channels"), 68 % block != 0);
+    infer_type(g);
+    graph::TensorData x = random_tensor(spec.x, 5);
+    expect_all_close(reference::run(g, {{"x", x}}), reference::run(before, {{"x", x}}),
+                     {1e-9, 1e-12});
+  }
 }
 
 }  // namespace

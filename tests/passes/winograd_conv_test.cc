@@ -29,6 +29,10 @@ using testing::Builder;
 using testing::ints;
 using testing::random_tensor;
 
+// Blocks of 16 output channels on AVX2 and AVX-512 alike (conv_channel_block).
+const CpuModel kCpu = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+const int64_t kBlock = conv_channel_block(kCpu);
+
 struct ConvSpec {
   std::vector<int64_t> x, w;
   std::vector<int64_t> pads = {1, 1, 1, 1};
@@ -57,7 +61,7 @@ graph::Graph conv_model(const ConvSpec& c) {
 int64_t tile_size_of(const ConvSpec& c) {
   graph::Graph g = conv_model(c);
   infer_type(g);
-  return winograd_tile_size(g, g.nodes[0]);
+  return winograd_tile_size(g, g.nodes[0], kBlock);
 }
 
 TEST(WinogradConv, TileSizesFollowTheOverhangAndTheTileCount) {
@@ -103,7 +107,7 @@ TEST(WinogradConv, OtherConvsAreLeftAlone) {
   for (const auto& [what, spec] : alone) {
     graph::Graph g = conv_model(spec);
     infer_type(g);
-    winograd_conv(g);
+    winograd_conv(g, kCpu);
     EXPECT_EQ(g.nodes[0].op, graph::OpKind::Conv) << what;
   }
 }
@@ -116,14 +120,13 @@ void expect_winograd_matches_conv(const ConvSpec& spec, int64_t m) {
   graph::Graph g = conv_model(spec);
   infer_type(g);
   graph::Graph before = g;
-  winograd_conv(g);
+  winograd_conv(g, kCpu);
   const graph::Node& conv = g.nodes[0];
   ASSERT_EQ(conv.op, graph::OpKind::ConvWinograd);
   EXPECT_EQ(conv.attr_int("tile_size", 0), m);
   int64_t a = m + 2;
-  EXPECT_EQ(
-      g.value(conv.inputs[1]).constant->shape(),
-      (std::vector<int64_t>{a * a, spec.w[0] / kConvChannelBlock, spec.w[1], kConvChannelBlock}));
+  EXPECT_EQ(g.value(conv.inputs[1]).constant->shape(),
+            (std::vector<int64_t>{a * a, spec.w[0] / kBlock, spec.w[1], kBlock}));
   infer_type(g);
   EXPECT_EQ(g.value(conv.outputs[0]).type, before.value(before.nodes[0].outputs[0]).type);
 
@@ -169,7 +172,7 @@ TEST(WinogradConv, ConvsSharingWeightsShareTheTransformedCopy) {
   graph::Graph g = b.finish(outs);
   infer_type(g);
   size_t values = g.values.size();
-  winograd_conv(g);
+  winograd_conv(g, kCpu);
   ASSERT_EQ(g.nodes[0].op, graph::OpKind::ConvWinograd);
   EXPECT_EQ(g.nodes[0].inputs[1], g.nodes[1].inputs[1]);
   EXPECT_EQ(g.values.size(), values + 1);
@@ -180,7 +183,7 @@ TEST(WinogradConv, ConvsSharingWeightsShareTheTransformedCopy) {
 TEST(WinogradConv, BadWinogradNodesAreErrors) {
   graph::Graph good = conv_model({{1, 16, 32, 32}, {64, 16, 3, 3}});
   infer_type(good);
-  winograd_conv(good);
+  winograd_conv(good, kCpu);
   ASSERT_EQ(good.nodes[0].op, graph::OpKind::ConvWinograd);
   // The spoiled graph's types are an error naming the node.
   auto expect_error = [&](const std::function<void(graph::Graph&)>& spoil, const std::string& msg,
