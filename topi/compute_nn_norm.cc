@@ -92,12 +92,17 @@ te::Tensor softmax_over(const te::Tensor& x, const std::set<size_t>& dims, bool 
         name);
   }
   // The exponentials are a stage that the sum and the quotient both read: a schedule that keeps
-  // it (topi/schedule_statistics.cc) computes each exp once.
+  // it (topi/schedule_statistics.cc) computes each exp once. Each is multiplied by the sum's
+  // reciprocal, which the row's loop computes once, rather than divided by the sum (a vector
+  // division per vector of the row).
   te::Tensor e = te::compute(
       x.shape(), [&](const std::vector<Var>& i) { return exp(shifted(full(i))); }, name + "_exp");
   te::Tensor sum = red.reduce([&](const auto& at) { return e(at); }, sum_reducer, name + "_sum");
   return te::compute(
-      x.shape(), [&](const std::vector<Var>& i) { return e(full(i)) / sum(red.kept(full(i))); },
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        return e(full(i)) * (c(x.dtype(), 1.0) / sum(red.kept(full(i))));
+      },
       name);
 }
 
@@ -178,8 +183,10 @@ te::Tensor normalize(const te::Tensor& x, const Reduction& red, const Moments& m
       x.shape(),
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> k = red.kept(full(i));
-        PrimExpr y = (x(full(i)) - m.mean(k, t, n)) / sqrt(m.var(k, t, n) + c(t, eps)) *
-                     scale(param_index(scale, i));
+        // The reciprocal of the deviation is one per statistic, computed outside the loop over
+        // the normalized points (a multiplication each, not a division).
+        PrimExpr y = (x(full(i)) - m.mean(k, t, n)) *
+                     (c(t, 1.0) / sqrt(m.var(k, t, n) + c(t, eps))) * scale(param_index(scale, i));
         return bias.defined() ? y + bias(param_index(bias, i)) : y;
       },
       name);
