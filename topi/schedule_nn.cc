@@ -263,13 +263,22 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
 // convs to 14x14 and 7x7 (256 and 512 channels) 3.0-3.2 -> 2.8-3.0 ms with chunks of 8,
 // DenseNet-121's (128 channels) within 2%. Not chunked: 1x1 convs over at most 256 channels (16
 // KiB: at 14x14 equal or slower, over 64 or 96 channels 1.1-1.4x slower), and maps whose
-// accumulators take strips (at 28x28 no gain).
-int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys) {
+// accumulators take strips (at 28x28 no gain), but for narrow windows (below).
+// A window over at most 128 input channels with 16 registers: chunked by 8 even in strips, the
+// kernel offsets outside a chunk's channels. Zen 3 (AVX2), one thread, `tessel tune --trials 1`:
+// DenseNet-121's 3x3 convs (128 -> 32) at 56x56 2.68 -> 2.52 ms, 28x28 0.67 -> 0.63, 14x14 0.182
+// -> 0.172, 7x7 0.044 -> 0.043; ResNet-50's stride-2 3x3 conv over 128 channels 2.88 -> 2.59. Over
+// 256 and 512 channels (ResNet-50's at 14x14 and 7x7) that order ran 1.05-1.15x slower.
+bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
+  return cpu.vector_registers < 32 && window_points(t) > 1 && t.reduce.front() <= 128;
+}
+
+int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu) {
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
   int64_t window = window_points(t);
   if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
-  if (accumulator_strip(t, rows, ys) < t.out[2]) return 0;
+  if (accumulator_strip(t, rows, ys) < t.out[2] && !narrow_window(t, cpu)) return 0;
   int64_t chunk = 0;
   for (int64_t k : chunks) {
     if (k <= (window == 1 ? 32 : 8)) chunk = k;
@@ -442,11 +451,14 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
 // (AVX-512, 2 x 7 tiles). With 16 registers (AVX2's 1 x 4 tiles on Zen 3) a window over at least
 // 16 input channels runs faster with the channels outermost: ResNet-18's, ResNet-50's and
 // DenseNet-121's 3x3 convs at one thread, weighted by occurrence, 23.3 -> 16.7 ms, 23.3 -> 17.8
-// and 40.1 -> 31.9 (their 7x7 stems over 3 channels ran 1.1-1.4x slower so).
-std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu) {
+// and 40.1 -> 31.9 (their 7x7 stems over 3 channels ran 1.1-1.4x slower so), but for a narrow
+// window in chunks (narrow_window).
+std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu,
+                                         int64_t reduce_chunk) {
   std::vector<int64_t> order;
   for (size_t r = 0; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
-  if (cpu.vector_registers >= 32 || t.reduce.front() < 16)
+  if (cpu.vector_registers >= 32 || t.reduce.front() < 16 ||
+      (reduce_chunk > 0 && narrow_window(t, cpu)))
     std::rotate(order.begin(), order.begin() + 1, order.end());
   return order;
 }
@@ -478,10 +490,13 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
           : t.local_inputs && t.row >= 0 ? local_input_rows(t, rows, cols, cpu)
                                          : 1);
   }
+  int64_t chunk = 0;
+  if (reduce_chunk_candidates(t).size() > 1) {
+    chunk = fallback_reduce_chunk(t, rows, packed.ys, cpu);
+    space.set_fallback_knob("reduce_chunk", chunk);
+  }
   if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4)
-    space.set_fallback_reorder("reorder_k", packed_reduce_order(t, cpu));
-  if (reduce_chunk_candidates(t).size() > 1)
-    space.set_fallback_knob("reduce_chunk", fallback_reduce_chunk(t, rows, packed.ys));
+    space.set_fallback_reorder("reorder_k", packed_reduce_order(t, cpu, chunk));
   space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
 }
 

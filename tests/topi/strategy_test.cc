@@ -215,6 +215,12 @@ const Pinned kPinned[] = {
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 1344,
      R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 1344,
+     R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
+    // AVX2 chunks a window over at most 128 channels by 8 in strips of the map too (kernel offsets
+    // outside a chunk's channels); over 256 channels the channels stay outermost.
+    {"packed_conv_56", [] { return conv({1, 128, 56, 56}, {32, 128, 3, 3}); }, kAvx2, 2400,
+     R"({"tile_row":[2,1],"tile_y":[14,4],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
+    {"packed_conv_256", [] { return conv({1, 256, 7, 7}, {32, 256, 3, 3}); }, kAvx2, 1680,
      R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     {"pointwise_256", [] { return pointwise({1, 256, 7, 7}, {32, 256, 1, 1}); }, kAvx2, 1680,
      R"({"tile_row":[2,1],"tile_y":[2,5],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
