@@ -178,9 +178,9 @@ const Pinned kPinned[] = {
      R"({"tile_row":[2,16],"tile_col":[1,14],"tile_y":[14,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"conv", [] { return conv({1, 2, 14, 14}, {32, 2, 3, 3}); }, kAvx2, 1728,
      R"({"tile_row":[4,8],"tile_col":[2,8],"tile_y":[14,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx512, 1152,
+    {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx512, 1536,
      R"({"tile_row":[3,4],"tile_col":[2,16],"tile_y":[7,4],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx2, 1152,
+    {"grouped_conv", [] { return conv({1, 32, 28, 28}, {48, 8, 3, 3}, 4); }, kAvx2, 1536,
      R"({"tile_row":[3,4],"tile_col":[4,8],"tile_y":[14,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Strided columns in half vectors where 16 lanes leave a tail (56 = 7 x 8).
     // 28 columns: on AVX-512 half vectors do not divide them either, so a whole row (two vectors,
@@ -204,11 +204,11 @@ const Pinned kPinned[] = {
      R"({"tile_row":[1,1],"tile_col":[1,14],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx2, 288,
      R"({"tile_row":[1,1],"tile_col":[2,8],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    // A direct 1x1 conv (24 output channels do not pack) on 16 registers: 4 rows of two vectors.
-    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx512, 1920,
+    // A direct 1x1 conv (24 output channels do not pack) on 16 registers: 6 rows of two vectors.
+    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx512, 2400,
      R"({"tile_row":[3,8],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx2, 1920,
-     R"({"tile_row":[6,4],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
+    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx2, 2400,
+     R"({"tile_row":[4,6],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
     // whose block weights (64 x 9 x 16 floats) take more than half of L1 does, by 8, but not a 1x1
     // conv over 256 channels (half of L1 exactly).
@@ -232,7 +232,7 @@ const Pinned kPinned[] = {
      R"({"tile_row":[2,1],"tile_y":[2,5],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
     {"pointwise_512_28", [] { return pointwise({1, 512, 28, 28}, {32, 512, 1, 1}); }, kAvx2, 2400,
      R"({"tile_row":[2,1],"tile_y":[5,6],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":0})"},
-    {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx512, 100,
+    {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx512, 120,
      R"({"tile_row":[2,12],"tile_col":[2,32],"unroll_k":0,"parallel":1})"},
     {"matmul", [] { return matmul({24, 40}, {40, 48}); }, kAvx2, 100,
      R"({"tile_row":[4,6],"tile_col":[3,16],"unroll_k":0,"parallel":1})"},
