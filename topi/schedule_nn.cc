@@ -254,16 +254,6 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   return strip;
 }
 
-// The fallback chunks a conv whose block weights take more than half of L1 into chunks of 32
-// input channels for a 1x1 conv, 8 for a window (or the most that divide them), where the
-// accumulators of the whole map fit the buffer. Measured on Zen 3 (AVX2, 32 KiB L1) at one thread,
-// ResNet-50's 1x1 convs at 7x7: 2048 -> 512 2.4-2.6 -> 1.6-1.9 ms, 512 -> 2048 2.3-2.5 -> 1.6; at
-// 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34; MobileNetV2's at 7x7: 320 -> 1280 0.81-0.94 ->
-// 0.62-0.64 ms, 960 -> 320 0.55-0.66 -> 0.42-0.51, 576 -> 160 0.19 -> 0.13-0.15; ResNet-50's 3x3
-// convs to 14x14 and 7x7 (256 and 512 channels) 3.0-3.2 -> 2.8-3.0 ms with chunks of 8,
-// DenseNet-121's (128 channels) within 2%. Not chunked: 1x1 convs over at most 256 channels (16
-// KiB: at 14x14 equal or slower, over 64 or 96 channels 1.1-1.4x slower), and maps whose
-// accumulators take strips (at 28x28 no gain), but for narrow windows (below).
 // A window over at most 128 input channels with 16 registers: chunked by 8 even in strips, the
 // kernel offsets outside a chunk's channels. Zen 3 (AVX2), one thread, `tessel tune --trials 1`:
 // DenseNet-121's 3x3 convs (128 -> 32) at 56x56 2.68 -> 2.52 ms, 28x28 0.67 -> 0.63, 14x14 0.182
@@ -273,6 +263,16 @@ bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
   return cpu.vector_registers < 32 && window_points(t) > 1 && t.reduce.front() <= 128;
 }
 
+// The fallback chunks a conv whose block weights take more than half of L1 into chunks of 32
+// input channels for a 1x1 conv, 8 for a window (or the most that divide them), where the
+// accumulators of the whole map fit the buffer. Measured on Zen 3 (AVX2, 32 KiB L1) at one thread,
+// ResNet-50's 1x1 convs at 7x7: 2048 -> 512 2.4-2.6 -> 1.6-1.9 ms, 512 -> 2048 2.3-2.5 -> 1.6; at
+// 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34; MobileNetV2's at 7x7: 320 -> 1280 0.81-0.94 ->
+// 0.62-0.64 ms, 960 -> 320 0.55-0.66 -> 0.42-0.51, 576 -> 160 0.19 -> 0.13-0.15; ResNet-50's 3x3
+// convs to 14x14 and 7x7 (256 and 512 channels) 3.0-3.2 -> 2.8-3.0 ms with chunks of 8,
+// DenseNet-121's (128 channels) within 2%. Not chunked: 1x1 convs over at most 256 channels (16
+// KiB: at 14x14 equal or slower, over 64 or 96 channels 1.1-1.4x slower), and maps whose
+// accumulators take strips (at 28x28 no gain), but for narrow windows (above).
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu) {
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
   int64_t window = window_points(t);
@@ -305,7 +305,7 @@ TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
 
 // ConvNCHWc's fallback tile: enough blocks of output channels that each broadcast input element
 // feeds two vector FMAs (two blocks with AVX-512's 16 lanes, one of two vectors with AVX2's 8),
-// and output columns up to half the register file of accumulators, as many as packed_row_cost
+// and output columns up to half the register file of accumulators, as many as cheapest_tile_columns
 // finds cheapest. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
 // columns ran in 53 ms, 1 x 14 in 63, 2 x 14 and 4 x 7 (28 accumulators) in 57-68, 4 x 4 in
 // 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
