@@ -19,8 +19,10 @@ filter=()
 case "${1:-}" in
   "") ;;
   --sanitize)
-    # The unit tests; the ONNX conformance sweeps (thousands of compiles) run in the normal build.
-    filter=(-E onnx_conformance)
+    # The unit tests; the ONNX conformance sweeps (thousands of compiles) run in the normal build,
+    # and so does the cost model's ranking test, which times kernels: in this unoptimized process
+    # its measurements ranked 0.62 of pairs once, against 0.8-0.9 in the normal build.
+    filter=(-E 'onnx_conformance|CostModelTest.RanksHeldBackProgramsBetterThanChance')
     build=build-asan
     args=(-DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON -DTESSEL_BUILD_BENCH=OFF)
     # Any ASan report (including a leak at exit) or UBSan report fails the test.
