@@ -7,7 +7,7 @@
 #include "ir/ops/conv_packing.h"
 #include "passes/graph_util.h"
 #include "topi/matmul.h"
-#include "topi/schedule_nn.h"
+#include "topi/register_tile.h"
 
 namespace tessel::passes {
 

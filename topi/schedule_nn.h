@@ -43,17 +43,4 @@ std::optional<ConfigSpace> tiled_space(const te::Schedule& s, const AnchorOp& an
 void set_tiled_fallback(ConfigSpace& space, const te::Schedule& s, const AnchorOp& anchor,
                         const CpuModel& cpu);
 
-// The columns of a GEMM's fallback register tile with `rows` rows (the extent of its row axis) and
-// `columns` columns: the micro-kernel's two vectors, or with fewer rows than the micro-kernel's
-// up to kWideColumnVectors vectors. passes/pack_dense_weights packs constant B in panels this wide.
-int64_t gemm_tile_columns(const CpuModel& cpu, int64_t rows, int64_t columns);
-
-// The unrolled columns of a register tile of `per_column` accumulator vectors a column over a row
-// of `width` columns: of `candidates` (each capped at the width) up to `cap`, the count whose row
-// of tiles is cheapest when a tile with fewer accumulators than cpu.fma_chains waits on its own
-// FMAs, and every tile reloads its per_column operand vectors (ConvNCHWc's and ConvWinograd's
-// GEMM tiles: weights a step); of equals, a count that divides the row, then the widest.
-int64_t cheapest_tile_columns(int64_t width, const std::vector<int64_t>& candidates, int64_t cap,
-                              int64_t per_column, const CpuModel& cpu);
-
 }  // namespace tessel::topi

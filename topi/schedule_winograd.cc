@@ -13,6 +13,7 @@
 
 #include "ir/error.h"
 #include "topi/broadcast.h"
+#include "topi/register_tile.h"
 #include "topi/schedule_nn.h"
 
 namespace tessel::topi {
