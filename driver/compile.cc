@@ -165,8 +165,9 @@ double group_flops(const graph::Graph& g, const passes::FusedGroup& group) {
 // Picks each templated kernel's config from the best tuning record of its workload.
 class RecordPicker {
  public:
-  RecordPicker(const std::string& path, const Target& target, std::vector<std::string>& warnings)
-      : target_(target.str()), cpu_(CpuModel::of(target)) {
+  RecordPicker(const std::string& path, const Target& target, const CpuModel& cpu,
+               std::vector<std::string>& warnings)
+      : target_(target.str()), cpu_(cpu) {
     if (!path.empty()) db_ = autotune::Database(autotune::load_records(path, &warnings));
   }
 
@@ -259,6 +260,7 @@ graph::Graph import_model(const std::string& onnx_path, const CompileOptions& op
 }
 
 passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptions& opt,
+                                             const CpuModel& cpu,
                                              const passes::ConvLayoutChoice& conv_layout) {
   bind_params(g, opt.params);
   frontend::require_static_inputs(g);
@@ -266,14 +268,15 @@ passes::GraphPipelineResult run_graph_passes(graph::Graph& g, const CompileOptio
   popt.opt_level = opt.opt_level;
   popt.disabled_passes = opt.disabled_passes;
   popt.conv_layout = conv_layout;
-  popt.cpu = CpuModel::of(Target::parse(opt.target));
+  popt.cpu = cpu;
   return passes::run_graph_pipeline(g, popt);
 }
 
 GraphPlan plan(const std::string& onnx_path, const CompileOptions& opt,
                const passes::ConvLayoutChoice& conv_layout) {
   GraphPlan p{import_model(onnx_path, opt), {}};
-  p.groups = run_graph_passes(p.graph, opt, conv_layout).groups;
+  p.groups =
+      run_graph_passes(p.graph, opt, CpuModel::of(Target::parse(opt.target)), conv_layout).groups;
   return p;
 }
 
@@ -311,10 +314,9 @@ void note_tuning(const graph::Graph& g, const passes::FusedGroup& group,
 // record, on `jobs` threads (one when tir dumps are asked for, so that they do not interleave).
 // Kernels, warnings and the tuning summary come in group order whatever the thread count.
 Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& plan,
-                      const Target& target, const RecordPicker& records, int jobs,
-                      std::vector<std::string>& warnings, TuningSummary& tuning) {
+                      const Target& target, const CpuModel& cpu, const RecordPicker& records,
+                      int jobs, std::vector<std::string>& warnings, TuningSummary& tuning) {
   const std::vector<passes::FusedGroup>& groups = plan.groups;
-  CpuModel cpu = CpuModel::of(target);
   std::vector<size_t> order;
   for (size_t i = 0; i < groups.size(); ++i) {
     if (passes::runs_kernel(g, plan, i)) order.push_back(i);
@@ -461,14 +463,15 @@ CompiledModel compile_graph(graph::Graph g, const CompileOptions& opt) {
   Target target = Target::parse(opt.target);
   Dumper dump(opt);
   TuningSummary tuning;
-  RecordPicker records(opt.tuning_records, target, tuning.warnings);
+  CpuModel cpu = CpuModel::of(target);
+  RecordPicker records(opt.tuning_records, target, cpu, tuning.warnings);
   // The graph passes and fusion: each fused group becomes a kernel.
   passes::GraphPipelineResult plan =
-      run_graph_passes(g, opt, records.conv_layout(tuning.layouts_from_records));
+      run_graph_passes(g, opt, cpu, records.conv_layout(tuning.layouts_from_records));
   for (const auto& t : plan.timings) time.record({"graph:" + t.pass, t.ms});
   dump("graph", "graph.txt", [&] { return g.str() + "\n" + passes::to_string(g, plan.groups); });
   Kernels kernels = time("lower", [&] {
-    return lower_kernels(g, plan, target, records, opt.compile_jobs, tuning.warnings, tuning);
+    return lower_kernels(g, plan, target, cpu, records, opt.compile_jobs, tuning.warnings, tuning);
   });
   dump_kernels(dump, kernels);
   BuiltKernels built = build_kernels(kernels.funcs, opt, target, dump, time);
