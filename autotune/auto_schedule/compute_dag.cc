@@ -190,6 +190,14 @@ ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> 
                                    });
     }
   }
+  for (size_t i = 0; i < st.size(); ++i) {
+    StageFacts& f = stages_[i];
+    const auto* c = st[i]->op.as<te::ComputeOpNode>();
+    f.guarded_window = c && !f.reduction && !f.consumers.empty() &&
+                       c->body.as<IfThenElseExprNode>() != nullptr &&
+                       std::all_of(f.consumers.begin(), f.consumers.end(),
+                                   [&](size_t r) { return stages_[r].reduction; });
+  }
   if (outputs_.size() == 1) output_stage_ = index_of(outputs_[0].op());
   // Elementwise consumers: every read of the producer indexes it by the consumer's axes in order
   // (or at 0 along an axis of extent 1, as broadcasts read);
@@ -238,6 +246,7 @@ std::string ComputeDAG::str() const {
     if (f.data_reuse) facts.emplace_back("data reuse");
     if (f.rfactor_pays) facts.emplace_back("rfactor pays");
     if (f.expensive) facts.emplace_back("expensive");
+    if (f.guarded_window) facts.emplace_back("guarded window");
     if (f.elementwise_consumer != kNoStage)
       facts.push_back(fmt::format("elementwise into {}", stages_[f.elementwise_consumer].name));
     if (f.unpacking_consumer != kNoStage) {

@@ -32,6 +32,11 @@ struct StageFacts {
   // Its body calls an intrinsic (exp, log, sqrt, ...): inlining it into a consumer that reads a
   // point more than once would compute it more than once.
   bool expensive = false;
+  // Its value is a read under a condition on its indices (if_then_else: a padded input, the
+  // value inside the bounds and a fill outside), and every stage that reads it reduces (a conv
+  // or a pool over its windows). Inlined, each of the reduction's reads checks the bounds in its
+  // innermost loop; at root, the check runs once per element.
+  bool guarded_window = false;
   // A reduction that reads some tensor at the same point for every value of a spatial axis (of
   // extent > 1) of its own: matmul's A across j, a conv's input across output channels. Tiling
   // it in several levels keeps the reused data in registers and caches (Ansor's

@@ -273,9 +273,16 @@ std::vector<int64_t> sample_tile(int64_t extent, size_t levels, std::mt19937_64&
     std::vector<int64_t> d = divisors(left);
     if (l == levels - 1) std::erase_if(d, [](int64_t x) { return x > kMaxInnerTile; });
     f[l - 1] = l == levels - 1 && inner > 0 ? inner : pick(d, rng);
-    left /= f[l - 1];
+    left = (left + f[l - 1] - 1) / f[l - 1];  // a ragged `inner` covers the axis rounded up
   }
   return f;
+}
+
+// The extent that an axis' tiles cover: the axis' own, or rounded up to whole innermost tiles
+// where those are ragged (a vector loop that does not divide the axis, sample_register_tile).
+int64_t covered_extent(int64_t extent, const std::vector<int64_t>& tiles) {
+  int64_t inner = tiles.empty() ? 1 : tiles.back();
+  return (extent + inner - 1) / inner * inner;
 }
 
 // The share of tiled stages whose spatial tiles sample_program draws as a register tile.
@@ -284,27 +291,48 @@ constexpr double kRegisterTileShare = 0.5;
 // Spatial tiles whose innermost level is a register tile (Ansor draws every level uniformly, and
 // most such tiles spill or leave the vector loop ragged): the last axis, the vector loop, one or
 // two whole vectors; the other axes' innermost extents drawn so that the tile's accumulator
-// vectors fit CpuModel::accumulator_registers; the levels above uniform. nullopt when the last
-// axis holds no whole vector.
+// vectors fit CpuModel::accumulator_registers and, where a few draws find one, number at least
+// `chains`; the levels above uniform. Where no whole vectors
+// divide the last axis but it is longer than one, the vector loop is one vector and the last
+// tile ragged, as the template's columns are (28 columns as 8 + 8 + 8 + 4 on AVX2: uniform
+// divisors of 28 leave every vector loop partial). nullopt when the last axis is shorter than a
+// vector.
+constexpr int kRegisterTileDraws = 8;
 std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
-    const std::vector<int64_t>& spatial, int lanes, int accumulators, std::mt19937_64& rng) {
+    const std::vector<int64_t>& spatial, int lanes, int accumulators, int chains,
+    std::mt19937_64& rng) {
   if (spatial.empty()) return std::nullopt;
   std::vector<int64_t> vectors;
   for (int64_t d : divisors(spatial.back())) {
     if (d % lanes == 0 && d <= 2 * lanes) vectors.push_back(d);
   }
+  if (vectors.empty() && spatial.back() > lanes) vectors.push_back(lanes);
   if (vectors.empty()) return std::nullopt;
-  std::vector<int64_t> inner(spatial.size(), 1);
-  inner.back() = pick(vectors, rng);
-  int64_t budget = std::max<int64_t>(1, accumulators / (inner.back() / lanes));
-  std::vector<size_t> order(spatial.size() - 1);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::shuffle(order.begin(), order.end(), rng);
-  for (size_t a : order) {
-    std::vector<int64_t> d = divisors(spatial[a]);
-    std::erase_if(d, [&](int64_t x) { return x > budget; });
-    inner[a] = pick(d, rng);
-    budget /= inner[a];
+  int64_t vector_count = 0;
+  auto draw = [&] {
+    std::vector<int64_t> inner(spatial.size(), 1);
+    inner.back() = pick(vectors, rng);
+    vector_count = inner.back() / lanes;
+    int64_t budget = std::max<int64_t>(1, accumulators / vector_count);
+    std::vector<size_t> order(spatial.size() - 1);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t a : order) {
+      std::vector<int64_t> d = divisors(spatial[a]);
+      std::erase_if(d, [&](int64_t x) { return x > budget; });
+      inner[a] = pick(d, rng);
+      budget /= inner[a];
+    }
+    return inner;
+  };
+  // A tile of fewer accumulators than `chains` leaves FMA units idle (CpuModel::fma_chains):
+  // such draws are redrawn a few times, and the fullest kept.
+  std::vector<int64_t> inner;
+  int64_t most = 0;
+  for (int attempt = 0; attempt < kRegisterTileDraws && most < chains; ++attempt) {
+    std::vector<int64_t> d = draw();
+    int64_t acc = vector_count * (product(d) / d.back());
+    if (acc > most) most = acc, inner = std::move(d);
   }
   std::vector<std::vector<int64_t>> tiles;
   for (size_t a = 0; a < spatial.size(); ++a)
@@ -436,8 +464,8 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
     if (tiled(r)) {
       std::optional<std::vector<std::vector<int64_t>>> shaped;
       if (std::bernoulli_distribution(kRegisterTileShare)(rng))
-        shaped =
-            sample_register_tile(f.spatial, dag.lanes(), dag.cpu().accumulator_registers(), rng);
+        shaped = sample_register_tile(f.spatial, dag.lanes(), dag.cpu().accumulator_registers(),
+                                      dag.cpu().fma_chains, rng);
       if (shaped) {
         sp.tiles = std::move(*shaped);
       } else {
@@ -517,14 +545,18 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
       if (axes.empty()) return out;
       size_t a = pick(axes, rng);
       int64_t extent = a < f.spatial.size() ? f.spatial[a] : f.reduce[a - f.spatial.size()];
+      int64_t covered = covered_extent(extent, sp.tiles[a]);
       std::vector<int64_t> levels = sp.tiles[a];
-      levels.insert(levels.begin(), extent / product(sp.tiles[a]));
+      levels.insert(levels.begin(), covered / product(sp.tiles[a]));
+      // A ragged innermost level stays as it is: the levels above divide the rounded-up axis.
+      size_t movable = covered == extent ? levels.size() : levels.size() - 1;
       std::vector<size_t> from;
-      for (size_t l = 0; l < levels.size(); ++l) {
+      for (size_t l = 0; l < movable; ++l) {
         if (levels[l] > 1) from.push_back(l);
       }
+      if (from.empty() || movable < 2) return out;
       size_t src = pick(from, rng);
-      size_t dst = std::uniform_int_distribution<size_t>(0, levels.size() - 2)(rng);
+      size_t dst = std::uniform_int_distribution<size_t>(0, movable - 2)(rng);
       if (dst >= src) ++dst;
       std::vector<int64_t> d = divisors(levels[src]);
       int64_t moved = d[std::uniform_int_distribution<size_t>(1, d.size() - 1)(rng)];

@@ -31,6 +31,12 @@ void expand(const ComputeDAG& dag, std::vector<StagePlan> plans, size_t s,
     expand(dag, std::move(next), s - 1, out);
   };
   if (f.placeholder) return go({SketchRule::kRoot});
+  // A padded input: inlined (its bounds checks in the reduction's inner loop), or computed once
+  // (at root, or at a loop of the output: compute_location.h).
+  if (f.guarded_window && !f.output) {
+    go({SketchRule::kInline});
+    return go({SketchRule::kRoot});
+  }
   // An expensive stage that several stages read would be computed once per reader.
   if (!f.reduction && !f.output && !(f.expensive && f.consumers.size() > 1))
     return go({SketchRule::kInline});

@@ -4,6 +4,8 @@
 // - always inline: a compute without reduction that is not an output, unless it calls an
 //   intrinsic (exp, ...) and several stages read it (Ansor never inlines those; inlined into one
 //   reader, as a sigmoid into a swish, it costs nothing extra);
+// - a padded input of a reduction (StageFacts::guarded_window) is inlined or left at root (two
+//   sketches; Ansor always inlines it);
 // - multi-level tiling: a reduction with data reuse is tiled SSRSRS (four levels of each
 //   spatial axis, two of each reduce axis);
 //   - with fusion: when an elementwise consumer reads the tile point for point (through inlined

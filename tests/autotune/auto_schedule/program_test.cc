@@ -122,6 +122,50 @@ Case blocked_matmul(int64_t m, int64_t n, int64_t k, int64_t block) {
   return c;
 }
 
+// A 3x3 conv over a zero-padded input (the padding a stage of its own, as topi's convs have it),
+// `width` columns: the padding may be inlined or computed once, and a width that no whole
+// vectors divide takes ragged register tiles.
+Case padded_conv(int64_t channels, int64_t out_channels, int64_t height, int64_t width) {
+  Tensor X = te::placeholder({channels, height, width}, DataType::f32(), "X");
+  Tensor W = te::placeholder({out_channels, channels, 3, 3}, DataType::f32(), "W");
+  Tensor pad = te::compute(
+      {channels, height + 2, width + 2},
+      [&](Expr c, Expr y, Expr x) {
+        return if_then_else(y >= 1 && y <= height && x >= 1 && x <= width, X(c, y - 1, x - 1),
+                            0.0f);
+      },
+      "pad");
+  te::IterVar rc = te::reduce_axis(0, channels, "rc"), ky = te::reduce_axis(0, 3, "ky"),
+              kx = te::reduce_axis(0, 3, "kx");
+  Tensor conv = te::compute(
+      {out_channels, height, width},
+      [&](Expr m, Expr y, Expr x) {
+        return te::sum(pad(rc, y + ky, x + kx) * W(m, rc, ky, kx), {rc, ky, kx});
+      },
+      "conv");
+  Case c{"padded_conv",
+         {X, W, conv},
+         {testing::random_array({channels, height, width}),
+          testing::random_array({out_channels, channels, 3, 3})},
+         {}};
+  const float *x = c.inputs[0].data<float>(), *w = c.inputs[1].data<float>();
+  for (int64_t m = 0; m < out_channels; ++m)
+    for (int64_t y = 0; y < height; ++y)
+      for (int64_t col = 0; col < width; ++col) {
+        double acc = 0;
+        for (int64_t ch = 0; ch < channels; ++ch)
+          for (int64_t dy = 0; dy < 3; ++dy)
+            for (int64_t dx = 0; dx < 3; ++dx) {
+              int64_t iy = y + dy - 1, ix = col + dx - 1;
+              if (iy < 0 || iy >= height || ix < 0 || ix >= width) continue;
+              acc += double(x[(ch * height + iy) * width + ix]) *
+                     w[((m * channels + ch) * 3 + dy) * 3 + dx];
+            }
+        c.want.push_back(static_cast<float>(acc));
+      }
+  return c;
+}
+
 ComputeDAG dag_of(const Case& c) { return ComputeDAG({c.args.back()}, c.args, host()); }
 
 std::string lowered(const ComputeDAG& dag, const te::Schedule& s) {
@@ -144,6 +188,8 @@ Case task_case(const std::string& name) {
   if (name == "matmul_relu") return matmul_relu(48, 64, 40);
   if (name == "matmul") return matmul(30, 64, 24);
   if (name == "blocked_matmul") return blocked_matmul(12, 48, 20, 16);
+  if (name == "ragged_matmul") return matmul_relu(20, 36, 24);  // 36: no whole vectors divide it
+  if (name == "padded_conv") return padded_conv(3, 8, 6, 20);
   return softmax(6, 128);
 }
 
@@ -188,7 +234,8 @@ TEST_P(ProgramTest, MutationsKeepProgramsValid) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, ProgramTest,
-                         ::testing::Values("matmul_relu", "matmul", "blocked_matmul", "softmax"),
+                         ::testing::Values("matmul_relu", "matmul", "blocked_matmul",
+                                           "ragged_matmul", "padded_conv", "softmax"),
                          [](const auto& info) { return info.param; });
 
 // Softmax's statistics may be computed per row of the output (a compute location), and such
@@ -255,6 +302,40 @@ TEST(SampleProgramTest, HalfTheTilesAreRegisterTiles) {
   }
   EXPECT_GE(shaped, samples * 2 / 5);
   EXPECT_LE(shaped, samples * 4 / 5);
+}
+
+// Where no whole vectors divide the last axis (36 columns), a register tile's vector loop is one
+// vector and its last tile ragged: the levels above cover the axis rounded up to whole vectors,
+// and tile-size mutations leave the vector loop as it is.
+TEST(SampleProgramTest, RaggedAxesTakeOneVectorTiles) {
+  Case c = matmul(16, 36, 32);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  std::mt19937_64 rng(29);
+  int64_t lanes = dag.lanes(), covered = (36 + lanes - 1) / lanes * lanes;
+  int ragged = 0, samples = 200;
+  for (int n = 0; n < samples; ++n) {
+    Program p = sample_program(dag, sketches, static_cast<size_t>(n) % sketches.size(), rng);
+    const std::vector<int64_t>& columns = p.stages[2].tiles[1];  // C (after A, B)
+    int64_t inner = 1;
+    for (int64_t f : columns) inner *= f;
+    if (36 % columns.back() == 0) {
+      EXPECT_EQ(36 % inner, 0) << p.str(dag);
+      continue;
+    }
+    ++ragged;
+    EXPECT_EQ(columns.back(), lanes) << p.str(dag);
+    EXPECT_EQ(covered % inner, 0) << p.str(dag);
+    for (int m = 0; m < 20; ++m) {
+      p = mutate(dag, sketches, p, {1, 0, 0, 0, 0}, rng);
+      const std::vector<int64_t>& t = p.stages[2].tiles[1];
+      int64_t product = 1;
+      for (int64_t f : t) product *= f;
+      EXPECT_EQ(t.back(), lanes) << p.str(dag);
+      EXPECT_EQ(covered % product, 0) << p.str(dag);
+    }
+  }
+  EXPECT_GE(ragged, samples / 4);
 }
 
 // A tile-size mutation moves a factor between levels: the axis stays whole.

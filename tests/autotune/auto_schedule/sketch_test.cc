@@ -67,6 +67,31 @@ struct BlockedMatmul {
   ComputeDAG dag() const { return ComputeDAG({out}, {A, W, out}, avx512()); }
 };
 
+// A 3x3 conv over a padded input: pad[c, y, x] = X[c, y - 1, x - 1] inside the image, else 0;
+// conv[m, y, x] = sum_{c, ky, kx} pad[c, y + ky, x + kx] * W[m, c, ky, kx].
+struct PaddedConv {
+  Tensor X, W, pad, conv;
+  PaddedConv() {
+    X = te::placeholder({4, 8, 8}, DataType::f32(), "X");
+    W = te::placeholder({16, 4, 3, 3}, DataType::f32(), "W");
+    pad = te::compute(
+        {4, 10, 10},
+        [&](Expr c, Expr y, Expr x) {
+          return if_then_else(y >= 1 && y < 9 && x >= 1 && x < 9, X(c, y - 1, x - 1), 0.0f);
+        },
+        "pad");
+    te::IterVar rc = te::reduce_axis(0, 4, "rc"), ky = te::reduce_axis(0, 3, "ky"),
+                kx = te::reduce_axis(0, 3, "kx");
+    conv = te::compute(
+        {16, 8, 8},
+        [&](Expr m, Expr y, Expr x) {
+          return te::sum(pad(rc, y + ky, x + kx) * W(m, rc, ky, kx), {rc, ky, kx});
+        },
+        "conv");
+  }
+  ComputeDAG dag() const { return ComputeDAG({conv}, {X, W, conv}, avx512()); }
+};
+
 std::string all_sketches(const ComputeDAG& dag) {
   std::string out;
   std::vector<Sketch> sketches = generate_sketches(dag);
@@ -132,6 +157,42 @@ TEST(ComputeDagTest, UnpackingConsumers) {
   EXPECT_EQ(ComputeDAG({half}, {X, half}, avx512()).str(),
             "  c [4, 3, 2]\n"
             "  half [4, 6]: output\n");
+}
+
+// A padded input is inlined into the conv (its bounds checks in the conv's inner loop), or
+// computed once at root: twice the conv's own sketches. Ansor inlines it always.
+TEST(SketchTest, APaddedInputIsInlinedOrComputedOnce) {
+  ComputeDAG dag = PaddedConv().dag();
+  EXPECT_EQ(dag.str(),
+            "  pad [4, 10, 10]: guarded window\n"
+            "  conv [16, 8, 8]: output, reduce 4x3x3, data reuse\n");
+  EXPECT_EQ(all_sketches(dag),
+            "sketch 0\n"
+            "  pad: inlined\n"
+            "  conv: cache write: conv.local tiled SSRSRS, computed at tile level 1 of conv\n"
+            "sketch 1\n"
+            "  pad: at root\n"
+            "  conv: cache write: conv.local tiled SSRSRS, computed at tile level 1 of conv\n"
+            "sketch 2\n"
+            "  pad: inlined\n"
+            "  conv: cache write: conv.local tiled SSRSRS, computed at tile level 2 of conv\n"
+            "sketch 3\n"
+            "  pad: at root\n"
+            "  conv: cache write: conv.local tiled SSRSRS, computed at tile level 2 of conv\n"
+            "sketch 4\n"
+            "  pad: inlined\n"
+            "  conv: tiled SSRSRS at root\n"
+            "sketch 5\n"
+            "  pad: at root\n"
+            "  conv: tiled SSRSRS at root\n");
+  // A guarded stage that an elementwise stage reads is inlined as any other.
+  PaddedConv c;
+  Tensor twice = te::compute(
+      {4, 10, 10}, [&](Expr ch, Expr y, Expr x) { return c.pad(ch, y, x) * 2.0f; }, "twice");
+  ComputeDAG elementwise({twice}, {c.X, twice}, avx512());
+  EXPECT_EQ(elementwise.str(),
+            "  pad [4, 10, 10]: elementwise into twice\n"
+            "  twice [4, 10, 10]: output\n");
 }
 
 // The blocked tile is fused into its unpacking consumer as into an elementwise one.
