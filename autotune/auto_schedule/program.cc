@@ -292,11 +292,10 @@ constexpr double kRegisterTileShare = 0.5;
 // most such tiles spill or leave the vector loop ragged): the last axis, the vector loop, one or
 // two whole vectors; the other axes' innermost extents drawn so that the tile's accumulator
 // vectors fit CpuModel::accumulator_registers and, where a few draws find one, number at least
-// `chains`; the levels above uniform. Where no whole vectors
-// divide the last axis but it is longer than one, the vector loop is one vector and the last
-// tile ragged, as the template's columns are (28 columns as 8 + 8 + 8 + 4 on AVX2: uniform
-// divisors of 28 leave every vector loop partial). nullopt when the last axis is shorter than a
-// vector.
+// `chains`; the levels above uniform. Where no whole vectors divide the last axis but it is
+// longer than one, the vector loop is one vector and the last tile ragged, as the template's
+// columns are (28 columns as 8 + 8 + 8 + 4 on AVX2: uniform divisors of 28 leave every vector
+// loop partial). nullopt when the last axis is shorter than a vector.
 constexpr int kRegisterTileDraws = 8;
 std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
     const std::vector<int64_t>& spatial, int lanes, int accumulators, int chains,
@@ -308,12 +307,10 @@ std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
   }
   if (vectors.empty() && spatial.back() > lanes) vectors.push_back(lanes);
   if (vectors.empty()) return std::nullopt;
-  int64_t vector_count = 0;
   auto draw = [&] {
     std::vector<int64_t> inner(spatial.size(), 1);
     inner.back() = pick(vectors, rng);
-    vector_count = inner.back() / lanes;
-    int64_t budget = std::max<int64_t>(1, accumulators / vector_count);
+    int64_t budget = std::max<int64_t>(1, accumulators / (inner.back() / lanes));
     std::vector<size_t> order(spatial.size() - 1);
     std::iota(order.begin(), order.end(), size_t{0});
     std::shuffle(order.begin(), order.end(), rng);
@@ -331,7 +328,7 @@ std::optional<std::vector<std::vector<int64_t>>> sample_register_tile(
   int64_t most = 0;
   for (int attempt = 0; attempt < kRegisterTileDraws && most < chains; ++attempt) {
     std::vector<int64_t> d = draw();
-    int64_t acc = vector_count * (product(d) / d.back());
+    int64_t acc = product(d) / lanes;  // the vector loop is whole vectors
     if (acc > most) most = acc, inner = std::move(d);
   }
   std::vector<std::vector<int64_t>> tiles;
@@ -548,13 +545,13 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
       int64_t covered = covered_extent(extent, sp.tiles[a]);
       std::vector<int64_t> levels = sp.tiles[a];
       levels.insert(levels.begin(), covered / product(sp.tiles[a]));
-      // A ragged innermost level stays as it is: the levels above divide the rounded-up axis.
+      // A ragged innermost level stays as it is: the levels above divide the rounded-up axis (at
+      // least two tiles of it, so one of them has a factor to move).
       size_t movable = covered == extent ? levels.size() : levels.size() - 1;
       std::vector<size_t> from;
       for (size_t l = 0; l < movable; ++l) {
         if (levels[l] > 1) from.push_back(l);
       }
-      if (from.empty() || movable < 2) return out;
       size_t src = pick(from, rng);
       size_t dst = std::uniform_int_distribution<size_t>(0, movable - 2)(rng);
       if (dst >= src) ++dst;

@@ -33,7 +33,7 @@ void expand(const ComputeDAG& dag, std::vector<StagePlan> plans, size_t s,
   if (f.placeholder) return go({SketchRule::kRoot});
   // A padded input: inlined (its bounds checks in the reduction's inner loop), or computed once
   // (at root, or at a loop of the output: compute_location.h).
-  if (f.guarded_window && !f.output) {
+  if (f.guarded_window) {
     go({SketchRule::kInline});
     return go({SketchRule::kRoot});
   }
