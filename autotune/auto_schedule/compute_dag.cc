@@ -120,6 +120,10 @@ std::optional<std::vector<BlockedRead>> blocked_read(const std::vector<PrimExpr>
   return out;
 }
 
+double points(const std::vector<int64_t>& extents) {
+  return std::accumulate(extents.begin(), extents.end(), 1.0, std::multiplies<>());
+}
+
 std::string blocked_read_str(const BlockedRead& r) {
   if (r.block == 0) return std::to_string(r.axis);
   return fmt::format("{}{}{}", r.axis, r.inner ? "%" : "/", r.block);
@@ -148,9 +152,6 @@ ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> 
       f.reduction = !c->reduce_axis.empty();
       bodies[i].visit_expr(c->body);
       f.expensive = bodies[i].calls;
-      auto points = [](const std::vector<int64_t>& v) {
-        return std::accumulate(v.begin(), v.end(), 1.0, std::multiplies<>());
-      };
       flops_ +=
           points(f.spatial) * points(f.reduce) *
           static_cast<double>(std::max<int64_t>(1, bodies[i].float_ops + (f.reduction ? 1 : 0)));
@@ -197,6 +198,19 @@ ComputeDAG::ComputeDAG(std::vector<te::Tensor> outputs, std::vector<te::Tensor> 
                        c->body.as<IfThenElseExprNode>() != nullptr &&
                        std::all_of(f.consumers.begin(), f.consumers.end(),
                                    [&](size_t r) { return stages_[r].reduction; });
+    // Reads of a consumer's body times its points (reduction points included), per point of i.
+    auto reads_per_point = [&](size_t r) {
+      double n = static_cast<double>(
+          std::count_if(bodies[r].reads.begin(), bodies[r].reads.end(),
+                        [&](const BodyFacts::Read& read) { return read.op.same_as(st[i]->op); }));
+      return n * points(stages_[r].spatial) * points(stages_[r].reduce) / points(f.spatial);
+    };
+    // Scalars (a scale, an epsilon) are constants, not reads that a transform combines.
+    auto tensor_reads = std::count_if(bodies[i].reads.begin(), bodies[i].reads.end(),
+                                      [](const BodyFacts::Read& r) { return !r.indices.empty(); });
+    f.reread_transform = c && !f.reduction && !f.output && tensor_reads >= 2 &&
+                         std::any_of(f.consumers.begin(), f.consumers.end(),
+                                     [&](size_t r) { return reads_per_point(r) > 1; });
   }
   if (outputs_.size() == 1) output_stage_ = index_of(outputs_[0].op());
   // Elementwise consumers: every read of the producer indexes it by the consumer's axes in order
@@ -247,6 +261,7 @@ std::string ComputeDAG::str() const {
     if (f.rfactor_pays) facts.emplace_back("rfactor pays");
     if (f.expensive) facts.emplace_back("expensive");
     if (f.guarded_window) facts.emplace_back("guarded window");
+    if (f.reread_transform) facts.emplace_back("re-read transform");
     if (f.elementwise_consumer != kNoStage)
       facts.push_back(fmt::format("elementwise into {}", stages_[f.elementwise_consumer].name));
     if (f.unpacking_consumer != kNoStage) {

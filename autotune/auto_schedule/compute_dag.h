@@ -37,6 +37,11 @@ struct StageFacts {
   // or a pool over its windows). Inlined, each of the reduction's reads checks the bounds in its
   // innermost loop; at root, the check runs once per element.
   bool guarded_window = false;
+  // Its value combines several reads of tensors (a transform, as Winograd's input and output tiles
+  // are made), and some stage reads each of its points more than once (Winograd's GEMM reads a
+  // transformed input tile once per output channel): inlined, it would be computed again at every
+  // read.
+  bool reread_transform = false;
   // A reduction that reads some tensor at the same point for every value of a spatial axis (of
   // extent > 1) of its own: matmul's A across j, a conv's input across output channels. Tiling
   // it in several levels keeps the reused data in registers and caches (Ansor's

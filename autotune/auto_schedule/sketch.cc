@@ -37,8 +37,9 @@ void expand(const ComputeDAG& dag, std::vector<StagePlan> plans, size_t s,
     go({SketchRule::kInline});
     return go({SketchRule::kRoot});
   }
-  // An expensive stage that several stages read would be computed once per reader.
-  if (!f.reduction && !f.output && !(f.expensive && f.consumers.size() > 1))
+  // An expensive stage that several stages read would be computed once per reader, a transform
+  // that a stage re-reads once per read.
+  if (!f.reduction && !f.output && !(f.expensive && f.consumers.size() > 1) && !f.reread_transform)
     return go({SketchRule::kInline});
   if (f.data_reuse) {
     // te computes no output inside another stage.

@@ -3,7 +3,8 @@
 // open for the annotation (program.h). The rules, visiting the stages from the outputs back:
 // - always inline: a compute without reduction that is not an output, unless it calls an
 //   intrinsic (exp, ...) and several stages read it (Ansor never inlines those; inlined into one
-//   reader, as a sigmoid into a swish, it costs nothing extra);
+//   reader, as a sigmoid into a swish, it costs nothing extra), or it is a transform that a
+//   reader reads more than once per point (StageFacts::reread_transform: Winograd's tiles);
 // - a padded input of a reduction (StageFacts::guarded_window) is inlined or left at root (two
 //   sketches; Ansor always inlines it);
 // - multi-level tiling: a reduction with data reuse is tiled SSRSRS (four levels of each

@@ -166,6 +166,31 @@ Case padded_conv(int64_t channels, int64_t out_channels, int64_t height, int64_t
   return c;
 }
 
+// A matmul over a transform of its input (pairs of A's columns summed, as Winograd's GEMM reads
+// transformed tiles): the transform computed once at root, or at a loop of the output.
+Case transform_matmul(int64_t m, int64_t n, int64_t k) {
+  Tensor A = te::placeholder({m, 2 * k}, DataType::f32(), "A");
+  Tensor B = te::placeholder({k, n}, DataType::f32(), "B");
+  Tensor T =
+      te::compute({m, k}, [&](Expr i, Expr x) { return A(i, x * 2) + A(i, x * 2 + 1); }, "T");
+  te::IterVar r = te::reduce_axis(0, k, "k");
+  Tensor C =
+      te::compute({m, n}, [&](Expr i, Expr j) { return te::sum(T(i, r) * B(r, j), {r}); }, "C");
+  Case c{"transform_matmul",
+         {A, B, C},
+         {testing::random_array({m, 2 * k}), testing::random_array({k, n})},
+         {}};
+  const float *a = c.inputs[0].data<float>(), *b = c.inputs[1].data<float>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t x = 0; x < k; ++x)
+        acc += (double(a[i * 2 * k + 2 * x]) + a[i * 2 * k + 2 * x + 1]) * b[x * n + j];
+      c.want.push_back(static_cast<float>(acc));
+    }
+  return c;
+}
+
 ComputeDAG dag_of(const Case& c) { return ComputeDAG({c.args.back()}, c.args, host()); }
 
 std::string lowered(const ComputeDAG& dag, const te::Schedule& s) {
@@ -190,6 +215,7 @@ Case task_case(const std::string& name) {
   if (name == "blocked_matmul") return blocked_matmul(12, 48, 20, 16);
   if (name == "ragged_matmul") return matmul_relu(20, 36, 24);  // 36: no whole vectors divide it
   if (name == "padded_conv") return padded_conv(3, 8, 6, 20);
+  if (name == "transform_matmul") return transform_matmul(24, 32, 20);
   return softmax(6, 128);
 }
 
@@ -235,7 +261,8 @@ TEST_P(ProgramTest, MutationsKeepProgramsValid) {
 
 INSTANTIATE_TEST_SUITE_P(Tasks, ProgramTest,
                          ::testing::Values("matmul_relu", "matmul", "blocked_matmul",
-                                           "ragged_matmul", "padded_conv", "softmax"),
+                                           "ragged_matmul", "padded_conv", "transform_matmul",
+                                           "softmax"),
                          [](const auto& info) { return info.param; });
 
 // Softmax's statistics may be computed per row of the output (a compute location), and such

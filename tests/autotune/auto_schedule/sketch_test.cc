@@ -195,6 +195,51 @@ TEST(SketchTest, APaddedInputIsInlinedOrComputedOnce) {
             "  twice [4, 10, 10]: output\n");
 }
 
+// A transform (pairs summed: T[i, k] = A[i, 2k] + A[i, 2k + 1], as Winograd's tiles combine
+// their inputs) that a matmul reads once per output column is computed once at root: inlined,
+// it would be summed again for every column. Scaling by a scalar is no transform, and a transform
+// that its reader reads point for point, or a stencil that reads each point once, is inlined.
+TEST(SketchTest, ATransformThatIsReReadIsComputedOnce) {
+  Tensor A = te::placeholder({8, 32}, DataType::f32(), "A");
+  Tensor B = te::placeholder({16, 8}, DataType::f32(), "B");
+  Tensor scale = te::placeholder({}, DataType::f32(), "scale");
+  Tensor T =
+      te::compute({8, 16}, [&](Expr i, Expr k) { return A(i, k * 2) + A(i, k * 2 + 1); }, "T");
+  te::IterVar r = te::reduce_axis(0, 16, "r");
+  Tensor C =
+      te::compute({8, 8}, [&](Expr i, Expr j) { return te::sum(T(i, r) * B(r, j), {r}); }, "C");
+  ComputeDAG dag({C}, {A, B, C}, avx512());
+  EXPECT_EQ(dag.str(),
+            "  T [8, 16]: re-read transform\n"
+            "  C [8, 8]: output, reduce 16, data reuse\n");
+  for (const Sketch& s : generate_sketches(dag)) EXPECT_EQ(s.plans[2].rule, SketchRule::kRoot);
+
+  Tensor S = te::compute({8, 16}, [&](Expr i, Expr k) { return A(i, k) * scale(); }, "S");
+  te::IterVar r2 = te::reduce_axis(0, 16, "r2");
+  Tensor D =
+      te::compute({8, 8}, [&](Expr i, Expr j) { return te::sum(S(i, r2) * B(r2, j), {r2}); }, "D");
+  ComputeDAG scaled({D}, {A, B, scale, D}, avx512());
+  EXPECT_EQ(scaled.str(),
+            "  S [8, 16]\n"
+            "  D [8, 8]: output, reduce 16, data reuse\n");
+
+  Tensor relu =
+      te::compute({8, 16}, [&](Expr i, Expr k) { return te::max(T(i, k), 0.0f); }, "relu");
+  EXPECT_EQ(ComputeDAG({relu}, {A, relu}, avx512()).str(),
+            "  T [8, 16]: elementwise into relu\n"
+            "  relu [8, 16]: output\n");
+  Tensor pairs =
+      te::compute({8, 8}, [&](Expr i, Expr k) { return T(i, k * 2) + T(i, k * 2 + 1); }, "pairs");
+  Tensor overlapping =
+      te::compute({8, 15}, [&](Expr i, Expr k) { return T(i, k) + T(i, k + 1); }, "overlapping");
+  EXPECT_EQ(ComputeDAG({pairs}, {A, pairs}, avx512()).str(),
+            "  T [8, 16]\n"
+            "  pairs [8, 8]: output\n");
+  EXPECT_EQ(ComputeDAG({overlapping}, {A, overlapping}, avx512()).str(),
+            "  T [8, 16]: re-read transform\n"
+            "  overlapping [8, 15]: output\n");
+}
+
 // The blocked tile is fused into its unpacking consumer as into an elementwise one.
 TEST(SketchTest, BlockedTileFusesIntoItsUnpackingConsumer) {
   EXPECT_EQ(all_sketches(BlockedMatmul(8, 32, 16, 8).dag()),
