@@ -120,41 +120,52 @@ double time_calls(const runtime::Function& f, const std::vector<runtime::Arg>& a
 }
 
 struct Timing {
-  std::vector<double> costs_s;
+  std::vector<double> costs_s, baseline_costs_s;
   int number = 0;
 };
 
-// A warm-up call, then `repeat` measurements of `number` calls each. A measurement shorter than
-// min_repeat_ms is redone with more calls, as TVM's time_evaluator does: the count the last
-// measurement suggests, but at least 1.618 times the previous one.
-Timing time_function(const runtime::Function& f, const std::vector<runtime::Arg>& args,
-                     const MeasureOptions& opt) {
+// Seconds per call of one measurement of `f`: `number` calls, raised until they take
+// min_repeat_ms as TVM's time_evaluator does (the count the last measurement suggests, but at least
+// 1.618 times the previous one). With cache flushes every call is timed alone, and reaching
+// min_repeat_ms of kernel time could take thousands of flushes: `number` stays as given.
+double measure_once(const runtime::Function& f, const std::vector<runtime::Arg>& args, int& number,
+                    const MeasureOptions& opt, CacheFlusher* flusher) {
   constexpr int kMaxNumber = 1 << 30;
+  double t = time_calls(f, args, number, flusher);
+  while (!flusher && t * 1e3 < opt.min_repeat_ms && number < kMaxNumber) {
+    double per_call_s = std::max(t / number, 1e-9);
+    double wanted =
+        std::max(std::ceil(opt.min_repeat_ms * 1e-3 / per_call_s), std::ceil(number * 1.618));
+    number = static_cast<int>(std::min<double>(wanted, kMaxNumber));
+    t = time_calls(f, args, number, flusher);
+  }
+  // Calls faster than the clock can tell still cost something: records hold positive costs.
+  return std::max(t / number, 1e-9);
+}
+
+// A warm-up call of each, then `repeat` measurements of `f`, each after one of `baseline`.
+Timing time_function(const runtime::Function& f, const runtime::Function* baseline,
+                     const std::vector<runtime::Arg>& args, const MeasureOptions& opt) {
   std::optional<CacheFlusher> flusher;
   if (opt.flush_cache) flusher.emplace();
+  CacheFlusher* flush = flusher ? &*flusher : nullptr;
+  if (baseline) baseline->call(args);
   f.call(args);
-  Timing timing{{}, opt.number};
+  Timing timing{{}, {}, opt.number};
+  int baseline_number = opt.number;
   for (int r = 0; r < opt.repeat; ++r) {
-    double t = time_calls(f, args, timing.number, flusher ? &*flusher : nullptr);
-    // With cache flushes every run is timed alone, and reaching min_repeat_ms of kernel time
-    // could take thousands of flushes: number stays as given.
-    while (!flusher && t * 1e3 < opt.min_repeat_ms && timing.number < kMaxNumber) {
-      double per_call_s = std::max(t / timing.number, 1e-9);
-      double wanted = std::max(std::ceil(opt.min_repeat_ms * 1e-3 / per_call_s),
-                               std::ceil(timing.number * 1.618));
-      timing.number = static_cast<int>(std::min<double>(wanted, kMaxNumber));
-      t = time_calls(f, args, timing.number, flusher ? &*flusher : nullptr);
-    }
-    // Calls faster than the clock can tell still cost something: records hold positive costs.
-    timing.costs_s.push_back(std::max(t / timing.number, 1e-9));
+    if (baseline)
+      timing.baseline_costs_s.push_back(measure_once(*baseline, args, baseline_number, opt, flush));
+    timing.costs_s.push_back(measure_once(f, args, timing.number, opt, flush));
   }
   return timing;
 }
 
 // ---------------- the pipe protocol ----------------
 // The child writes kBuiltMark once the build succeeds, then one result frame:
-// kResultMark, error (1 byte), number (int32), cost count (uint32), costs (doubles), message
-// length (uint32), message. The mark tells the parent which phase a crash or a hang was in.
+// kResultMark, error (1 byte), number (int32), cost count (uint32), costs (doubles), baseline
+// cost count (uint32), baseline costs (doubles), message length (uint32), message. The mark tells
+// the parent which phase a crash or a hang was in.
 constexpr char kBuiltMark = 'B';
 constexpr char kResultMark = 'R';
 constexpr size_t kMaxMessage = 4000;
@@ -170,6 +181,8 @@ std::string encode_result(MeasureError error, const std::string& message, const 
   put(out, static_cast<int32_t>(timing.number));
   put(out, static_cast<uint32_t>(timing.costs_s.size()));
   for (double c : timing.costs_s) put(out, c);
+  put(out, static_cast<uint32_t>(timing.baseline_costs_s.size()));
+  for (double c : timing.baseline_costs_s) put(out, c);
   std::string msg = message.substr(0, kMaxMessage);
   put(out, static_cast<uint32_t>(msg.size()));
   return out + msg;
@@ -218,6 +231,9 @@ Received decode(const std::string& data) {
   uint32_t count = in.get<uint32_t>();
   if (!in.ok() || count > (1u << 20)) return r;
   for (uint32_t i = 0; i < count; ++i) m.costs_s.push_back(in.get<double>());
+  uint32_t baseline_count = in.get<uint32_t>();
+  if (!in.ok() || baseline_count > (1u << 20)) return r;
+  for (uint32_t i = 0; i < baseline_count; ++i) m.baseline_costs_s.push_back(in.get<double>());
   uint32_t length = in.get<uint32_t>();
   if (!in.ok() || length > kMaxMessage) return r;
   m.message = in.get_string(length);
@@ -248,7 +264,8 @@ std::string exception_message(std::exception_ptr e) {
 // Everything the child does; returns the result frame. Never throws.
 std::string run_child(int fd, const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,
-                      const std::vector<runtime::NDArray>& refs, const MeasureOptions& opt) {
+                      const std::vector<runtime::NDArray>& refs, const MeasureOptions& opt,
+                      const runtime::Function* baseline) {
   runtime::Module module;
   runtime::Function f;
   try {
@@ -274,7 +291,7 @@ std::string run_child(int fd, const CandidateBuilder& build, const std::string& 
           compare_output(fmt::format("output {}", o), outputs[o], refs[o], opt.rtol);
       if (!mismatch.empty()) return encode_result(MeasureError::kWrongAnswer, mismatch, {});
     }
-    return encode_result(MeasureError::kNone, "", time_function(f, args, opt));
+    return encode_result(MeasureError::kNone, "", time_function(f, baseline, args, opt));
   } catch (...) {
     return encode_result(MeasureError::kRuntimeError, exception_message(std::current_exception()),
                          {});
@@ -348,7 +365,7 @@ std::string compare_output(const std::string& what, const runtime::NDArray& got_
 MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,
                       const std::vector<runtime::NDArray>& reference_outputs,
-                      const MeasureOptions& opt) {
+                      const MeasureOptions& opt, const runtime::Function* baseline) {
   validate(reference_outputs, opt);
   auto start = Clock::now();
   int fds[2];
@@ -366,7 +383,8 @@ MeasureResult measure(const CandidateBuilder& build, const std::string& function
   }
   if (pid == 0) {
     close(fds[0]);
-    write_all(fds[1], run_child(fds[1], build, function_name, inputs, reference_outputs, opt));
+    write_all(fds[1],
+              run_child(fds[1], build, function_name, inputs, reference_outputs, opt, baseline));
     _exit(0);  // no atexit handlers or static destructors: they belong to the parent
   }
   close(fds[1]);

@@ -37,6 +37,9 @@ struct MeasureResult {
   std::string message;          // empty for kNone
   std::vector<double> costs_s;  // kNone: `repeat` mean seconds per run; empty on error
   int number = 0;               // runs per measurement actually used (kNone only)
+  // kNone with a baseline: its mean seconds per run, one per measurement, each timed just before
+  // the candidate's measurement of the same position.
+  std::vector<double> baseline_costs_s;
   double elapsed_s = 0;  // wall time of the whole measurement, build included (AutoTVM's all_cost)
   // The mean of costs_s; +infinity on error, so that errors sort last.
   double mean_cost_s() const;
@@ -70,9 +73,15 @@ using CandidateBuilder = std::function<runtime::Module()>;
 std::string compare_output(const std::string& what, const runtime::NDArray& got,
                            const runtime::NDArray& want, double rtol, double* max_diff = nullptr);
 
+//
+// `baseline`, when given (a kernel of the same signature built before the call, such as the
+// compiler's own schedule of the candidate's group: the child inherits it), is timed in turns with
+// the candidate, one of its measurements before each of the candidate's, with the same options and
+// arguments. On a machine whose speed drifts (a shared VM's slow phases last seconds), the ratio of
+// the two is steadier than either cost.
 MeasureResult measure(const CandidateBuilder& build, const std::string& function_name,
                       const std::vector<runtime::NDArray>& inputs,
                       const std::vector<runtime::NDArray>& reference_outputs,
-                      const MeasureOptions& opt);
+                      const MeasureOptions& opt, const runtime::Function* baseline = nullptr);
 
 }  // namespace tessel::autotune

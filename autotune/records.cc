@@ -140,18 +140,24 @@ void read_identity(const Json& j, TuningRecord& r) {
   }
 }
 
-// A measurement's fields, or a version-1 line's verdict.
-void read_measurement(const Json& j, int version, TuningRecord& r) {
-  const Json& costs = field(j, "costs");
+// An array of costs: seconds, each finite and positive (a zero cost would be an infinite speed:
+// XGBoost's labels, best cost / cost, would turn NaN).
+std::vector<double> positive_costs(const Json& costs) {
   if (!costs.is_array())
-    throw Error(fmt::format("field \"costs\" must be an array, got {}", costs.dump()));
+    throw Error(fmt::format("a costs field must be an array, got {}", costs.dump()));
+  std::vector<double> out;
   for (const Json& c : costs) {
-    // A zero cost would be an infinite speed: XGBoost's labels (best cost / cost) turn NaN.
     if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() <= 0) {
       throw Error(fmt::format("cost {} is not a positive number of seconds", c.dump()));
     }
-    r.costs.push_back(c.get<double>());
+    out.push_back(c.get<double>());
   }
+  return out;
+}
+
+// A measurement's fields, or a version-1 line's verdict.
+void read_measurement(const Json& j, int version, TuningRecord& r) {
+  r.costs = positive_costs(field(j, "costs"));
   std::string error = string_field(j, "error");
   r.error_msg = string_field(j, "error_msg");
   std::optional<VerdictKind> kind = version == 1 ? version1_verdict(error) : std::nullopt;
@@ -284,6 +290,7 @@ std::string record_to_line(const TuningRecord& r) {
   j["config"] = std::move(config);
   j["config_index"] = r.config_index;
   if (r.auto_schedule) j["steps"] = r.steps;
+  if (!r.fallback_costs.empty()) j["fallback_costs"] = r.fallback_costs;
   if (r.verdict) {
     j["verdict"] = verdict_kind_name(r.verdict->kind);
     j["tuned_ms"] = r.verdict->tuned_ms;
@@ -329,6 +336,7 @@ TuningRecord record_from_line(const std::string& line) {
     read_measurement(j, version, r);
     r.auto_schedule = true;
     r.steps = string_field(j, "steps");
+    if (auto f = j.find("fallback_costs"); f != j.end()) r.fallback_costs = positive_costs(*f);
     if (r.steps.empty() != r.fallback)
       throw Error("an auto_schedule record has steps exactly when it is not the fallback");
   } else {

@@ -102,6 +102,22 @@ class TaskSearch {
     record(writer, 0, "", true, measure_with(build));
   }
 
+  // Builds the fallback here, once its cost is known, to be timed in turns with every program:
+  // each program's costs are then its times over the fallback's time just before, in the
+  // fallback's measured cost (`reference_s_`). On the shared 2-core VM, a slow phase during the
+  // fallback's one measurement made programs measured later look 1.5x faster than it, gains the
+  // model check then found in no model (docs/auto-scheduler.md).
+  void prepare_baseline() {
+    if (baseline_ || baseline_failed_ || !std::isfinite(fallback_cost())) return;
+    try {
+      baseline_module_ = build_fallback();
+      baseline_ = baseline_module_.get_function(comp_.group.name);
+      reference_s_ = fallback_cost();
+    } catch (const std::exception&) {  // measured in a child, it built; here it did not
+      baseline_failed_ = true;
+    }
+  }
+
   // Proposes up to `n` programs not measured yet by the evolutionary search (best first).
   std::vector<Program> propose(CostModel& model, int n) {
     std::vector<Program> population, randoms;
@@ -166,7 +182,8 @@ class TaskSearch {
     uint64_t key = steps_key(steps);
     if (pooled_.count(key)) return std::nullopt;
     CandidateBuilder build = [this, &steps] { return build_steps(steps); };
-    MeasureResult m = measure_with(build);
+    prepare_baseline();
+    MeasureResult m = measure_with(build, baseline_ ? &*baseline_ : nullptr);
     double cost = record(writer, key, steps, false, m);
     programs_.emplace_back(key, p);
     ++result_.trials;
@@ -174,19 +191,24 @@ class TaskSearch {
     return cost;
   }
 
-  // The best program and the fallback measured again, in turns, so that neither the chosen
-  // program nor the reported speed-up rests on one lucky measurement.
+  // The best program measured again (in turns with the fallback; without a baseline, the fallback
+  // too, after it), so that neither the chosen program nor the reported speed-up rests on one
+  // lucky measurement.
   void remeasure_best(RecordWriter& writer, int rounds) {
     if (result_.trials == 0) return;  // a resumed run with nothing new: no lines on every resume
     std::optional<uint64_t> best = chosen();
     if (!best || pooled_.at(*best).fallback) return;
+    std::vector<uint64_t> keys = {*best};
+    // Costs in the reference's time need the reference to stay: no new fallback costs then.
+    if (!baseline_) keys.push_back(fallback_key());
     for (int r = 0; r < rounds; ++r) {
-      for (uint64_t key : {*best, fallback_key()}) {
+      for (uint64_t key : keys) {
         Pooled entry = pooled_.at(key);  // a copy: recording adds to the pool
         CandidateBuilder build = [this, &entry] {
           return entry.fallback ? build_fallback() : build_steps(entry.steps);
         };
-        record(writer, key, entry.steps, entry.fallback, measure_with(build));
+        record(writer, key, entry.steps, entry.fallback,
+               measure_with(build, entry.fallback || !baseline_ ? nullptr : &*baseline_));
       }
     }
   }
@@ -235,15 +257,17 @@ class TaskSearch {
   // kBuildAllowanceS to build, and times out (a failure the cost model learns) beyond it.
   static constexpr double kSlowestRatio = 20;
   static constexpr double kBuildAllowanceS = 3;
-  MeasureResult measure_with(const CandidateBuilder& build) const {
+  MeasureResult measure_with(const CandidateBuilder& build,
+                             const runtime::Function* baseline = nullptr) const {
     MeasureOptions m = opt_.measure;
     double fallback = fallback_cost();
     if (std::isfinite(fallback)) {
       double slowest = kSlowestRatio * fallback;
       double timed = m.repeat * std::max(m.min_repeat_ms / 1e3, m.number * slowest);
+      if (baseline) timed += m.repeat * std::max(m.min_repeat_ms / 1e3, m.number * fallback);
       m.timeout_s = std::min(m.timeout_s, kBuildAllowanceS + slowest + timed);
     }
-    return autotune::measure(build, comp_.group.name, data_.inputs, data_.references, m);
+    return autotune::measure(build, comp_.group.name, data_.inputs, data_.references, m, baseline);
   }
 
   double record(RecordWriter& writer, uint64_t key, const std::string& steps, bool fallback,
@@ -261,8 +285,12 @@ class TaskSearch {
     r.fallback = fallback;
     r.auto_schedule = true;
     r.steps = steps;
+    if (!m.baseline_costs_s.empty() && m.error == MeasureError::kNone) {
+      r.fallback_costs = m.baseline_costs_s;
+      for (size_t i = 0; i < r.costs.size(); ++i) r.costs[i] *= reference_s_ / r.fallback_costs[i];
+    }
     writer.write(r);
-    return pool(key, steps, fallback, m.costs_s, m.error != MeasureError::kNone);
+    return pool(key, steps, fallback, r.costs, m.error != MeasureError::kNone);
   }
 
   double pool(uint64_t key, const std::string& steps, bool fallback,
@@ -318,6 +346,12 @@ class TaskSearch {
   KernelData data_;
   std::map<uint64_t, Pooled> pooled_;
   std::optional<uint64_t> fallback_;
+  // The fallback built here, timed in turns with each program (prepare_baseline), and its
+  // measured cost, the time base of the programs' costs.
+  runtime::Module baseline_module_;
+  std::optional<runtime::Function> baseline_;
+  bool baseline_failed_ = false;
+  double reference_s_ = 0;
   std::set<uint64_t> vetoed_;                           // by the model check of an earlier run
   std::vector<std::pair<uint64_t, Program>> programs_;  // measured in this run
   std::set<std::string> seen_;                          // programs proposed and taken

@@ -111,6 +111,25 @@ TEST(MeasureTest, RepeatAndCacheFlushAreHonoured) {
   EXPECT_EQ(r.number, 2);
 }
 
+// A baseline (here a function that sleeps 2 ms a call) is timed once before each of the
+// candidate's measurements, with its own number of runs; without one, there are no baseline costs.
+TEST(MeasureTest, ABaselineIsTimedInTurnsWithTheCandidate) {
+  MatmulProblem p;
+  MeasureOptions opt = quick();
+  opt.repeat = 4;
+  runtime::Function sleeper("sleeper", [](const TesselValue*, const int32_t*, int32_t) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  });
+  MeasureResult r = measure(matmul_candidate(), "mm", p.inputs, p.reference, opt, &sleeper);
+  ASSERT_EQ(r.error, MeasureError::kNone) << r.message;
+  ASSERT_EQ(r.costs_s.size(), 4u);
+  ASSERT_EQ(r.baseline_costs_s.size(), 4u);
+  for (double c : r.baseline_costs_s) EXPECT_GE(c, 0.002);
+  EXPECT_LT(*std::max_element(r.costs_s.begin(), r.costs_s.end()), 0.002);
+  EXPECT_TRUE(
+      measure(matmul_candidate(), "mm", p.inputs, p.reference, opt).baseline_costs_s.empty());
+}
+
 TEST(MeasureTest, MinRepeatMsRaisesNumber) {
   MatmulProblem p;
   MeasureOptions opt = quick();

@@ -60,6 +60,7 @@ void expect_same(const TuningRecord& a, const TuningRecord& b) {
   EXPECT_EQ(a.timestamp, b.timestamp);
   EXPECT_EQ(a.auto_schedule, b.auto_schedule);
   EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.fallback_costs, b.fallback_costs);
 }
 
 // A fresh path in the test temp dir (any old file removed).
@@ -546,6 +547,13 @@ TEST(Records, AutoScheduleRecordsKeepTheirSteps) {
   std::string line = record_to_line(r);
   EXPECT_NE(line.find(R"("v":3,"kind":"auto_schedule")"), std::string::npos) << line;
   expect_same(record_from_line(line), r);
+  // The fallback's costs timed in turns with the program round-trip too, and are costs.
+  TuningRecord paired = r;
+  paired.fallback_costs = {1e-3, 1.5e-3};
+  std::string paired_line = record_to_line(paired);
+  expect_same(record_from_line(paired_line), paired);
+  paired_line.replace(paired_line.find("0.0015"), 6, "-1");
+  EXPECT_THROW(record_from_line(paired_line), Error);
   TuningRecord fallback = r;
   fallback.steps.clear();
   fallback.fallback = true;
