@@ -90,7 +90,7 @@ struct TuningRecord {
   // An auto-scheduler program timed in turns with the fallback (measure's baseline): the
   // fallback's seconds per run, each measured just before one of the program's. `costs` are then
   // the program's times in the fallback record's time: each raw time times the fallback's median
-  // cost in its record over the fallback's time here.
+  // cost in its record over the fastest of the fallback's times here.
   std::vector<double> fallback_costs;
 
   // median_cost of costs (infinity for a verdict).

@@ -103,8 +103,8 @@ class TaskSearch {
   }
 
   // Builds the fallback here, once its cost is known, to be timed in turns with every program:
-  // each program's costs are then its times over the fallback's time just before, in the
-  // fallback's measured cost (`reference_s_`). On the shared 2-core VM, a slow phase during the
+  // each program's costs are then its times over the fallback's fastest time in the same child, in
+  // the fallback's measured cost (`reference_s_`). On the shared 2-core VM, a slow phase during the
   // fallback's one measurement made programs measured later look 1.5x faster than it, gains the
   // model check then found in no model (docs/auto-scheduler.md).
   void prepare_baseline() {
@@ -286,8 +286,11 @@ class TaskSearch {
     r.auto_schedule = true;
     r.steps = steps;
     if (!m.baseline_costs_s.empty() && m.error == MeasureError::kNone) {
+      // Over the fallback's fastest time here: a hiccup during one of its measurements (up to 3x
+      // its time on this VM) would otherwise pass for a program that fast.
       r.fallback_costs = m.baseline_costs_s;
-      for (size_t i = 0; i < r.costs.size(); ++i) r.costs[i] *= reference_s_ / r.fallback_costs[i];
+      double fastest = *std::min_element(r.fallback_costs.begin(), r.fallback_costs.end());
+      for (double& c : r.costs) c *= reference_s_ / fastest;
     }
     writer.write(r);
     return pool(key, steps, fallback, r.costs, m.error != MeasureError::kNone);
