@@ -73,7 +73,6 @@ using CandidateBuilder = std::function<runtime::Module()>;
 std::string compare_output(const std::string& what, const runtime::NDArray& got,
                            const runtime::NDArray& want, double rtol, double* max_diff = nullptr);
 
-//
 // `baseline`, when given (a kernel of the same signature built before the call, such as the
 // compiler's own schedule of the candidate's group: the child inherits it), is timed in turns with
 // the candidate, one of its measurements before each of the candidate's, with the same options and

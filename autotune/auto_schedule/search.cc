@@ -104,15 +104,15 @@ class TaskSearch {
 
   // Builds the fallback here, once its cost is known, to be timed in turns with every program:
   // each program's costs are then its times over the fallback's fastest time in the same child, in
-  // the fallback's measured cost (`reference_s_`). On the shared 2-core VM, a slow phase during the
-  // fallback's one measurement made programs measured later look 1.5x faster than it, gains the
-  // model check then found in no model (docs/auto-scheduler.md).
+  // the fallback's measured cost (which stays fixed from then on: remeasure_best). On the shared
+  // 2-core VM, a slow phase during the fallback's one measurement made programs measured later
+  // look 1.5x faster than it, gains the model check then found in no model
+  // (docs/auto-scheduler.md).
   void prepare_baseline() {
     if (baseline_ || baseline_failed_ || !std::isfinite(fallback_cost())) return;
     try {
       baseline_module_ = build_fallback();
       baseline_ = baseline_module_.get_function(comp_.group.name);
-      reference_s_ = fallback_cost();
     } catch (const std::exception&) {  // measured in a child, it built; here it did not
       baseline_failed_ = true;
     }
@@ -183,7 +183,7 @@ class TaskSearch {
     if (pooled_.count(key)) return std::nullopt;
     CandidateBuilder build = [this, &steps] { return build_steps(steps); };
     prepare_baseline();
-    MeasureResult m = measure_with(build, baseline_ ? &*baseline_ : nullptr);
+    MeasureResult m = measure_with(build, baseline());
     double cost = record(writer, key, steps, false, m);
     programs_.emplace_back(key, p);
     ++result_.trials;
@@ -207,8 +207,7 @@ class TaskSearch {
         CandidateBuilder build = [this, &entry] {
           return entry.fallback ? build_fallback() : build_steps(entry.steps);
         };
-        record(writer, key, entry.steps, entry.fallback,
-               measure_with(build, entry.fallback || !baseline_ ? nullptr : &*baseline_));
+        record(writer, key, entry.steps, entry.fallback, measure_with(build, baseline()));
       }
     }
   }
@@ -290,7 +289,7 @@ class TaskSearch {
       // its time on this VM) would otherwise pass for a program that fast.
       r.fallback_costs = m.baseline_costs_s;
       double fastest = *std::min_element(r.fallback_costs.begin(), r.fallback_costs.end());
-      for (double& c : r.costs) c *= reference_s_ / fastest;
+      for (double& c : r.costs) c *= fallback_cost() / fastest;
     }
     writer.write(r);
     return pool(key, steps, fallback, r.costs, m.error != MeasureError::kNone);
@@ -312,6 +311,7 @@ class TaskSearch {
     return p.failed ? kInf : median_cost(p.costs);
   }
   bool has_fallback() const { return fallback_.has_value(); }
+  const runtime::Function* baseline() const { return baseline_ ? &*baseline_ : nullptr; }
   uint64_t fallback_key() const { return *fallback_; }
 
   std::optional<uint64_t> chosen() const {
@@ -349,12 +349,10 @@ class TaskSearch {
   KernelData data_;
   std::map<uint64_t, Pooled> pooled_;
   std::optional<uint64_t> fallback_;
-  // The fallback built here, timed in turns with each program (prepare_baseline), and its
-  // measured cost, the time base of the programs' costs.
+  // The fallback built here, timed in turns with each program (prepare_baseline).
   runtime::Module baseline_module_;
   std::optional<runtime::Function> baseline_;
   bool baseline_failed_ = false;
-  double reference_s_ = 0;
   std::set<uint64_t> vetoed_;                           // by the model check of an earlier run
   std::vector<std::pair<uint64_t, Program>> programs_;  // measured in this run
   std::set<std::string> seen_;                          // programs proposed and taken
