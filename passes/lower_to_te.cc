@@ -46,8 +46,9 @@ void check_bfloat_use(const graph::Graph& g, const graph::Node& node) {
 // The anchor's op family and the parameters of the node that its schedule reads.
 topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
   topi::AnchorOp anchor{graph::op_family(node.def())};
+  if (anchor.family == graph::OpFamily::kConv || anchor.family == graph::OpFamily::kConvNCHWc)
+    anchor.groups = node.attr_int("group", 1);  // a depthwise ConvNCHWc keeps its group
   if (anchor.family == graph::OpFamily::kConv) {
-    anchor.groups = node.attr_int("group", 1);
     // ConvTranspose's strides dilate its input instead: it reads unit-stride columns.
     std::vector<int64_t> strides = node.attr_ints("strides", {});
     if (node.op == graph::OpKind::Conv && !strides.empty()) anchor.column_stride = strides.back();

@@ -463,6 +463,39 @@ TEST(ComputeNnTest, DepthwiseConvPadsRowsInsideItsTiles) {
   check(m);
 }
 
+// So does a depthwise conv on blocked activations (a depthwise ConvNCHWc between two packed
+// 1x1 convs; AVX2's blocks of 16 channels): one row of tiles, one output row of one block, pads
+// the 3 input rows it reads, of one block. Its tiles of 4 columns span 16 output columns at
+// stride 1 (14 and a ragged tile) and 8 at stride 2 (7), which read 18 and 17 padded columns.
+TEST(ComputeNnTest, BlockedDepthwiseConvPadsRowsInsideItsTiles) {
+  for (int64_t stride : {1, 2}) {
+    OpGraph m;
+    auto x = m.input("x", f32({1, 64, 14, 14}, 50));
+    auto one_by_one = [&](ValueId in, const std::string& name, uint32_t seed) {
+      return m.b.op("Conv", {in, m.constant(name + "_w", f32({64, 64, 1, 1}, seed))}, {}, name);
+    };
+    ValueId y = m.b.op("Relu", {one_by_one(x, "expand", 51)}, {}, "relu");
+    y = m.b.op("Conv", {y, m.constant("dw_w", f32({64, 1, 3, 3}, 52))},
+               {{"group", int_attr(64)},
+                {"strides", ints_attr({stride, stride})},
+                {"pads", ints_attr({1, 1, 1, 1})}},
+               "dw");
+    m.b.g.outputs = {one_by_one(y, "project", 53)};
+    graph::Graph g = m.b.g;
+    passes::GraphPipelineOptions opt;
+    opt.cpu = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+    passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, opt);
+    auto dw = std::find_if(plan.groups.begin(), plan.groups.end(),
+                           [&](const auto& group) { return g.nodes[group.master].name == "dw"; });
+    ASSERT_NE(dw, plan.groups.end());
+    ASSERT_EQ(g.nodes[dw->master].op, graph::OpKind::ConvNCHWc);
+    passes::LoweredGroup lg = passes::lower_to_te(g, *dw, 0, *opt.cpu);
+    expect_rows_padded_per_tile(to_string(te::lower(lg.schedule, lg.args, lg.name)),
+                                3 * (stride == 1 ? 18 : 17) * 16);
+    check(m);
+  }
+}
+
 // So does a padded pool, one output row a tile (more rows ran slower).
 TEST(ComputeNnTest, PaddedPoolPadsRowsInsideItsTiles) {
   OpGraph m;
