@@ -30,6 +30,14 @@ double MeasureResult::mean_cost_s() const {
   return std::accumulate(costs_s.begin(), costs_s.end(), 0.0) / static_cast<double>(costs_s.size());
 }
 
+std::vector<double> MeasureResult::costs_against_baseline(double baseline_cost_s) const {
+  if (baseline_costs_s.empty()) return costs_s;
+  double fastest = *std::min_element(baseline_costs_s.begin(), baseline_costs_s.end());
+  std::vector<double> costs = costs_s;
+  for (double& c : costs) c *= baseline_cost_s / fastest;
+  return costs;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -43,6 +43,12 @@ struct MeasureResult {
   double elapsed_s = 0;  // wall time of the whole measurement, build included (AutoTVM's all_cost)
   // The mean of costs_s; +infinity on error, so that errors sort last.
   double mean_cost_s() const;
+  // costs_s in the time of a baseline whose cost is `baseline_cost_s` (a tuner's fallback, timed
+  // in turns with the candidate): each cost over the fastest of baseline_costs_s, times
+  // baseline_cost_s. The fastest, because a hiccup during one of the baseline's measurements (up to
+  // 3x its time on a shared VM) would otherwise pass for a candidate that much faster. costs_s
+  // as they are without baseline times.
+  std::vector<double> costs_against_baseline(double baseline_cost_s) const;
 };
 
 // Builds the candidate's kernel, e.g. by lowering and JIT-compiling a te schedule with

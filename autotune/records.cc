@@ -173,6 +173,7 @@ void read_measurement(const Json& j, int version, TuningRecord& r) {
   r.error = parse_measure_error(error);
   if (r.error == MeasureError::kNone && r.costs.empty())
     throw Error("a successful record without costs");
+  if (auto f = j.find("fallback_costs"); f != j.end()) r.fallback_costs = positive_costs(*f);
 }
 
 void read_verdict(const Json& j, TuningRecord& r) {
@@ -336,7 +337,6 @@ TuningRecord record_from_line(const std::string& line) {
     read_measurement(j, version, r);
     r.auto_schedule = true;
     r.steps = string_field(j, "steps");
-    if (auto f = j.find("fallback_costs"); f != j.end()) r.fallback_costs = positive_costs(*f);
     if (r.steps.empty() != r.fallback)
       throw Error("an auto_schedule record has steps exactly when it is not the fallback");
   } else {

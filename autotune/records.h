@@ -87,10 +87,11 @@ struct TuningRecord {
   // An auto-scheduler record: `steps` is its schedule's te trace (empty for the fallback).
   bool auto_schedule = false;
   std::string steps;
-  // An auto-scheduler program timed in turns with the fallback (measure's baseline): the
-  // fallback's seconds per run, each measured just before one of the program's. `costs` are then
-  // the program's times in the fallback record's time: each raw time times the fallback's median
-  // cost in its record over the fastest of the fallback's times here.
+  // A config or auto-scheduler program timed in turns with the fallback (measure's baseline): the
+  // fallback's seconds per run, each measured just before one of the candidate's. `costs` are
+  // then the candidate's times in the fallback record's time: each raw time times the fallback's
+  // median cost in its records over the fastest of the fallback's times here
+  // (MeasureResult::costs_against_baseline).
   std::vector<double> fallback_costs;
 
   // median_cost of costs (infinity for a verdict).

@@ -71,18 +71,39 @@ class TaskBench {
 
   const topi::ConfigSpace& space() const { return space_; }
 
-  MeasureResult measure(const topi::ConfigEntity& config, const MeasureOptions& opt) const {
-    CandidateBuilder build = [this, &config] {
-      passes::LoweredGroup lg = passes::lower_to_te(
-          g_, group_, index_, cpu_, [&](const topi::ConfigSpace&) { return config; });
-      // Through the kernel cache: a config measured again (the model check, a resumed
-      // run) is not compiled again.
-      return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
-    };
-    return autotune::measure(build, name_, data_.inputs, data_.references, opt);
+  MeasureResult measure(const topi::ConfigEntity& config, const topi::ConfigEntity* baseline,
+                        const MeasureOptions& opt) {
+    CandidateBuilder build = [this, &config] { return build_config(config); };
+    return autotune::measure(build, name_, data_.inputs, data_.references, opt,
+                             baseline_function(baseline));
   }
 
  private:
+  runtime::Module build_config(const topi::ConfigEntity& config) const {
+    passes::LoweredGroup lg = passes::lower_to_te(g_, group_, index_, cpu_,
+                                                  [&](const topi::ConfigSpace&) { return config; });
+    // Through the kernel cache: a config measured again (the model check, a resumed run) is not
+    // compiled again.
+    return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
+  }
+
+  // The baseline's kernel, built here once (each measuring child inherits it); null without a
+  // baseline, or when it does not build here (it built in a child to be measured at all).
+  const runtime::Function* baseline_function(const topi::ConfigEntity* baseline) {
+    if (!baseline || baseline_failed_) return nullptr;
+    if (!baseline_ || baseline_index_ != baseline->index()) {
+      try {
+        baseline_module_ = build_config(*baseline);
+        baseline_ = baseline_module_.get_function(name_);
+        baseline_index_ = baseline->index();
+      } catch (const std::exception&) {
+        baseline_failed_ = true;
+        return nullptr;
+      }
+    }
+    return &*baseline_;
+  }
+
   const graph::Graph& g_;
   const passes::FusedGroup& group_;
   int index_;
@@ -91,6 +112,10 @@ class TaskBench {
   topi::ConfigSpace space_;
   std::string name_;
   KernelData data_;
+  runtime::Module baseline_module_;
+  std::optional<runtime::Function> baseline_;
+  uint64_t baseline_index_ = 0;
+  bool baseline_failed_ = false;
 };
 
 // Prior successful records of other workloads of the same op whose configs fit `space` (the same
@@ -299,8 +324,8 @@ class TaskTuning {
         return;
       }
       measure_batch(std::move(batch));
-      if (opt_.control_every > 0 && since_control_ >= opt_.control_every && stop_reason().empty() &&
-          std::isfinite(measured_.cost(fallback_.index()))) {
+      if (opt_.control_every > 0 && !paired_ && since_control_ >= opt_.control_every &&
+          stop_reason().empty() && std::isfinite(measured_.cost(fallback_.index()))) {
         measure_and_record(fallback_);
         since_control_ = 0;
       }
@@ -308,18 +333,22 @@ class TaskTuning {
   }
 
   // The best candidates and the fallback are measured again, in turns, so that neither the chosen
-  // config nor the reported speed-up rests on one lucky measurement. Not in a run that measured
+  // config nor the reported speed-up rests on one lucky measurement; the fallback not when it is
+  // the time base of configs timed in turns with it (they are, again). Not in a run that measured
   // nothing (a resumed run that had done its trials): it would append the same re-measurements on
   // every resume.
   void remeasure_finalists() {
     std::vector<topi::ConfigEntity> finalists;
     if (result_.trials > 0) finalists = measured_.best(static_cast<size_t>(opt_.remeasure_top));
-    if (!finalists.empty() &&
-        std::none_of(finalists.begin(), finalists.end(),
-                     [&](const topi::ConfigEntity& c) { return c.index() == fallback_.index(); })) {
+    auto is_fallback = [&](const topi::ConfigEntity& c) { return c.index() == fallback_.index(); };
+    bool has_fallback = std::any_of(finalists.begin(), finalists.end(), is_fallback);
+    if (paired_) {
+      std::erase_if(finalists, is_fallback);
+    } else if (!finalists.empty() && !has_fallback) {
       finalists.push_back(fallback_);
     }
-    for (int round = 0; round < opt_.remeasure_rounds && finalists.size() > 1; ++round) {
+    size_t least = paired_ ? 1 : 2;  // unpaired, a lone fallback has nothing to be compared with
+    for (int round = 0; round < opt_.remeasure_rounds && finalists.size() >= least; ++round) {
       for (const topi::ConfigEntity& c : finalists) measure_and_record(c);
     }
   }
@@ -373,11 +402,23 @@ class TaskTuning {
     return cost;
   }
 
-  // Measures a config, appends its record and pools it; returns its pooled cost.
+  // Measures a config, appends its record and pools it; returns its pooled cost. Once the
+  // fallback's cost is known, every other config is timed in turns with it and costed in its
+  // time, as the auto-scheduler's programs are (docs/autotune.md): a slow phase of the machine
+  // during the fallback's one measurement would otherwise pass for a speed-up.
   double measure_and_record(const topi::ConfigEntity& config) {
-    MeasureResult m = measure_(config);
-    writer_->write(record_of(target_, task_, config, m, config.index() == fallback_.index()));
-    return measured_.add(config, m.costs_s, m.error != MeasureError::kNone);
+    bool fallback = config.index() == fallback_.index();
+    double fallback_cost = measured_.cost(fallback_.index());
+    bool pair = !fallback && std::isfinite(fallback_cost);
+    MeasureResult m = measure_(config, pair ? &fallback_ : nullptr);
+    TuningRecord r = record_of(target_, task_, config, m, fallback);
+    if (pair && !m.baseline_costs_s.empty() && m.error == MeasureError::kNone) {
+      r.fallback_costs = m.baseline_costs_s;
+      r.costs = m.costs_against_baseline(fallback_cost);
+      paired_ = true;
+    }
+    writer_->write(r);
+    return measured_.add(config, r.costs, m.error != MeasureError::kNone);
   }
 
   // Why the task should end before its next trial; "" to go on.
@@ -409,6 +450,7 @@ class TaskTuning {
   TaskResult result_;
   TuneProgress progress_;
   int since_best_ = 0, since_control_ = 0;
+  bool paired_ = false;  // a config was timed in turns with the fallback: its cost is the time base
 };
 
 }  // namespace
@@ -454,8 +496,10 @@ std::vector<TaskResult> tune_tasks(const std::vector<TaskGraph>& graphs,
     };
     results.push_back(tune_task(
         task, bench.space(),
-        [&](const topi::ConfigEntity& c) { return bench.measure(c, opt.measure); }, target.str(),
-        task_opt, share_s, progress));
+        [&](const topi::ConfigEntity& c, const topi::ConfigEntity* baseline) {
+          return bench.measure(c, baseline, opt.measure);
+        },
+        target.str(), task_opt, share_s, progress));
   }
   return results;
 }

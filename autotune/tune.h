@@ -30,14 +30,17 @@ struct TuneOptions {
   // measured one at a time anyway: with 8 rather than 16, XGBoost's best after 48 trials of a
   // ResNet-50 conv rose from 183 to 192 GFLOP/s (bench/tune_bench tuners, 3 seeds).
   int batch_size = 8;
-  // After the trials, the best `remeasure_top` configs and the fallback are measured
-  // `remeasure_rounds` more times, in turns; the result and the records pool every measurement.
+  // After the trials, the best `remeasure_top` configs and the fallback (unless it is the time
+  // base of configs timed in turns with it) are measured `remeasure_rounds` more times, in turns;
+  // the result and the records pool every measurement.
   int remeasure_top = 3;
   int remeasure_rounds = 2;
   // The fallback is measured again after every `control_every` trials (0: never), as a control:
   // the machine's speed drifts (a shared VM has slow phases lasting seconds), and the fallback's
   // cost, the baseline every config must beat, should not rest on the phase that its first
-  // measurement caught. These measurements are not trials.
+  // measurement caught. These measurements are not trials. Once configs are timed in turns with
+  // the fallback (ConfigMeasurer's baseline), its cost is their time base and stays as it is:
+  // no controls then.
   int control_every = 16;
   uint64_t seed = 0;
   MeasureOptions measure;
@@ -76,7 +79,11 @@ struct TaskResult {
 };
 
 // Measures one config of a task's space (for a model's task, in an isolated child: measure.h).
-using ConfigMeasurer = std::function<MeasureResult(const topi::ConfigEntity&)>;
+// With a `baseline` config (the fallback, once its cost is known), the config's kernel is timed
+// in turns with the baseline's (measure's baseline), whose times come back in baseline_costs_s; a
+// measurer that cannot do so returns none, and the config is costed alone.
+using ConfigMeasurer = std::function<MeasureResult(const topi::ConfigEntity& config,
+                                                   const topi::ConfigEntity* baseline)>;
 
 // The loop for one task: measures the fallback (unless resumed), then the tuner's batches until
 // opt.trials configs are measured (resumed ones included), the space runs out, opt.early_stopping

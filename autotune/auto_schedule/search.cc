@@ -285,11 +285,8 @@ class TaskSearch {
     r.auto_schedule = true;
     r.steps = steps;
     if (!m.baseline_costs_s.empty() && m.error == MeasureError::kNone) {
-      // Over the fallback's fastest time here: a hiccup during one of its measurements (up to 3x
-      // its time on this VM) would otherwise pass for a program that fast.
       r.fallback_costs = m.baseline_costs_s;
-      double fastest = *std::min_element(r.fallback_costs.begin(), r.fallback_costs.end());
-      for (double& c : r.costs) c *= fallback_cost() / fastest;
+      r.costs = m.costs_against_baseline(fallback_cost());
     }
     writer.write(r);
     return pool(key, steps, fallback, r.costs, m.error != MeasureError::kNone);

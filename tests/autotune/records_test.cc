@@ -571,5 +571,17 @@ TEST(Records, AutoScheduleRecordsKeepTheirSteps) {
   EXPECT_NE(record_to_line(make_record(1, {1e-3})).find(R"("v":1)"), std::string::npos);
 }
 
+// A template config timed in turns with the fallback keeps the fallback's times too, in the
+// measurement kind (version 1).
+TEST(Records, MeasurementsKeepTheFallbackTimesTheyWereTimedWith) {
+  TuningRecord r = make_record(7, {2e-3, 2.1e-3});
+  r.fallback_costs = {1e-3, 1.2e-3};
+  std::string line = record_to_line(r);
+  EXPECT_NE(line.find(R"("v":1)"), std::string::npos) << line;
+  expect_same(record_from_line(line), r);
+  line.replace(line.find("0.0012"), 6, "0");
+  EXPECT_THROW(record_from_line(line), Error);
+}
+
 }  // namespace
 }  // namespace tessel::autotune

@@ -103,7 +103,7 @@ TEST(TuneTask, CrashingAndHangingCandidatesAreRecordedAndTuningGoesOn) {
   std::set<uint64_t> bad;
   int calls = 0;
   // The 3rd and 4th configs measured crash and hang inside the isolated child; the rest succeed.
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     ++calls;
     MeasureOptions mopt;
     mopt.timeout_s = 1;
@@ -145,7 +145,7 @@ TEST(TuneTask, ResumeMeasuresOnlyNewConfigs) {
   TempFile records("resume.json");
   topi::ConfigSpace space = synthetic_space();
   std::vector<uint64_t> measured;
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     measured.push_back(c.index());
     return success(synthetic_cost(c));
   };
@@ -181,7 +181,7 @@ TEST(TuneTask, AResumedFinishedRunAppendsNothing) {
   TempFile records("finished.json");
   topi::ConfigSpace space = synthetic_space();
   int calls = 0;
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     ++calls;
     return success(synthetic_cost(c));
   };
@@ -207,7 +207,9 @@ TEST(TuneTask, AResumedFinishedRunAppendsNothing) {
 TEST(TuneTask, AResumedRunSurvivesAZeroCostRecord) {
   TempFile records("zero_cost.json");
   topi::ConfigSpace space = synthetic_space();
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
+    return success(synthetic_cost(c));
+  };
   tune_task(synthetic_task(), space, measurer, kTarget, options(records.path(), "grid", 16), 0);
   std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
   TuningRecord zero = saved.back();
@@ -237,7 +239,7 @@ TEST(TuneTask, ARecordWhoseIndexIsNotItsConfigsIsOfAnotherSpace) {
   TempFile records("bad_index.json");
   topi::ConfigSpace space = synthetic_space();
   std::vector<uint64_t> measured;
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     measured.push_back(c.index());
     return success(synthetic_cost(c));
   };
@@ -269,7 +271,9 @@ std::pair<TaskResult, TaskResult> tune_around_a_verdict(
     const std::string& records, VerdictKind kind,
     const std::function<bool(const TuningRecord&, const TaskResult&)>& pick) {
   topi::ConfigSpace space = synthetic_space();
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
+    return success(synthetic_cost(c));
+  };
   TaskResult first =
       tune_task(synthetic_task(), space, measurer, kTarget, options(records, "grid", 24), 0);
   std::vector<TuningRecord> saved = load_records(records, nullptr);
@@ -318,7 +322,7 @@ TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {
 
   // A run that goes on measures new configs; one that clearly beats the fallback is the result.
   std::set<uint64_t> before = db.configs_measured(kTarget, synthetic_task().workload);
-  ConfigMeasurer new_ones_win = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer new_ones_win = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     return success(before.count(c.index()) ? synthetic_cost(c) : 1e-6);
   };
   TuneOptions more = options(records.path(), "grid", 32);
@@ -340,7 +344,7 @@ TEST(TuneTask, TheFallbackIsMeasuredAgainAsAControl) {
   topi::ConfigSpace space = synthetic_space();
   uint64_t fallback = space.fallback().index();
   int fallback_runs = 0;
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     if (c.index() != fallback) return success(synthetic_cost(c));
     return success(synthetic_cost(c) * (++fallback_runs == 1 ? 10 : 1));
   };
@@ -367,7 +371,7 @@ TEST(TuneTask, TheBestCandidatesAndTheFallbackAreMeasuredAgain) {
   // One config is lucky on its first measurement only: re-measured, it loses its place.
   uint64_t lucky = space.get(5).index();
   std::map<uint64_t, int> times;
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     int n = ++times[c.index()];
     return success(c.index() == lucky && n == 1 ? 1e-6 : synthetic_cost(c));
   };
@@ -396,7 +400,7 @@ TEST(TuneTask, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
   for (double gain : {0.02, 0.2}) {
     SCOPED_TRACE(gain);
     TempFile records(fmt::format("gain{}.json", gain));
-    ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+    ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
       return success(c.index() == fallback ? 1e-3 : c.index() == other ? 1e-3 * (1 - gain) : 2e-3);
     };
     TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget,
@@ -417,7 +421,7 @@ TEST(TuneTask, ConfigsTheTemplateRejectsAreSkippedUnmeasured) {
     return c.split("tile_x")[1] * c.split("tile_y")[1] > 64 ? "tile too large" : "";
   });
   int measured = 0;
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c) {
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     ++measured;
     EXPECT_EQ(space.invalid_reason(c), "") << c.to_json();
     return success(synthetic_cost(c));
@@ -430,11 +434,59 @@ TEST(TuneTask, ConfigsTheTemplateRejectsAreSkippedUnmeasured) {
   EXPECT_EQ(load_records(records.path(), nullptr).size(), 30u);
 }
 
+// Once the fallback is measured, every other config is timed in turns with it and costed in its
+// time: here the fallback's one measurement caught a slow phase (10x), the configs run at normal
+// speed next to it (one of the fallback's times a hiccup), and the speed-ups come out right. The
+// fallback is the time base: no controls and no re-measurement of it.
+TEST(TuneTask, ConfigsAreTimedInTurnsWithTheFallback) {
+  TempFile records("paired.json");
+  topi::ConfigSpace space = synthetic_space();
+  topi::ConfigEntity fallback = space.fallback();
+  double base = synthetic_cost(fallback);
+  int fallback_runs = 0;
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity* baseline) {
+    if (c.index() == fallback.index()) {
+      EXPECT_EQ(baseline, nullptr);
+      ++fallback_runs;
+      return success(10 * base);
+    }
+    EXPECT_NE(baseline, nullptr);
+    if (baseline) {
+      EXPECT_EQ(baseline->index(), fallback.index());
+    }
+    MeasureResult m = success(synthetic_cost(c));
+    m.baseline_costs_s = {base, 2 * base};
+    return m;
+  };
+  TuneOptions opt = options(records.path(), "grid", 40);
+  opt.control_every = 8;
+  opt.remeasure_rounds = 2;
+  TaskResult r = tune_task(synthetic_task(), space, measurer, kTarget, opt, 0);
+  EXPECT_EQ(fallback_runs, 1);
+  EXPECT_DOUBLE_EQ(r.fallback_cost_s, 10 * base);
+  ASSERT_TRUE(std::isfinite(r.best_cost_s));
+  topi::ConfigEntity best = topi::ConfigEntity::from_json(space, r.best_config);
+  EXPECT_DOUBLE_EQ(r.fallback_cost_s / r.best_cost_s, base / synthetic_cost(best));
+  std::vector<TuningRecord> saved = load_records(records.path(), nullptr);
+  EXPECT_EQ(saved.size(), 40u + 3 * 2);  // the trials, then the best 3 twice (not the fallback)
+  for (const TuningRecord& rec : saved) {
+    if (rec.fallback) {
+      EXPECT_TRUE(rec.fallback_costs.empty());
+      continue;
+    }
+    topi::ConfigEntity c = topi::ConfigEntity::from_json(space, rec.config);
+    EXPECT_EQ(rec.fallback_costs, (std::vector<double>{base, 2 * base}));
+    for (double cost : rec.costs) EXPECT_DOUBLE_EQ(cost, 10 * synthetic_cost(c));
+  }
+}
+
 TEST(TuneTask, StopsEarlyAndWhenTheSpaceRunsOut) {
   TempFile records("early.json");
   topi::ConfigSpace space = synthetic_space();
   // Every config costs the same: nothing beats the fallback, so early stopping ends the task.
-  ConfigMeasurer flat = [](const topi::ConfigEntity&) { return success(1e-3); };
+  ConfigMeasurer flat = [](const topi::ConfigEntity&, const topi::ConfigEntity*) {
+    return success(1e-3);
+  };
   TuneOptions opt = options(records.path(), "grid", 100);
   opt.early_stopping = 10;
   TaskResult r = tune_task(synthetic_task(), space, flat, kTarget, opt, 0);
@@ -451,7 +503,9 @@ TEST(TuneTask, StopsEarlyAndWhenTheSpaceRunsOut) {
 
 TEST(TuneTask, RejectsBadOptions) {
   topi::ConfigSpace space = synthetic_space();
-  ConfigMeasurer m = [](const topi::ConfigEntity& c) { return success(synthetic_cost(c)); };
+  ConfigMeasurer m = [](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
+    return success(synthetic_cost(c));
+  };
   TuneOptions opt = options("/tmp/unused.json", "annealing", 10);
   expect_error([&] { tune_task(synthetic_task(), space, m, kTarget, opt, 0); },
                {"annealing", "random", "ga"});
