@@ -334,7 +334,7 @@ class TaskTuning {
 
   // The best candidates and the fallback are measured again, in turns, so that neither the chosen
   // config nor the reported speed-up rests on one lucky measurement; the fallback not when it is
-  // the time base of configs timed in turns with it (they are, again). Not in a run that measured
+  // the time base (the finalists are timed in turns with it again). Not in a run that measured
   // nothing (a resumed run that had done its trials): it would append the same re-measurements on
   // every resume.
   void remeasure_finalists() {
