@@ -38,6 +38,19 @@ std::vector<double> MeasureResult::costs_against_baseline(double baseline_cost_s
   return costs;
 }
 
+const runtime::Function* BaselineKernel::build(const CandidateBuilder& build,
+                                               const std::string& function_name) {
+  if (!function_ && !failed_) {
+    try {
+      module_ = build();
+      function_ = module_.get_function(function_name);
+    } catch (const std::exception&) {
+      failed_ = true;
+    }
+  }
+  return get();
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,22 @@ struct MeasureResult {
 // tessel::build (codegen/build.h). It runs in the child only. A tessel::Error (or any other
 // exception) it throws is a kBuildError carrying its message.
 using CandidateBuilder = std::function<runtime::Module()>;
+
+// A kernel built once in the tuning process (a task's fallback) to be timed in turns with its
+// candidates: measure's `baseline`, which each measuring child inherits.
+class BaselineKernel {
+ public:
+  // `function_name` of the module `build` returns, built on the first call; null, then and after,
+  // when that threw (the fallback built in a child to be measured at all, but not here).
+  const runtime::Function* build(const CandidateBuilder& build, const std::string& function_name);
+  // The kernel once built; null before, or when it did not build.
+  const runtime::Function* get() const { return function_ ? &*function_ : nullptr; }
+
+ private:
+  runtime::Module module_;
+  std::optional<runtime::Function> function_;
+  bool failed_ = false;
+};
 
 // Measures `function_name` of the module that `build` returns. The function is called with the
 // inputs followed by one output array per reference output, in that order: `inputs` are the

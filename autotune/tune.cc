@@ -74,8 +74,10 @@ class TaskBench {
   MeasureResult measure(const topi::ConfigEntity& config, const topi::ConfigEntity* baseline,
                         const MeasureOptions& opt) {
     CandidateBuilder build = [this, &config] { return build_config(config); };
-    return autotune::measure(build, name_, data_.inputs, data_.references, opt,
-                             baseline_function(baseline));
+    // The baseline is the task's fallback, the same config on every call: built here once.
+    const runtime::Function* fallback =
+        baseline ? baseline_.build([&] { return build_config(*baseline); }, name_) : nullptr;
+    return autotune::measure(build, name_, data_.inputs, data_.references, opt, fallback);
   }
 
  private:
@@ -87,23 +89,6 @@ class TaskBench {
     return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
   }
 
-  // The baseline's kernel, built here once (each measuring child inherits it); null without a
-  // baseline, or when it does not build here (it built in a child to be measured at all).
-  const runtime::Function* baseline_function(const topi::ConfigEntity* baseline) {
-    if (!baseline || baseline_failed_) return nullptr;
-    if (!baseline_ || baseline_index_ != baseline->index()) {
-      try {
-        baseline_module_ = build_config(*baseline);
-        baseline_ = baseline_module_.get_function(name_);
-        baseline_index_ = baseline->index();
-      } catch (const std::exception&) {
-        baseline_failed_ = true;
-        return nullptr;
-      }
-    }
-    return &*baseline_;
-  }
-
   const graph::Graph& g_;
   const passes::FusedGroup& group_;
   int index_;
@@ -112,10 +97,7 @@ class TaskBench {
   topi::ConfigSpace space_;
   std::string name_;
   KernelData data_;
-  runtime::Module baseline_module_;
-  std::optional<runtime::Function> baseline_;
-  uint64_t baseline_index_ = 0;
-  bool baseline_failed_ = false;
+  BaselineKernel baseline_;
 };
 
 // Prior successful records of other workloads of the same op whose configs fit `space` (the same
@@ -341,10 +323,10 @@ class TaskTuning {
     std::vector<topi::ConfigEntity> finalists;
     if (result_.trials > 0) finalists = measured_.best(static_cast<size_t>(opt_.remeasure_top));
     auto is_fallback = [&](const topi::ConfigEntity& c) { return c.index() == fallback_.index(); };
-    bool has_fallback = std::any_of(finalists.begin(), finalists.end(), is_fallback);
     if (paired_) {
       std::erase_if(finalists, is_fallback);
-    } else if (!finalists.empty() && !has_fallback) {
+    } else if (!finalists.empty() &&
+               std::none_of(finalists.begin(), finalists.end(), is_fallback)) {
       finalists.push_back(fallback_);
     }
     size_t least = paired_ ? 1 : 2;  // unpaired, a lone fallback has nothing to be compared with

@@ -109,13 +109,8 @@ class TaskSearch {
   // look 1.5x faster than it, gains the model check then found in no model
   // (docs/auto-scheduler.md).
   void prepare_baseline() {
-    if (baseline_ || baseline_failed_ || !std::isfinite(fallback_cost())) return;
-    try {
-      baseline_module_ = build_fallback();
-      baseline_ = baseline_module_.get_function(comp_.group.name);
-    } catch (const std::exception&) {  // measured in a child, it built; here it did not
-      baseline_failed_ = true;
-    }
+    if (std::isfinite(fallback_cost()))
+      baseline_.build([this] { return build_fallback(); }, comp_.group.name);
   }
 
   // Proposes up to `n` programs not measured yet by the evolutionary search (best first).
@@ -200,7 +195,7 @@ class TaskSearch {
     if (!best || pooled_.at(*best).fallback) return;
     std::vector<uint64_t> keys = {*best};
     // Costs in the reference's time need the reference to stay: no new fallback costs then.
-    if (!baseline_) keys.push_back(fallback_key());
+    if (!baseline()) keys.push_back(fallback_key());
     for (int r = 0; r < rounds; ++r) {
       for (uint64_t key : keys) {
         Pooled entry = pooled_.at(key);  // a copy: recording adds to the pool
@@ -308,7 +303,7 @@ class TaskSearch {
     return p.failed ? kInf : median_cost(p.costs);
   }
   bool has_fallback() const { return fallback_.has_value(); }
-  const runtime::Function* baseline() const { return baseline_ ? &*baseline_ : nullptr; }
+  const runtime::Function* baseline() const { return baseline_.get(); }
   uint64_t fallback_key() const { return *fallback_; }
 
   std::optional<uint64_t> chosen() const {
@@ -347,9 +342,7 @@ class TaskSearch {
   std::map<uint64_t, Pooled> pooled_;
   std::optional<uint64_t> fallback_;
   // The fallback built here, timed in turns with each program (prepare_baseline).
-  runtime::Module baseline_module_;
-  std::optional<runtime::Function> baseline_;
-  bool baseline_failed_ = false;
+  BaselineKernel baseline_;
   std::set<uint64_t> vetoed_;                           // by the model check of an earlier run
   std::vector<std::pair<uint64_t, Program>> programs_;  // measured in this run
   std::set<std::string> seen_;                          // programs proposed and taken

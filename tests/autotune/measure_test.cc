@@ -111,6 +111,32 @@ TEST(MeasureTest, RepeatAndCacheFlushAreHonoured) {
   EXPECT_EQ(r.number, 2);
 }
 
+// A baseline kernel is built on the first call and kept; one that does not build is null then
+// and after, and is not built again.
+TEST(MeasureTest, ABaselineKernelIsBuiltOnce) {
+  int builds = 0;
+  BaselineKernel ok;
+  EXPECT_EQ(ok.get(), nullptr);
+  auto build_matmul = [&] {
+    ++builds;
+    return matmul_candidate()();
+  };
+  const runtime::Function* f = ok.build(build_matmul, "mm");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(ok.build(build_matmul, "mm"), f);
+  EXPECT_EQ(ok.get(), f);
+  EXPECT_EQ(builds, 1);
+  BaselineKernel broken;
+  auto fail = [&]() -> runtime::Module {
+    ++builds;
+    throw Error("no kernel");
+  };
+  EXPECT_EQ(broken.build(fail, "mm"), nullptr);
+  EXPECT_EQ(broken.build(fail, "mm"), nullptr);
+  EXPECT_EQ(broken.get(), nullptr);
+  EXPECT_EQ(builds, 2);
+}
+
 // A baseline (here a function that sleeps 20 ms a call) is timed once before each of the
 // candidate's measurements, with its own number of runs; without one, there are no baseline costs.
 // The sleep bounds the baseline's costs from below; the candidate (a matmul of microseconds) is
