@@ -20,6 +20,8 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
@@ -32,9 +34,11 @@
 #include "autotune/tuner.h"
 #include "bench/bench_kernels.h"
 #include "codegen/target.h"
+#include "driver/compile.h"
 #include "ir/error.h"
 #include "ir/graph.h"
 #include "passes/pipeline.h"
+#include "runtime/fill.h"
 #include "runtime/thread_pool.h"
 
 namespace tessel::bench {
@@ -407,67 +411,126 @@ void run_tuners(const Args& a) {
   }
 }
 
+// Rounds in which run_auto times the untuned, template-tuned and auto-scheduled builds of a kernel
+// in turns.
+constexpr int kSideBySideRounds = 5;
+
+// One kernel of run_auto: what each tuner found, and the records it wrote.
+struct AutoRow {
+  const KernelSpec* kernel;
+  std::unique_ptr<TempRecords> template_records, auto_records;  // no template: null
+  autotune::TaskResult template_result;
+  autotune::AutoScheduleResult auto_result;
+  double template_s = 0, auto_s = 0;
+};
+
+// The kernel compiled with `records` (none: untuned), as its tuning planned it.
+CompiledModel compile_kernel(const KernelSpec& k, const TempRecords* records) {
+  CompileOptions opt;
+  opt.target = kTarget;
+  opt.disabled_passes = pipeline_options(k).disabled_passes;
+  if (records) opt.tuning_records = records->path();
+  CompiledModel m = compile_graph(build_graph(k), opt);
+  for (int i = 0; i < m.num_inputs(); ++i) {
+    runtime::NDArray x = m.executor().get_input(i).copy();
+    runtime::fill(x, "random", 7u + static_cast<unsigned>(i));
+    m.set_input(i, x);
+  }
+  return m;
+}
+
+// Seconds per run of each build, timed in turns over kSideBySideRounds rounds, the fastest
+// round's: each tuner's own figures are its kernels' times over the untuned kernel's in its own
+// run, and a slow phase of the VM during one tuner's run would otherwise decide the comparison.
+std::vector<double> time_side_by_side(std::vector<CompiledModel>& builds) {
+  std::vector<double> best(builds.size(), std::numeric_limits<double>::infinity());
+  for (int round = 0; round < kSideBySideRounds; ++round)
+    for (size_t b = 0; b < builds.size(); ++b)
+      best[b] = std::min(best[b], time_median_s([&] { builds[b].run(); }));
+  return best;
+}
+
 // The auto-scheduler against the template tuner and the untuned kernel on each kernel's one fused
-// group, at equal trials, or at equal time with --seconds.
+// group, at equal trials, or at equal time with --seconds. Each tuner's best is then compiled from
+// its records, as tessel compile would, and the three builds are timed side by side.
 void run_auto(const Args& a) {
   print_setup(runtime::num_threads(), "Tessel");
-  Table table{{"kernel", "shape", "MFLOP", "untuned us", "template us", "auto us", "auto/template",
-               "auto/untuned", "auto GFLOP/s", "trials template/auto", "seconds template/auto",
-               "auto proposing s"},
-              {}};
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
+  std::vector<AutoRow> rows;
   for (const KernelSpec* k : select({}, a.filter, false)) {
+    AutoRow row{k, nullptr, std::make_unique<TempRecords>(), {}, {}, 0, 0};
     graph::Graph g = build_graph(*k);
     std::vector<passes::FusedGroup> groups =
         passes::run_graph_pipeline(g, pipeline_options(*k)).groups;
     std::vector<autotune::Task> tasks = autotune::extract_auto_tasks(g, groups);
     if (tasks.size() != 1)
       throw Error(fmt::format("{}: expected one kernel, found {}", k->name, tasks.size()));
-    double template_cost = 0, template_s = 0;
-    int template_trials = 0;
     if (templated(*k)) {
-      TempRecords records;
-      autotune::TuneOptions opt = tune_options(a.tuner, a.trials, a.seed, records.path());
+      row.template_records = std::make_unique<TempRecords>();
+      autotune::TuneOptions opt =
+          tune_options(a.tuner, a.trials, a.seed, row.template_records->path());
       if (a.seconds > 0) opt.trials = 1 << 30, opt.time_budget_s = a.seconds;
       std::cerr << fmt::format("{}: the {} template tuner\n", k->name, a.tuner);
       auto t0 = Clock::now();
       KernelTask kt{g, groups, {}};
       kt.task = autotune::extract_tasks(g, groups).at(0);
-      autotune::TaskResult r = tune(kt, opt, {});
-      template_s = seconds_since(t0);
-      template_cost = r.best_cost_s;
-      template_trials = r.trials;
+      row.template_result = tune(kt, opt, {});
+      row.template_s = seconds_since(t0);
     }
-    TempRecords records;
     autotune::AutoScheduleOptions opt;
     opt.trials = a.seconds > 0 ? 1 << 30 : a.trials;
     opt.time_budget_s = a.seconds;
     opt.seed = a.seed;
-    opt.records_path = records.path();
+    opt.records_path = row.auto_records->path();
     opt.measure.min_repeat_ms = 20;
     std::unique_ptr<autotune::CostModel> model = autotune::make_cost_model(a.seed);
     std::cerr << fmt::format("{}: the auto-scheduler ({} cost model)\n", k->name, model->name());
     auto t0 = Clock::now();
-    autotune::AutoScheduleResult r =
+    row.auto_result =
         autotune::auto_schedule_tasks({{&g, &groups}}, tasks, Target::parse(kTarget), opt, *model)
             .at(0);
-    double auto_s = seconds_since(t0);
+    row.auto_s = seconds_since(t0);
+    rows.push_back(std::move(row));
+  }
+
+  // Timed after all tuning: tuning forks its measuring children, and the builds' thread pool
+  // starts with the first run.
+  Table table{{"kernel", "shape", "MFLOP", "untuned us", "template us", "auto us", "auto/template",
+               "auto/untuned", "auto GFLOP/s", "auto/untuned in its run", "trials template/auto",
+               "seconds template/auto", "auto proposing s"},
+              {}};
+  for (const AutoRow& row : rows) {
+    const KernelSpec& k = *row.kernel;
+    std::cerr << fmt::format("{}: timing the builds side by side\n", k.name);
+    std::vector<CompiledModel> builds;
+    builds.push_back(compile_kernel(k, nullptr));
+    builds.push_back(compile_kernel(k, row.auto_records.get()));
+    if (row.template_records) builds.push_back(compile_kernel(k, row.template_records.get()));
+    std::vector<double> s = time_side_by_side(builds);
+    double untuned = s[0], tuned_auto = s[1];
+    double tuned_template = row.template_records ? s[2] : 0;
+    const autotune::AutoScheduleResult& r = row.auto_result;
     auto us = [](double cost) { return num(cost * 1e6, 2); };
+    bool t = row.template_records != nullptr;
     table.rows.push_back(
-        {k->name, shape_text(*k), num(r.task.flops / 1e6, 2), us(r.fallback_cost_s),
-         templated(*k) ? us(template_cost) : "-", us(r.best_cost_s),
-         templated(*k) ? num(template_cost / r.best_cost_s, 2) : "-",
-         num(r.fallback_cost_s / r.best_cost_s, 2), num(gflops(r.task.flops, r.best_cost_s)),
-         fmt::format("{}/{}", templated(*k) ? std::to_string(template_trials) : "-", r.trials),
-         fmt::format("{}/{:.0f}", templated(*k) ? num(template_s, 0) : "-", auto_s),
+        {k.name, shape_text(k), num(r.task.flops / 1e6, 2), us(untuned),
+         t ? us(tuned_template) : "-", us(tuned_auto),
+         t ? num(tuned_template / tuned_auto, 2) : "-", num(untuned / tuned_auto, 2),
+         num(gflops(r.task.flops, tuned_auto)), num(r.fallback_cost_s / r.best_cost_s, 2),
+         fmt::format("{}/{}", t ? std::to_string(row.template_result.trials) : "-", r.trials),
+         fmt::format("{}/{:.0f}", t ? num(row.template_s, 0) : "-", row.auto_s),
          num(r.search_s, 0)});
   }
-  std::cout << fmt::format("{}; auto/x: how many times faster the auto-scheduler's kernel is\n\n",
-                           a.seconds > 0 ? fmt::format("{} s per tuner and kernel", a.seconds)
-                                         : fmt::format("{} trials per tuner and kernel", a.trials));
+  std::cout << fmt::format(
+      "{}; each tuner's best compiled from its records and timed side by side with the untuned "
+      "build, fastest of {} rounds; auto/x: how many times faster the auto-scheduler's kernel "
+      "is\n\n",
+      a.seconds > 0 ? fmt::format("{} s per tuner and kernel", a.seconds)
+                    : fmt::format("{} trials per tuner and kernel", a.trials),
+      kSideBySideRounds);
   table.print(a.markdown);
 }
 

@@ -134,7 +134,9 @@ TEST(CodeGenLLVMTest, SmallStrideLoadsAreWideLoadsAndShuffles) {
       EXPECT_EQ(y.data<float>()[lanes + k], float(stride * k)) << "stride " << stride;
     }
     bool host_gathers = emit_assembly({f}, host_target()).find("gather") != std::string::npos;
-    if (stride <= 4) EXPECT_FALSE(host_gathers) << "stride " << stride;
+    if (stride <= 4) {
+      EXPECT_FALSE(host_gathers) << "stride " << stride;
+    }
     std::string avx512 =
         emit_assembly({f}, Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512"));
     EXPECT_EQ(avx512.find("gather") == std::string::npos, stride <= 4) << "stride " << stride;
