@@ -14,6 +14,9 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/build.h"
 #include "peak_flops.h"
@@ -29,7 +32,37 @@ namespace {
 bench::PeakFlops g_peak;
 Target g_target = Target::parse("llvm -mcpu=native");
 std::optional<topi::MatmulCpuConfig> g_tile;  // --tile=MRxNR; default: the target's
-topi::MatmulCpuConfig g_config;  // the scheduled kernel's: the target's, with --tile's tile (main)
+CpuModel g_cpu;                               // the target's (main)
+constexpr int kSizes[] = {256, 512, 1024, 2048};
+
+// The scheduled kernel's config at n^3: the target's, with --tile's tile.
+topi::MatmulCpuConfig config_for(int64_t n) {
+  topi::MatmulCpuConfig cfg = topi::matmul_cpu_config(g_cpu, DataType::f32(), n);
+  if (g_tile) {  // another register tile; the rest (B column blocks, k unroll) as the target's
+    cfg.mr = g_tile->mr;
+    cfg.nr = g_tile->nr;
+  }
+  return cfg;
+}
+
+// "12x32 (n=256, 512), 8x32 (n=1024, 2048)": the register tile of each size.
+std::string register_tiles() {
+  std::vector<std::pair<std::string, std::vector<int>>> tiles;
+  for (int n : kSizes) {
+    topi::MatmulCpuConfig cfg = config_for(n);
+    std::string tile = std::to_string(cfg.mr) + "x" + std::to_string(cfg.nr);
+    if (tiles.empty() || tiles.back().first != tile) tiles.push_back({tile, {}});
+    tiles.back().second.push_back(n);
+  }
+  if (tiles.size() == 1) return tiles[0].first;
+  std::string text;
+  for (const auto& [tile, ns] : tiles) {
+    text += (text.empty() ? "" : ", ") + tile + " (n=";
+    for (size_t i = 0; i < ns.size(); ++i) text += (i ? ", " : "") + std::to_string(ns[i]);
+    text += ")";
+  }
+  return text;
+}
 
 void fill_random(float* p, int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -53,8 +86,9 @@ runtime::Function tessel_kernel(bool scheduled, int64_t n) {
   int N = static_cast<int>(n);
   PrimFunc f;
   if (scheduled) {
-    topi::Matmul mm = topi::matmul_packed(N, N, N, g_config.nr);
-    f = te::lower(topi::schedule_matmul_cpu(mm, g_config), {mm.A, mm.B, mm.C}, "mm");
+    topi::MatmulCpuConfig cfg = config_for(n);
+    topi::Matmul mm = topi::matmul_packed(N, N, N, cfg.nr);
+    f = te::lower(topi::schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
   } else {
     topi::Matmul mm = topi::matmul(N, N, N);
     f = te::lower(te::create_schedule({mm.C}), {mm.A, mm.B, mm.C}, "mm");
@@ -112,13 +146,13 @@ void BM_OpenBLAS(benchmark::State& state) {
 
 void sizes(benchmark::internal::Benchmark* b) {
   for (int threads : {1, 2})
-    for (int n : {256, 512, 1024, 2048}) b->Args({n, threads});
+    for (int n : kSizes) b->Args({n, threads});
   b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 }
 
 // The default kernel is one thread whatever the pool size, so it runs once per size.
 void default_sizes(benchmark::internal::Benchmark* b) {
-  for (int n : {256, 512, 1024, 2048}) b->Args({n, 1});
+  for (int n : kSizes) b->Args({n, 1});
   b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 }
 
@@ -161,17 +195,11 @@ BENCHMARK(BM_OpenBLAS)->Apply(sizes);
 
 int main(int argc, char** argv) {
   take_own_flags(argc, argv);
-  CpuModel cpu = CpuModel::of(g_target);
-  g_config = topi::matmul_cpu_config(cpu);
-  if (g_tile) {  // another register tile; the rest (B column blocks, k unroll) as the target's
-    g_config.mr = g_tile->mr;
-    g_config.nr = g_tile->nr;
-  }
-  g_peak = bench::measure_peak_flops(cpu.vector_bits);
+  g_cpu = CpuModel::of(g_target);
+  g_peak = bench::measure_peak_flops(g_cpu.vector_bits);
   benchmark::AddCustomContext("target", "llvm -mcpu=" + g_target.cpu);
-  benchmark::AddCustomContext("isa", isa_family_name(cpu.isa));
-  benchmark::AddCustomContext("register_tile",
-                              std::to_string(g_config.mr) + "x" + std::to_string(g_config.nr));
+  benchmark::AddCustomContext("isa", isa_family_name(g_cpu.isa));
+  benchmark::AddCustomContext("register_tile", register_tiles());
   benchmark::AddCustomContext("fma_peak_gflops_per_core", std::to_string(g_peak.gflops_per_core));
   benchmark::AddCustomContext("vector_bits", std::to_string(g_peak.vector_bits));
   benchmark::Initialize(&argc, argv);

@@ -9,6 +9,8 @@
 
 #include <charconv>
 #include <fstream>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -23,33 +25,45 @@ constexpr int64_t kKiB = 1024;
 
 struct CacheSizes {
   int64_t l1d = 0, l2 = 0;  // bytes
+  int l1d_ways = 0;
 };
 
-// Per-core L1d and L2 of the -mcpu names whose numbers are published (a hybrid CPU: its big cores),
-// and their FMA latency x units on full vectors: 5 x 2 on Haswell, Broadwell and Zen 2, 5 x 1 on
-// Zen 1 (two 128-bit units), 4 x 2 on Skylake and later and on Zen 3-5 and Neoverse N1/N2, 4 x 4
-// on Neoverse V1/V2 (four 128-bit units).
+// Per-core L1d (size and ways) and L2 of the -mcpu names whose numbers are published (a hybrid
+// CPU: its big cores), and their FMA latency x units on full vectors: 5 x 2 on Haswell, Broadwell
+// and Zen 2, 5 x 1 on Zen 1 (two 128-bit units), 4 x 2 on Skylake and later and on Zen 3-5 and
+// Neoverse N1/N2, 4 x 4 on Neoverse V1/V2 (four 128-bit units).
 struct KnownCpu {
   std::string_view cpu;
   CacheSizes caches;
   int fma_chains = 8;
 };
 constexpr KnownCpu kKnownCpus[] = {
-    {"haswell", {32 * kKiB, 256 * kKiB}, 10},      {"broadwell", {32 * kKiB, 256 * kKiB}, 10},
-    {"skylake", {32 * kKiB, 256 * kKiB}},          {"skylake-avx512", {32 * kKiB, 1024 * kKiB}},
-    {"cascadelake", {32 * kKiB, 1024 * kKiB}},     {"cooperlake", {32 * kKiB, 1024 * kKiB}},
-    {"icelake-client", {48 * kKiB, 512 * kKiB}},   {"icelake-server", {48 * kKiB, 1280 * kKiB}},
-    {"tigerlake", {48 * kKiB, 1280 * kKiB}},       {"alderlake", {48 * kKiB, 1280 * kKiB}},
-    {"sapphirerapids", {48 * kKiB, 2048 * kKiB}},  {"emeraldrapids", {48 * kKiB, 2048 * kKiB}},
-    {"graniterapids", {48 * kKiB, 2048 * kKiB}},   {"znver1", {32 * kKiB, 512 * kKiB}, 5},
-    {"znver2", {32 * kKiB, 512 * kKiB}, 10},       {"znver3", {32 * kKiB, 512 * kKiB}},
-    {"znver4", {32 * kKiB, 1024 * kKiB}},          {"znver5", {48 * kKiB, 1024 * kKiB}},
-    {"neoverse-n1", {64 * kKiB, 1024 * kKiB}},     {"neoverse-n2", {64 * kKiB, 1024 * kKiB}},
-    {"neoverse-v1", {64 * kKiB, 1024 * kKiB}, 16}, {"neoverse-v2", {64 * kKiB, 1024 * kKiB}, 16},
+    {"haswell", {32 * kKiB, 256 * kKiB, 8}, 10},
+    {"broadwell", {32 * kKiB, 256 * kKiB, 8}, 10},
+    {"skylake", {32 * kKiB, 256 * kKiB, 8}},
+    {"skylake-avx512", {32 * kKiB, 1024 * kKiB, 8}},
+    {"cascadelake", {32 * kKiB, 1024 * kKiB, 8}},
+    {"cooperlake", {32 * kKiB, 1024 * kKiB, 8}},
+    {"icelake-client", {48 * kKiB, 512 * kKiB, 12}},
+    {"icelake-server", {48 * kKiB, 1280 * kKiB, 12}},
+    {"tigerlake", {48 * kKiB, 1280 * kKiB, 12}},
+    {"alderlake", {48 * kKiB, 1280 * kKiB, 12}},
+    {"sapphirerapids", {48 * kKiB, 2048 * kKiB, 12}},
+    {"emeraldrapids", {48 * kKiB, 2048 * kKiB, 12}},
+    {"graniterapids", {48 * kKiB, 2048 * kKiB, 12}},
+    {"znver1", {32 * kKiB, 512 * kKiB, 8}, 5},
+    {"znver2", {32 * kKiB, 512 * kKiB, 8}, 10},
+    {"znver3", {32 * kKiB, 512 * kKiB, 8}},
+    {"znver4", {32 * kKiB, 1024 * kKiB, 8}},
+    {"znver5", {48 * kKiB, 1024 * kKiB, 12}},
+    {"neoverse-n1", {64 * kKiB, 1024 * kKiB, 4}},
+    {"neoverse-n2", {64 * kKiB, 1024 * kKiB, 4}},
+    {"neoverse-v1", {64 * kKiB, 1024 * kKiB, 4}, 16},
+    {"neoverse-v2", {64 * kKiB, 1024 * kKiB, 4}, 16},
 };
-// Any other CPU: the sizes LLVM's x86 cost model assumes (Haswell's), which most cores since have
+// Any other CPU: the caches LLVM's x86 cost model assumes (Haswell's), which most cores since have
 // at least, and 8 FMA chains.
-constexpr KnownCpu kOtherCpu = {"", {32 * kKiB, 256 * kKiB}};
+constexpr KnownCpu kOtherCpu = {"", {32 * kKiB, 256 * kKiB, 8}};
 
 const KnownCpu& known_cpu(const Target& target) {
   for (const KnownCpu& known : kKnownCpus) {
@@ -70,7 +84,7 @@ int64_t parse_cache_size(const std::string& text) {
   return 0;
 }
 
-// The first core's L1d and L2 as Linux reports them; none when sysfs does not say.
+// The first core's L1d (size and ways) and L2 as Linux reports them; none when sysfs does not say.
 std::optional<CacheSizes> read_host_caches() {
   CacheSizes c;
   for (int index = 0;; ++index) {
@@ -79,7 +93,11 @@ std::optional<CacheSizes> read_host_caches() {
     int level = 0;
     std::string type, size;
     if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) break;
-    if (level == 1 && type == "Data") c.l1d = parse_cache_size(size);
+    if (level == 1 && type == "Data") {
+      c.l1d = parse_cache_size(size);
+      std::ifstream ways_file(dir + "ways_of_associativity");
+      if (!(ways_file >> c.l1d_ways) || c.l1d_ways < 0) c.l1d_ways = 0;
+    }
     if (level == 2 && type != "Instruction") c.l2 = parse_cache_size(size);
   }
   if (c.l1d == 0 || c.l2 == 0) return std::nullopt;
@@ -128,6 +146,16 @@ const char* isa_family_name(IsaFamily isa) {
   TESSEL_UNREACHABLE("ISA family");
 }
 
+int64_t CpuModel::l1d_alias_free_rows(int64_t row_bytes) const {
+  constexpr int64_t kLineBytes = 64;  // x86's and the Neoverse cores'
+  if (l1d_ways <= 0 || l1d_bytes < l1d_ways || row_bytes <= 0)
+    return std::numeric_limits<int64_t>::max();
+  int64_t way = l1d_bytes / l1d_ways;
+  // Rows fall on way / gcd(row_bytes, way) offsets within a way, at most one set per line.
+  int64_t step = std::gcd(row_bytes % way, way);
+  return way / std::max(step, kLineBytes) * l1d_ways;
+}
+
 CpuModel CpuModel::of(const Target& target) {
   CpuModel m;
   // Feature names are per architecture (LLVM aborts on a name its target does not define).
@@ -146,6 +174,7 @@ CpuModel CpuModel::of(const Target& target) {
   CacheSizes caches = caches_of(target);
   m.l1d_bytes = caches.l1d;
   m.l2_bytes = caches.l2;
+  m.l1d_ways = caches.l1d_ways;
   m.fma_chains = known_cpu(target).fma_chains;
   m.cores = target.num_cores > 0   ? target.num_cores
             : target.is_host_cpu() ? static_cast<int>(std::thread::hardware_concurrency())

@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
     te::Schedule plain_s = te::create_schedule({plain.C});
     PrimFunc plain_ir = te::lower(plain_s, {plain.A, plain.B, plain.C}, "matmul_default");
 
-    // The register tile for this CPU's vector width and register file (12 x 32 with AVX-512).
-    topi::MatmulCpuConfig tile = topi::matmul_cpu_config(CpuModel::of(target));
+    // The register tile for this CPU's vector width, register file and L1 (12 x 32 with AVX-512,
+    // 8 x 32 where L1 holds 8 of A's rows at this size).
+    topi::MatmulCpuConfig tile = topi::matmul_cpu_config(CpuModel::of(target), DataType::f32(), n);
     topi::Matmul packed = topi::matmul_packed(N, N, N, tile.nr);
     te::Schedule tuned_s = topi::schedule_matmul_cpu(packed, tile);
     PrimFunc tuned_ir = te::lower(tuned_s, {packed.A, packed.B, packed.C}, "matmul_scheduled");

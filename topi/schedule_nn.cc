@@ -354,19 +354,22 @@ int64_t pointwise_rows(const TiledShape& t, const CpuModel& cpu) {
 }
 
 // A GEMM's fallback tile: topi::matmul_cpu_config's micro-kernel (two vectors of columns and the
-// rows that leave room for the operands) where the output is that wide, else one vector; of the
-// template's row candidates that divide the rows, the most that fit, or the kernel's rows.
+// rows that leave room for the operands and that L1 holds at once) where the output is that wide,
+// else one vector; of the template's row candidates that divide the rows, the most that fit, or
+// the kernel's rows.
 struct GemmTile {
   int64_t rows = 1, cols = 1;
 };
 
 // A GEMM always has a row axis (matrix-vector products are not GEMMs): t.row >= 0.
 GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
-  MatmulCpuConfig kernel = matmul_cpu_config(cpu);
+  MatmulCpuConfig kernel = matmul_cpu_config(cpu, DataType::f32(), t.reduce.front());
   int lanes = tile_lanes(cpu);
   GemmTile g;
   g.cols = gemm_tile_columns(cpu, t.row_divisor, t.out.back());
-  int64_t most = matmul_tile_rows(cpu, static_cast<int>((g.cols + lanes - 1) / lanes));
+  int64_t most =
+      std::min<int64_t>(matmul_tile_rows(cpu, static_cast<int>((g.cols + lanes - 1) / lanes)),
+                        cpu.l1d_alias_free_rows(t.reduce.front() * 4));
   for (int64_t r : row_candidates(t, cpu)) {
     if (r <= most && t.row_divisor % r == 0) g.rows = r;
   }

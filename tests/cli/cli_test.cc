@@ -252,8 +252,10 @@ size_t line_count(const std::string& file) {
 TEST_F(CliTest, TuneThenCompileWithTheRecords) {
   std::string records = path("records.json");
   // Without the model check, whose vetoes would make the counts below depend on timing.
+  // An AVX2 target, whose convs' layouts (and so the tasks) do not depend on this machine's ISA.
   std::string fast =
-      " --tuner random --number 1 --repeat 1 --min-repeat-ms 0 --model-check-rounds 0";
+      " --target \"llvm -mcpu=haswell\" --tuner random --number 1 --repeat 1"
+      " --min-repeat-ms 0 --model-check-rounds 0";
   Result r = run(tessel("tune " + kModel + " -o " + records + " --trials 4" + fast));
   ASSERT_EQ(r.code, 0) << r.output;
   // 6 tasks, and each of the 5 convs in its other layout (packed)
@@ -272,8 +274,8 @@ TEST_F(CliTest, TuneThenCompileWithTheRecords) {
       << r.output;
   EXPECT_GE(line_count(records), first + 3u * 2u);  // 2 more trials for each of the 3 tasks
 
-  r = run(
-      tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records));
+  r = run(tessel("compile " + kModel + " -o " + path("tuned.tar") + " --tuning-records " + records +
+                 " --target \"llvm -mcpu=haswell\""));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("tuning records: 7 of 7 tunable kernels tuned ("), std::string::npos)
       << r.output;
@@ -372,27 +374,29 @@ TEST_F(CliTest, TuneChecksTheTunedModel) {
 }
 
 TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
-  Result r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list"));
+  // An AVX2 target: the tasks follow its conv layouts, whatever this machine's ISA.
+  const std::string avx2 = " --target \"llvm -mcpu=haswell\"";
+  Result r = run(tessel("tune " + kModel + " -o " + path("unused.json") + " --tasks list" + avx2));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("Conv|float32[1, 3, 32, 32]|float32[16, 3, 3, 3]"), std::string::npos)
       << r.output;
   // The stem's other layout is listed after the tasks (which of the two is the task follows
-  // pack_conv_weights' rule for the host).
+  // pack_conv_weights' rule for the target).
   EXPECT_NE(r.output.find("ConvNCHWc|float32[1, 3, 32, 32]|float32[1, 3, 3, 3, 16]"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("1       0.88  task 0     "), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(path("unused.json")));
   r = run(tessel("tune " + kModel + " -o " + path("unused.json") +
-                 " --tasks list --conv-layouts rule"));
+                 " --tasks list --conv-layouts rule" + avx2));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 7)
       << r.output;  // a header and 6 tasks
 
   expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tuner annealing")),
                    1, "--tuner");
-  expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19")), 1,
-                   "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
+  expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks 3-19" + avx2)),
+                   1, "--tasks: '3-19' is out of range: the model has tasks 0 to 10");
   expect_cli_error(
       run(tessel("tune " + kModel + " -o " + path("x.json") + " --conv-layouts packed")), 1,
       "--conv-layouts");

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <thread>
 
 namespace tessel {
@@ -83,6 +84,38 @@ TEST(CpuModelTest, FeaturesTakenAwayChangeTheFamily) {
     EXPECT_EQ(sse.l1d_bytes, 32 * 1024);
     EXPECT_EQ(sse.l2_bytes, 256 * 1024);
   }
+}
+
+TEST(CpuModelTest, L1WaysComeFromTheTableOrTheHost) {
+  for (const auto& [cpu, ways] :
+       {std::pair{"znver4", 8}, std::pair{"znver5", 12}, std::pair{"sapphirerapids", 12}}) {
+    SCOPED_TRACE(cpu);
+    if (is_host_cpu(cpu)) continue;  // the host's come from sysfs
+    EXPECT_EQ(model_of(std::string("llvm -mtriple=x86_64-linux-gnu -mcpu=") + cpu).l1d_ways, ways);
+  }
+  EXPECT_EQ(model_of("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1").l1d_ways, 4);
+  EXPECT_GE(CpuModel::of(Target::host()).l1d_ways, 0);
+}
+
+// Rows that lie a multiple of one way's size apart share an L1 set: with 32 KiB in 8 ways (4 KiB
+// each), rows of 1024 floats all do, rows of 512 floats take two sets, and rows 4224 bytes apart
+// (1056 floats) 32 of them. Rows closer than a line apart cover every set.
+TEST(CpuModelTest, RowsApartByAWaysSizeShareAnL1Set) {
+  CpuModel zen4;
+  zen4.l1d_bytes = 32 * 1024;
+  zen4.l1d_ways = 8;
+  EXPECT_EQ(zen4.l1d_alias_free_rows(4096), 8);
+  EXPECT_EQ(zen4.l1d_alias_free_rows(8192), 8);
+  EXPECT_EQ(zen4.l1d_alias_free_rows(2048), 16);
+  EXPECT_EQ(zen4.l1d_alias_free_rows(3072), 32);
+  EXPECT_EQ(zen4.l1d_alias_free_rows(4224), 256);
+  EXPECT_EQ(zen4.l1d_alias_free_rows(4000), 512);  // 64 sets x 8 ways
+  CpuModel zen5 = zen4;
+  zen5.l1d_bytes = 48 * 1024;
+  zen5.l1d_ways = 12;
+  EXPECT_EQ(zen5.l1d_alias_free_rows(4096), 12);
+  CpuModel unknown;
+  EXPECT_EQ(unknown.l1d_alias_free_rows(4096), std::numeric_limits<int64_t>::max());
 }
 
 TEST(CpuModelTest, CoresComeFromTheTargetOrTheHost) {

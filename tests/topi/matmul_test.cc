@@ -61,6 +61,27 @@ TEST(MatmulCpuConfigTest, TileComesFromTheTargetsRegisterFile) {
   EXPECT_EQ(tile("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1"), (std::pair{12, 8}));
 }
 
+// Given K, the rows stop at what L1 holds of A's rows at once: K = 1024 floats puts every row in
+// one set of Zen 4's 8-way L1 (8 rows), not of Zen 5's 12-way one; K = 1056 spreads them.
+TEST(MatmulCpuConfigTest, RowsStayWithinWhatL1HoldsOfARowsAtOnce) {
+  auto rows = [](const char* cpu, int64_t k) {
+    std::string target = std::string("llvm -mtriple=x86_64-linux-gnu -mcpu=") + cpu;
+    return matmul_cpu_config(CpuModel::of(Target::parse(target)), DataType::f32(), k).mr;
+  };
+  if (Target::host().cpu != "znver4") {  // the host's own L1 comes from sysfs
+    EXPECT_EQ(rows("znver4", 1024), 8);
+    EXPECT_EQ(rows("znver4", 2048), 8);
+    EXPECT_EQ(rows("znver4", 1056), 12);
+    EXPECT_EQ(rows("znver4", 0), 12);
+  }
+  if (Target::host().cpu != "znver5") {
+    EXPECT_EQ(rows("znver5", 1024), 12);
+  }
+  if (Target::host().cpu != "haswell") {
+    EXPECT_EQ(rows("haswell", 1024), 6);
+  }
+}
+
 // Each x86 ISA's tile, run on this machine where it can: correct with row and column tails.
 TEST(MatmulCpuConfigTest, EachIsasTileMatchesNaiveLoops) {
   for (const char* name : {"llvm -mcpu=haswell", "llvm -mcpu=native"}) {

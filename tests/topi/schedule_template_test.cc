@@ -153,6 +153,21 @@ TEST(ScheduleTemplate, MatmulHasNoHeightOrReductionOrderKnobs) {
   EXPECT_EQ(space.num_knobs(), 4u);  // tile_row, tile_col, unroll_k, parallel
 }
 
+// A GEMM over K = 1024 (a transformer's second FFN matmul) on an 8-way L1 of 32 KiB: every row
+// of the activation lies in the same set, so the fallback takes 8 rows, not the kernel's 12.
+TEST(ScheduleTemplate, GemmFallbackRowsFitTheL1SetThatTheirRowsShare) {
+  Builder b;
+  graph::ValueId x = b.input("x", {128, 1024});
+  graph::Graph g = b.finish({b.op("MatMul", {x, b.constant("w", random_tensor({1024, 256}, 2))})});
+  ASSERT_EQ(avx512_cpu().l1d_ways, 8);
+  EXPECT_EQ(space_of(g, avx512_cpu()).fallback().split("tile_row")[1], 8);
+  Builder c;
+  graph::ValueId y = c.input("y", {128, 1056});
+  graph::Graph spread =
+      c.finish({c.op("MatMul", {y, c.constant("w", random_tensor({1056, 256}, 2))})});
+  EXPECT_EQ(space_of(spread, avx512_cpu()).fallback().split("tile_row")[1], 12);
+}
+
 // An activation [128, 1, K] times a constant [K, N] (the exported attention's input projection)
 // is one GEMM of 128 rows: the tile's rows come from the longest leading axis, not the matrix
 // rows (1). With a batched right operand, the rows stay the matrix rows.
