@@ -6,7 +6,9 @@
 //   [--markdown]
 //     tunes one conv and one dense task with each tuner and prints the best-so-far GFLOP/s at
 //     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials;
-//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--seed N] [--filter S] [--markdown]
+//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--seed N] [--records DIR] [--filter
+//   S]
+//   [--markdown]
 //     the auto-scheduler against the template tuner and the untuned kernel, per kernel (softmax
 //     and layer norm too), at equal trials or equal time.
 #include <fmt/format.h>
@@ -53,7 +55,8 @@ const char* kTarget = "llvm -mcpu=native";
 const std::vector<std::string> kTunerKernels = {"conv/cifar-3x3-32", "conv/r50-3x3-28-direct",
                                                 "conv/r50-3x3-28", "dense/bert"};
 
-// A records file in the temp directory, removed when done.
+// A records file in the temp directory, removed when done; or, given a path, that file (emptied
+// first) kept.
 class TempRecords {
  public:
   TempRecords() {
@@ -62,11 +65,17 @@ class TempRecords {
     path_ = (std::filesystem::temp_directory_path() / name).string();
     std::filesystem::remove(path_);
   }
-  ~TempRecords() { std::filesystem::remove(path_); }
+  explicit TempRecords(std::string kept) : path_(std::move(kept)), keep_(true) {
+    std::filesystem::remove(path_);
+  }
+  ~TempRecords() {
+    if (!keep_) std::filesystem::remove(path_);
+  }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
+  bool keep_ = false;
 };
 
 // A kernel's graph after the graph passes, with its one tunable task.
@@ -461,7 +470,15 @@ void run_auto(const Args& a) {
   };
   std::vector<AutoRow> rows;
   for (const KernelSpec* k : select({}, a.filter, false)) {
-    AutoRow row{k, nullptr, std::make_unique<TempRecords>(), {}, {}, 0, 0};
+    // With --records DIR: DIR/<kernel>.template.json and DIR/<kernel>.auto.json ('/' as '_').
+    auto records_file = [&](const char* tuner) {
+      if (a.records.empty()) return std::make_unique<TempRecords>();
+      std::string name = k->name;
+      std::replace(name.begin(), name.end(), '/', '_');
+      return std::make_unique<TempRecords>(
+          (std::filesystem::path(a.records) / fmt::format("{}.{}.json", name, tuner)).string());
+    };
+    AutoRow row{k, nullptr, records_file("auto"), {}, {}, 0, 0};
     graph::Graph g = build_graph(*k);
     std::vector<passes::FusedGroup> groups =
         passes::run_graph_pipeline(g, pipeline_options(*k)).groups;
@@ -469,7 +486,7 @@ void run_auto(const Args& a) {
     if (tasks.size() != 1)
       throw Error(fmt::format("{}: expected one kernel, found {}", k->name, tasks.size()));
     if (templated(*k)) {
-      row.template_records = std::make_unique<TempRecords>();
+      row.template_records = records_file("template");
       autotune::TuneOptions opt =
           tune_options(a.tuner, a.trials, a.seed, row.template_records->path());
       if (a.seconds > 0) opt.trials = 1 << 30, opt.time_budget_s = a.seconds;
@@ -583,6 +600,11 @@ int main(int argc, char** argv) {
                    "give each tuner this many seconds per kernel instead of --trials")
       ->check(CLI::NonNegativeNumber);
   autos->add_option("--seed", a.seed, "both tuners' random seed")->capture_default_str();
+  autos
+      ->add_option("--records", a.records,
+                   "keep each tuner's records in this directory (KERNEL.template.json, "
+                   "KERNEL.auto.json; default: temp files, removed)")
+      ->check(CLI::ExistingDirectory);
   try {
     app.parse(argc, argv);
     if (autos->parsed()) run_auto(a);
