@@ -1,4 +1,5 @@
-// What tuning buys (docs/benchmarks.md; bench/run_tuning_bench.sh runs it):
+// What tuning buys (docs/benchmarks.md; bench/run_tuning_bench.sh runs it). Every mode takes
+// --target T (default: the host CPU; "llvm -mcpu=haswell" runs AVX2 code on an AVX-512 machine).
 //   tune_bench kernels [--trials N] [--tuner xgb] [--records FILE] [--filter S] [--markdown]
 //     tunes single-op kernels (ResNet-50, MobileNetV2, BERT shapes) and reports the untuned
 //     (fallback) and tuned GFLOP/s next to an Eigen reference computed in this process;
@@ -6,9 +7,8 @@
 //   [--markdown]
 //     tunes one conv and one dense task with each tuner and prints the best-so-far GFLOP/s at
 //     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials;
-//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--seed N] [--records DIR] [--filter
-//   S]
-//   [--markdown]
+//   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--seed N] [--records DIR]
+//   [--filter S] [--markdown]
 //     the auto-scheduler against the template tuner and the untuned kernel, per kernel (softmax
 //     and layer norm too), at equal trials or equal time.
 #include <fmt/format.h>
@@ -47,7 +47,8 @@ namespace tessel::bench {
 
 namespace {
 
-const char* kTarget = "llvm -mcpu=native";
+// Every mode's target: the host CPU, or --target's (main).
+std::string g_target = "llvm -mcpu=native";
 
 // The tasks of the tuner comparison: convs of the direct template (ResNet for CIFAR, the shape of
 // resnet_mini's; ResNet-50 with packing disabled) and of the packed template (the same ResNet-50
@@ -89,6 +90,7 @@ struct KernelTask {
 // make a 3x3 conv several kernels none of which is the conv template's.
 passes::GraphPipelineOptions pipeline_options(const KernelSpec& k) {
   passes::GraphPipelineOptions opt;
+  opt.cpu = CpuModel::of(Target::parse(g_target));
   opt.disabled_passes = k.disabled_passes;
   opt.disabled_passes.push_back("winograd_conv");
   return opt;
@@ -118,7 +120,7 @@ autotune::TuneOptions tune_options(const std::string& tuner, int trials, uint64_
 
 autotune::TaskResult tune(const KernelTask& kt, const autotune::TuneOptions& opt,
                           const std::function<void(const autotune::TuneProgress&)>& on_progress) {
-  return autotune::tune_tasks(kt.graph, kt.groups, {kt.task}, Target::parse(kTarget), opt,
+  return autotune::tune_tasks(kt.graph, kt.groups, {kt.task}, Target::parse(g_target), opt,
                               on_progress)
       .at(0);
 }
@@ -293,7 +295,7 @@ std::vector<const KernelSpec*> select(const std::vector<std::string>& names,
 }
 
 void print_setup(int threads, const char* who) {
-  Target t = Target::parse(kTarget);
+  Target t = Target::parse(g_target);
   std::cout << fmt::format("Tessel target {} -mcpu={} ({}-bit vectors); {} threads for {}\n\n",
                            t.triple, t.cpu, t.vector_bits(), threads, who);
 }
@@ -436,7 +438,7 @@ struct AutoRow {
 // The kernel compiled with `records` (none: untuned), as its tuning planned it.
 CompiledModel compile_kernel(const KernelSpec& k, const TempRecords* records) {
   CompileOptions opt;
-  opt.target = kTarget;
+  opt.target = g_target;
   opt.disabled_passes = pipeline_options(k).disabled_passes;
   if (records) opt.tuning_records = records->path();
   CompiledModel m = compile_graph(build_graph(k), opt);
@@ -507,7 +509,7 @@ void run_auto(const Args& a) {
     std::cerr << fmt::format("{}: the auto-scheduler ({} cost model)\n", k->name, model->name());
     auto t0 = Clock::now();
     row.auto_result =
-        autotune::auto_schedule_tasks({{&g, &groups}}, tasks, Target::parse(kTarget), opt, *model)
+        autotune::auto_schedule_tasks({{&g, &groups}}, tasks, Target::parse(g_target), opt, *model)
             .at(0);
     row.auto_s = seconds_since(t0);
     rows.push_back(std::move(row));
@@ -561,6 +563,10 @@ int main(int argc, char** argv) {
       "Template tuning benchmarks: single-op kernels against Eigen, and tuners at equal trials"};
   app.require_subcommand(1);
   Args a;
+  app.add_option("--target", g_target,
+                 "the target of every kernel (\"llvm -mcpu=haswell\": AVX2 code on an AVX-512 "
+                 "machine)")
+      ->capture_default_str();
   auto common = [&](CLI::App* cmd) {
     cmd->add_option("--trials", a.trials, "measured configs per task, the fallback included")
         ->check(CLI::PositiveNumber)
