@@ -43,26 +43,26 @@ Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype)
   return mm;
 }
 
-int matmul_tile_rows(const CpuModel& cpu, int column_vectors) {
+int matmul_tile_rows(const CpuModel& cpu, int column_vectors, int64_t row_bytes) {
   // Accumulators in at most three quarters of the register file and short of the operands:
   // LLVM keeps some B vectors of the unrolled k steps live as well, and fuller tiles spilled
   // (AVX-512 at 1024^3: 14 x 32 ran at 0.8x the speed of 12 x 32 and 8 x 32).
   int accumulators =
       std::min(cpu.vector_registers * 3 / 4, cpu.vector_registers - column_vectors - 2);
-  return std::max(1, accumulators / column_vectors);
+  int rows = std::max(1, accumulators / column_vectors);
+  // Every k step of the tile reads one element of each of its rows of A: rows sharing an L1 set
+  // beyond its ways evict each other (1024^3 on Zen 4, AVX-512, 2 threads: 12 x 32 at 155-184
+  // GFLOP/s, 8 x 32 at 170-196; at 1056^3, rows in distinct sets, 12 x 32 198-206).
+  if (row_bytes > 0)
+    rows = static_cast<int>(std::min<int64_t>(rows, cpu.l1d_alias_free_rows(row_bytes)));
+  return rows;
 }
 
 MatmulCpuConfig matmul_cpu_config(const CpuModel& cpu, DataType dtype, int64_t k) {
   constexpr int kColumnVectors = 2;
   MatmulCpuConfig cfg;
   cfg.nr = kColumnVectors * cpu.lanes(dtype);
-  cfg.mr = matmul_tile_rows(cpu, kColumnVectors);
-  // Every k step of the tile reads one element of each of its rows of A: rows sharing an L1 set
-  // beyond its ways evict each other (1024^3 on Zen 4, AVX-512, 2 threads: 12 x 32 at 155-184
-  // GFLOP/s, 8 x 32 at 170-196; at 1056^3, rows in distinct sets, 12 x 32 198-206).
-  if (k > 0)
-    cfg.mr = static_cast<int>(
-        std::min<int64_t>(cfg.mr, cpu.l1d_alias_free_rows(k * dtype.element_of().bytes())));
+  cfg.mr = matmul_tile_rows(cpu, kColumnVectors, k * dtype.element_of().bytes());
   cfg.b_block_bytes = cpu.l2_bytes / 2;
   return cfg;
 }

@@ -34,8 +34,9 @@ struct MatmulCpuConfig {
 // (CpuModel::l1d_alias_free_rows: 8 on Zen 4 at k = 1024).
 MatmulCpuConfig matmul_cpu_config(const CpuModel& cpu, DataType dtype = DataType::f32(),
                                   int64_t k = 0);
-// The rows of such a tile `column_vectors` vectors wide.
-int matmul_tile_rows(const CpuModel& cpu, int column_vectors);
+// The rows of such a tile `column_vectors` vectors wide; given the bytes between A's rows, at most
+// as many as L1 holds at once (CpuModel::l1d_alias_free_rows).
+int matmul_tile_rows(const CpuModel& cpu, int column_vectors, int64_t row_bytes = 0);
 
 Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype = DataType::f32());
 

@@ -367,9 +367,8 @@ GemmTile gemm_fallback(const TiledShape& t, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);
   GemmTile g;
   g.cols = gemm_tile_columns(cpu, t.row_divisor, t.out.back());
-  int64_t most =
-      std::min<int64_t>(matmul_tile_rows(cpu, static_cast<int>((g.cols + lanes - 1) / lanes)),
-                        cpu.l1d_alias_free_rows(t.reduce.front() * 4));
+  int64_t most = matmul_tile_rows(cpu, static_cast<int>((g.cols + lanes - 1) / lanes),
+                                  t.reduce.front() * DataType::f32().bytes());
   for (int64_t r : row_candidates(t, cpu)) {
     if (r <= most && t.row_divisor % r == 0) g.rows = r;
   }
