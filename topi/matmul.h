@@ -24,14 +24,18 @@ struct MatmulCpuConfig {
   // Cache for the B panels that every row block reads in turn: C's columns are computed in blocks
   // of panels that fit it, so they stay cached across the row blocks. 0: one block of all columns.
   int64_t b_block_bytes = 0;
+  // L1's share for the mr rows of A that a tile reads at every k step: when K's rows overflow it,
+  // the reduction runs in blocks that fit, outside the row blocks, and C accumulates across them,
+  // so a block of A's rows stays in L1 across the column panels. 0: one block of all of K.
+  int64_t a_block_bytes = 0;
   bool parallel = true;
 };
 
 // The register tile for `cpu`: two vectors of columns (`dtype` lanes each) and as many rows as
 // leave room for the operands (6 x 16 with AVX2's 16 ymm registers, 12 x 32 with AVX-512's 32 zmm
-// registers), and B blocks in half of L2. Given the reduction's length `k`, the rows are also at
-// most as many as L1 holds at once when A's rows lie k elements apart
-// (CpuModel::l1d_alias_free_rows: 8 on Zen 4 at k = 1024).
+// registers), blocks of A's rows in half of L1 and B blocks in half of L2. Given the reduction's
+// length `k`, the rows are also at most as many as L1 holds at once when A's rows lie k elements
+// apart (CpuModel::l1d_alias_free_rows: 8 on Zen 4 at k = 1024).
 MatmulCpuConfig matmul_cpu_config(const CpuModel& cpu, DataType dtype = DataType::f32(),
                                   int64_t k = 0);
 // The rows of such a tile `column_vectors` vectors wide; given the bytes between A's rows, at most
@@ -42,7 +46,8 @@ Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype 
 
 // Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
 // (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks,
-// and (K and N known) iterate over blocks of B panels that fit cfg.b_block_bytes outside the rows.
+// and (K and N known) iterate over blocks of K (cfg.a_block_bytes; C itself then accumulates) and
+// of B panels (cfg.b_block_bytes) outside the rows.
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
 
 }  // namespace tessel::topi

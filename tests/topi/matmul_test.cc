@@ -31,6 +31,16 @@ void expect_matches_naive_loops(const runtime::NDArray& a, const runtime::NDArra
     }
 }
 
+// Builds the lowered matmul `f` ([M, K] x [K, N]) for the host and checks it on random inputs.
+void expect_lowered_matches_naive_loops(const PrimFunc& f, int M, int N, int K, uint32_t seed,
+                                        const std::string& what) {
+  runtime::Module m = build(f, Target::parse("llvm -mcpu=native"));
+  auto a = random_array({M, K}, seed), b = random_array({K, N}, seed + 1);
+  auto c = runtime::NDArray::empty({M, N}, DataType::f32());
+  m.get_function("mm")(a, b, c);
+  expect_matches_naive_loops(a, b, c, M, N, K, what);
+}
+
 class MatmulCpuTest : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 
 TEST_P(MatmulCpuTest, MatchesNaiveLoops) {
@@ -106,11 +116,37 @@ TEST(MatmulCpuTest, ColumnBlocksOfBPanels) {
   Matmul mm = matmul_packed(M, N, K, cfg.nr);
   PrimFunc f = te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
   EXPECT_NE(to_string(f).find(".outer.outer"), std::string::npos) << to_string(f);
-  runtime::Module m = build(f, Target::parse("llvm -mcpu=native"));
-  auto a = random_array({M, K}, 5), b = random_array({K, N}, 6);
-  auto c = runtime::NDArray::empty({M, N}, DataType::f32());
-  m.get_function("mm")(a, b, c);
-  expect_matches_naive_loops(a, b, c, M, N, K, "3-panel blocks");
+  expect_lowered_matches_naive_loops(f, M, N, K, 5, "3-panel blocks");
+}
+
+// A tile's rows of A over all of K that overflow a_block_bytes split K into equal blocks outside
+// the row blocks (k.outer, its steps k.inner.*), C accumulating across them: here blocks of 24
+// steps over K = 103 (prime: equal blocks, the last one short), with row and column tails and B
+// blocks of 2 panels.
+TEST(MatmulCpuTest, BlocksOfKAccumulateIntoC) {
+  const int M = 29, N = 5 * 16 - 3, K = 103;
+  MatmulCpuConfig cfg{.mr = 6, .nr = 16};
+  cfg.a_block_bytes = 6 * 4 * 24;
+  cfg.b_block_bytes = 2 * K * cfg.nr * 4;
+  Matmul mm = matmul_packed(M, N, K, cfg.nr);
+  PrimFunc f = te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
+  std::string text = to_string(f);
+  EXPECT_NE(text.find("for (k.inner.outer, 0, 6)"), std::string::npos) << text;
+  expect_lowered_matches_naive_loops(f, M, N, K, 7, "blocks of K");
+}
+
+// Half of L1 holds the tile's rows of A: 6 rows of AVX2's tile over K = 2048 do not (48 KiB), so
+// K runs in blocks of 512 steps, the longest under 682 that divides it; over K = 256 they fit.
+TEST(MatmulCpuConfigTest, ABlockIsHalfOfL1) {
+  CpuModel cpu = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+  MatmulCpuConfig cfg = matmul_cpu_config(cpu);
+  EXPECT_EQ(cfg.a_block_bytes, cpu.l1d_bytes / 2);
+  auto lowered = [&](int k) {
+    Matmul mm = matmul_packed(64, 64, k, cfg.nr);
+    return to_string(te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm"));
+  };
+  EXPECT_NE(lowered(2048).find("for (k.outer, 0, 4)"), std::string::npos) << lowered(2048);
+  EXPECT_EQ(lowered(256).find("k.inner"), std::string::npos) << lowered(256);
 }
 
 // Half of L2 holds the B block; panels that fit it all are not blocked.
