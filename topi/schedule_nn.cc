@@ -241,7 +241,10 @@ bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
 // convs to 14x14 and 7x7 (256 and 512 channels) 3.0-3.2 -> 2.8-3.0 ms with chunks of 8,
 // DenseNet-121's (128 channels) within 2%. Not chunked: 1x1 convs over at most 256 channels (16
 // KiB: at 14x14 equal or slower, over 64 or 96 channels 1.1-1.4x slower), and maps whose
-// accumulators take strips (at 28x28 no gain), but for narrow windows (above).
+// accumulators take strips (at 28x28 no gain), but for narrow windows (above). With 32 registers
+// a window takes chunks of 32 too, its channels outermost (packed_reduce_order): ResNet-50's 3x3
+// conv over 512 channels at 7x7 on Zen 4 (AVX-512, one thread, 120 tuned configs) ran at 104
+// GFLOP/s so, 95 with chunks of 8 in that order, 85 with chunks of 8 and the offsets outermost.
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu) {
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
   int64_t window = window_points(t);
@@ -250,7 +253,7 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
   if (accumulator_strip(t, rows, ys) < t.out[2] && !narrow_window(t, cpu)) return 0;
   int64_t chunk = 0;
   for (int64_t k : chunks) {
-    if (k <= (window == 1 ? 32 : 8)) chunk = k;
+    if (k <= (window == 1 || cpu.vector_registers >= 32 ? 32 : 8)) chunk = k;
   }
   return chunk;
 }
@@ -435,12 +438,16 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
 // 16 input channels runs faster with the channels outermost: ResNet-18's, ResNet-50's and
 // DenseNet-121's 3x3 convs at one thread, weighted by occurrence, 23.3 -> 16.7 ms, 23.3 -> 17.8
 // and 40.1 -> 31.9 (their 7x7 stems over 3 channels ran 1.1-1.4x slower so), but for a narrow
-// window in chunks (narrow_window).
+// window in chunks (narrow_window). With 32 registers a window in chunks (fallback_reduce_chunk)
+// runs its channels outermost too: ResNet-50's nine convs at 7x7 (its 3x3 ones chunked) took
+// 14.9-15.8 ms of one thread on Zen 4 so, in chunks of 32, against 16.8-17.8 before (chunks of 8,
+// the offsets outermost).
 std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu,
                                          int64_t reduce_chunk) {
   std::vector<int64_t> order;
   for (size_t r = 0; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
-  if (cpu.vector_registers >= 32 || t.reduce.front() < 16 ||
+  bool chunked_window = reduce_chunk > 0 && window_points(t) > 1;
+  if ((cpu.vector_registers >= 32 && !chunked_window) || t.reduce.front() < 16 ||
       (reduce_chunk > 0 && narrow_window(t, cpu)))
     std::rotate(order.begin(), order.begin() + 1, order.end());
   return order;

@@ -210,10 +210,11 @@ const Pinned kPinned[] = {
     {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx2, 2400,
      R"({"tile_row":[4,6],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
-    // whose block weights (64 x 9 x 16 floats) take more than half of L1 does, by 8, but not a 1x1
-    // conv over 256 channels (half of L1 exactly).
+    // whose block weights (64 x 9 x 16 floats) take more than half of L1 does, by 32 with 32
+    // registers (channels outermost) and by 8 with 16, but not a 1x1 conv over 256 channels (half
+    // of L1 exactly).
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 1344,
-     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 1344,
      R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     // AVX2 chunks a window over at most 128 channels by 8 in strips of the map too (kernel offsets
