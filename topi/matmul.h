@@ -46,8 +46,8 @@ Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype 
 
 // Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
 // (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks,
-// and (K and N known) iterate over blocks of K (cfg.a_block_bytes; C itself then accumulates) and
-// of B panels (cfg.b_block_bytes) outside the rows.
+// and (K and N known) iterate over blocks of K inside the row blocks (cfg.a_block_bytes; C itself
+// then accumulates) and over blocks of B panels outside them (cfg.b_block_bytes).
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
 
 }  // namespace tessel::topi
