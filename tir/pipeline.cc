@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/printer.h"
 #include "tir/transforms/flatten_buffers.h"
+#include "tir/transforms/guard_padded_reads.h"
 #include "tir/transforms/loop_partition.h"
 #include "tir/transforms/lower_intrinsics.h"
 #include "tir/transforms/remove_no_op.h"
@@ -60,6 +61,7 @@ PrimFunc lower_tir(PrimFunc f, const PipelineOptions& opt) {
   f = run("flatten_buffers", f, flatten_buffers);
   run.checks.require_flat = true;
   f = run("simplify", f, simplify_pass);
+  f = run("guard_padded_reads", f, guard_padded_reads);
   if (opt.loop_partition) f = run("loop_partition", f, loop_partition);
   f = run("vectorize_loops", f, vectorize_loops);
   run.checks.require_no_vectorized_loops = true;
@@ -77,9 +79,9 @@ PrimFunc lower_tir(PrimFunc f, const PipelineOptions& opt) {
 }
 
 std::vector<std::string> tir_pass_names() {
-  return {"simplify",         "flatten_buffers", "simplify", "loop_partition",
-          "vectorize_loops",  "unroll_loops",    "simplify", "remove_no_op",
-          "lower_intrinsics", "simplify",        "verify"};
+  return {"simplify",       "flatten_buffers",  "simplify",     "guard_padded_reads",
+          "loop_partition", "vectorize_loops",  "unroll_loops", "simplify",
+          "remove_no_op",   "lower_intrinsics", "simplify",     "verify"};
 }
 
 std::vector<std::string> parse_pass_list(const std::string& spec, std::vector<std::string> known,

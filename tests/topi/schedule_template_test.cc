@@ -5,6 +5,8 @@
 #include "../passes/graph_builder.h"
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
+#include "te/lower.h"
+#include "tir/pipeline.h"
 
 namespace tessel::topi {
 namespace {
@@ -59,14 +61,19 @@ TEST(ScheduleTemplate, ConvKnobsAndFallback) {
   EXPECT_EQ(space.size(), 6u * 3u * 4u * 6u * 2u * 2u);
 }
 
+// A 3x3 conv from 64 to 32 channels over a size x size map, padded by 1, and a Relu.
+graph::Graph padded_conv_model(int64_t size) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 64, size, size});
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 64, 3, 3}, 1))},
+                          {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
+  return b.finish({b.op("Relu", {y})});
+}
+
 // A conv with 7-wide rows and a long reduction is packed (passes/pack_conv_weights): its template
 // vectorizes 16 output channels and unrolls output columns.
 TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
-  Builder b;
-  graph::ValueId x = b.input("x", {1, 64, 7, 7});
-  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({32, 64, 3, 3}, 1))},
-                          {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
-  graph::Graph model = b.finish({b.op("Relu", {y})});
+  graph::Graph model = padded_conv_model(7);
   ConfigSpace space = space_of(model, avx512_cpu());
   ConfigEntity f = space.fallback();
   EXPECT_EQ(f.split("tile_row"), (std::vector<int64_t>{1, 2}));  // both blocks of 16 channels
@@ -88,6 +95,35 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
   EXPECT_EQ(f8.knob("reduce_chunk"), 8);
   EXPECT_EQ(f8.reorder("reorder_k"), (std::vector<int64_t>{1, 2, 0}));
   EXPECT_EQ(avx2.invalid_reason(f8), "");
+}
+
+// With 32 registers a packed conv reads its padded input through guards on the window's edge,
+// not from a padded copy: after the tir pipeline no pad buffer is left, and the interior tiles of
+// its map read without checks (only the edge tiles' loops keep `likely` guards). With AVX2's 16
+// registers it pads a copy first, as before.
+TEST(ScheduleTemplate, PackedConvReadsItsPaddingThroughGuards) {
+  graph::Graph g = padded_conv_model(14);
+  auto lowered = [&](const CpuModel& cpu) {
+    graph::Graph model = g;  // the pipeline rewrites its graph
+    passes::GraphPipelineOptions opt;
+    opt.disabled_passes = {"winograd_conv"};
+    opt.cpu = cpu;
+    passes::GraphPipelineResult plan = passes::run_graph_pipeline(model, opt);
+    EXPECT_EQ(plan.groups.size(), 1u);
+    EXPECT_EQ(model.nodes[plan.groups[0].master].op, graph::OpKind::ConvNCHWc);
+    passes::LoweredGroup lg = passes::lower_to_te(model, plan.groups[0], 0, cpu);
+    return to_string(tir::lower_tir(te::lower(lg.schedule, lg.args, lg.name)));
+  };
+  std::string text = lowered(avx512_cpu());
+  EXPECT_EQ(text.find("_pad"), std::string::npos) << text;
+  EXPECT_NE(text.find("likely("), std::string::npos) << text;
+  // The tile loop over the map's columns comes in three parts (first tile, interior, last).
+  size_t parts = 0;
+  for (size_t at = text.find("for (i3.outer"); at != std::string::npos;
+       at = text.find("for (i3.outer", at + 1))
+    ++parts;
+  EXPECT_EQ(parts, 3u) << text;
+  EXPECT_NE(lowered(avx2_cpu()).find("_pad"), std::string::npos);
 }
 
 // Two blocks of channels share each broadcast input element; the columns, up to half the register
