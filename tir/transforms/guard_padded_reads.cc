@@ -1,5 +1,6 @@
 #include "tir/transforms/guard_padded_reads.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "ir/functor.h"
@@ -47,12 +48,24 @@ bool reads_stored_element(const PrimExpr& e, const BufferStoreNode* store) {
   return true;
 }
 
+// The most copies of a guarded update that unrolled loops around it may make. Partitioning copies
+// a loop's body once per part, and the loops around an update may each be split: a register tile
+// (at most 16 accumulators in the packed conv's fallback) stays well inside, where an
+// auto-scheduler program unrolled up to 512 steps took more than 10 s to build under ASan so.
+constexpr int64_t kMaxUnrolledUpdates = 64;
+
 class PaddedReadGuard : public IRMutator {
  protected:
   Stmt mutate_For(const ForNode* op, const Stmt& self) override {
     bool vector = op->kind == ForKind::kVectorized;
     if (vector) vector_vars_.push_back(op->loop_var.get());
+    int64_t saved = unrolled_;
+    if (op->kind == ForKind::kUnrolled) {
+      const int64_t* extent = as_const_int(op->extent);
+      unrolled_ = extent ? unrolled_ * std::max<int64_t>(*extent, 1) : kMaxUnrolledUpdates + 1;
+    }
     Stmt s = IRMutator::mutate_For(op, self);
+    unrolled_ = saved;
     if (vector) vector_vars_.pop_back();
     return s;
   }
@@ -64,7 +77,7 @@ class PaddedReadGuard : public IRMutator {
       auto read = padded_term(term);
       // A condition on a vector's lanes stays a select (masked lanes): a branch would need its
       // loop split or run serially.
-      if (read && !uses_var(read->condition, vector_vars_)) {
+      if (read && !uses_var(read->condition, vector_vars_) && unrolled_ <= kMaxUnrolledUpdates) {
         Stmt update = BufferStoreNode::make(op->buffer, acc + read->value, op->indices);
         return IfThenElseNode::make(likely(read->condition), update);
       }
@@ -74,6 +87,7 @@ class PaddedReadGuard : public IRMutator {
 
  private:
   std::vector<const VarNode*> vector_vars_;  // the vectorized loops around the statement
+  int64_t unrolled_ = 1;                     // the iterations of the unrolled loops around it
 };
 
 }  // namespace

@@ -94,5 +94,23 @@ TEST(GuardPaddedReadsTest, AConditionOnVectorLanesStaysASelect) {
   EXPECT_TRUE(guard_padded_reads(vectorized).same_as(vectorized));
 }
 
+// Inside unrolled loops of more than 64 iterations in all the update stays a select: each loop
+// that partitioning splits around it would copy them.
+TEST(GuardPaddedReadsTest, ALargeUnrolledBodyStaysASelect) {
+  Window t;
+  Var u("u");
+  Stmt update = BufferStoreNode::make(t.out, t.acc() + t.read(), {t.i});
+  auto func = [&](int64_t unrolled) {
+    Stmt body =
+        ForNode::make(t.i, 0, 6, ForKind::kSerial,
+                      ForNode::make(t.k, 0, 3, ForKind::kSerial,
+                                    ForNode::make(u, 0, unrolled, ForKind::kUnrolled, update)));
+    return PrimFunc::make("f", {t.x->data, t.w->data, t.out->data}, {t.x, t.w, t.out}, body);
+  };
+  PrimFunc small = func(64), large = func(65);
+  EXPECT_FALSE(guard_padded_reads(small).same_as(small));
+  EXPECT_TRUE(guard_padded_reads(large).same_as(large));
+}
+
 }  // namespace
 }  // namespace tessel::tir
