@@ -141,13 +141,13 @@ struct TiledShape {
   bool gemm = false;             // see TileSpec
   bool local_inputs = false;     // see TileSpec
   bool strided_columns = false;  // see TileSpec (false unless depthwise)
-  // ConvNCHWc (dense) with 32 registers: it reads its zero-padded input through guards on the
-  // window's edge (tir/transforms/guard_padded_reads.h), which loop partitioning lifts off the
-  // interior tiles, rather than copying it padded first. On Zen 4 with AVX-512, ResNet-50's 3x3
-  // convs at 28x28, 14x14 and 7x7 ran 1.08x, 1.11x and 1.2x faster at two threads so, ResNet-18
-  // 1.16-1.21x and DenseNet-121 1.09-1.10x end to end. With AVX2's tile (one block of two
-  // vectors by 4 columns, the channels outside the kernel offsets) ResNet-18 ran 1.3-1.5x slower.
+  // ConvNCHWc (dense) over a padded input: it reads the input through guards on the window's edge
+  // (tir/transforms/guard_padded_reads.h), which loop partitioning lifts off the interior tiles,
+  // rather than copying it padded first (padding_read_in_place). On Zen 4 with AVX-512,
+  // ResNet-50's 3x3 convs at 28x28, 14x14 and 7x7 ran 1.08x, 1.11x and 1.2x faster at two
+  // threads so, ResNet-18 1.16-1.21x and DenseNet-121 1.09-1.10x end to end.
   bool padding_in_reads = false;
+  int vector_registers = 0;     // the target's
   std::vector<int64_t> reduce;  // reduction extents, in compute order
   int64_t work = 0;             // output points x reduction length
   int64_t l1d_bytes = 0;        // the target's L1 data cache (a chunked reduction's budget)
@@ -169,7 +169,8 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.gemm = spec.gemm;
   t.local_inputs = spec.local_inputs;
   t.strided_columns = spec.strided_columns && t.row >= 0 && t.row_divisor == 1;
-  t.padding_in_reads = spec.channel_vectors && !spec.local_inputs && cpu.vector_registers >= 32;
+  t.padding_in_reads = spec.channel_vectors && !spec.local_inputs;
+  t.vector_registers = cpu.vector_registers;
   t.reduce = reduce;
   t.work = product(out) * product(reduce);
   t.l1d_bytes = cpu.l1d_bytes > 0 ? cpu.l1d_bytes : 32 * 1024;
@@ -464,6 +465,7 @@ std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cp
   for (size_t r = 0; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
   bool chunked_window = reduce_chunk > 0 && window_points(t) > 1;
   if ((cpu.vector_registers >= 32 && !chunked_window) || t.reduce.front() < 16 ||
+      (t.padding_in_reads && reduce_chunk == 0) ||  // see padding_read_in_place
       (reduce_chunk > 0 && narrow_window(t, cpu)))
     std::rotate(order.begin(), order.begin() + 1, order.end());
   return order;
@@ -639,7 +641,22 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   if (!spec) return std::nullopt;
   std::vector<int64_t> reduce;
   for (const te::IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));
-  return tiled_shape(*spec, shape, reduce, cpu);
+  TiledShape t = tiled_shape(*spec, shape, reduce, cpu);
+  std::vector<te::Operation> inputs = te::input_ops((*master)->op);
+  t.padding_in_reads =
+      t.padding_in_reads && std::any_of(inputs.begin(), inputs.end(), is_zero_window);
+  return t;
+}
+
+// Whether a packed conv reads its padding in place (TiledShape::padding_in_reads). With 16
+// registers (AVX2's tile: one block of two vectors by 4 columns) only an unchunked reduction does,
+// its kernel offsets then outside its channels (packed_reduce_order) so that the partitioned
+// offset loops run outside the channel loop. On Zen 4 with AVX2 code, ResNet-50's 3x3 convs at
+// 56x56, 28x28 and 14x14 ran 1.02-1.08x faster at one thread so and 1.14-1.25x at two; chunked
+// (its 7x7 conv over 512 channels) 2.5x slower, and with the channels outermost ResNet-18 ran
+// 1.3-1.5x slower.
+bool padding_read_in_place(const TiledShape& t, const TileConfig& c) {
+  return t.padding_in_reads && (t.vector_registers >= 32 || c.reduce_chunk == 0);
 }
 
 // The single reduction of the group computed in register tiles of its output (see the header).
@@ -716,7 +733,7 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   for (const te::Operation& op : inputs) {
     te::Stage is = s[op];
     if (is->is_output) continue;
-    if (t.padding_in_reads && is_zero_window(op)) {  // see TiledShape::padding_in_reads
+    if (padding_read_in_place(t, c) && is_zero_window(op)) {
       is.compute_inline();
       continue;
     }

@@ -62,8 +62,9 @@ graph::Graph model(const PackedConv& c) {
 
 // Every chunk size of the packed conv's space, each with the fallback's tile and with a narrow
 // serial one (1 block x 3 columns, the innermost reduction unrolled), matches the reference.
-void expect_every_chunk_matches(const PackedConv& c) {
-  Target target = Target::parse("llvm -mcpu=native");
+void expect_every_chunk_matches(const PackedConv& c,
+                                const char* target_text = "llvm -mcpu=native") {
+  Target target = Target::parse(target_text);
   CpuModel cpu = CpuModel::of(target);
   graph::Graph g = model(c);
   passes::GraphPipelineOptions opt;
@@ -146,6 +147,13 @@ TEST(ChunkedReduction, ChannelBlocksInAndOut) {
   expect_every_chunk_matches(
       {.x = {1, 32, 7, 9}, .w = {32, 32, 3, 3}, .pads = {1, 1, 1, 1}, .chained = true});
   expect_every_chunk_matches({.x = {1, 64, 7, 7}, .w = {32, 64, 1, 1}, .chained = true});
+}
+
+// AVX2 code (16 registers) reads the padding of an unchunked window in place, and pads a copy for
+// each chunk size: both against the reference.
+TEST(ChunkedReduction, Avx2CodeWithItsPaddingReadInPlaceOrCopied) {
+  expect_every_chunk_matches({.x = {1, 32, 9, 11}, .w = {32, 32, 3, 3}, .pads = {1, 1, 1, 1}},
+                             "llvm -mcpu=haswell");
 }
 
 TEST(ChunkedReduction, ThreeDimensionalMapsStripTheirDepth) {
