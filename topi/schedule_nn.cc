@@ -169,7 +169,6 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.gemm = spec.gemm;
   t.local_inputs = spec.local_inputs;
   t.strided_columns = spec.strided_columns && t.row >= 0 && t.row_divisor == 1;
-  t.padding_in_reads = spec.channel_vectors && !spec.local_inputs;
   t.vector_registers = cpu.vector_registers;
   t.reduce = reduce;
   t.work = product(out) * product(reduce);
@@ -643,20 +642,22 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   for (const te::IterVar& r : compute_of(*master)->reduce_axis) reduce.push_back(extent(r));
   TiledShape t = tiled_shape(*spec, shape, reduce, cpu);
   std::vector<te::Operation> inputs = te::input_ops((*master)->op);
-  t.padding_in_reads =
-      t.padding_in_reads && std::any_of(inputs.begin(), inputs.end(), is_zero_window);
+  t.padding_in_reads = spec->channel_vectors && !spec->local_inputs &&
+                       std::any_of(inputs.begin(), inputs.end(), is_zero_window);
   return t;
 }
 
 // Whether a packed conv reads its padding in place (TiledShape::padding_in_reads). With 16
-// registers (AVX2's tile: one block of two vectors by 4 columns) only an unchunked reduction does,
-// its kernel offsets then outside its channels (packed_reduce_order) so that the partitioned
-// offset loops run outside the channel loop. On Zen 4 with AVX2 code, ResNet-50's 3x3 convs at
-// 56x56, 28x28 and 14x14 ran 1.02-1.08x faster at one thread so and 1.14-1.25x at two; chunked
+// registers (AVX2's tile: one block of two vectors by 4 columns) only an unchunked reduction with
+// its channels innermost does, so that the partitioned offset loops run outside the channel loop
+// (the fallback orders it so, packed_reduce_order). On Zen 4 with AVX2 code, ResNet-50's 3x3 convs
+// at 56x56, 28x28 and 14x14 ran 1.02-1.08x faster at one thread so and 1.14-1.25x at two; chunked
 // (its 7x7 conv over 512 channels) 2.5x slower, and with the channels outermost ResNet-18 ran
 // 1.3-1.5x slower.
 bool padding_read_in_place(const TiledShape& t, const TileConfig& c) {
-  return t.padding_in_reads && (t.vector_registers >= 32 || c.reduce_chunk == 0);
+  bool channels_innermost = !c.reduce_order.empty() && c.reduce_order.back() == 0;
+  return t.padding_in_reads &&
+         (t.vector_registers >= 32 || (c.reduce_chunk == 0 && channels_innermost));
 }
 
 // The single reduction of the group computed in register tiles of its output (see the header).

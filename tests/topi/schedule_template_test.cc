@@ -2,6 +2,8 @@
 // register-budget constraint that tuning uses to skip configs without building them.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "../passes/graph_builder.h"
 #include "passes/lower_to_te.h"
 #include "passes/pipeline.h"
@@ -102,14 +104,20 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
 // without checks (only the edge tiles' loops keep `likely` guards). With AVX2's 16 registers only
 // an unchunked reduction does (over 256 channels at 28x28, not 64 at 14x14, which chunks by 8).
 TEST(ScheduleTemplate, PackedConvReadsItsPaddingThroughGuards) {
-  auto lowered = [&](const CpuModel& cpu, graph::Graph model) {
+  // The lowered conv with the fallback, or with its reduction order set to `order`.
+  auto lowered = [&](const CpuModel& cpu, graph::Graph model, std::string order = "") {
     passes::GraphPipelineOptions opt;
     opt.disabled_passes = {"winograd_conv"};
     opt.cpu = cpu;
     passes::GraphPipelineResult plan = passes::run_graph_pipeline(model, opt);
     EXPECT_EQ(plan.groups.size(), 1u);
     EXPECT_EQ(model.nodes[plan.groups[0].master].op, graph::OpKind::ConvNCHWc);
-    passes::LoweredGroup lg = passes::lower_to_te(model, plan.groups[0], 0, cpu);
+    passes::LoweredGroup lg =
+        passes::lower_to_te(model, plan.groups[0], 0, cpu, [&](const ConfigSpace& space) {
+          nlohmann::ordered_json config = nlohmann::ordered_json::parse(space.fallback().to_json());
+          if (!order.empty()) config["reorder_k"] = nlohmann::ordered_json::parse(order);
+          return ConfigEntity::from_json(space, config.dump(), true);
+        });
     return to_string(tir::lower_tir(te::lower(lg.schedule, lg.args, lg.name)));
   };
   std::string text = lowered(avx512_cpu(), padded_conv_model(14));
@@ -125,6 +133,9 @@ TEST(ScheduleTemplate, PackedConvReadsItsPaddingThroughGuards) {
   std::string avx2 = lowered(avx2_cpu(), padded_conv_model(28, 256));
   EXPECT_EQ(avx2.find("_pad"), std::string::npos) << avx2;
   EXPECT_NE(avx2.find("likely("), std::string::npos) << avx2;
+  // With its channels outermost (a tuned order), AVX2 code pads a copy again.
+  EXPECT_NE(lowered(avx2_cpu(), padded_conv_model(28, 256), "[0, 1, 2]").find("_pad"),
+            std::string::npos);
 }
 
 // Two blocks of channels share each broadcast input element; the columns, up to half the register
