@@ -14,9 +14,15 @@
 
 namespace tessel::codegen {
 
+// Target instructions the polynomials may use beyond portable LLVM IR; each gives the same bits
+// as the portable form.
+struct FloatMathIsa {
+  bool avx512f = false;  // vscalefps scales exp's result by 2^k
+};
+
 // Each takes and returns a float32 or a vector of float32.
-llvm::Value* emit_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x);
-llvm::Value* emit_tanh_f32(llvm::IRBuilderBase& b, llvm::Value* x);
-llvm::Value* emit_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x);
+llvm::Value* emit_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x, const FloatMathIsa& isa);
+llvm::Value* emit_tanh_f32(llvm::IRBuilderBase& b, llvm::Value* x, const FloatMathIsa& isa);
+llvm::Value* emit_erf_f32(llvm::IRBuilderBase& b, llvm::Value* x, const FloatMathIsa& isa);
 
 }  // namespace tessel::codegen

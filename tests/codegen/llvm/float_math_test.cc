@@ -1,6 +1,7 @@
 // The inline float32 exp, tanh, erf and sigmoid (codegen/llvm/float_math.h) against double
 // precision std:: functions over their whole range: a dense sweep, the branch and clamp edges, the
-// extremes and the special values; and the vector form equal, bit for bit, to the scalar form.
+// extremes and the special values; the vector forms of any width equal, bit for bit, to the scalar
+// form; and AVX-512 code (vscalefps) equal to the portable code of an AVX2 target.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +18,8 @@ namespace {
 using namespace tessel::testing;
 
 constexpr int kLanes = 16;
+// Vector widths other than AVX-512's 16 lanes: half of one register, one and a half, two.
+constexpr int kOtherLanes[] = {8, 24, 32};
 
 // Sweep points over [-120, 120] (dense near 0), the edges of each branch and clamp, and the
 // special values; a multiple of kLanes long.
@@ -33,21 +36,32 @@ std::vector<float> inputs() {
   }
   const float inf = std::numeric_limits<float>::infinity();
   for (float v : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN()}) x.push_back(v);
-  while (x.size() % kLanes != 0) x.push_back(0.5f);
+  while (x.size() % 96 != 0) x.push_back(0.5f);  // whole vectors of every width tested
   return x;
 }
 
-// OUT = op(X) elementwise, in scalar form or kLanes-lane vectors.
-runtime::NDArray run(Intrinsic op, int lanes, const std::vector<float>& x) {
-  auto n = static_cast<int64_t>(x.size());
+// The targets this host runs: itself, and on an AVX-512 host also an AVX2 CPU, whose exp scales
+// without vscalefps.
+std::vector<Target> targets() {
+  std::vector<Target> all = {host_target()};
+  if (host_target().has_feature("avx512f")) all.push_back(Target::parse("llvm -mcpu=haswell"));
+  return all;
+}
+
+// OUT = op(X) elementwise over n floats, in scalar form or `lanes`-lane vectors.
+PrimFunc elementwise(Intrinsic op, int lanes, int64_t n) {
   Buffer in = Buffer::make("X", DataType::f32(), {PrimExpr(n)});
   Buffer out = Buffer::make("OUT", DataType::f32(), {PrimExpr(n)});
   Var i("i");
   PrimExpr idx = lanes == 1 ? PrimExpr(i) : ramp(i * lanes, lanes);
   PrimExpr call = CallNode::make(DataType::f32().with_lanes(lanes), op, {load(in, idx)});
-  runtime::Module mod =
-      build(make_func("f", {in, out}, loop(i, PrimExpr(n / lanes), store(out, call, idx))),
-            host_target());
+  return make_func("f", {in, out}, loop(i, PrimExpr(n / lanes), store(out, call, idx)));
+}
+
+runtime::NDArray run(Intrinsic op, int lanes, const std::vector<float>& x,
+                     const Target& target = host_target()) {
+  auto n = static_cast<int64_t>(x.size());
+  runtime::Module mod = build(elementwise(op, lanes, n), target);
   runtime::NDArray a = float_array({n}, [&](int64_t k) { return x[k]; });
   runtime::NDArray y = float_array({n}, [](int64_t) { return 0.0f; });
   mod.get_function("f")(a, y);
@@ -60,6 +74,24 @@ struct Case {
   double rel, abs;  // allowed error: abs + rel * |reference|
 };
 
+// Each value of `scalar` (op of `x`) within the case's tolerance of the double-precision reference.
+void expect_accurate(const Case& c, const std::vector<float>& x, const runtime::NDArray& scalar) {
+  for (size_t k = 0; k < x.size(); ++k) {
+    float got = scalar.data<float>()[k];
+    double want = c.reference(x[k]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << intrinsic_name(c.op) << "(" << x[k] << ") = " << got;
+    } else if (std::isinf(want) || std::fabs(want) > std::numeric_limits<float>::max()) {
+      EXPECT_EQ(got, static_cast<float>(want)) << intrinsic_name(c.op) << "(" << x[k] << ")";
+    } else {
+      // Results in float32's subnormal range keep their absolute accuracy only.
+      double tolerance = c.abs + c.rel * std::fabs(want) + std::numeric_limits<float>::denorm_min();
+      if (std::fabs(want) < std::numeric_limits<float>::min()) tolerance += 1e-38;
+      EXPECT_NEAR(got, want, tolerance) << intrinsic_name(c.op) << "(" << x[k] << ")";
+    }
+  }
+}
+
 TEST(FloatMathTest, MatchesDoublePrecisionOverTheWholeRange) {
   const double ulp = std::numeric_limits<float>::epsilon();
   std::vector<Case> cases = {
@@ -69,26 +101,58 @@ TEST(FloatMathTest, MatchesDoublePrecisionOverTheWholeRange) {
       {Intrinsic::sigmoid, [](double v) { return 1 / (1 + std::exp(-v)); }, 3e-7, 0},
   };
   std::vector<float> x = inputs();
-  for (const Case& c : cases) {
-    runtime::NDArray scalar = run(c.op, 1, x), vector = run(c.op, kLanes, x);
-    EXPECT_EQ(std::memcmp(scalar.raw_data(), vector.raw_data(), scalar.nbytes()), 0)
-        << intrinsic_name(c.op) << ": the vector form differs from the scalar form";
-    for (size_t k = 0; k < x.size(); ++k) {
-      float got = scalar.data<float>()[k];
-      double want = c.reference(x[k]);
-      if (std::isnan(want)) {
-        EXPECT_TRUE(std::isnan(got)) << intrinsic_name(c.op) << "(" << x[k] << ") = " << got;
-      } else if (std::isinf(want) || std::fabs(want) > std::numeric_limits<float>::max()) {
-        EXPECT_EQ(got, static_cast<float>(want)) << intrinsic_name(c.op) << "(" << x[k] << ")";
-      } else {
-        // Results in float32's subnormal range keep their absolute accuracy only.
-        double tolerance =
-            c.abs + c.rel * std::fabs(want) + std::numeric_limits<float>::denorm_min();
-        if (std::fabs(want) < std::numeric_limits<float>::min()) tolerance += 1e-38;
-        EXPECT_NEAR(got, want, tolerance) << intrinsic_name(c.op) << "(" << x[k] << ")";
-      }
+  for (const Target& target : targets()) {
+    SCOPED_TRACE(target.str());
+    for (const Case& c : cases) {
+      runtime::NDArray scalar = run(c.op, 1, x, target), vector = run(c.op, kLanes, x, target);
+      EXPECT_EQ(std::memcmp(scalar.raw_data(), vector.raw_data(), scalar.nbytes()), 0)
+          << intrinsic_name(c.op) << ": the vector form differs from the scalar form";
+      expect_accurate(c, x, scalar);
     }
   }
+}
+
+// Vectors of any width give the scalar form's bits (vscalefps takes 16 lanes: 8 go in a padded
+// piece, 24 in two, 32 in two whole ones), and AVX-512 code the bits of AVX2 code.
+TEST(FloatMathTest, EveryWidthAndTargetGivesTheSameBits) {
+  std::vector<float> x = inputs();
+  std::vector<Target> all = targets();
+  if (all.size() == 1) {
+    std::printf("(this host has no AVX-512: vscalefps is not run, only the portable form)\n");
+  }
+  for (Intrinsic op : {Intrinsic::exp, Intrinsic::tanh, Intrinsic::erf, Intrinsic::sigmoid}) {
+    runtime::NDArray scalar = run(op, 1, x, all[0]);
+    auto same = [&](const runtime::NDArray& y) {
+      return std::memcmp(scalar.raw_data(), y.raw_data(), scalar.nbytes()) == 0;
+    };
+    for (const Target& target : all) {
+      for (int lanes : kOtherLanes) {
+        EXPECT_TRUE(same(run(op, lanes, x, target)))
+            << intrinsic_name(op) << " in " << lanes << " lanes for " << target.str();
+      }
+      EXPECT_TRUE(same(run(op, 1, x, target))) << intrinsic_name(op) << " for " << target.str();
+    }
+  }
+}
+
+// AVX-512 code scales exp's result with vscalefps, one per 16 lanes (one vector of each width
+// here); AVX2 code cannot.
+TEST(FloatMathTest, Avx512CodeScalesWithVscalef) {
+  auto scalefs = [](int lanes, const char* cpu) {
+    std::string text =
+        emit_assembly({elementwise(Intrinsic::exp, lanes, lanes)},
+                      Target::parse(std::string("llvm -mtriple=x86_64-linux-gnu -mcpu=") + cpu));
+    int count = 0;
+    for (size_t at = text.find("vscalefps"); at != std::string::npos;
+         at = text.find("vscalefps", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  EXPECT_EQ(scalefs(16, "skylake-avx512"), 1);
+  EXPECT_EQ(scalefs(32, "skylake-avx512"), 2);
+  EXPECT_EQ(scalefs(8, "skylake-avx512"), 1);
+  EXPECT_EQ(scalefs(16, "haswell"), 0);
 }
 
 // exp saturates as float32 does: exactly 0 far below, inf above, and odd functions stay odd.
