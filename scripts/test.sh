@@ -38,9 +38,10 @@ case "${1:-}" in
     targets=(--target test_runtime test_codegen test_driver)
     # Only those suites: ctest lists every target not built as <target>_NOT_BUILT.
     filter=(-E '_NOT_BUILT$|^onnx_conformance')
-    # Any report fails the test; no suppressions are needed. The pool's fork test starts threads in
-    # the child, which TSan refuses by default (the child runs only the pool there).
-    export TSAN_OPTIONS="halt_on_error=1 die_after_fork=0 second_deadlock_stack=1"
+    # Any report fails the test, except those with a frame in the uninstrumented libLLVM
+    # (scripts/tsan.supp says why). The pool's fork test starts threads in the child, which TSan
+    # refuses by default (the child runs only the pool there).
+    export TSAN_OPTIONS="halt_on_error=1 die_after_fork=0 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp"
     ;;
   *)
     echo "usage: scripts/test.sh [--sanitize | --tsan]" >&2
