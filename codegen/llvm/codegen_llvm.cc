@@ -99,7 +99,8 @@ CodeGenLLVM::CodeGenLLVM(llvm::Module& module, const Target& target)
       ctx_(module.getContext()),
       builder_(module.getContext()),
       target_(target),
-      vector_bits_(target.vector_bits()) {
+      vector_bits_(target.vector_bits()),
+      float_math_isa_{.avx512f = target.has_feature("avx512f")} {
   llvm::FastMathFlags fmf;
   fmf.setAllowContract(true);
   builder_.setFastMathFlags(fmf);

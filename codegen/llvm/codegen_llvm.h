@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "codegen/llvm/float_math.h"
 #include "codegen/target.h"
 #include "ir/functor.h"
 
@@ -76,6 +77,9 @@ class CodeGenLLVM : public ExprFunctor<llvm::Value*> {
   llvm::IRBuilder<> builder_;
   Target target_;
   int vector_bits_;
+  // What the inline float math may use of the target (read once: each query builds LLVM's
+  // subtarget info).
+  FloatMathIsa float_math_isa_;
   llvm::Function* function_ = nullptr;  // the function being emitted
 
   // Expressions.

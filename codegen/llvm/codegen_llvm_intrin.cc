@@ -15,9 +15,8 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
   auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, arg(0)); };
   auto one = [&] { return llvm::ConstantFP::get(llvm_type(op->dtype), 1.0); };
   bool f32 = op->dtype.element_of() == DataType::f32();
-  FloatMathIsa isa{.avx512f = target_.has_feature("avx512f")};
   auto exp = [&](llvm::Value* x) {
-    return f32 ? emit_exp_f32(builder_, x, isa)
+    return f32 ? emit_exp_f32(builder_, x, float_math_isa_)
                : builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
   };
   switch (op->op) {
@@ -61,10 +60,11 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
       return builder_.CreateFDiv(one(),
                                  builder_.CreateFAdd(one(), exp(builder_.CreateFNeg(arg(0)))));
     case Intrinsic::tanh:
-      return f32 ? emit_tanh_f32(builder_, arg(0), isa)
+      return f32 ? emit_tanh_f32(builder_, arg(0), float_math_isa_)
                  : emit_libm_call("tanh", op->dtype, {arg(0)});
     case Intrinsic::erf:
-      return f32 ? emit_erf_f32(builder_, arg(0), isa) : emit_libm_call("erf", op->dtype, {arg(0)});
+      return f32 ? emit_erf_f32(builder_, arg(0), float_math_isa_)
+                 : emit_libm_call("erf", op->dtype, {arg(0)});
     case Intrinsic::isnan: {
       llvm::Value* x = arg(0);
       return builder_.CreateFCmpUNO(x, x);
