@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -196,6 +197,8 @@ BENCHMARK(BM_OpenBLAS)->Apply(sizes);
 int main(int argc, char** argv) {
   take_own_flags(argc, argv);
   g_cpu = CpuModel::of(g_target);
+  // The kernels run here: another -mcpu's model has no core count unless -num-cores gives one.
+  if (g_cpu.cores == 0) g_cpu.cores = static_cast<int>(std::thread::hardware_concurrency());
   g_peak = bench::measure_peak_flops(g_cpu.vector_bits);
   benchmark::AddCustomContext("target", "llvm -mcpu=" + g_target.cpu);
   benchmark::AddCustomContext("isa", isa_family_name(g_cpu.isa));

@@ -29,11 +29,17 @@ struct MatmulCpuConfig {
   // so a block of A's rows stays in L1 across the column panels. 0: one block of all of K.
   int64_t a_block_bytes = 0;
   bool parallel = true;
+  // Threads to share C's columns among: when the B panels split evenly among them (at least 2
+  // each, no partial panel), each thread computes a contiguous run of panels, the ones it
+  // packed, instead of every thread reading all of B. 0 or 1, or other panels: the row blocks
+  // run in parallel.
+  int threads = 0;
 };
 
 // The register tile for `cpu`: two vectors of columns (`dtype` lanes each) and as many rows as
 // leave room for the operands (6 x 16 with AVX2's 16 ymm registers, 12 x 32 with AVX-512's 32 zmm
-// registers), blocks of A's rows in half of L1 and B blocks in half of L2. Given the reduction's
+// registers), blocks of A's rows in half of L1, B blocks in half of L2, and the columns shared
+// among the target's cores. Given the reduction's
 // length `k`, the rows are also at most as many as L1 holds at once when A's rows lie k elements
 // apart (CpuModel::l1d_alias_free_rows: 8 on Zen 4 at k = 1024).
 MatmulCpuConfig matmul_cpu_config(const CpuModel& cpu, DataType dtype = DataType::f32(),
@@ -45,9 +51,10 @@ int matmul_tile_rows(const CpuModel& cpu, int column_vectors, int64_t row_bytes 
 Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype = DataType::f32());
 
 // Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
-// (cache_write + compute_at), vectorize the columns, unroll rows and k, parallelize row blocks,
-// and (K and N known) iterate over blocks of K inside the row blocks (cfg.a_block_bytes; C itself
-// then accumulates) and over blocks of B panels outside them (cfg.b_block_bytes).
+// (cache_write + compute_at), vectorize the columns, unroll rows and k, and (K and N known)
+// iterate over blocks of K inside the row blocks (cfg.a_block_bytes; C itself then accumulates)
+// and over blocks of B panels outside them (cfg.b_block_bytes). The column blocks run in
+// parallel when cfg.threads share the panels evenly, else the row blocks.
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
 
 }  // namespace tessel::topi

@@ -119,6 +119,44 @@ TEST(MatmulCpuTest, ColumnBlocksOfBPanels) {
   expect_lowered_matches_naive_loops(f, M, N, K, 5, "3-panel blocks");
 }
 
+// Threads share C's columns when the panels split evenly among them: each thread runs a
+// contiguous run of panels (the ones its share of the packing wrote) in equal blocks that fit
+// b_block_bytes, here over 8 panels of 16 columns, 4 per thread, with a row tail: one block each
+// when 8 panels fit, two of 2 when 3 fit; over 10 panels, blocks of 1 when 2 fit (5 per thread).
+// A partial last panel, 3 panels or no threads leave the row blocks in parallel: a guard on the
+// parallel loop would have loop partitioning run its blocks one launch after another.
+TEST(MatmulCpuTest, ThreadsShareTheColumnsWhenThePanelsSplitEvenly) {
+  const int M = 29, K = 40;
+  auto lowered = [&](int N, int threads, int64_t b_block_panels) {
+    MatmulCpuConfig cfg{.mr = 6, .nr = 16, .threads = threads};
+    cfg.b_block_bytes = b_block_panels * K * cfg.nr * 4;
+    Matmul mm = matmul_packed(M, N, K, cfg.nr);
+    return te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
+  };
+  struct Case {
+    int panels;
+    int64_t fit;
+    const char* parallel_loop;
+  };
+  for (auto [panels, fit, loop] :
+       {Case{8, 8, "(j.outer.outer, 0, 2)"}, Case{8, 3, "(j.outer.outer, 0, 4)"},
+        Case{10, 2, "(j.outer.outer, 0, 10)"}}) {
+    PrimFunc f = lowered(panels * 16, 2, fit);
+    std::string text = to_string(f);
+    EXPECT_NE(text.find(std::string("parallel for ") + loop), std::string::npos) << text;
+    EXPECT_EQ(text.find("parallel for (i.outer"), std::string::npos) << text;
+    expect_lowered_matches_naive_loops(
+        f, M, panels * 16, K, 11,
+        std::to_string(panels) + " panels, blocks in " + std::to_string(fit));
+  }
+  for (auto [n, threads] : {std::pair{8 * 16 - 3, 2}, std::pair{3 * 16, 2}, std::pair{8 * 16, 0}}) {
+    std::string text = to_string(lowered(n, threads, 8));
+    EXPECT_NE(text.find("parallel for (i.outer"), std::string::npos)
+        << n << " columns, " << threads << " threads:\n"
+        << text;
+  }
+}
+
 // A tile's rows of A over all of K that overflow a_block_bytes split K into equal blocks outside
 // the row blocks (k.outer, its steps k.inner.*), C accumulating across them: here blocks of 24
 // steps over K = 103 (prime: equal blocks, the last one short), with row and column tails and B
