@@ -139,8 +139,8 @@ te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg) {
   if (auto blocks = column_blocks(mm, cfg)) {
     // Without them each row block streams all of B from L3 (2048^3 on AVX-512, 1 thread: 92-145
     // GFLOP/s; blocks of 2-8 panels: 178-182). Shared among the threads, each reads the panels
-    // it packed (256^3 on Zen 4, AVX-512, 2 threads: 210-216 GFLOP/s, against 174-197 with the
-    // row blocks in parallel).
+    // it packed (256^3 on Zen 4, AVX-512, 2 threads, runs in turns: 194-202 GFLOP/s, against
+    // 141-186 with the row blocks in parallel).
     auto [jb, ji_panel] = c.split(jo, blocks->panels);
     outer = {jb, io, ji_panel};
     if (blocks->parallel) parallel_loop = jb;
