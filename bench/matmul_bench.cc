@@ -4,6 +4,8 @@
 // Counters: GFLOPS, and %peak against the FMA peak measured at start-up for the target's vector
 // width. `--target="llvm -mcpu=haswell"` compiles Tessel's kernels for another ISA (the default is
 // the host CPU); the register tile comes from that target's CpuModel, or from `--tile=MRxNR`.
+// `--prepacked` gives the scheduled kernel B in its panels beforehand (topi::matmul_prepacked, as
+// a model's packed weights) instead of packing it in every call.
 // bench/run_matmul_bench.sh turns the JSON output into the table in docs/benchmarks.md.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -36,6 +38,7 @@ bench::PeakFlops g_peak;
 Target g_target = Target::parse("llvm -mcpu=native");
 std::optional<topi::MatmulCpuConfig> g_tile;  // --tile=MRxNR; default: the target's
 CpuModel g_cpu;                               // the target's (main)
+bool g_prepacked = false;                     // --prepacked
 constexpr int kSizes[] = {256, 512, 1024, 2048};
 // Shapes [m, k] x [k, n] with k = n besides the squares: few rows.
 constexpr std::pair<int, int> kFewRows[] = {{64, 1024}};
@@ -93,8 +96,10 @@ runtime::Function tessel_kernel(bool scheduled, int64_t m, int64_t n) {
   PrimFunc f;
   if (scheduled) {
     topi::MatmulCpuConfig cfg = config_for(n);
-    topi::Matmul mm = topi::matmul_packed(M, N, N, cfg.nr);
-    f = te::lower(topi::schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
+    topi::Matmul mm = g_prepacked ? topi::matmul_prepacked(M, N, N, cfg.nr)
+                                  : topi::matmul_packed(M, N, N, cfg.nr);
+    f = te::lower(topi::schedule_matmul_cpu(mm, cfg),
+                  {mm.A, g_prepacked ? mm.packed_B : mm.B, mm.C}, "mm");
   } else {
     topi::Matmul mm = topi::matmul(M, N, N);
     f = te::lower(te::create_schedule({mm.C}), {mm.A, mm.B, mm.C}, "mm");
@@ -105,15 +110,22 @@ runtime::Function tessel_kernel(bool scheduled, int64_t m, int64_t n) {
   return fn;
 }
 
+// B as --prepacked passes it: [ceil(n / nr), n, nr] panels (random values: only the time counts).
+runtime::NDArray b_panels(int64_t n) {
+  int64_t nr = config_for(n).nr;
+  return runtime::NDArray::empty({(n + nr - 1) / nr, n, nr}, DataType::f32());
+}
+
 void BM_Tessel(benchmark::State& state, bool scheduled) {
   int64_t m = state.range(0), n = state.range(1);
   int threads = static_cast<int>(state.range(2));
   runtime::set_num_threads(threads);
   auto a = runtime::NDArray::empty({m, n}, DataType::f32()),
-       b = runtime::NDArray::empty({n, n}, DataType::f32()),
+       b = scheduled && g_prepacked ? b_panels(n)
+                                    : runtime::NDArray::empty({n, n}, DataType::f32()),
        c = runtime::NDArray::empty({m, n}, DataType::f32());
   fill_random(a.data<float>(), m * n, 1);
-  fill_random(b.data<float>(), n * n, 2);
+  fill_random(b.data<float>(), b.numel(), 2);
   runtime::Function fn = tessel_kernel(scheduled, m, n);
   fn(a, b, c);
   for (auto _ : state) fn(a, b, c);
@@ -175,7 +187,8 @@ topi::MatmulCpuConfig parse_tile(const std::string& text) {
   return cfg;
 }
 
-// Takes --target=T and --tile=MRxNR (or "--flag value") out of argv for Google Benchmark.
+// Takes --target=T, --tile=MRxNR (or "--flag value") and --prepacked out of argv for Google
+// Benchmark.
 void take_own_flags(int& argc, char** argv) {
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
@@ -188,6 +201,8 @@ void take_own_flags(int& argc, char** argv) {
       g_tile = parse_tile(argv[++i]);
     } else if (arg.rfind("--tile=", 0) == 0) {
       g_tile = parse_tile(arg.substr(7));
+    } else if (arg == "--prepacked") {
+      g_prepacked = true;
     } else {
       argv[kept++] = argv[i];
     }
@@ -211,6 +226,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("target", "llvm -mcpu=" + g_target.cpu);
   benchmark::AddCustomContext("isa", isa_family_name(g_cpu.isa));
   benchmark::AddCustomContext("register_tile", register_tiles());
+  benchmark::AddCustomContext(
+      "b_operand", g_prepacked ? "in panels beforehand (--prepacked)" : "packed in every call");
   benchmark::AddCustomContext("fma_peak_gflops_per_core", std::to_string(g_peak.gflops_per_core));
   benchmark::AddCustomContext("vector_bits", std::to_string(g_peak.vector_bits));
   benchmark::Initialize(&argc, argv);

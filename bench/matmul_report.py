@@ -21,7 +21,7 @@ def main(path):
     print(f"CPU: {ctx.get('host_name', '?')}, {ctx['num_cpus']} cores at {ctx['mhz_per_cpu']} MHz (reported); "
           f"measured fp32 FMA peak {peak:.1f} GFLOP/s per core ({ctx['vector_bits']}-bit vectors).")
     print(f"Tessel target `{ctx.get('target', '?')}` ({ctx.get('isa', '?')}), register tile "
-          f"{ctx.get('register_tile', '?')}.\n")
+          f"{ctx.get('register_tile', '?')}, B {ctx.get('b_operand', 'packed in every call')}.\n")
     print("| m x n x k | threads | te default | te scheduled | % of peak | Eigen | OpenBLAS | scheduled / OpenBLAS | scheduled / Eigen |")
     print("|---|---|---|---|---|---|---|---|---|")
     for (m, n, t) in sorted(rows, key=lambda k: (k[2], k[0] != k[1], k[1])):

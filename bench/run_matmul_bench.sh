@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the matmul benchmark, then prints the markdown table for docs/benchmarks.md.
-#   bench/run_matmul_bench.sh [--target="llvm -mcpu=haswell"] [--tile=MRxNR] [Google Benchmark flags]
+#   bench/run_matmul_bench.sh [--target="llvm -mcpu=haswell"] [--tile=MRxNR] [--prepacked] [Google Benchmark flags]
 # --target compiles Tessel's kernels for another ISA (the AVX2 table on an AVX-512 machine; hold
 # OpenBLAS to its Haswell kernels with OPENBLAS_CORETYPE=Haswell for that comparison; OpenBLAS
 # 0.3.21 does not know Zen 5: hold it to its AVX-512 kernels there with OPENBLAS_CORETYPE=SkylakeX).

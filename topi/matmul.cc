@@ -20,9 +20,27 @@ Matmul matmul(PrimExpr M, PrimExpr N, PrimExpr K, DataType dtype) {
   return mm;
 }
 
+namespace {
+
+void check_panel_width(const char* what, int nr) {
+  if (nr <= 0) throw Error(fmt::format("{}: panel width nr must be positive, got {}", what, nr));
+}
+
+// C[i, j] = sum over k of A[i, k] * packed_B[j / nr, k, j % nr], into mm.k and mm.C.
+void multiply_panels(Matmul& mm, PrimExpr M, PrimExpr N, PrimExpr K, int nr) {
+  mm.k = te::reduce_axis(0, K, "k");
+  mm.C = te::compute(
+      {M, N},
+      [&](te::Expr i, te::Expr j) {
+        return te::sum(mm.A(i, mm.k) * mm.packed_B(floordiv(j, nr), mm.k, floormod(j, nr)), {mm.k});
+      },
+      "C");
+}
+
+}  // namespace
+
 Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype) {
-  if (nr <= 0)
-    throw Error(fmt::format("matmul_packed: panel width nr must be positive, got {}", nr));
+  check_panel_width("matmul_packed", nr);
   Matmul mm;
   mm.A = te::placeholder({M, K}, dtype, "A");
   mm.B = te::placeholder({K, N}, dtype, "B");
@@ -33,13 +51,16 @@ Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype)
                               return select(col < N, mm.B(y, min(col, N - 1)), make_zero(dtype));
                             },
                             "packed_B", {"x", "y", "z"});
-  mm.k = te::reduce_axis(0, K, "k");
-  mm.C = te::compute(
-      {M, N},
-      [&](te::Expr i, te::Expr j) {
-        return te::sum(mm.A(i, mm.k) * mm.packed_B(floordiv(j, nr), mm.k, floormod(j, nr)), {mm.k});
-      },
-      "C");
+  multiply_panels(mm, M, N, K, nr);
+  return mm;
+}
+
+Matmul matmul_prepacked(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype) {
+  check_panel_width("matmul_prepacked", nr);
+  Matmul mm;
+  mm.A = te::placeholder({M, K}, dtype, "A");
+  mm.packed_B = te::placeholder({ceildiv(N, nr), K, nr}, dtype, "packed_B");
+  multiply_panels(mm, M, N, K, nr);
   return mm;
 }
 
@@ -124,7 +145,7 @@ std::optional<ColumnBlocks> column_blocks(const Matmul& mm, const MatmulCpuConfi
 
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg) {
   if (!mm.packed_B.defined())
-    throw Error("schedule_matmul_cpu needs a matmul_packed() computation");
+    throw Error("schedule_matmul_cpu needs a matmul_packed() or matmul_prepacked() computation");
   te::Schedule s = te::create_schedule({mm.C});
   std::optional<int64_t> k_steps = k_block(mm, cfg);
   // Blocks of K accumulate into C itself (LLVM keeps the tile in registers within a block);
@@ -173,6 +194,7 @@ te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg) {
   cc.unroll(ki);
   cc.unroll(rows);
 
+  if (!mm.B.defined()) return s;  // matmul_prepacked: no packing stage
   te::Stage pb = s[mm.packed_B];
   if (cfg.parallel) pb.parallel(mm.packed_B.axis(0));
   pb.vectorize(mm.packed_B.axis(2));

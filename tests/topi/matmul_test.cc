@@ -197,6 +197,33 @@ TEST(MatmulCpuConfigTest, BBlockIsHalfOfL2) {
   EXPECT_EQ(to_string(f).find(".outer.outer"), std::string::npos) << to_string(f);
 }
 
+// B in panels beforehand (matmul_prepacked, as a model's packed weights): the same product, with
+// the last panel's columns past N zero; with a column tail (rows in parallel) and with the panels
+// shared between two threads.
+TEST(MatmulCpuTest, PrepackedPanelsMatchNaiveLoops) {
+  const int M = 29, K = 40, nr = 16;
+  for (int N : {5 * nr - 3, 8 * nr}) {
+    MatmulCpuConfig cfg{.mr = 6, .nr = nr, .threads = 2};
+    Matmul mm = matmul_prepacked(M, N, K, nr);
+    EXPECT_FALSE(mm.B.defined());
+    PrimFunc f = te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.packed_B, mm.C}, "mm");
+    runtime::Module m = build(f, Target::parse("llvm -mcpu=native"));
+    auto a = random_array({M, K}, 21), b = random_array({K, N}, 22);
+    const int panels = (N + nr - 1) / nr;
+    auto packed = runtime::NDArray::empty({panels, K, nr}, DataType::f32());
+    for (int x = 0; x < panels; ++x)
+      for (int k = 0; k < K; ++k)
+        for (int z = 0; z < nr; ++z) {
+          int col = x * nr + z;
+          packed.data<float>()[(x * K + k) * nr + z] = col < N ? b.data<float>()[k * N + col] : 0;
+        }
+    auto c = runtime::NDArray::empty({M, N}, DataType::f32());
+    m.get_function("mm")(a, packed, c);
+    expect_matches_naive_loops(a, b, c, M, N, K, std::to_string(N) + " columns");
+  }
+  EXPECT_THROW(matmul_prepacked(8, 8, 8, 0), Error);
+}
+
 TEST(MatmulCpuAsmTest, MicroKernelUsesVectorFma) {
   Matmul mm = matmul_packed(256, 256, 256, 32);
   Target target = Target::parse("llvm -mcpu=native");
