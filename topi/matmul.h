@@ -55,11 +55,11 @@ Matmul matmul_packed(PrimExpr M, PrimExpr N, PrimExpr K, int nr, DataType dtype 
 Matmul matmul_prepacked(PrimExpr M, PrimExpr N, PrimExpr K, int nr,
                         DataType dtype = DataType::f32());
 
-// Schedules a matmul_packed() result: tile C by (mr, nr), compute the tile in registers
-// (cache_write + compute_at), vectorize the columns, unroll rows and k, and (K and N known)
-// iterate over blocks of K inside the row blocks (cfg.a_block_bytes; C itself then accumulates)
-// and over blocks of B panels outside them (cfg.b_block_bytes). The column blocks run in
-// parallel when cfg.threads share the panels evenly, else the row blocks. B's packing, when the
+// Schedules a matmul_packed() or matmul_prepacked() result: tile C by (mr, nr), compute the tile in
+// registers (cache_write + compute_at), vectorize the columns, unroll rows and k, and (K and N
+// known) iterate over blocks of K inside the row blocks (cfg.a_block_bytes; C itself then
+// accumulates) and over blocks of B panels outside them (cfg.b_block_bytes). The column blocks run
+// in parallel when cfg.threads share the panels evenly, else the row blocks. B's packing, when the
 // computation has it, runs in parallel over the panels first.
 te::Schedule schedule_matmul_cpu(const Matmul& mm, const MatmulCpuConfig& cfg);
 
