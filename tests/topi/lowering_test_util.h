@@ -62,8 +62,11 @@ struct OpGraph {
     return outs;
   }
 
-  std::string check() const {
-    CompiledModel m = compile_graph(b.g);
+  // `target`: the host's by default; an AVX2 target runs on an AVX-512 host too.
+  std::string check(const std::string& target = CompileOptions{}.target) const {
+    CompileOptions opt;
+    opt.target = target;
+    CompiledModel m = compile_graph(b.g, opt);
     for (const auto& [name, value] : feeds) m.set_input(name, to_ndarray(value));
     m.run();
     std::vector<TensorData> want = reference::run(b.g, feeds);

@@ -1,8 +1,9 @@
 // The statistics schedule (topi/schedule_statistics.cc): softmax and normalizations over trailing
-// axes as one loop over rows with vector partial sums, checked against the reference executor for
-// row lengths that are whole vectors on AVX-512 and AVX2, on one of them only, and on neither;
-// the lowered kernels' shape (rfactor by the target's lanes, one exp per element); and the
-// statistics over leading axes that keep the schedule at root.
+// axes as one loop over rows with vector partial sums, checked against the reference executor with
+// the host's target and with AVX2's, for row lengths that make 4, 2 and 1 accumulator chains, that
+// are whole vectors on one ISA only, and on neither; the lowered kernels' shape (the chains'
+// accumulators, the halving of the partial vectors, one exp per element); and the statistics over
+// leading axes that keep the schedule at root.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -23,10 +24,11 @@ TensorData f32(std::vector<int64_t> shape, uint32_t seed) {
 constexpr const char* kAvx512 = "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512";
 constexpr const char* kAvx2 = "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell";
 
-// Row lengths: 64 (whole vectors of 8 and of 16), 24 (of 8 only), 37 (neither).
+// Row lengths: 128, 64 and 32 (whole vectors of 8 and of 16: 4, 2 and 1 accumulator chains with 16
+// lanes, 4, 4 and 2 with 8), 24 (of 8 only), 37 (neither).
 TEST(ScheduleStatisticsTest, SoftmaxFamilyOverRows) {
   OpGraph m;
-  for (int64_t n : {64, 24, 37}) {
+  for (int64_t n : {128, 64, 32, 24, 37}) {
     auto x = m.input(fmt::format("x{}", n), f32({2, 3, n}, static_cast<uint32_t>(n)));
     m.op(fmt::format("softmax{}", n), "Softmax", {x});
     m.op(fmt::format("log_softmax{}", n), "LogSoftmax", {x});
@@ -37,6 +39,7 @@ TEST(ScheduleStatisticsTest, SoftmaxFamilyOverRows) {
   m.op("softmax_long", "Softmax", {m.input("long", f32({4, 1000}, 6))});
   m.op("softmax_axis1", "Softmax", {m.input("mid", f32({2, 32, 16}, 7))}, {{"axis", int_attr(1)}});
   m.check();
+  m.check(kAvx2);
 }
 
 TEST(ScheduleStatisticsTest, NormalizationsOverRows) {
@@ -51,7 +54,10 @@ TEST(ScheduleStatisticsTest, NormalizationsOverRows) {
   m.op("instance", "InstanceNormalization",
        {m.input("img", f32({2, 4, 4, 16}, 17)), m.constant("s4", f32({4}, 18)),
         m.constant("b4", f32({4}, 19))});
+  auto wide = m.input("wide", f32({2, 768}, 20));
+  m.op("layer_wide", "LayerNormalization", {wide, m.constant("s768", f32({768}, 21))});
   m.check();
+  m.check(kAvx2);
 }
 
 // The only fused group of a one-node graph, lowered for `target`.
@@ -81,16 +87,24 @@ TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials)
     SCOPED_TRACE(target);
     passes::LoweredGroup lg = lowered("Softmax", {4, 32, 128}, target, {});
     std::string trace = lg.schedule.trace().str();
-    // The max and the sum each factored by the target's vector lanes.
-    EXPECT_EQ(count(trace, fmt::format("rfactor y_max [3:r2] [{}]", lanes)), 1u) << trace;
-    EXPECT_EQ(count(trace, fmt::format("rfactor y_sum [3:r2] [{}]", lanes)), 1u) << trace;
+    // The max and the sum each factored into 4 vectors of the target's lanes (4 accumulator
+    // chains), which reduce to one vector, then to its halves down to 2 lanes: 16, 8, 4, 2.
+    EXPECT_EQ(count(trace, fmt::format("rfactor y_max [3:r2] [{}]", 4 * lanes)), 1u) << trace;
+    EXPECT_EQ(count(trace, fmt::format("rfactor y_sum [3:r2] [{}]", 4 * lanes)), 1u) << trace;
+    size_t halvings = lanes == 16 ? 3 : 2;
+    EXPECT_EQ(count(trace, "rfactor y_max "), 2 + halvings) << trace;
+    EXPECT_EQ(count(trace, "rfactor y_sum "), 2 + halvings) << trace;
     std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
     EXPECT_EQ(count(tir, "parallel for"), 1u) << tir;
-    // Row buffers inside the row loop: the partials, a vector each, and the exponentials.
-    EXPECT_NE(tir.find(fmt::format("allocate y_max.rf: float32[{}]", lanes)), std::string::npos)
+    // Row buffers inside the row loop: the partials, vectors each, and the exponentials.
+    EXPECT_NE(tir.find(fmt::format("allocate y_max.rf: float32[{}]", 4 * lanes)), std::string::npos)
+        << tir;
+    EXPECT_NE(tir.find(fmt::format("y_max.rf_1[ramp(0, 1, {})]", lanes)), std::string::npos) << tir;
+    EXPECT_NE(tir.find(fmt::format("y_sum.rf_{}[ramp(0, 1, 2)]", 1 + halvings)), std::string::npos)
         << tir;
     EXPECT_NE(tir.find("allocate y_exp: float32[128]"), std::string::npos) << tir;
-    EXPECT_EQ(count(tir, "exp("), 1u) << tir;  // once per element
+    // Once per element: the row's vectors, unrolled.
+    EXPECT_EQ(count(tir, "exp("), static_cast<size_t>(128 / lanes)) << tir;
   }
 }
 
@@ -101,7 +115,7 @@ TEST(ScheduleStatisticsTest, RowsOfSeveralDims) {
   EXPECT_EQ(count(to_string(te::lower(lg.schedule, lg.args, lg.name)), "parallel for"), 1u);
   lg = lowered("Softmax", {1, 1024, 1, 1}, kAvx512, {{"axis", int_attr(1)}});
   std::string trace = lg.schedule.trace().str();
-  EXPECT_EQ(count(trace, "rfactor y_max [4:r1] [16]"), 1u) << trace;
+  EXPECT_EQ(count(trace, "rfactor y_max [4:r1] [64]"), 1u) << trace;
 }
 
 TEST(ScheduleStatisticsTest, RowsThatAreNotWholeVectorsReduceWithoutPartials) {
