@@ -45,6 +45,13 @@ te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer)
 // reduce loops, and vectorizes it.
 void vectorize_partials(te::Stage& rf);
 
+// After an rfactor of `st` into `width` partials (vectorized), reduces them as a tree rather than
+// one add per lane: into one vector of `lanes` when they are several, then into halves while the
+// count is even and above 2; `st` adds the last ones. Returns the new partial stages, vectorized,
+// in the order they are computed (each reads the one before; the rfactor's own stage first). Comes
+// before `st`'s other primitives, as rfactor does.
+std::vector<te::Stage> halve_partials(te::Schedule& s, te::Stage st, int64_t width, int lanes);
+
 // Vectorizes the last axis of `st`, computing `out`: whole when it is at most `vector_lanes` long,
 // else in vectors of `vector_lanes` (a scalar tail when they do not divide it). Returns the
 // vectorized loop.

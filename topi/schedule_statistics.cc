@@ -154,12 +154,10 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
     // halves of a vector down to two lanes, which st reduces.
     std::vector<te::Stage> partials;
     if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
-      int64_t chains = accumulator_chains(*as_const_int((*k)->dom.extent), lanes);
-      for (int64_t w = lanes * chains; w >= 2; w = w > lanes ? lanes : w / 2) {
-        te::IterVar axis = partials.empty() ? *k : st.reduce_axis(0);
-        partials.push_back(s[s.rfactor(te::Tensor(st->op), axis, w)]);
-        vectorize_partials(partials.back());
-      }
+      int64_t width = lanes * accumulator_chains(*as_const_int((*k)->dom.extent), lanes);
+      partials.push_back(s[s.rfactor(te::Tensor(st->op), *k, width)]);
+      vectorize_partials(partials.back());
+      for (const te::Stage& half : halve_partials(s, st, width, lanes)) partials.push_back(half);
     }
     st.compute_at(out_stage, row);
     for (auto p = partials.rbegin(); p != partials.rend(); ++p) p->compute_at(out_stage, row);
@@ -207,6 +205,16 @@ void vectorize_partials(te::Stage& rf) {
   order.push_back(lane);
   rf.reorder(order);
   rf.vectorize(lane);
+}
+
+std::vector<te::Stage> halve_partials(te::Schedule& s, te::Stage st, int64_t width, int lanes) {
+  std::vector<te::Stage> halves;
+  while (width > 2 && width % 2 == 0) {
+    width = width > lanes && width % lanes == 0 ? lanes : width / 2;
+    halves.push_back(s[s.rfactor(te::Tensor(st->op), st.reduce_axis(0), width)]);
+    vectorize_partials(halves.back());
+  }
+  return halves;
 }
 
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,

@@ -285,6 +285,47 @@ TEST(ComputeLocationTest, SoftmaxStatisticsMayBeComputedPerRow) {
   EXPECT_EQ(located, 4);
 }
 
+// Vectorized rfactor partials reduce as a tree: into one vector when the factor is several, then
+// into halves down to 2 lanes (topi::halve_partials), computed where the partials are; the numbers
+// stay right.
+TEST(RfactorTest, VectorPartialsReduceAsATree) {
+  Case c = softmax(6, 128);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  std::mt19937_64 rng(19);
+  const int lanes = dag.lanes();
+  int checked = 0;
+  for (int n = 0; n < 200 && checked < 6; ++n) {
+    Program p = sample_program(dag, sketches, static_cast<size_t>(n) % sketches.size(), rng);
+    const StageParams& mx = p.stages[1];  // X, mx, e, s, Y
+    if (sketches[p.sketch].plans[1].rule != SketchRule::kRfactor || !mx.vectorize) continue;
+    ++checked;
+    te::Schedule s = apply(dag, sketches[p.sketch], p);
+    std::string trace = s.trace().str(), what = p.str(dag) + "\n" + trace;
+    int64_t factor = mx.tiles.at(0).at(0);
+    EXPECT_NE(trace.find(fmt::format("rfactor mx [1:k1] [{}]", factor)), std::string::npos) << what;
+    // Each half reduces the axis that the one before left to mx: k1.rf, k1.rf.rf, ...
+    std::string axis = "k1";
+    size_t rfactors = 1;
+    for (int64_t w = factor; w > 2;) {
+      ASSERT_EQ(w % 2, 0) << what;  // factors are whole vectors of at least 4 lanes
+      w = w > lanes && w % lanes == 0 ? lanes : w / 2;
+      axis += ".rf";
+      ++rfactors;
+      EXPECT_NE(trace.find(fmt::format("rfactor mx [1:{}] [{}]", axis, w)), std::string::npos)
+          << what;
+    }
+    // Down to 2 lanes, which mx adds; no more.
+    size_t found = 0;
+    for (size_t at = trace.find("rfactor mx "); at != std::string::npos;
+         at = trace.find("rfactor mx ", at + 1))
+      ++found;
+    EXPECT_EQ(found, rfactors) << what;
+    expect_correct(c, dag, s, what);
+  }
+  EXPECT_EQ(checked, 6);
+}
+
 // A blocked tile fused into the consumer that unpacks it is computed per tile of that consumer:
 // its buffer holds the tile's levels below the consumer's loop, and the whole block of 16 (bounds
 // inferred through the consumer's j / 16 and j % 16), no more.
