@@ -30,12 +30,29 @@ double MeasureResult::mean_cost_s() const {
   return std::accumulate(costs_s.begin(), costs_s.end(), 0.0) / static_cast<double>(costs_s.size());
 }
 
-std::vector<double> MeasureResult::costs_against_baseline(double baseline_cost_s) const {
+std::vector<double> MeasureResult::costs_against_baseline(double baseline_cost_s,
+                                                          double reference_s) const {
   if (baseline_costs_s.empty()) return costs_s;
-  double fastest = *std::min_element(baseline_costs_s.begin(), baseline_costs_s.end());
+  if (reference_s <= 0)
+    reference_s = *std::min_element(baseline_costs_s.begin(), baseline_costs_s.end());
   std::vector<double> costs = costs_s;
-  for (double& c : costs) c *= baseline_cost_s / fastest;
+  for (double& c : costs) c *= baseline_cost_s / reference_s;
   return costs;
+}
+
+std::vector<double> BaselineHistory::costs(const MeasureResult& m, double baseline_cost_s) {
+  if (m.baseline_costs_s.empty()) return m.costs_s;
+  double fastest = *std::min_element(m.baseline_costs_s.begin(), m.baseline_costs_s.end());
+  double reference = 0;
+  if (fastest_.size() >= kMinHistory) {
+    std::vector<double> sorted = fastest_;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(sorted.size() / 2),
+                     sorted.end());
+    double median = sorted[sorted.size() / 2];
+    if (fastest > kSlowPhase * median) reference = median, ++slow_phases_;
+  }
+  fastest_.push_back(fastest);
+  return m.costs_against_baseline(baseline_cost_s, reference);
 }
 
 const runtime::Function* BaselineKernel::build(const CandidateBuilder& build,

@@ -49,7 +49,32 @@ struct MeasureResult {
   // baseline_cost_s. The fastest, because a hiccup during one of the baseline's measurements (up to
   // 3x its time on a shared VM) would otherwise pass for a candidate that much faster. costs_s
   // as they are without baseline times.
-  std::vector<double> costs_against_baseline(double baseline_cost_s) const;
+  // With `reference_s` > 0, over that time instead of the fastest of baseline_costs_s
+  // (BaselineHistory).
+  std::vector<double> costs_against_baseline(double baseline_cost_s, double reference_s = 0) const;
+};
+
+// The baseline's fastest time in each of one task's measurements, to tell a slow phase of the
+// machine that slowed the baseline more than the candidate. On the 2-core VM such phases last a
+// batch or more: a 3 us parallel fallback ran at 9-10 us in 9 consecutive children of 49 while
+// the candidates beside it slowed 1.3x, so those candidates passed for 2-3x faster than it and one
+// was chosen, which ran 2.7x slower than the fallback in the model's build (docs/autotune.md).
+class BaselineHistory {
+ public:
+  // A measurement's costs in the time of the baseline's cost `baseline_cost_s`
+  // (MeasureResult::costs_against_baseline): over the baseline's fastest time in its child, unless
+  // that is over kSlowPhase times the median of the earlier measurements' (once there are
+  // kMinHistory): then over that median, as the child's time no longer tells the candidate's
+  // speed relative to the baseline. Adds the measurement's baseline time to the history.
+  std::vector<double> costs(const MeasureResult& m, double baseline_cost_s);
+  int slow_phases() const { return slow_phases_; }  // measurements costed over the median
+
+  static constexpr double kSlowPhase = 1.5;
+  static constexpr size_t kMinHistory = 4;
+
+ private:
+  std::vector<double> fastest_;
+  int slow_phases_ = 0;
 };
 
 // Builds the candidate's kernel, e.g. by lowering and JIT-compiling a te schedule with

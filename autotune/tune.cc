@@ -396,7 +396,8 @@ class TaskTuning {
     TuningRecord r = record_of(target_, task_, config, m, fallback);
     if (pair && !m.baseline_costs_s.empty() && m.error == MeasureError::kNone) {
       r.fallback_costs = m.baseline_costs_s;
-      r.costs = m.costs_against_baseline(fallback_cost);
+      r.costs = baseline_times_.costs(m, fallback_cost);
+      result_.slow_phases = baseline_times_.slow_phases();
       paired_ = true;
     }
     writer_->write(r);
@@ -433,6 +434,7 @@ class TaskTuning {
   TuneProgress progress_;
   int since_best_ = 0, since_control_ = 0;
   bool paired_ = false;  // a config was timed in turns with the fallback: its cost is the time base
+  BaselineHistory baseline_times_;  // the fallback's times when paired
 };
 
 }  // namespace

@@ -75,6 +75,7 @@ struct TaskResult {
   int errors = 0;              // of those, how many failed
   int invalid = 0;             // proposals the template's constraint rejected, skipped unmeasured
   int resumed = 0;             // distinct configs taken from earlier records instead of measured
+  int slow_phases = 0;         // measurements in a slow phase of the machine (BaselineHistory)
   std::string stop_reason;     // "trials", "space exhausted", "early stopping", "time budget"
 };
 

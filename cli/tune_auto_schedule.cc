@@ -63,8 +63,10 @@ void print_summary(const std::vector<autotune::AutoScheduleResult>& results) {
       "measured in isolation)\n",
       untuned * 1e3, tuned * 1e3, untuned / tuned);
   double search = 0, measure = 0;
+  int slow = 0;
   for (const autotune::AutoScheduleResult& r : results)
-    search += r.search_s, measure += r.measure_s;
+    search += r.search_s, measure += r.measure_s, slow += r.slow_phases;
+  print_slow_phases(slow);
   std::cout << fmt::format(
       "time: {:.1f} s proposing programs (evolution, cost model), {:.1f} s measuring them\n",
       search, measure);

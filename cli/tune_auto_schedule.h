@@ -29,5 +29,8 @@ void run_auto_schedule(AutoScheduleRun run, const CompileOptions& copt);
 // Shared with the template tuner's command (tune_command.cc).
 std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks);
 void print_tasks(const std::vector<autotune::Task>& tasks);
+// The summary's line on measurements in a slow phase of the machine (autotune::BaselineHistory),
+// summed over the tasks; none when there were none.
+void print_slow_phases(int measurements);
 
 }  // namespace tessel::cli

@@ -99,6 +99,9 @@ void print_summary(const std::vector<autotune::TaskResult>& results) {
         i, partner[i], r.best_cost_s * 1e3, p.best_cost_s * 1e3, other ? r.task.op : p.task.op,
         other ? static_cast<int>(i) : partner[i]);
   }
+  int slow = 0;
+  for (const autotune::TaskResult& r : results) slow += r.slow_phases;
+  print_slow_phases(slow);
   double untuned_total = 0, tuned_total = 0;
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].task.layout_of.empty()) continue;
@@ -362,6 +365,14 @@ void run_tune(const TuneArgs& a) {
 }
 
 }  // namespace
+
+void print_slow_phases(int measurements) {
+  if (measurements == 0) return;
+  std::cout << fmt::format(
+      "{} measurement(s) ran in a slow phase of the machine (the untuned kernel over {}x its "
+      "median time beside them): costed over that median\n",
+      measurements, autotune::BaselineHistory::kSlowPhase);
+}
 
 // "all", or "0,2,5-7" → the task positions (Error naming the flag for a bad or out-of-range entry).
 std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {

@@ -281,7 +281,8 @@ class TaskSearch {
     r.steps = steps;
     if (!m.baseline_costs_s.empty() && m.error == MeasureError::kNone) {
       r.fallback_costs = m.baseline_costs_s;
-      r.costs = m.costs_against_baseline(fallback_cost());
+      r.costs = baseline_times_.costs(m, fallback_cost());
+      result_.slow_phases = baseline_times_.slow_phases();
     }
     writer.write(r);
     return pool(key, steps, fallback, r.costs, m.error != MeasureError::kNone);
@@ -341,8 +342,9 @@ class TaskSearch {
   KernelData data_;
   std::map<uint64_t, Pooled> pooled_;
   std::optional<uint64_t> fallback_;
-  // The fallback built here, timed in turns with each program (prepare_baseline).
+  // The fallback built here, timed in turns with each program (prepare_baseline), and its times.
   BaselineKernel baseline_;
+  BaselineHistory baseline_times_;
   std::set<uint64_t> vetoed_;                           // by the model check of an earlier run
   std::vector<std::pair<uint64_t, Program>> programs_;  // measured in this run
   std::set<std::string> seen_;                          // programs proposed and taken

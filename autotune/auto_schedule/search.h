@@ -61,8 +61,9 @@ struct AutoScheduleResult {
   double best_cost_s = 0;      // the best program's (or the fallback's) pooled median cost
   std::string best_steps;      // its te trace; empty when the fallback stays best
   int rounds = 0, trials = 0, errors = 0;
-  int invalid = 0;  // programs whose schedule threw: a bug of a rule, reported
-  int resumed = 0;  // distinct programs taken from earlier records
+  int invalid = 0;      // programs whose schedule threw: a bug of a rule, reported
+  int resumed = 0;      // distinct programs taken from earlier records
+  int slow_phases = 0;  // measurements in a slow phase of the machine (BaselineHistory)
   // Seconds spent proposing programs (evolution and cost model) and measuring them.
   double search_s = 0, measure_s = 0;
   std::string first_invalid;  // the first such error's message

@@ -160,6 +160,37 @@ TEST(MeasureTest, ABaselineIsTimedInTurnsWithTheCandidate) {
       measure(matmul_candidate(), "mm", p.inputs, p.reference, opt).baseline_costs_s.empty());
 }
 
+// Costs in the baseline's time: a candidate's times over the baseline's fastest in its child, but
+// over the median of earlier children's once there are enough of them and the baseline ran more
+// than 1.5x that slow (a slow phase of the machine: a 3 us kernel at 9-10 us).
+TEST(MeasureTest, ASlowPhaseOfTheBaselineIsCostedOverItsMedian) {
+  auto measured = [](std::vector<double> costs, std::vector<double> baseline) {
+    MeasureResult m;
+    m.costs_s = std::move(costs);
+    m.baseline_costs_s = std::move(baseline);
+    return m;
+  };
+  constexpr double kFallbackCost = 18.0;  // the fallback record's own cost, in any unit
+  BaselineHistory history;
+  // Too few earlier children to tell: each over its own baseline, even the slow one.
+  EXPECT_EQ(history.costs(measured({1.5, 1.8}, {3.1, 3.0}), kFallbackCost),
+            (std::vector<double>{1.5 * (18.0 / 3.0), 1.8 * (18.0 / 3.0)}));
+  EXPECT_EQ(history.costs(measured({10.0}, {10.0, 9.0}), kFallbackCost),
+            (std::vector<double>{20.0}));
+  EXPECT_EQ(history.costs(measured({4.0}, {4.0}), kFallbackCost), (std::vector<double>{18.0}));
+  EXPECT_EQ(history.costs(measured({3.0}, {2.0}), kFallbackCost), (std::vector<double>{27.0}));
+  EXPECT_EQ(history.slow_phases(), 0);
+  // Earlier fastest times 3, 9, 4, 2: median 4 (the upper of the middle two). A baseline at 6
+  // is within 1.5x of it; then, with 6 added (median still 4), one at 6.5 is not, and its
+  // candidate is costed over 4.
+  EXPECT_EQ(history.costs(measured({3.0}, {6.0}), kFallbackCost), (std::vector<double>{9.0}));
+  EXPECT_EQ(history.costs(measured({4.6, 5.0}, {10.0, 6.5}), kFallbackCost),
+            (std::vector<double>{4.6 * (18.0 / 4.0), 5.0 * (18.0 / 4.0)}));
+  EXPECT_EQ(history.slow_phases(), 1);
+  // Without baseline times the costs stay as they are.
+  EXPECT_EQ(history.costs(measured({2.0}, {}), kFallbackCost), (std::vector<double>{2.0}));
+}
+
 TEST(MeasureTest, MinRepeatMsRaisesNumber) {
   MatmulProblem p;
   MeasureOptions opt = quick();
