@@ -140,6 +140,10 @@ const std::vector<KernelSpec> kKernels = {
      .kernel = 1},
     {.name = "softmax/attention", .kind = Kind::kSoftmax, .batch = 12, .m = 128, .n = 128},
     {.name = "layernorm/bert", .kind = Kind::kLayerNorm, .m = 128, .n = 768},
+    // A squeeze-and-excitation block's spatial mean (512 channels of 28x28), and a mean over a
+    // BERT sequence (sentence embeddings).
+    {.name = "reduce/se-mean", .kind = Kind::kReduceMean, .m = 512, .n = 784},
+    {.name = "reduce/seq-mean", .kind = Kind::kReduceMean, .m = 128, .n = 768, .axis = 1},
 };
 
 std::string shape_text(const KernelSpec& k) {
@@ -155,6 +159,8 @@ std::string shape_text(const KernelSpec& k) {
       return fmt::format("[{},{},{}] axis -1", k.batch, k.m, k.n);
     case Kind::kLayerNorm:
       return fmt::format("[{},{}] axis -1", k.m, k.n);
+    case Kind::kReduceMean:
+      return fmt::format("[{},{},{}] axis {}", k.batch, k.m, k.n, k.axis);
   }
   return "";
 }
@@ -210,6 +216,11 @@ graph::Graph build_graph(const KernelSpec& k) {
       node.inputs = {input("x", {k.m, k.n}), g.add_constant("gamma", random_tensor({k.n}, 1)),
                      g.add_constant("beta", random_tensor({k.n}, 2))};
       node.attrs = {{"axis", int64_t{-1}}};
+      break;
+    case Kind::kReduceMean:
+      node.op = graph::OpKind::ReduceMean;
+      node.inputs = {input("x", {k.batch, k.m, k.n})};
+      node.attrs = {{"axes", std::vector<int64_t>{k.axis}}};
       break;
   }
   graph::ValueId out = g.add_value("y", {});

@@ -10,17 +10,20 @@
 
 namespace tessel::bench {
 
-// Softmax and LayerNorm have no schedule template: only the auto-scheduler benchmark uses them.
-enum class Kind { kDense, kBatchMatMul, kConv, kSoftmax, kLayerNorm };
+// Softmax, LayerNorm and ReduceMean have no schedule template: only the auto-scheduler benchmark
+// uses them.
+enum class Kind { kDense, kBatchMatMul, kConv, kSoftmax, kLayerNorm, kReduceMean };
 
 // One single-op workload, NCHW, batch 1, float32. Matmuls: [batch x] m x k times k x n (dense:
 // Gemm with transB=1, the weight stored n x k). Convs: square inputs and kernels. Softmax: over
-// the last axis of [batch, m, n]; LayerNormalization: over the last axis of [m, n].
+// the last axis of [batch, m, n]; LayerNormalization: over the last axis of [m, n]; ReduceMean:
+// over `axis` of [batch, m, n].
 struct KernelSpec {
   const char* name;
   Kind kind;
   int64_t batch = 1, m = 0, n = 0, k = 0;
   int64_t cin = 0, cout = 0, size = 0, kernel = 0, stride = 1, pad = 0, group = 1;
+  int64_t axis = -1;  // ReduceMean's
   std::vector<std::string> disabled_passes =
       {};  // e.g. pack_conv_weights: the direct conv template
 };
@@ -30,7 +33,7 @@ extern const std::vector<KernelSpec> kKernels;
 
 // Whether the kernel's op has a schedule template (the template tuner's benchmarks).
 inline bool templated(const KernelSpec& k) {
-  return k.kind != Kind::kSoftmax && k.kind != Kind::kLayerNorm;
+  return k.kind != Kind::kSoftmax && k.kind != Kind::kLayerNorm && k.kind != Kind::kReduceMean;
 }
 
 // "[m,k] x [n,k]^T", "dw 144->144 3x3 s1 p1 56x56", ...

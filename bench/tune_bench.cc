@@ -9,8 +9,8 @@
 //     trial checkpoints, averaged over seeds: which tuner finds fast configs in fewer trials;
 //   tune_bench auto [--trials N | --seconds S] [--tuner xgb] [--seed N] [--records DIR]
 //   [--filter S] [--markdown]
-//     the auto-scheduler against the template tuner and the untuned kernel, per kernel (softmax
-//     and layer norm too), at equal trials or equal time.
+//     the auto-scheduler against the template tuner and the untuned kernel, per kernel (softmax,
+//     layer norm and two means too), at equal trials or equal time.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -195,6 +195,7 @@ std::function<void()> eigen_reference(const KernelSpec& k, int threads) {
       break;
     case Kind::kSoftmax:
     case Kind::kLayerNorm:
+    case Kind::kReduceMean:
       throw Error(fmt::format("{}: no Eigen reference", k.name));
   }
   int64_t pixels = conv_out_size(k) * conv_out_size(k),

@@ -45,6 +45,11 @@ te::IterVar parallel_outer(te::Stage& st, const std::vector<te::IterVar>& outer)
 // reduce loops, and vectorizes it.
 void vectorize_partials(te::Stage& rf);
 
+// The independent vector accumulators of a reduction over `vectors` vectors: the add's latency
+// hides behind its throughput only with several chains. The most, up to `most`, that divide the
+// vectors with at least 2 each; 1 when none does.
+int64_t accumulator_chains(int64_t vectors, int64_t most);
+
 // After an rfactor of `st` into `width` partials (vectorized), reduces them as a tree rather than
 // one add per lane: into one vector of `lanes` when they are several, then into halves while the
 // count is even and above 2; `st` adds the last ones. Returns the new partial stages, vectorized,

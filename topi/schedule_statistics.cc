@@ -79,14 +79,9 @@ std::optional<te::IterVar> vector_reduce_axis(const te::ComputeOpNode& stat,
   return *last;
 }
 
-// The independent vector accumulators of a row's reduction over `extent` points: the add's latency
-// hides behind its throughput only with several chains. Up to 4, each at least 2 vectors long.
-int64_t accumulator_chains(int64_t extent, int lanes) {
-  for (int64_t chains : {4, 2}) {
-    if (extent % (lanes * chains) == 0 && extent / (lanes * chains) >= 2) return chains;
-  }
-  return 1;
-}
+// A row's reduction runs in up to this many vector accumulators: each chain's exp needs its own
+// temporaries, and more would spill AVX2's 16 registers.
+constexpr int64_t kMaxRowChains = 4;
 
 // A row's vectors up to this many are unrolled: with AVX2's 16 registers, the exp's constants
 // otherwise rotate through registers in a loop (14 moves per vector on Zen 4).
@@ -154,7 +149,8 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
     // halves of a vector down to two lanes, which st reduces.
     std::vector<te::Stage> partials;
     if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
-      int64_t width = lanes * accumulator_chains(*as_const_int((*k)->dom.extent), lanes);
+      int64_t vectors = *as_const_int((*k)->dom.extent) / lanes;
+      int64_t width = lanes * accumulator_chains(vectors, kMaxRowChains);
       partials.push_back(s[s.rfactor(te::Tensor(st->op), *k, width)]);
       vectorize_partials(partials.back());
       for (const te::Stage& half : halve_partials(s, st, width, lanes)) partials.push_back(half);
@@ -205,6 +201,13 @@ void vectorize_partials(te::Stage& rf) {
   order.push_back(lane);
   rf.reorder(order);
   rf.vectorize(lane);
+}
+
+int64_t accumulator_chains(int64_t vectors, int64_t most) {
+  for (int64_t chains = std::min(most, vectors / 2); chains > 1; --chains) {
+    if (vectors % chains == 0) return chains;
+  }
+  return 1;
 }
 
 std::vector<te::Stage> halve_partials(te::Schedule& s, te::Stage st, int64_t width, int lanes) {

@@ -7,11 +7,13 @@
 #include "te/schedule_to_tir.h"
 #include "te_test_util.h"
 #include "tests/common/expect_error.h"
+#include "tests/common/text.h"
 
 namespace tessel::te {
 namespace {
 
 using namespace testing;  // NOLINT: te's test helpers
+using tessel::testing::count_occurrences;
 using tessel::testing::expect_error;
 
 // C[i, j] = sum over k of A[i, k] * B[k, j], 32 x 32 x 32: i split by 8 (the pragma's loop
@@ -43,12 +45,6 @@ struct Tiled {
   }
 };
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(PragmaTest, AutoUnrollUnrollsTheLoopsWithinTheStepCount) {
   // j.inner is 4 steps, k.inner x j.inner 16, i.inner x k.inner x j.inner 128; the init's j loop
   // is 4 steps and its i loop 32.
@@ -61,8 +57,8 @@ TEST(PragmaTest, AutoUnrollUnrollsTheLoopsWithinTheStepCount) {
     Tiled t;
     t.s[t.C].pragma(t.io, "auto_unroll_max_step", c.max_step);
     std::string loops = t.loops();
-    EXPECT_EQ(count(loops, "unrolled for"), c.unrolled) << loops;
-    EXPECT_EQ(count(loops, "parallel for"), 1u) << loops;  // the pragma's own loop
+    EXPECT_EQ(count_occurrences(loops, "unrolled for"), c.unrolled) << loops;
+    EXPECT_EQ(count_occurrences(loops, "parallel for"), 1u) << loops;  // the pragma's own loop
     t.check();
   }
 }
@@ -73,8 +69,8 @@ TEST(PragmaTest, AVectorLoopCountsOneStep) {
   Tiled t(/*vectorize_j=*/true);
   t.s[t.C].pragma(t.io, "auto_unroll_max_step", 8);
   std::string loops = t.loops();
-  EXPECT_EQ(count(loops, "unrolled for"), 2u) << loops;
-  EXPECT_EQ(count(loops, "vectorized for"), 2u) << loops;
+  EXPECT_EQ(count_occurrences(loops, "unrolled for"), 2u) << loops;
+  EXPECT_EQ(count_occurrences(loops, "vectorized for"), 2u) << loops;
   t.check();
 }
 
@@ -84,9 +80,9 @@ TEST(PragmaTest, OnlyTheLoopsInsideTheAnnotatedOneUnroll) {
   t.s[t.C].pragma(t.jo, "auto_unroll_max_step", 1 << 20);
   std::string loops = t.loops();
   // Inside j.outer: the init's two loops and the update's four.
-  EXPECT_EQ(count(loops, "unrolled for"), 6u) << loops;
-  EXPECT_EQ(count(loops, "parallel for (i.outer"), 1u) << loops;
-  EXPECT_EQ(count(loops, "  for (j.outer"), 1u) << loops;
+  EXPECT_EQ(count_occurrences(loops, "unrolled for"), 6u) << loops;
+  EXPECT_EQ(count_occurrences(loops, "parallel for (i.outer"), 1u) << loops;
+  EXPECT_EQ(count_occurrences(loops, "  for (j.outer"), 1u) << loops;
   t.check();
 }
 

@@ -13,6 +13,8 @@
 #include "../passes/graph_builder.h"
 #include "driver/compile.h"
 #include "ir/error.h"
+#include "passes/lower_to_te.h"
+#include "passes/pipeline.h"
 #include "reference/reference.h"
 #include "tests/common/compare.h"
 #include "tests/common/expect_error.h"
@@ -79,6 +81,13 @@ struct OpGraph {
                                         {1e-5, 1e-5}, b.g.value(b.g.outputs[o]).name);
     }
     return m.fusion_summary();
+  }
+
+  // The graph's only fused group, lowered to te for `target` (the graph passes run on it).
+  passes::LoweredGroup lower_only_group(const std::string& target) {
+    passes::GraphPipelineResult plan = passes::run_graph_pipeline(b.g, {});
+    EXPECT_EQ(plan.groups.size(), 1u);
+    return passes::lower_to_te(b.g, plan.groups.at(0), 0, CpuModel::of(Target::parse(target)));
   }
 };
 

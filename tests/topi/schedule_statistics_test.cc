@@ -9,14 +9,14 @@
 
 #include "ir/printer.h"
 #include "lowering_test_util.h"
-#include "passes/lower_to_te.h"
-#include "passes/pipeline.h"
 #include "te/lower.h"
+#include "tests/common/text.h"
 
 namespace tessel::topi {
 namespace {
 
 using namespace testing;  // NOLINT
+using tessel::testing::count_occurrences;
 TensorData f32(std::vector<int64_t> shape, uint32_t seed) {
   return random_data(DataType::f32(), std::move(shape), seed, -3, 3);
 }
@@ -71,15 +71,7 @@ passes::LoweredGroup lowered(const std::string& op, std::vector<int64_t> shape,
     inputs.push_back(m.constant("bias", f32({shape[1]}, 3)));
   }
   m.op("y", op, inputs, std::move(attrs));
-  passes::GraphPipelineResult plan = passes::run_graph_pipeline(m.b.g, {});
-  EXPECT_EQ(plan.groups.size(), 1u);
-  return passes::lower_to_te(m.b.g, plan.groups.at(0), 0, CpuModel::of(Target::parse(target)));
-}
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
+  return m.lower_only_group(target);
 }
 
 TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials) {
@@ -89,13 +81,15 @@ TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials)
     std::string trace = lg.schedule.trace().str();
     // The max and the sum each factored into 4 vectors of the target's lanes (4 accumulator
     // chains), which reduce to one vector, then to its halves down to 2 lanes: 16, 8, 4, 2.
-    EXPECT_EQ(count(trace, fmt::format("rfactor y_max [3:r2] [{}]", 4 * lanes)), 1u) << trace;
-    EXPECT_EQ(count(trace, fmt::format("rfactor y_sum [3:r2] [{}]", 4 * lanes)), 1u) << trace;
+    EXPECT_EQ(count_occurrences(trace, fmt::format("rfactor y_max [3:r2] [{}]", 4 * lanes)), 1u)
+        << trace;
+    EXPECT_EQ(count_occurrences(trace, fmt::format("rfactor y_sum [3:r2] [{}]", 4 * lanes)), 1u)
+        << trace;
     size_t halvings = lanes == 16 ? 3 : 2;
-    EXPECT_EQ(count(trace, "rfactor y_max "), 2 + halvings) << trace;
-    EXPECT_EQ(count(trace, "rfactor y_sum "), 2 + halvings) << trace;
+    EXPECT_EQ(count_occurrences(trace, "rfactor y_max "), 2 + halvings) << trace;
+    EXPECT_EQ(count_occurrences(trace, "rfactor y_sum "), 2 + halvings) << trace;
     std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
-    EXPECT_EQ(count(tir, "parallel for"), 1u) << tir;
+    EXPECT_EQ(count_occurrences(tir, "parallel for"), 1u) << tir;
     // Row buffers inside the row loop: the partials, vectors each, and the exponentials.
     EXPECT_NE(tir.find(fmt::format("allocate y_max.rf: float32[{}]", 4 * lanes)), std::string::npos)
         << tir;
@@ -104,7 +98,7 @@ TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials)
         << tir;
     EXPECT_NE(tir.find("allocate y_exp: float32[128]"), std::string::npos) << tir;
     // Once per element: the row's vectors, unrolled.
-    EXPECT_EQ(count(tir, "exp("), static_cast<size_t>(128 / lanes)) << tir;
+    EXPECT_EQ(count_occurrences(tir, "exp("), static_cast<size_t>(128 / lanes)) << tir;
   }
 }
 
@@ -112,10 +106,11 @@ TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials)
 // parallel. Trailing dims of 1 leave the reduced axis contiguous: it is factored.
 TEST(ScheduleStatisticsTest, RowsOfSeveralDims) {
   passes::LoweredGroup lg = lowered("InstanceNormalization", {1, 8, 56, 56}, kAvx512, {});
-  EXPECT_EQ(count(to_string(te::lower(lg.schedule, lg.args, lg.name)), "parallel for"), 1u);
+  EXPECT_EQ(count_occurrences(to_string(te::lower(lg.schedule, lg.args, lg.name)), "parallel for"),
+            1u);
   lg = lowered("Softmax", {1, 1024, 1, 1}, kAvx512, {{"axis", int_attr(1)}});
   std::string trace = lg.schedule.trace().str();
-  EXPECT_EQ(count(trace, "rfactor y_max [4:r1] [64]"), 1u) << trace;
+  EXPECT_EQ(count_occurrences(trace, "rfactor y_max [4:r1] [64]"), 1u) << trace;
 }
 
 TEST(ScheduleStatisticsTest, RowsThatAreNotWholeVectorsReduceWithoutPartials) {

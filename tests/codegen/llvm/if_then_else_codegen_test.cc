@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tests/codegen/codegen_test_util.h"
+#include "tests/common/text.h"
 
 namespace tessel {
 namespace {
@@ -13,12 +14,6 @@ using namespace tessel::testing;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-size_t count(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 // The text of the first basic block whose label starts with `label`, up to the blank line after it.
@@ -37,7 +32,7 @@ TEST(IfThenElseCodegenTest, ScalarConditionBranchesAroundTheLoad) {
   runtime::Module m = build(make_func("guarded", {a, flags, c}, store(c, value, 0)), host_target());
   // The one float load (from A) is in the block the condition branches to.
   std::string ll = m.source("ll");
-  EXPECT_EQ(count(ll, "load float"), 1u) << ll;
+  EXPECT_EQ(count_occurrences(ll, "load float"), 1u) << ll;
   EXPECT_TRUE(contains(block(ll, "ite.then"), "load float")) << ll;
 
   auto in = float_array({16}, [](int64_t k) { return float(k) + 0.5f; });
