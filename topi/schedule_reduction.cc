@@ -55,8 +55,8 @@ std::optional<int64_t> extent_of(const te::IterVar& iv) {
 // The reduction's spatial loops `spatial` (`points` iterations in all) fused and parallel when the
 // work pays; returns the innermost spatial loop (the fused one, or the last when serial),
 // undefined without spatial loops.
-te::IterVar parallel_spatial(te::Stage& st, const std::vector<te::IterVar>& spatial,
-                             int64_t points, int64_t work) {
+te::IterVar parallel_spatial(te::Stage& st, const std::vector<te::IterVar>& spatial, int64_t points,
+                             int64_t work) {
   if (spatial.empty()) return te::IterVar();
   if (points > 1 && work >= kParallelMinWork) return parallel_outer(st, spatial);
   return spatial.back();

@@ -67,9 +67,11 @@ TEST(ScheduleReductionTest, ReducedAxisIntoChainsAndATree) {
   for (auto [target, lanes] : {std::pair{kAvx512, 16}, std::pair{kAvx2, 8}}) {
     SCOPED_TRACE(target);
     Lowered l = lowered("ReduceMean", {64, 1024}, {-1}, target);
-    EXPECT_EQ(count_occurrences(l.trace, fmt::format("rfactor y_acc [2:k1] [{}]", 8 * lanes)), 1u) << l.trace;
+    EXPECT_EQ(count_occurrences(l.trace, fmt::format("rfactor y_acc [2:k1] [{}]", 8 * lanes)), 1u)
+        << l.trace;
     EXPECT_EQ(count_occurrences(l.trace, "rfactor y_acc "), lanes == 16 ? 5u : 4u) << l.trace;
-    EXPECT_EQ(count_occurrences(l.tir, "parallel for"), 1u) << l.tir;  // the sum; 64 divisions are not worth it
+    EXPECT_EQ(count_occurrences(l.tir, "parallel for"), 1u)
+        << l.tir;  // the sum; 64 divisions are not worth it
     EXPECT_NE(l.tir.find(fmt::format("ramp(0, 1, {})", 8 * lanes)), std::string::npos) << l.tir;
   }
 }
@@ -82,7 +84,8 @@ TEST(ScheduleReductionTest, SpatialAxisInVectorsBelowTheReduceLoop) {
   EXPECT_NE(l.trace.find("unroll y_acc"), std::string::npos) << l.trace;
   EXPECT_NE(l.trace.find("vectorize y_acc"), std::string::npos) << l.trace;
   EXPECT_NE(l.tir.find("ramp("), std::string::npos) << l.tir;
-  EXPECT_EQ(count_occurrences(l.tir, "parallel for"), 1u) << l.tir;  // 12 blocks of 8 vectors; 768 divisions
+  EXPECT_EQ(count_occurrences(l.tir, "parallel for"), 1u)
+      << l.tir;  // 12 blocks of 8 vectors; 768 divisions
 }
 
 // A product and a short row keep scalar reduce loops.

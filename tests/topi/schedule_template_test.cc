@@ -103,6 +103,36 @@ TEST(ScheduleTemplate, PackedConvVectorizesOutputChannels) {
 // copy: after the tir pipeline no pad buffer is left, and the interior tiles of its map read
 // without checks (only the edge tiles' loops keep `likely` guards). With AVX2's 16 registers only
 // an unchunked reduction does (over 256 channels at 28x28, not 64 at 14x14, which chunks by 8).
+// A direct conv's threads split the map by rows with the channel blocks inside, so that each
+// reads the rows that the conv before it wrote on the same core; a depthwise conv, which pads its
+// tiles' input rows, keeps its channels outermost.
+TEST(ScheduleTemplate, DirectConvSharesOutRowsDepthwiseChannels) {
+  auto parallel_loop = [](graph::Graph g) {
+    CpuModel cpu = avx512_cpu();
+    passes::GraphPipelineOptions opt;
+    opt.cpu = cpu;
+    passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, opt);
+    EXPECT_EQ(plan.groups.size(), 1u);
+    EXPECT_EQ(g.nodes[plan.groups[0].master].op, graph::OpKind::Conv);
+    passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[0], 0, cpu);
+    std::string text = to_string(te::lower(lg.schedule, lg.args, lg.name));
+    size_t at = text.find("parallel for (");
+    EXPECT_NE(at, std::string::npos) << text;
+    return text.substr(at, text.find(',', at) - at);
+  };
+  Builder pointwise;
+  graph::ValueId x = pointwise.input("x", {1, 96, 56, 56});
+  graph::ValueId y =
+      pointwise.op("Conv", {x, pointwise.constant("w", random_tensor({24, 96, 1, 1}, 1))},
+                   {{"kernel_shape", ints({1, 1})}});
+  EXPECT_EQ(parallel_loop(pointwise.finish({y})), "parallel for (i0.i2.outer.fused.i1.outer.fused");
+  Builder depthwise;
+  x = depthwise.input("x", {1, 96, 56, 56});
+  y = depthwise.op("Conv", {x, depthwise.constant("w", random_tensor({96, 1, 3, 3}, 1))},
+                   {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}, {"group", 96}});
+  EXPECT_EQ(parallel_loop(depthwise.finish({y})), "parallel for (i0.i1.outer.fused.i2.outer.fused");
+}
+
 TEST(ScheduleTemplate, PackedConvReadsItsPaddingThroughGuards) {
   // The lowered conv with the fallback, or with its reduction order set to `order`.
   auto lowered = [&](const CpuModel& cpu, graph::Graph model, std::string order = "") {
