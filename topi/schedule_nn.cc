@@ -546,6 +546,17 @@ TileLoops tiled_loops(te::Stage& os, const std::vector<te::IterVar>& outer, cons
   return loops;
 }
 
+// Whether a direct conv's threads share out its map by rows, its channels inside: each tile reads
+// every input channel of its rows, which the conv before it, split the same way, wrote on this
+// core (MobileNetV2's 1x1 projections on an Intel Xeon, 2 threads: 1.6-2x faster). Not where the
+// weights outweigh the input, which each thread would then read whole; a depthwise conv, padding
+// its tiles' input rows, keeps its channels outermost too (split by rows it stopped scaling).
+bool rows_shared_out(const TiledShape& t) {
+  if (t.channel_vectors || t.gemm || t.local_inputs || t.row != 1 || t.y != 2 || t.out.size() != 4)
+    return false;
+  return t.out[1] * product(t.reduce) <= t.reduce.front() * t.out[2] * t.out[3];
+}
+
 // Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile
 // loops in parallel.
 TileLoops tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
@@ -566,12 +577,7 @@ TileLoops tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
     outer.push_back(d == t.row ? row_o : d == t.y ? y_o : axes[d]);
     row_tiles *= (shape[d] + block - 1) / block;
   }
-  // A direct conv's threads share out its map by rows, its channels inside: each tile reads every
-  // input channel of its rows, which the conv before it, split the same way, wrote on this core
-  // (MobileNetV2's 1x1 projections on an Intel Xeon, 2 threads: 1.6-2x faster). A depthwise conv,
-  // padding its tiles' input rows, keeps its channels outermost: split by rows it stopped scaling.
-  if (!t.channel_vectors && !t.gemm && !t.local_inputs && t.row == 1 && t.y == 2 &&
-      !strip.defined())
+  if (rows_shared_out(t) && !strip.defined())
     std::rotate(outer.begin() + 1, outer.begin() + 2, outer.begin() + 3);
   // With too few row tiles to share out (a matrix-vector product), the column tiles go outermost.
   // ConvNCHWc's one column tile (its block) goes inside the parallel loops and the width's tiles
