@@ -50,12 +50,16 @@ void vectorize_partials(te::Stage& rf);
 // vectors with at least 2 each; 1 when none does.
 int64_t accumulator_chains(int64_t vectors, int64_t most);
 
-// After an rfactor of `st` into `width` partials (vectorized), reduces them as a tree rather than
-// one add per lane: into one vector of `lanes` when they are several, then into halves while the
-// count is even and above 2; `st` adds the last ones. Returns the new partial stages, vectorized,
-// in the order they are computed (each reads the one before; the rfactor's own stage first). Comes
+// Factors `st`'s reduce axis `k` into `width` partial results (rfactor), vectorized, and reduces
+// those as a tree rather than one add per lane: into one vector of `lanes` when they are several,
+// then into halves while the count is even and above 2; `st` adds the last ones. Returns the
+// partial stages, in the order they are computed (each reads the one before, `st` the last). Comes
 // before `st`'s other primitives, as rfactor does.
-std::vector<te::Stage> halve_partials(te::Schedule& s, te::Stage st, int64_t width, int lanes);
+std::vector<te::Stage> vector_partials(te::Schedule& s, te::Stage st, const te::IterVar& k,
+                                       int64_t width, int lanes);
+// Computes `partials` (as rfactor or vector_partials made them) at loop `at` of `parent`.
+void compute_partials_at(const std::vector<te::Stage>& partials, te::Stage parent,
+                         const te::IterVar& at);
 
 // Vectorizes the last axis of `st`, computing `out`: whole when it is at most `vector_lanes` long,
 // else in vectors of `vector_lanes` (a scalar tail when they do not divide it). Returns the

@@ -763,22 +763,6 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
 
 }  // namespace
 
-void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
-                      const CpuModel& cpu, const ConfigEntity*) {
-  for (te::Stage st : s.stages()) {
-    if (compute_of(st) && !is_reduction(st) && !st->is_output) st.compute_inline();
-  }
-  for (const te::Tensor& o : outputs) {
-    te::Stage st = s[o];
-    if (!is_reduction(st)) {
-      schedule_injective(s, o, tile_lanes(cpu));
-    } else if (o.ndim() > 0) {
-      const int64_t* n = as_const_int(o.shape()[0]);
-      if (n && *n > 1) st.parallel(st.axis(0));
-    }
-  }
-}
-
 void schedule_tiled(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp& anchor,
                     const CpuModel& cpu, const ConfigEntity* config) {
   std::optional<TiledShape> shape = tiled_shape_of(s, anchor, cpu);

@@ -1,11 +1,9 @@
 // The CPU schedules of fused groups that topi/strategy.cc's tables pick, by the family of the
 // group's anchor op (its master node). Each reads the target's CpuModel: vector lanes and the
 // register file size the tiles.
-// Default (injective and opaque ops): intermediate injective stages inlined into their readers;
-// injective outputs fused, vectorized and parallel; output reductions parallel over their outer
-// data-parallel axis.
-// Reductions (topi/schedule_reduction.cc): each reduction stage parallel and, where the reads walk
-// an axis contiguously, vectorized along it.
+// Default (injective, reductions, opaque ops; topi/schedule_default.cc): intermediate injective
+// stages inlined into their readers; injective outputs fused, vectorized and parallel; each
+// reduction stage parallel and, where the reads walk an axis contiguously, vectorized along it.
 // Tiled (convolutions, pools, matmuls): the one reduction is computed in a register tile (output
 // channels or rows unrolled x a vector of output columns) at the tile loop of the group's output,
 // so the elementwise epilogue (bias, activation, residual add) runs on the tile while it is hot;
@@ -38,10 +36,6 @@ void schedule_winograd(te::Schedule& s, const std::vector<te::Tensor>& outputs,
                        const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs,
                          const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
-// Reductions (topi/schedule_reduction.cc): each at root, parallel, vectorized along the reduced
-// or the spatial axis that the reads walk contiguously.
-void schedule_reduction(te::Schedule& s, const std::vector<te::Tensor>& outputs,
-                        const AnchorOp& anchor, const CpuModel& cpu, const ConfigEntity* config);
 
 // The tiled template's SpaceFn and FallbackFn.
 std::optional<ConfigSpace> tiled_space(const te::Schedule& s, const AnchorOp& anchor,

@@ -145,18 +145,15 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
       st.compute_at(out_stage, row);
       continue;
     }
-    // The partial vectors, in the order they are computed: the chains' accumulators, then
-    // halves of a vector down to two lanes, which st reduces.
+    // The chains' accumulators, then halves of a vector down to two lanes, which st reduces.
     std::vector<te::Stage> partials;
     if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
       int64_t vectors = *as_const_int((*k)->dom.extent) / lanes;
-      int64_t width = lanes * accumulator_chains(vectors, kMaxRowChains);
-      partials.push_back(s[s.rfactor(te::Tensor(st->op), *k, width)]);
-      vectorize_partials(partials.back());
-      for (const te::Stage& half : halve_partials(s, st, width, lanes)) partials.push_back(half);
+      partials =
+          vector_partials(s, st, *k, lanes * accumulator_chains(vectors, kMaxRowChains), lanes);
     }
     st.compute_at(out_stage, row);
-    for (auto p = partials.rbegin(); p != partials.rend(); ++p) p->compute_at(out_stage, row);
+    compute_partials_at(partials, out_stage, row);
   }
   return true;
 }
@@ -210,14 +207,22 @@ int64_t accumulator_chains(int64_t vectors, int64_t most) {
   return 1;
 }
 
-std::vector<te::Stage> halve_partials(te::Schedule& s, te::Stage st, int64_t width, int lanes) {
-  std::vector<te::Stage> halves;
+std::vector<te::Stage> vector_partials(te::Schedule& s, te::Stage st, const te::IterVar& k,
+                                       int64_t width, int lanes) {
+  std::vector<te::Stage> partials{s[s.rfactor(te::Tensor(st->op), k, width)]};
+  vectorize_partials(partials.back());
   while (width > 2 && width % 2 == 0) {
     width = width > lanes && width % lanes == 0 ? lanes : width / 2;
-    halves.push_back(s[s.rfactor(te::Tensor(st->op), st.reduce_axis(0), width)]);
-    vectorize_partials(halves.back());
+    partials.push_back(s[s.rfactor(te::Tensor(st->op), st.reduce_axis(0), width)]);
+    vectorize_partials(partials.back());
   }
-  return halves;
+  return partials;
+}
+
+void compute_partials_at(const std::vector<te::Stage>& partials, te::Stage parent,
+                         const te::IterVar& at) {
+  // Readers first: a stage is computed at a loop once the stage that reads it is.
+  for (auto p = partials.rbegin(); p != partials.rend(); ++p) te::Stage(*p).compute_at(parent, at);
 }
 
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,

@@ -14,7 +14,6 @@ using graph::OpFamily;
 constexpr Strategy kDefault{schedule_default};
 constexpr Strategy kTiled{schedule_tiled, tiled_space, set_tiled_fallback};
 constexpr Strategy kStatistics{schedule_statistics};
-constexpr Strategy kReductions{schedule_reduction};
 constexpr Strategy kWinograd{schedule_winograd};
 
 // The CPU schedules (topi/schedule_nn.h). x86 AVX2 and AVX-512, AArch64 NEON and other CPUs share
@@ -22,7 +21,7 @@ constexpr Strategy kWinograd{schedule_winograd};
 // the schedules read.
 constexpr StrategyTable kCpuStrategies = {{
     {OpFamily::kInjective, kDefault},
-    {OpFamily::kReduction, kReductions},
+    {OpFamily::kReduction, kDefault},
     {OpFamily::kConv, kTiled},
     {OpFamily::kConvNCHWc, kTiled},
     {OpFamily::kConvWinograd, kWinograd},

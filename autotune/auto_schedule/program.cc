@@ -214,21 +214,16 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
 }
 
 // kRfactor: the innermost reduce axis factored into vector partials computed at the stage's
-// innermost spatial loop; vectorized, the partials reduce as a tree (topi::halve_partials).
+// innermost spatial loop; vectorized, the partials reduce as a tree (topi::vector_partials).
 void schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p, int lanes) {
   const te::ComputeOpNode* c = topi::compute_of(st);
   if (p.tiles.size() != 1 || p.tiles[0].size() != 1) {
     throw Error(fmt::format("auto-scheduler: the rfactor of '{}' needs one factor", st.name()));
   }
-  // In the order they are computed: the rfactor's stage, then the halves that st reads.
-  std::vector<te::Stage> partials{
-      s[s.rfactor(te::Tensor(st->op), st.reduce_axis(static_cast<int>(c->reduce_axis.size()) - 1),
-                  p.tiles[0][0])]};
-  if (p.vectorize) {
-    topi::vectorize_partials(partials[0]);
-    for (const te::Stage& half : topi::halve_partials(s, st, p.tiles[0][0], lanes))
-      partials.push_back(half);
-  }
+  IterVar k = st.reduce_axis(static_cast<int>(c->reduce_axis.size()) - 1);
+  std::vector<te::Stage> partials =
+      p.vectorize ? topi::vector_partials(s, st, k, p.tiles[0][0], lanes)
+                  : std::vector<te::Stage>{s[s.rfactor(te::Tensor(st->op), k, p.tiles[0][0])]};
   size_t nsp = c->axis.size();
   std::vector<IterVar> axes;
   for (size_t a = 0; a < nsp; ++a) axes.push_back(st.axis(static_cast<int>(a)));
@@ -237,8 +232,7 @@ void schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p, int l
     IterVar fused = fuse_parallel(st, axes, p.parallel);
     if (static_cast<size_t>(p.parallel) == nsp) at = fused;
   }
-  for (auto rf = partials.rbegin(); at.defined() && rf != partials.rend(); ++rf)
-    rf->compute_at(st, at);
+  if (at.defined()) topi::compute_partials_at(partials, st, at);
   unroll_outermost(st, p.unroll);
 }
 

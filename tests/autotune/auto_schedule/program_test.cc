@@ -13,6 +13,7 @@
 #include "te/lower.h"
 #include "tests/common/compare.h"
 #include "tests/common/ndarray.h"
+#include "tests/common/text.h"
 
 namespace tessel::autotune {
 namespace {
@@ -286,7 +287,7 @@ TEST(ComputeLocationTest, SoftmaxStatisticsMayBeComputedPerRow) {
 }
 
 // Vectorized rfactor partials reduce as a tree: into one vector when the factor is several, then
-// into halves down to 2 lanes (topi::halve_partials), computed where the partials are; the numbers
+// into halves down to 2 lanes (topi::vector_partials), computed where the partials are; the numbers
 // stay right.
 TEST(RfactorTest, VectorPartialsReduceAsATree) {
   Case c = softmax(6, 128);
@@ -316,11 +317,7 @@ TEST(RfactorTest, VectorPartialsReduceAsATree) {
           << what;
     }
     // Down to 2 lanes, which mx adds; no more.
-    size_t found = 0;
-    for (size_t at = trace.find("rfactor mx "); at != std::string::npos;
-         at = trace.find("rfactor mx ", at + 1))
-      ++found;
-    EXPECT_EQ(found, rfactors) << what;
+    EXPECT_EQ(tessel::testing::count_occurrences(trace, "rfactor mx "), rfactors) << what;
     expect_correct(c, dag, s, what);
   }
   EXPECT_EQ(checked, 6);

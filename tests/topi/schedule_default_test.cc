@@ -1,8 +1,8 @@
-// The reductions' schedule (topi/schedule_reduction.cc): float sums, maxima and minima vectorized
-// along the reduced axis (accumulator chains and a tree) or along the spatial one, in parallel;
-// checked against the reference executor with the host's target and with AVX2's, for lengths that
-// make 4, 2 and 1 chains, that are whole vectors on one ISA only or on neither, and for the kinds
-// that stay scalar; and the lowered kernels' shape.
+// The default schedule's reductions (topi/schedule_default.cc): float sums, maxima and minima
+// vectorized along the reduced axis (accumulator chains and a tree) or along the spatial one, in
+// parallel; checked against the reference executor with the host's target and with AVX2's, for
+// lengths that make several chains and one, that are whole vectors on one ISA only or on neither,
+// and for the kinds that stay scalar; and the lowered kernels' shape.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -26,8 +26,9 @@ TensorData f32(std::vector<int64_t> shape, uint32_t seed) {
 
 Attrs keep(int64_t k) { return {{"keepdims", int_attr(k)}}; }
 
-// Over the last axis: 128, 64 and 32 (4, 2 and 1 chains of 16 lanes; 4, 4 and 2 of 8), 24 (whole
-// vectors of 8 only), 37 (neither); over leading axes, with a last axis of those lengths.
+// Over the last axis: 128, 64 and 32 (4, 2 and 1 chains of 16 lanes with AVX-512, the host's if
+// it has it; 8, 4 and 2 of 8 with AVX2), 24 (whole vectors of 8 only), 37 (neither); over leading
+// axes, with a last axis of those lengths.
 TEST(ScheduleReductionTest, MatchesTheReferenceOnBothIsas) {
   OpGraph m;
   auto last = m.constant("last", ints({-1}));
@@ -70,8 +71,8 @@ TEST(ScheduleReductionTest, ReducedAxisIntoChainsAndATree) {
     EXPECT_EQ(count_occurrences(l.trace, fmt::format("rfactor y_acc [2:k1] [{}]", 8 * lanes)), 1u)
         << l.trace;
     EXPECT_EQ(count_occurrences(l.trace, "rfactor y_acc "), lanes == 16 ? 5u : 4u) << l.trace;
-    EXPECT_EQ(count_occurrences(l.tir, "parallel for"), 1u)
-        << l.tir;  // the sum; 64 divisions are not worth it
+    // The sum; 64 divisions are not worth a parallel loop.
+    EXPECT_EQ(count_occurrences(l.tir, "parallel for"), 1u) << l.tir;
     EXPECT_NE(l.tir.find(fmt::format("ramp(0, 1, {})", 8 * lanes)), std::string::npos) << l.tir;
   }
 }

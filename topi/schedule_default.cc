@@ -1,12 +1,13 @@
-// The CPU schedule of the reductions family (Reduce*, ArgMax/ArgMin, CumSum, TopK). Elementwise
+// The default CPU schedule: of injective, reduction (Reduce*, ArgMax/ArgMin, CumSum, TopK) and
+// opaque groups, and of the groups the tiled and Winograd schedules cannot take. Elementwise
 // stages are inlined into their readers and the outputs that are not reductions (Mean's division)
-// are injective, as in the default schedule. Each reduction stage runs at root, its outer spatial
+// are injective (topi::schedule_injective). Each reduction stage runs at root, its outer spatial
 // axes in parallel when the work pays for a launch, an intermediate one (Mean's sum) as well as an
 // output. A float sum, max or min without a condition is vectorized:
 // - along its last reduce axis when every read walks it along the read's innermost dim (a
 //   reduction over the input's last dim): factored into vector accumulator chains, as many as
 //   keep the target's FMA units busy (CpuModel::fma_chains, the adds' units), and then a tree
-//   (topi::halve_partials), as the statistics schedule's rows are;
+//   (topi::vector_partials), as the statistics schedule's rows are;
 // - else along its last spatial axis when that is whole vectors long and every read walks it
 //   along its innermost dim (a reduction over leading dims, such as a mean over the sequence):
 //   below the reduce loops, as many vectors of outputs accumulating in registers at once.
@@ -90,14 +91,10 @@ void schedule_one(te::Schedule& s, te::Stage st, const CpuModel& cpu) {
   const te::IterVar k = c->reduce_axis.back();
   int64_t reduced = extent_of(k).value_or(0);
   if (red && reduced % lanes == 0 && reduced >= 2 * lanes && reads_walk(*red, k->var)) {
-    int64_t width = lanes * accumulator_chains(reduced / lanes, cpu.fma_chains);
-    // In the order they are computed, each read by the next and the last by st.
-    std::vector<te::Stage> partials{s[s.rfactor(te::Tensor(st->op), k, width)]};
-    vectorize_partials(partials[0]);
-    for (const te::Stage& half : halve_partials(s, st, width, lanes)) partials.push_back(half);
+    std::vector<te::Stage> partials = vector_partials(
+        s, st, k, lanes * accumulator_chains(reduced / lanes, cpu.fma_chains), lanes);
     te::IterVar at = parallel_spatial(st, spatial, points, work);
-    for (auto p = partials.rbegin(); at.defined() && p != partials.rend(); ++p)
-      p->compute_at(st, at);
+    if (at.defined()) compute_partials_at(partials, st, at);
     return;
   }
   int64_t columns = spatial.empty() ? 0 : extent_of(c->axis.back()).value_or(0);
@@ -122,8 +119,8 @@ void schedule_one(te::Schedule& s, te::Stage st, const CpuModel& cpu) {
 
 }  // namespace
 
-void schedule_reduction(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
-                        const CpuModel& cpu, const ConfigEntity*) {
+void schedule_default(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
+                      const CpuModel& cpu, const ConfigEntity*) {
   for (te::Stage st : s.stages()) {
     if (compute_of(st) && !is_reduction(st) && !st->is_output) st.compute_inline();
   }
