@@ -448,26 +448,39 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   return space;
 }
 
-// ConvNCHWc's fallback reduction order over (input channel, kernel offsets...): kernel offsets
-// outside and input channels innermost, the best order of most packed convs tuned on Zen 5
-// (AVX-512, 2 x 7 tiles). With 16 registers (AVX2's 1 x 4 tiles on Zen 3) a window over at least
-// 16 input channels runs faster with the channels outermost: ResNet-18's, ResNet-50's and
-// DenseNet-121's 3x3 convs at one thread, weighted by occurrence, 23.3 -> 16.7 ms, 23.3 -> 17.8
-// and 40.1 -> 31.9 (their 7x7 stems over 3 channels ran 1.1-1.4x slower so), but for a narrow
-// window in chunks (narrow_window). With 32 registers a window in chunks (fallback_reduce_chunk)
-// runs its channels outermost too: ResNet-50's nine convs at 7x7 (its 3x3 ones chunked) took
-// 14.9-15.8 ms of one thread on Zen 4 so, in chunks of 32, against 16.8-17.8 before (chunks of 8,
-// the offsets outermost).
+// ConvNCHWc's fallback reduction order over (input channel, kernel offsets...). A window over at
+// least 16 input channels runs its channels outermost and its kernel columns innermost. With 16
+// registers (AVX2's 1 x 4 tiles on Zen 3): ResNet-18's, ResNet-50's and DenseNet-121's 3x3 convs
+// at one thread, weighted by occurrence, 23.3 -> 16.7 ms, 23.3 -> 17.8 and 40.1 -> 31.9 (their 7x7
+// stems over 3 channels ran 1.1-1.4x slower so), but for a narrow window in chunks
+// (narrow_window) and a padded one read in place (padding_read_in_place). With 32 registers in
+// chunks (fallback_reduce_chunk): ResNet-50's nine convs at 7x7 took 14.9-15.8 ms of one thread
+// on Zen 4 so, in chunks of 32, against 16.8-17.8 with the offsets outermost; and unchunked, with
+// the kernel columns unrolled (fallback_unroll_columns), on an Intel Xeon (Emerald Rapids):
+// DenseNet-121's 3x3 convs took 0.88x the time at one thread in the model and 0.85x at two (the
+// one at 56x56 tuned alone: 2.97 -> 2.12 ms), ResNet-50's unchunked ones 0.76-0.92x where its
+// other kernels took 0.90-0.95x. (Zen 5's tuned convs had preferred the channels innermost, without
+// the columns unrolled.)
 std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu,
                                          int64_t reduce_chunk) {
   std::vector<int64_t> order;
   for (size_t r = 0; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
-  bool chunked_window = reduce_chunk > 0 && window_points(t) > 1;
-  if ((cpu.vector_registers >= 32 && !chunked_window) || t.reduce.front() < 16 ||
-      (t.padding_in_reads && reduce_chunk == 0) ||  // see padding_read_in_place
+  if (t.reduce.front() < 16 ||
+      (cpu.vector_registers < 32 && t.padding_in_reads && reduce_chunk == 0) ||
       (reduce_chunk > 0 && narrow_window(t, cpu)))
     std::rotate(order.begin(), order.begin() + 1, order.end());
   return order;
+}
+
+// Whether the fallback unrolls the reduction's innermost loop (knob "unroll_k"): with 32 registers,
+// a window's kernel columns when innermost, so that the tile's overlapping windows share their
+// broadcast inputs (8 output columns x 3 kernel columns read 10 inputs, not 24), which halves the
+// loads beside the FMAs where two FMA units issue a cycle. (Chunked, ResNet-50's stride-2 3x3
+// conv over 512 channels to 7x7 ran as fast either way on the Intel Xeon.)
+bool fallback_unroll_columns(const TiledShape& t, const CpuModel& cpu,
+                             const std::vector<int64_t>& order) {
+  return cpu.vector_registers >= 32 && window_points(t) > 1 &&
+         order.back() == static_cast<int64_t>(t.reduce.size()) - 1;
 }
 
 // The fallback is the hand-written policy above: `row_block` rows of one vector of columns (a
@@ -503,8 +516,11 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
     chunk = fallback_reduce_chunk(t, rows, packed.ys, cpu);
     space.set_fallback_knob("reduce_chunk", chunk);
   }
-  if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4)
-    space.set_fallback_reorder("reorder_k", packed_reduce_order(t, cpu, chunk));
+  if (t.channel_vectors && t.reduce.size() >= 2 && t.reduce.size() <= 4) {
+    std::vector<int64_t> order = packed_reduce_order(t, cpu, chunk);
+    space.set_fallback_reorder("reorder_k", order);
+    if (fallback_unroll_columns(t, cpu, order)) space.set_fallback_knob("unroll_k", 1);
+  }
   space.set_fallback_knob("parallel", t.work >= kParallelMinWork ? 1 : 0);
 }
 

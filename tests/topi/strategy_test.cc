@@ -211,14 +211,18 @@ const Pinned kPinned[] = {
      R"({"tile_row":[4,6],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
     // whose block weights (64 x 9 x 16 floats) take more than half of L1 does, by 32 with 32
-    // registers (channels outermost) and by 8 with 16, but not a 1x1 conv over 256 channels (half
-    // of L1 exactly).
+    // registers (channels outermost, the kernel columns innermost and unrolled) and by 8 with 16,
+    // but not a 1x1 conv over 256 channels (half of L1 exactly).
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx512, 1344,
-     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[0,1,2],"unroll_k":1,"parallel":1,"reduce_chunk":32})"},
     {"packed_conv", [] { return conv({1, 64, 7, 7}, {32, 64, 3, 3}); }, kAvx2, 1344,
      R"({"tile_row":[2,1],"tile_y":[2,4],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     // AVX2 chunks a window over at most 128 channels by 8 in strips of the map too (kernel offsets
-    // outside a chunk's channels); over 256 channels the channels stay outermost.
+    // outside a chunk's channels); over 256 channels the channels stay outermost. With 32
+    // registers the map's accumulators take strips: unchunked, the channels outermost and the
+    // kernel columns unrolled innermost.
+    {"packed_conv_56", [] { return conv({1, 128, 56, 56}, {32, 128, 3, 3}); }, kAvx512, 2400,
+     R"({"tile_row":[1,2],"tile_y":[7,8],"reorder_k":[0,1,2],"unroll_k":1,"parallel":1,"reduce_chunk":0})"},
     {"packed_conv_56", [] { return conv({1, 128, 56, 56}, {32, 128, 3, 3}); }, kAvx2, 2400,
      R"({"tile_row":[2,1],"tile_y":[14,4],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":8})"},
     {"packed_conv_256", [] { return conv({1, 256, 7, 7}, {32, 256, 3, 3}); }, kAvx2, 1680,
@@ -228,7 +232,7 @@ const Pinned kPinned[] = {
     // 512 x 16 floats fill L1 (32 KiB): chunks of 32 channels over the whole 7x7 map. At 28x28
     // the accumulators of the map exceed half of L1: no chunks.
     {"pointwise_512", [] { return pointwise({1, 512, 7, 7}, {32, 512, 1, 1}); }, kAvx512, 1680,
-     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[1,2,0],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
+     R"({"tile_row":[1,2],"tile_y":[1,7],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
     {"pointwise_512", [] { return pointwise({1, 512, 7, 7}, {32, 512, 1, 1}); }, kAvx2, 1680,
      R"({"tile_row":[2,1],"tile_y":[2,5],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1,"reduce_chunk":32})"},
     {"pointwise_512_28", [] { return pointwise({1, 512, 28, 28}, {32, 512, 1, 1}); }, kAvx2, 2400,
