@@ -19,15 +19,19 @@ namespace tessel::passes {
 // blocks two channel blocks per tile, reductions from 128 pay too (whole models at one thread,
 // AVX-512, threshold 256 -> 128: MobileNetV2 7.0 -> 6.7 ms, SqueezeNet 6.6 -> 6.1, the others
 // equal within noise); packing every conv of a row that is not whole vectors made MobileNetV2
-// slower (7.0 -> 7.3).
-// With 16 vector registers the direct template's tile is 8 rows of one vector, two FMA chains per
-// pipe on Zen 3, and channel vectors pay whatever the width from a reduction of 24 (Zen 3, AVX2,
-// one thread, `tessel tune --trials 1`, direct -> packed: MobileNetV2's 1x1 convs 96 -> 576 at
-// 14x14 0.70 -> 0.30 ms, 64 -> 384 0.31 -> 0.15, 32 -> 192 at 28x28 0.25 -> 0.18, 24 -> 144 at
-// 56x56 0.56 -> 0.47, 32 -> 16 at 112x112 0.33 -> 0.26; 16 -> 96 at 112x112 0.86 -> 1.11).
-// A 1x1 conv's direct tile is two vectors wide there (topi/schedule_nn.cc), and it packs from 64
-// channels: direct -> packed, 24 -> 144 at 56x56 0.44 -> 0.57 ms, 32 -> 16 at 112x112 0.25 ->
-// 0.31, 32 -> 192 at 28x28 0.19 -> 0.19; at 64 channels mixed (ResNet-50's 64 -> 256 at 56x56 1.71
+// slower (7.0 -> 7.3). A 1x1 conv packs from 64 channels (Intel Xeon, Emerald Rapids, threshold 128
+// -> 64, kernels timed in the model, per-kernel minimum of 5 rounds in turns): ResNet-50 0.89x the
+// time at one thread and 0.86x at two, its 56x56 stage blocked throughout (its 256 -> 64 convs had
+// unpacked their output for the 64 -> 256 ones: 1.70 -> 0.76 ms); SqueezeNet 0.86x (its stem, max
+// pool and first squeeze blocked); DenseNet-121 equal; MobileNetV2 unchanged. With 16 vector
+// registers the direct template's tile is 8 rows of one vector, two FMA chains per pipe on Zen 3,
+// and channel vectors pay whatever the width from a reduction of 24 (Zen 3, AVX2, one thread,
+// `tessel tune --trials 1`, direct -> packed: MobileNetV2's 1x1 convs 96 -> 576 at 14x14 0.70 ->
+// 0.30 ms, 64 -> 384 0.31 -> 0.15, 32 -> 192 at 28x28 0.25 -> 0.18, 24 -> 144 at 56x56 0.56 ->
+// 0.47, 32 -> 16 at 112x112 0.33 -> 0.26; 16 -> 96 at 112x112 0.86 -> 1.11). A 1x1 conv's direct
+// tile is two vectors wide there (topi/schedule_nn.cc), and it packs from 64 channels: direct ->
+// packed, 24 -> 144 at 56x56 0.44 -> 0.57 ms, 32 -> 16 at 112x112 0.25 -> 0.31, 32 -> 192 at 28x28
+// 0.19 -> 0.19; at 64 channels mixed (ResNet-50's 64 -> 256 at 56x56 1.71
 // -> 2.15, DenseNet-121's 64 -> 128 0.86 -> 0.79), from 96 packed (96 -> 128 1.42 -> 1.11). In
 // MobileNetV2's profile (kernels timed in the model) the two convs that turned direct moved less:
 // 24 -> 144 0.41 -> 0.38-0.39 ms, 32 -> 16 0.24 -> 0.26.
@@ -35,7 +39,8 @@ bool prefers_channel_vectors(int64_t width, int64_t channels, int64_t window, in
                              const CpuModel& cpu) {
   if (stride > 1) return true;
   if (cpu.vector_registers < 32) return window == 1 ? channels >= 64 : channels * window >= 24;
-  return width % cpu.lanes(DataType::f32()) != 0 && channels * window >= 128;
+  return width % cpu.lanes(DataType::f32()) != 0 &&
+         (window == 1 ? channels >= 64 : channels * window >= 128);
 }
 
 // One vector of float32 with 32 registers, two with fewer. On AVX2 (Zen 3, one thread) blocks of

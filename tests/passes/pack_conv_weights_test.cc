@@ -57,6 +57,8 @@ TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
   EXPECT_TRUE(prefers_channel_vectors(56, 64, 9, 1, kAvx512));
   EXPECT_TRUE(prefers_channel_vectors(28, 256, 1, 1, kAvx512));
   EXPECT_TRUE(prefers_channel_vectors(28, 128, 1, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(56, 64, 1, 1, kAvx512));  // a 1x1 conv from 64 channels
+  EXPECT_FALSE(prefers_channel_vectors(56, 32, 1, 1, kAvx512));
   EXPECT_FALSE(prefers_channel_vectors(7, 8, 9, 1, kAvx512));     // too short to pay for unpacking
   EXPECT_FALSE(prefers_channel_vectors(32, 512, 9, 1, kAvx512));  // whole vectors
   EXPECT_TRUE(prefers_channel_vectors(16, 16, 1, 2, kAvx512));    // strided: the direct template
