@@ -8,6 +8,7 @@
 #include "ir/error.h"
 #include "topi/broadcast.h"
 #include "topi/matmul.h"
+#include "topi/packed_conv_tile.h"
 #include "topi/register_tile.h"
 
 namespace tessel::topi {
@@ -87,12 +88,6 @@ std::optional<TileSpec> tile_spec(const AnchorOp& anchor, const std::vector<int6
 
 int64_t extent(const te::IterVar& iv) { return *as_const_int(iv->dom.extent); }
 
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
 std::vector<int64_t> static_shape(const te::Tensor& t) {
   std::vector<int64_t> s;
   for (const PrimExpr& d : t.shape()) {
@@ -101,9 +96,6 @@ std::vector<int64_t> static_shape(const te::Tensor& t) {
   }
   return s;
 }
-
-// ConvNCHWc's candidate output columns per tile (capped at the row width).
-const std::vector<int64_t> kPackedColumns = {1, 2, 3, 4, 5, 6, 7, 8, 14, 16};
 
 // Whether `op` is a window of its input with zeros outside (topi::pad_spatial with a zero fill).
 bool is_zero_window(const te::Operation& op) {
@@ -131,32 +123,6 @@ std::vector<te::Operation> inline_all_but_inputs(te::Schedule& s, const te::Stag
   return inputs;
 }
 
-// The shape of a tiled reduction: its output, the tile axes and the reduction.
-struct TiledShape {
-  std::vector<int64_t> out;  // the reduction's output shape
-  int row = -1;              // the output axis blocked into unrolled rows; -1 for none
-  int64_t row_divisor = 0;   // row blocks divide this
-  int y = -1;  // the second unrolled output axis (a conv's output height); -1 for none
-  bool channel_vectors = false;  // see TileSpec
-  bool gemm = false;             // see TileSpec
-  bool local_inputs = false;     // see TileSpec
-  bool strided_columns = false;  // see TileSpec (false unless depthwise)
-  // ConvNCHWc (dense) over a padded input: it reads the input through guards on the window's edge
-  // (tir/transforms/guard_padded_reads.h), which loop partitioning lifts off the interior tiles,
-  // rather than copying it padded first (padding_read_in_place). On Zen 4 with AVX-512,
-  // ResNet-50's 3x3 convs at 28x28, 14x14 and 7x7 ran 1.08x, 1.11x and 1.2x faster at two
-  // threads so, ResNet-18 1.16-1.21x and DenseNet-121 1.09-1.10x end to end.
-  bool padding_in_reads = false;
-  int vector_registers = 0;     // the target's
-  std::vector<int64_t> reduce;  // reduction extents, in compute order
-  int64_t work = 0;             // output points x reduction length
-  int64_t l1d_bytes = 0;        // the target's L1 data cache (a chunked reduction's budget)
-};
-
-// The points of a conv's kernel window: the reduction's extent past its first axis (the input
-// channels); 1 for a 1x1 conv.
-int64_t window_points(const TiledShape& t) { return product(t.reduce) / t.reduce.front(); }
-
 TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
                        const std::vector<int64_t>& reduce, const CpuModel& cpu) {
   TiledShape t;
@@ -171,7 +137,7 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.strided_columns = spec.strided_columns && t.row >= 0 && t.row_divisor == 1;
   t.vector_registers = cpu.vector_registers;
   t.reduce = reduce;
-  t.work = product(out) * product(reduce);
+  t.work = product_of(out) * product_of(reduce);
   t.l1d_bytes = cpu.l1d_bytes > 0 ? cpu.l1d_bytes : 32 * 1024;
   return t;
 }
@@ -201,79 +167,6 @@ struct TileConfig {
   int64_t reduce_chunk = 0, strip = 0;
 };
 
-// ConvNCHWc's chunked reduction (knob "reduce_chunk"). A tile's reduction over all C input
-// channels reads the block's whole weights, C x kernel x b floats; once that is more than L1
-// holds, every tile of the map streams them from L2 again (ResNet-50's 2048 -> 512 1x1 conv at
-// 7x7: 128 KiB per block, read by 9 tiles). With chunks, the accumulators of a strip of the map
-// live in a local buffer, and each chunk of channels runs over the strip before the next: the
-// weights are read once per strip, the buffer and a chunk's inputs stay in L1.
-const std::vector<int64_t> kReduceChunks = {8, 16, 32, 64};
-
-// The bytes of one output row of a block's accumulators (ConvNCHWc with a map of several axes),
-// with its columns in whole tiles of `ys`.
-int64_t accumulator_row_bytes(const TiledShape& t, int64_t ys) {
-  int64_t columns = (t.out[t.y] + ys - 1) / ys * ys;
-  return product(std::vector<int64_t>(t.out.begin() + 3, t.out.begin() + t.y)) * columns *
-         t.out.back() * 4;
-}
-
-// The chunk sizes that divide the input channels, after 0 (no chunks); only 0 but for ConvNCHWc
-// over a map of several axes whose rows of one block fit the buffer (half of L1).
-std::vector<int64_t> reduce_chunk_candidates(const TiledShape& t) {
-  std::vector<int64_t> chunks{0};
-  if (!t.channel_vectors || t.y == 2 || accumulator_row_bytes(t, 1) > t.l1d_bytes / 2)
-    return chunks;
-  for (int64_t k : kReduceChunks) {
-    if (k < t.reduce.front() && t.reduce.front() % k == 0) chunks.push_back(k);
-  }
-  return chunks;
-}
-
-// The output rows that a chunked reduction's accumulators span: the most that divide the first
-// spatial axis with the buffer within half of L1, at least one.
-int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
-  int64_t row_bytes = rows * accumulator_row_bytes(t, ys), strip = 1;
-  for (int64_t h = 1; h <= t.out[2] && h * row_bytes <= t.l1d_bytes / 2; ++h) {
-    if (t.out[2] % h == 0) strip = h;
-  }
-  return strip;
-}
-
-// A window over at most 128 input channels with 16 registers: chunked by 8 even in strips, the
-// kernel offsets outside a chunk's channels. Zen 3 (AVX2), one thread, `tessel tune --trials 1`:
-// DenseNet-121's 3x3 convs (128 -> 32) at 56x56 2.68 -> 2.52 ms, 28x28 0.67 -> 0.63, 14x14 0.182
-// -> 0.172, 7x7 0.044 -> 0.043; ResNet-50's stride-2 3x3 conv over 128 channels 2.88 -> 2.59. Over
-// 256 and 512 channels (ResNet-50's at 14x14 and 7x7) that order ran 1.05-1.15x slower.
-bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
-  return cpu.vector_registers < 32 && window_points(t) > 1 && t.reduce.front() <= 128;
-}
-
-// The fallback chunks a conv whose block weights take more than half of L1 into chunks of 32
-// input channels for a 1x1 conv, 8 for a window (or the most that divide them), where the
-// accumulators of the whole map fit the buffer. Measured on Zen 3 (AVX2, 32 KiB L1) at one thread,
-// ResNet-50's 1x1 convs at 7x7: 2048 -> 512 2.4-2.6 -> 1.6-1.9 ms, 512 -> 2048 2.3-2.5 -> 1.6; at
-// 14x14, 1024 -> 256 1.63-1.65 -> 1.26-1.34; MobileNetV2's at 7x7: 320 -> 1280 0.81-0.94 ->
-// 0.62-0.64 ms, 960 -> 320 0.55-0.66 -> 0.42-0.51, 576 -> 160 0.19 -> 0.13-0.15; ResNet-50's 3x3
-// convs to 14x14 and 7x7 (256 and 512 channels) 3.0-3.2 -> 2.8-3.0 ms with chunks of 8,
-// DenseNet-121's (128 channels) within 2%. Not chunked: 1x1 convs over at most 256 channels (16
-// KiB: at 14x14 equal or slower, over 64 or 96 channels 1.1-1.4x slower), and maps whose
-// accumulators take strips (at 28x28 no gain), but for narrow windows (above). With 32 registers
-// a window takes chunks of 32 too, its channels outermost (packed_reduce_order): ResNet-50's 3x3
-// conv over 512 channels at 7x7 on Zen 4 (AVX-512, one thread, 120 tuned configs) ran at 104
-// GFLOP/s so, 95 with chunks of 8 in that order, 85 with chunks of 8 and the offsets outermost.
-int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu) {
-  std::vector<int64_t> chunks = reduce_chunk_candidates(t);
-  int64_t window = window_points(t);
-  if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
-    return 0;
-  if (accumulator_strip(t, rows, ys) < t.out[2] && !narrow_window(t, cpu)) return 0;
-  int64_t chunk = 0;
-  for (int64_t k : chunks) {
-    if (k <= (window == 1 || cpu.vector_registers >= 32 ? 32 : 8)) chunk = k;
-  }
-  return chunk;
-}
-
 TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
   TileConfig c;
   if (t.row >= 0) c.rows = cfg.split("tile_row").back();
@@ -289,37 +182,6 @@ TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
   if (reduce_chunk_candidates(t).size() > 1) c.reduce_chunk = cfg.knob("reduce_chunk");
   if (c.reduce_chunk > 0) c.strip = accumulator_strip(t, c.rows, c.ys);
   return c;
-}
-
-// ConvNCHWc's fallback tile: enough blocks of output channels that each broadcast input element
-// feeds two vector FMAs (two blocks with AVX-512's 16 lanes, one of two vectors with AVX2's 8),
-// and output columns up to half the register file of accumulators, as many as cheapest_tile_columns
-// finds cheapest. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
-// columns ran in 53 ms, 1 x 14 in 63, 2 x 14 and 4 x 7 (28 accumulators) in 57-68, 4 x 4 in
-// 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
-// file less the operands, up to 16 accumulators: on Zen 3 (AVX2, 16 registers) its 1 x 6 tiles ran
-// ResNet-50's 1x1 convs in 0.91x the time of 1 x 4, while convs with a window ran slower so.
-struct PackedTile {
-  int64_t rows = 1, ys = 1;
-};
-
-// The packed tile's accumulator budget (see above).
-int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu) {
-  bool pointwise = window_points(t) == 1;
-  return pointwise ? std::min(cpu.accumulator_registers(), 16) : cpu.vector_registers / 2;
-}
-
-PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
-  int lanes = tile_lanes(cpu);
-  int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
-  PackedTile p;
-  if (vectors == 1 && t.row_divisor % 2 == 0) p.rows = 2;
-  int64_t per_column = p.rows * vectors;
-  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu) / per_column);
-  // AVX2's 1x1 convs (1 x 6 at most) at one thread on Zen 3, MobileNetV2's at 7x7: 6 + 1 columns
-  // 72-73 GFLOP/s, 4 + 3 84-87; at 14x14: 6 + 6 + 2 84-89, 5 + 5 + 4 89-99.
-  p.ys = cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);
-  return p;
 }
 
 // A grouped conv's output rows per tile (it pads the input rows of each row of tiles): up to 4,
@@ -448,41 +310,6 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   return space;
 }
 
-// ConvNCHWc's fallback reduction order over (input channel, kernel offsets...). A window over at
-// least 16 input channels runs its channels outermost and its kernel columns innermost. With 16
-// registers (AVX2's 1 x 4 tiles on Zen 3): ResNet-18's, ResNet-50's and DenseNet-121's 3x3 convs
-// at one thread, weighted by occurrence, 23.3 -> 16.7 ms, 23.3 -> 17.8 and 40.1 -> 31.9 (their 7x7
-// stems over 3 channels ran 1.1-1.4x slower so), but for a narrow window in chunks
-// (narrow_window) and a padded one read in place (padding_read_in_place). With 32 registers in
-// chunks (fallback_reduce_chunk): ResNet-50's nine convs at 7x7 took 14.9-15.8 ms of one thread
-// on Zen 4 so, in chunks of 32, against 16.8-17.8 with the offsets outermost; and unchunked, with
-// the kernel columns unrolled (fallback_unroll_columns), on an Intel Xeon (Emerald Rapids):
-// DenseNet-121's 3x3 convs took 0.88x the time at one thread in the model and 0.85x at two (the
-// one at 56x56 tuned alone: 2.97 -> 2.12 ms), ResNet-50's unchunked ones 0.76-0.92x where its
-// other kernels took 0.90-0.95x. (Zen 5's tuned convs had preferred the channels innermost, without
-// the columns unrolled.)
-std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu,
-                                         int64_t reduce_chunk) {
-  std::vector<int64_t> order;
-  for (size_t r = 0; r < t.reduce.size(); ++r) order.push_back(static_cast<int64_t>(r));
-  if (t.reduce.front() < 16 ||
-      (cpu.vector_registers < 32 && t.padding_in_reads && reduce_chunk == 0) ||
-      (reduce_chunk > 0 && narrow_window(t, cpu)))
-    std::rotate(order.begin(), order.begin() + 1, order.end());
-  return order;
-}
-
-// Whether the fallback unrolls the reduction's innermost loop (knob "unroll_k"): with 32 registers,
-// a window's kernel columns when innermost, so that the tile's overlapping windows share their
-// broadcast inputs (8 output columns x 3 kernel columns read 10 inputs, not 24), which halves the
-// loads beside the FMAs where two FMA units issue a cycle. (Chunked, ResNet-50's stride-2 3x3
-// conv over 512 channels to 7x7 ran as fast either way on the Intel Xeon.)
-bool fallback_unroll_columns(const TiledShape& t, const CpuModel& cpu,
-                             const std::vector<int64_t>& order) {
-  return cpu.vector_registers >= 32 && window_points(t) > 1 &&
-         order.back() == static_cast<int64_t>(t.reduce.size()) - 1;
-}
-
 // The fallback is the hand-written policy above: `row_block` rows of one vector of columns (a
 // GEMM: the micro-kernel's tile; ConvNCHWc: packed_fallback), height blocking only for grouped
 // convs (local_input_rows), the reduction in compute order, parallel when the work pays for a
@@ -562,15 +389,39 @@ TileLoops tiled_loops(te::Stage& os, const std::vector<te::IterVar>& outer, cons
   return loops;
 }
 
-// Whether a direct conv's threads share out its map by rows, its channels inside: each tile reads
-// every input channel of its rows, which the conv before it, split the same way, wrote on this
-// core (MobileNetV2's 1x1 projections on an Intel Xeon, 2 threads: 1.6-2x faster). Not where the
+// Whether a conv's threads share out its map by rows, its channels inside: each tile reads every
+// input channel of its rows, which the conv before it, split the same way, wrote on this core
+// (MobileNetV2's direct 1x1 projections on an Intel Xeon, 2 threads: 1.6-2x faster). Not where the
 // weights outweigh the input, which each thread would then read whole; a depthwise conv, padding
-// its tiles' input rows, keeps its channels outermost too (split by rows it stopped scaling).
+// its tiles' input rows, keeps its channels outermost too (split by rows it stopped scaling). A
+// packed conv's map [n, blocks, h, w, b] too, and its blocked input stage with it
+// (input_rows_shared_out): DenseNet-121 on the Intel Xeon at two threads, kernels timed in the
+// model, 0.87x and 0.96x the time in two runs (its 1x1 convs after a batch norm and Relu
+// 0.85-0.93x, its 3x3 convs, which read their rows, 0.89-0.99x).
 bool rows_shared_out(const TiledShape& t) {
-  if (t.channel_vectors || t.gemm || t.local_inputs || t.row != 1 || t.y != 2 || t.out.size() != 4)
+  if (t.gemm || t.local_inputs || t.row != 1) return false;
+  if (t.channel_vectors ? t.y != 3 || t.out.size() != 5 : t.y != 2 || t.out.size() != 4)
     return false;
-  return t.out[1] * product(t.reduce) <= t.reduce.front() * t.out[2] * t.out[3];
+  int64_t channels = t.channel_vectors ? t.out[1] * t.out.back() : t.out[1];
+  return channels * product_of(t.reduce) <= t.reduce.front() * t.out[2] * t.out[3];
+}
+
+// Whether a packed conv whose rows are shared out computes its input stage (a batch norm and Relu
+// before a 1x1 conv: [n, blocks, h, w, b] over the conv's rows) with the rows outermost, split
+// among the threads as the conv's are, so that each thread's tiles read what it wrote (split by
+// channel blocks, each thread's tiles read half their inputs from the other core).
+bool input_rows_shared_out(const TiledShape& t, const te::Tensor& input) {
+  if (!t.channel_vectors || input.ndim() != 5) return false;
+  std::vector<int64_t> shape = static_shape(input);
+  return shape.size() == 5 && shape[0] == t.out[0] && shape[2] == t.out[2] &&
+         shape[3] == t.out[3] && shape[4] == t.out.back();
+}
+
+void schedule_rows_outer(te::Schedule& s, const te::Tensor& input, int lanes) {
+  te::Stage st = s[input];
+  st.reorder({st.axis(0), st.axis(2), st.axis(1), st.axis(3), st.axis(4)});
+  st.parallel(st.fuse(st.axis(0), st.axis(2)));
+  vectorize_last_axis(st, input, lanes);
 }
 
 // Splits the output into tiles of rows x ys x cols, tile loops outside, and runs the outer tile
@@ -664,7 +515,7 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   std::optional<te::Stage> master = single_reduction(s);
   if (!master) return std::nullopt;
   std::vector<int64_t> shape = static_shape(te::Tensor((*master)->op));
-  if (shape.empty() || product(shape) <= 0) return std::nullopt;
+  if (shape.empty() || product_of(shape) <= 0) return std::nullopt;
   std::optional<TileSpec> spec = tile_spec(anchor, shape);
   if (!spec) return std::nullopt;
   std::vector<int64_t> reduce;
@@ -727,6 +578,8 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   } else {
     loops = tile_output(os, t, c);
   }
+  // Whether tile_output took the rows outermost.
+  bool rows_outer = rows_shared_out(t) && c.reduce_chunk == 0 && !(fuse_epilogue && unpacks);
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside. A chunked
   // reduction (ConvNCHWc) runs its chunks outside the strip's tiles, a chunk's channels inside.
   te::Stage as = s[acc];
@@ -765,6 +618,10 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
     if (is->is_output) continue;
     if (padding_read_in_place(t, c) && is_zero_window(op)) {
       is.compute_inline();
+      continue;
+    }
+    if (rows_outer && input_rows_shared_out(t, te::Tensor(op))) {
+      schedule_rows_outer(s, te::Tensor(op), lanes);
       continue;
     }
     if (!t.local_inputs || !loops.row.defined()) {

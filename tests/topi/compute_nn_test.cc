@@ -496,6 +496,66 @@ TEST(ComputeNnTest, BlockedDepthwiseConvPadsRowsInsideItsTiles) {
   }
 }
 
+// A DenseNet layer on blocked activations: a Concat, a batch norm (Mul, Add) and Relu before a
+// packed 1x1 conv, then a 3x3 conv. Where the conv's weights are no larger than its input, its
+// threads share out the map by rows (channel blocks inside) and its input stage is computed with
+// its rows outermost, split the same way; where they outweigh it (512 -> 64 channels at 7x7), both
+// split by channel blocks. The parallel loops of the two stages, for AVX-512 and AVX2; both match
+// the reference on the host, with the map's height odd and even.
+TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
+  struct Case {
+    int64_t channels, size;
+    std::string stage_loop, conv_loop;
+  };
+  const Case cases[] = {
+      {64, 14, "parallel for (i0.i2.fused, 0, 14)", "parallel for (i0.i2.fused.i1.outer.fused"},
+      {64, 9, "parallel for (i0.i2.fused, 0, 9)", "parallel for (i0.i2.fused.i1.outer.fused"},
+      {512, 7, "parallel for (i0.i1.fused.i2.fused", "parallel for (i0.i1.outer.fused.i2"},
+  };
+  for (const Case& c : cases) {
+    for (const char* target : {"llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512",
+                               "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"}) {
+      SCOPED_TRACE(std::to_string(c.channels) + " channels at " + std::to_string(c.size) + ", " +
+                   target);
+      OpGraph m;
+      int64_t ch = c.channels;
+      // Weights of +-1/sqrt(fan-in), so that activations stay near 1 through the four layers.
+      auto weights = [](std::vector<int64_t> shape, uint32_t seed) {
+        double bound = 1 / std::sqrt(static_cast<double>(shape[1] * shape[2] * shape[3]));
+        return random_data(DataType::f32(), std::move(shape), seed, -bound, bound);
+      };
+      auto x = m.input("x", f32({1, ch, c.size, c.size}, 70));
+      ValueId a = m.b.op("Conv", {x, m.constant("a_w", weights({ch / 2, ch, 1, 1}, 71))}, {}, "a");
+      ValueId b = m.b.op("Conv", {x, m.constant("b_w", weights({ch / 2, ch, 1, 1}, 76))}, {}, "b");
+      ValueId y = m.b.op("Concat", {a, b}, {{"axis", int_attr(1)}}, "concat");
+      y = m.b.op("Mul", {y, m.constant("scale", f32({ch, 1, 1}, 72))}, {}, "scale");
+      y = m.b.op("Add", {y, m.constant("shift", f32({ch, 1, 1}, 73))}, {}, "shift");
+      y = m.b.op("Relu", {y}, {}, "relu");
+      y = m.b.op("Conv", {y, m.constant("w", weights({64, ch, 1, 1}, 74))}, {}, "bottleneck");
+      y = m.b.op("Relu", {y}, {}, "relu2");
+      m.b.g.outputs = {m.b.op("Conv", {y, m.constant("w3", weights({32, 64, 3, 3}, 75))},
+                              {{"pads", ints_attr({1, 1, 1, 1})}}, "growth")};
+      graph::Graph g = m.b.g;
+      passes::GraphPipelineOptions opt;
+      opt.disabled_passes = {"winograd_conv"};
+      opt.cpu = CpuModel::of(Target::parse(target));
+      passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, opt);
+      auto conv = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const auto& group) {
+        return g.nodes[group.master].name == "bottleneck";
+      });
+      ASSERT_NE(conv, plan.groups.end());
+      ASSERT_EQ(g.nodes[conv->master].op, graph::OpKind::ConvNCHWc);
+      passes::LoweredGroup lg = passes::lower_to_te(g, *conv, 0, *opt.cpu);
+      std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+      size_t stage = tir.find("parallel for ("), loop = tir.find("parallel for (", stage + 1);
+      ASSERT_NE(loop, std::string::npos) << tir;
+      EXPECT_EQ(tir.substr(stage, c.stage_loop.size()), c.stage_loop) << tir;
+      EXPECT_EQ(tir.substr(loop, c.conv_loop.size()), c.conv_loop) << tir;
+      check(m);
+    }
+  }
+}
+
 // So does a padded pool, one output row a tile (more rows ran slower).
 TEST(ComputeNnTest, PaddedPoolPadsRowsInsideItsTiles) {
   OpGraph m;
