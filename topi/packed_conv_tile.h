@@ -40,7 +40,9 @@ struct TiledShape {
 
 // The points of a conv's kernel window: the reduction's extent past its first axis (the input
 // channels); 1 for a 1x1 conv.
-inline int64_t window_points(const TiledShape& t) { return product_of(t.reduce) / t.reduce.front(); }
+inline int64_t window_points(const TiledShape& t) {
+  return product_of(t.reduce) / t.reduce.front();
+}
 
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
 extern const std::vector<int64_t> kPackedColumns;

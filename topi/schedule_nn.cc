@@ -397,7 +397,9 @@ TileLoops tiled_loops(te::Stage& os, const std::vector<te::IterVar>& outer, cons
 // packed conv's map [n, blocks, h, w, b] too, and its blocked input stage with it
 // (input_rows_shared_out): DenseNet-121 on the Intel Xeon at two threads, kernels timed in the
 // model, 0.87x and 0.96x the time in two runs (its 1x1 convs after a batch norm and Relu
-// 0.85-0.93x, its 3x3 convs, which read their rows, 0.89-0.99x).
+// 0.85-0.93x, its 3x3 convs, which read their rows, 0.89-0.99x); so too one unpacking its output
+// to NCHW: SqueezeNet's squeeze convs at 13x13 0.73-0.85x (they had gained nothing from a second
+// thread).
 bool rows_shared_out(const TiledShape& t) {
   if (t.gemm || t.local_inputs || t.row != 1) return false;
   if (t.channel_vectors ? t.y != 3 || t.out.size() != 5 : t.y != 2 || t.out.size() != 4)
@@ -482,6 +484,8 @@ TileLoops tile_unpacked_output(te::Stage& os, const TiledShape& t, const TileCon
   std::vector<te::IterVar> outer{axes[0], row_o};
   if (strip.defined()) outer.push_back(strip);
   outer.insert(outer.end(), axes.begin() + 2, axes.end() - 1);
+  if (rows_shared_out(t) && !strip.defined() && rank == 4)
+    std::rotate(outer.begin() + 1, outer.begin() + 2, outer.begin() + 3);
   outer.push_back(col_o);
   std::vector<te::IterVar> order = outer;
   order.insert(order.end(), {row_i, channel, col_i});
@@ -578,8 +582,8 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   } else {
     loops = tile_output(os, t, c);
   }
-  // Whether tile_output took the rows outermost.
-  bool rows_outer = rows_shared_out(t) && c.reduce_chunk == 0 && !(fuse_epilogue && unpacks);
+  // Whether the output's tiles run their rows outermost.
+  bool rows_outer = rows_shared_out(t) && c.reduce_chunk == 0;
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside. A chunked
   // reduction (ConvNCHWc) runs its chunks outside the strip's tiles, a chunk's channels inside.
   te::Stage as = s[acc];

@@ -500,16 +500,19 @@ TEST(ComputeNnTest, BlockedDepthwiseConvPadsRowsInsideItsTiles) {
 // packed 1x1 conv, then a 3x3 conv. Where the conv's weights are no larger than its input, its
 // threads share out the map by rows (channel blocks inside) and its input stage is computed with
 // its rows outermost, split the same way; where they outweigh it (512 -> 64 channels at 7x7), both
-// split by channel blocks. The parallel loops of the two stages, for AVX-512 and AVX2; both match
-// the reference on the host, with the map's height odd and even.
+// split by channel blocks. So too where the conv unpacks its output to NCHW (the graph's output).
+// The parallel loops of the two stages, for AVX-512 and AVX2; both match the reference on the
+// host, with the map's height odd and even.
 TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
   struct Case {
     int64_t channels, size;
     std::string stage_loop, conv_loop;
+    bool unpacked = false;  // the 1x1 conv's output is the graph's (NCHW), no 3x3 conv
   };
   const Case cases[] = {
       {64, 14, "parallel for (i0.i2.fused, 0, 14)", "parallel for (i0.i2.fused.i1.outer.fused"},
       {64, 9, "parallel for (i0.i2.fused, 0, 9)", "parallel for (i0.i2.fused.i1.outer.fused"},
+      {64, 9, "parallel for (i0.i2.fused, 0, 9)", "parallel for (i0.i2.fused.i1.outer.outer", true},
       {512, 7, "parallel for (i0.i1.fused.i2.fused", "parallel for (i0.i1.outer.fused.i2"},
   };
   for (const Case& c : cases) {
@@ -533,8 +536,10 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
       y = m.b.op("Relu", {y}, {}, "relu");
       y = m.b.op("Conv", {y, m.constant("w", weights({64, ch, 1, 1}, 74))}, {}, "bottleneck");
       y = m.b.op("Relu", {y}, {}, "relu2");
-      m.b.g.outputs = {m.b.op("Conv", {y, m.constant("w3", weights({32, 64, 3, 3}, 75))},
-                              {{"pads", ints_attr({1, 1, 1, 1})}}, "growth")};
+      m.b.g.outputs = {c.unpacked
+                           ? y
+                           : m.b.op("Conv", {y, m.constant("w3", weights({32, 64, 3, 3}, 75))},
+                                    {{"pads", ints_attr({1, 1, 1, 1})}}, "growth")};
       graph::Graph g = m.b.g;
       passes::GraphPipelineOptions opt;
       opt.disabled_passes = {"winograd_conv"};
