@@ -23,15 +23,15 @@ namespace tessel::passes {
 // -> 64, kernels timed in the model, per-kernel minimum of 5 rounds in turns): ResNet-50 0.89x the
 // time at one thread and 0.86x at two, its 56x56 stage blocked throughout (its 256 -> 64 convs had
 // unpacked their output for the 64 -> 256 ones: 1.70 -> 0.76 ms); SqueezeNet 0.86x (its stem, max
-// pool and first squeeze blocked); DenseNet-121 equal; MobileNetV2 unchanged. With 16 vector
-// registers the direct template's tile is 8 rows of one vector, two FMA chains per pipe on Zen 3,
-// and channel vectors pay whatever the width from a reduction of 24 (Zen 3, AVX2, one thread,
-// `tessel tune --trials 1`, direct -> packed: MobileNetV2's 1x1 convs 96 -> 576 at 14x14 0.70 ->
-// 0.30 ms, 64 -> 384 0.31 -> 0.15, 32 -> 192 at 28x28 0.25 -> 0.18, 24 -> 144 at 56x56 0.56 ->
-// 0.47, 32 -> 16 at 112x112 0.33 -> 0.26; 16 -> 96 at 112x112 0.86 -> 1.11). A 1x1 conv's direct
-// tile is two vectors wide there (topi/schedule_nn.cc), and it packs from 64 channels: direct ->
-// packed, 24 -> 144 at 56x56 0.44 -> 0.57 ms, 32 -> 16 at 112x112 0.25 -> 0.31, 32 -> 192 at 28x28
-// 0.19 -> 0.19; at 64 channels mixed (ResNet-50's 64 -> 256 at 56x56 1.71
+// pool and first squeeze blocked); DenseNet-121 equal; MobileNetV2 unchanged.
+// With 16 vector registers the direct template's tile is 8 rows of one vector, two FMA chains per
+// pipe on Zen 3, and channel vectors pay whatever the width from a reduction of 24 (Zen 3, AVX2,
+// one thread, `tessel tune --trials 1`, direct -> packed: MobileNetV2's 1x1 convs 96 -> 576 at
+// 14x14 0.70 -> 0.30 ms, 64 -> 384 0.31 -> 0.15, 32 -> 192 at 28x28 0.25 -> 0.18, 24 -> 144 at
+// 56x56 0.56 -> 0.47, 32 -> 16 at 112x112 0.33 -> 0.26; 16 -> 96 at 112x112 0.86 -> 1.11). A 1x1
+// conv's direct tile is two vectors wide there (topi/schedule_nn.cc), and it packs from 64
+// channels: direct -> packed, 24 -> 144 at 56x56 0.44 -> 0.57 ms, 32 -> 16 at 112x112 0.25 -> 0.31,
+// 32 -> 192 at 28x28 0.19 -> 0.19; at 64 channels mixed (ResNet-50's 64 -> 256 at 56x56 1.71
 // -> 2.15, DenseNet-121's 64 -> 128 0.86 -> 0.79), from 96 packed (96 -> 128 1.42 -> 1.11). In
 // MobileNetV2's profile (kernels timed in the model) the two convs that turned direct moved less:
 // 24 -> 144 0.41 -> 0.38-0.39 ms, 32 -> 16 0.24 -> 0.26.

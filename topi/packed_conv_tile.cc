@@ -9,13 +9,14 @@ namespace tessel::topi {
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
 const std::vector<int64_t> kPackedColumns = {1, 2, 3, 4, 5, 6, 7, 8, 14, 16};
 
+namespace {
+
 // ConvNCHWc's chunked reduction (knob "reduce_chunk"). A tile's reduction over all C input
 // channels reads the block's whole weights, C x kernel x b floats; once that is more than L1
 // holds, every tile of the map streams them from L2 again (ResNet-50's 2048 -> 512 1x1 conv at
 // 7x7: 128 KiB per block, read by 9 tiles). With chunks, the accumulators of a strip of the map
 // live in a local buffer, and each chunk of channels runs over the strip before the next: the
 // weights are read once per strip, the buffer and a chunk's inputs stay in L1.
-namespace {
 const std::vector<int64_t> kReduceChunks = {8, 16, 32, 64};
 
 // The bytes of one output row of a block's accumulators (ConvNCHWc with a map of several axes),
@@ -25,6 +26,30 @@ int64_t accumulator_row_bytes(const TiledShape& t, int64_t ys) {
   return product_of(std::vector<int64_t>(t.out.begin() + 3, t.out.begin() + t.y)) * columns *
          t.out.back() * 4;
 }
+
+// A window over at most 128 input channels with 16 registers: chunked by 8 even in strips, the
+// kernel offsets outside a chunk's channels. Zen 3 (AVX2), one thread, `tessel tune --trials 1`:
+// DenseNet-121's 3x3 convs (128 -> 32) at 56x56 2.68 -> 2.52 ms, 28x28 0.67 -> 0.63, 14x14 0.182
+// -> 0.172, 7x7 0.044 -> 0.043; ResNet-50's stride-2 3x3 conv over 128 channels 2.88 -> 2.59. Over
+// 256 and 512 channels (ResNet-50's at 14x14 and 7x7) that order ran 1.05-1.15x slower.
+bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
+  return cpu.vector_registers < 32 && window_points(t) > 1 && t.reduce.front() <= 128;
+}
+
+// ConvNCHWc's fallback tile: enough blocks of output channels that each broadcast input element
+// feeds two vector FMAs (two blocks with AVX-512's 16 lanes, one of two vectors with AVX2's 8),
+// and output columns up to half the register file of accumulators, as many as cheapest_tile_columns
+// finds cheapest. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
+// columns ran in 53 ms, 1 x 14 in 63, 2 x 14 and 4 x 7 (28 accumulators) in 57-68, 4 x 4 in
+// 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
+// file less the operands, up to 16 accumulators: on Zen 3 (AVX2, 16 registers) its 1 x 6 tiles ran
+// ResNet-50's 1x1 convs in 0.91x the time of 1 x 4, while convs with a window ran slower so.
+// The packed tile's accumulator budget (see above).
+int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu) {
+  bool pointwise = window_points(t) == 1;
+  return pointwise ? std::min(cpu.accumulator_registers(), 16) : cpu.vector_registers / 2;
+}
+
 }  // namespace
 
 // The chunk sizes that divide the input channels, after 0 (no chunks); only 0 but for ConvNCHWc
@@ -48,17 +73,6 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   }
   return strip;
 }
-
-// A window over at most 128 input channels with 16 registers: chunked by 8 even in strips, the
-// kernel offsets outside a chunk's channels. Zen 3 (AVX2), one thread, `tessel tune --trials 1`:
-// DenseNet-121's 3x3 convs (128 -> 32) at 56x56 2.68 -> 2.52 ms, 28x28 0.67 -> 0.63, 14x14 0.182
-// -> 0.172, 7x7 0.044 -> 0.043; ResNet-50's stride-2 3x3 conv over 128 channels 2.88 -> 2.59. Over
-// 256 and 512 channels (ResNet-50's at 14x14 and 7x7) that order ran 1.05-1.15x slower.
-namespace {
-bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
-  return cpu.vector_registers < 32 && window_points(t) > 1 && t.reduce.front() <= 128;
-}
-}  // namespace
 
 // The fallback chunks a conv whose block weights take more than half of L1 into chunks of 32
 // input channels for a 1x1 conv, 8 for a window (or the most that divide them), where the
@@ -85,22 +99,6 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
   }
   return chunk;
 }
-
-// ConvNCHWc's fallback tile: enough blocks of output channels that each broadcast input element
-// feeds two vector FMAs (two blocks with AVX-512's 16 lanes, one of two vectors with AVX2's 8),
-// and output columns up to half the register file of accumulators, as many as cheapest_tile_columns
-// finds cheapest. Measured on ResNet-50 at one thread on Zen 5: with AVX-512, 2 blocks x 7
-// columns ran in 53 ms, 1 x 14 in 63, 2 x 14 and 4 x 7 (28 accumulators) in 57-68, 4 x 4 in
-// 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
-// file less the operands, up to 16 accumulators: on Zen 3 (AVX2, 16 registers) its 1 x 6 tiles ran
-// ResNet-50's 1x1 convs in 0.91x the time of 1 x 4, while convs with a window ran slower so.
-// The packed tile's accumulator budget (see above).
-namespace {
-int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu) {
-  bool pointwise = window_points(t) == 1;
-  return pointwise ? std::min(cpu.accumulator_registers(), 16) : cpu.vector_registers / 2;
-}
-}  // namespace
 
 PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);

@@ -413,16 +413,23 @@ bool rows_shared_out(const TiledShape& t) {
 // among the threads as the conv's are, so that each thread's tiles read what it wrote (split by
 // channel blocks, each thread's tiles read half their inputs from the other core).
 bool input_rows_shared_out(const TiledShape& t, const te::Tensor& input) {
-  if (!t.channel_vectors || input.ndim() != 5) return false;
   std::vector<int64_t> shape = static_shape(input);
-  return shape.size() == 5 && shape[0] == t.out[0] && shape[2] == t.out[2] &&
+  return t.channel_vectors && shape.size() == 5 && shape[0] == t.out[0] && shape[2] == t.out[2] &&
          shape[3] == t.out[3] && shape[4] == t.out.back();
 }
 
-void schedule_rows_outer(te::Schedule& s, const te::Tensor& input, int lanes) {
+// Whether a config's output tiles run their rows outermost: rows_shared_out, unless chunked (a
+// chunked reduction's strips take the rows' place).
+bool rows_outermost(const TiledShape& t, const TileConfig& c) {
+  return c.reduce_chunk == 0 && rows_shared_out(t);
+}
+
+// The input stage [n, blocks, h, w, b] rows outermost, in parallel when the conv is.
+void schedule_rows_outer(te::Schedule& s, const te::Tensor& input, bool parallel, int lanes) {
   te::Stage st = s[input];
   st.reorder({st.axis(0), st.axis(2), st.axis(1), st.axis(3), st.axis(4)});
-  st.parallel(st.fuse(st.axis(0), st.axis(2)));
+  te::IterVar rows = st.fuse(st.axis(0), st.axis(2));
+  if (parallel) st.parallel(rows);
   vectorize_last_axis(st, input, lanes);
 }
 
@@ -446,8 +453,7 @@ TileLoops tile_output(te::Stage& os, const TiledShape& t, const TileConfig& c) {
     outer.push_back(d == t.row ? row_o : d == t.y ? y_o : axes[d]);
     row_tiles *= (shape[d] + block - 1) / block;
   }
-  if (rows_shared_out(t) && !strip.defined())
-    std::rotate(outer.begin() + 1, outer.begin() + 2, outer.begin() + 3);
+  if (rows_outermost(t, c)) std::rotate(outer.begin() + 1, outer.begin() + 2, outer.begin() + 3);
   // With too few row tiles to share out (a matrix-vector product), the column tiles go outermost.
   // ConvNCHWc's one column tile (its block) goes inside the parallel loops and the width's tiles
   // stay the tile loop, as tile_unpacked_output has them: a partial last tile of the width is then
@@ -484,8 +490,7 @@ TileLoops tile_unpacked_output(te::Stage& os, const TiledShape& t, const TileCon
   std::vector<te::IterVar> outer{axes[0], row_o};
   if (strip.defined()) outer.push_back(strip);
   outer.insert(outer.end(), axes.begin() + 2, axes.end() - 1);
-  if (rows_shared_out(t) && !strip.defined() && rank == 4)
-    std::rotate(outer.begin() + 1, outer.begin() + 2, outer.begin() + 3);
+  if (rows_outermost(t, c)) std::rotate(outer.begin() + 1, outer.begin() + 2, outer.begin() + 3);
   outer.push_back(col_o);
   std::vector<te::IterVar> order = outer;
   order.insert(order.end(), {row_i, channel, col_i});
@@ -582,8 +587,6 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   } else {
     loops = tile_output(os, t, c);
   }
-  // Whether the output's tiles run their rows outermost.
-  bool rows_outer = rows_shared_out(t) && c.reduce_chunk == 0;
   // The tile: reduction loops outside, the unrolled rows and vectorized columns inside. A chunked
   // reduction (ConvNCHWc) runs its chunks outside the strip's tiles, a chunk's channels inside.
   te::Stage as = s[acc];
@@ -624,8 +627,8 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
       is.compute_inline();
       continue;
     }
-    if (rows_outer && input_rows_shared_out(t, te::Tensor(op))) {
-      schedule_rows_outer(s, te::Tensor(op), lanes);
+    if (rows_outermost(t, c) && input_rows_shared_out(t, te::Tensor(op))) {
+      schedule_rows_outer(s, te::Tensor(op), c.parallel, lanes);
       continue;
     }
     if (!t.local_inputs || !loops.row.defined()) {

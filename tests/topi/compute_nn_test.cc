@@ -3,6 +3,8 @@
 // (1e-4 relative: the kernels accumulate in float32, the reference in double).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/printer.h"
 #include "lowering_test_util.h"
 #include "passes/lower_to_te.h"
@@ -556,6 +558,19 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
       ASSERT_NE(loop, std::string::npos) << tir;
       EXPECT_EQ(tir.substr(stage, c.stage_loop.size()), c.stage_loop) << tir;
       EXPECT_EQ(tir.substr(loop, c.conv_loop.size()), c.conv_loop) << tir;
+      // Where the rows are shared out, a config that runs the conv serially runs its input stage
+      // serially too (split by channel blocks, the stage keeps schedule_injective's own rule).
+      if (c.stage_loop.find("(i0.i2.fused,") != std::string::npos) {
+        passes::LoweredGroup serial =
+            passes::lower_to_te(g, *conv, 0, *opt.cpu, [](const ConfigSpace& space) {
+              nlohmann::ordered_json config =
+                  nlohmann::ordered_json::parse(space.fallback().to_json());
+              config["parallel"] = 0;
+              return ConfigEntity::from_json(space, config.dump(), true);
+            });
+        std::string serial_tir = to_string(te::lower(serial.schedule, serial.args, serial.name));
+        EXPECT_EQ(serial_tir.find("parallel"), std::string::npos) << serial_tir;
+      }
       check(m);
     }
   }
