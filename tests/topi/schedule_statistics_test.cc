@@ -25,14 +25,17 @@ constexpr const char* kAvx512 = "llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-av
 constexpr const char* kAvx2 = "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell";
 
 // Row lengths: 128, 64 and 32 (whole vectors of 8 and of 16: 4, 2 and 1 accumulator chains with 16
-// lanes, 4, 4 and 2 with 8), 24 (of 8 only), 37 (neither).
+// lanes, 4, 4 and 2 with 8), 24 (of 8 only), 37 (neither); 2 x 4 rows, in pairs where 2 rows are
+// at most 16 vectors, and 3 x 5 rows, one at a time.
 TEST(ScheduleStatisticsTest, SoftmaxFamilyOverRows) {
   OpGraph m;
   for (int64_t n : {128, 64, 32, 24, 37}) {
-    auto x = m.input(fmt::format("x{}", n), f32({2, 3, n}, static_cast<uint32_t>(n)));
+    auto x = m.input(fmt::format("x{}", n), f32({2, 4, n}, static_cast<uint32_t>(n)));
     m.op(fmt::format("softmax{}", n), "Softmax", {x});
     m.op(fmt::format("log_softmax{}", n), "LogSoftmax", {x});
     m.op(fmt::format("hardmax{}", n), "Hardmax", {x});
+    m.op(fmt::format("softmax_odd_rows{}", n), "Softmax",
+         {m.input(fmt::format("odd{}", n), f32({3, 5, n}, static_cast<uint32_t>(n + 1)))});
   }
   // Leading dims of 1 are rows too; a long row; the axis before the last (statistics at root).
   m.op("softmax_ones", "Softmax", {m.input("ones", f32({1, 1, 4, 48}, 5))});
@@ -77,6 +80,8 @@ passes::LoweredGroup lowered(const std::string& op, std::vector<int64_t> shape,
 TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials) {
   for (auto [target, lanes] : {std::pair{kAvx512, 16}, std::pair{kAvx2, 8}}) {
     SCOPED_TRACE(target);
+    // Rows of 128 are 8 vectors of 16 lanes, which go in pairs, or 16 of 8, which do not.
+    int rows = lanes == 16 ? 2 : 1;
     passes::LoweredGroup lg = lowered("Softmax", {4, 32, 128}, target, {});
     std::string trace = lg.schedule.trace().str();
     // The max and the sum each factored into 4 vectors of the target's lanes (4 accumulator
@@ -91,15 +96,42 @@ TEST(ScheduleStatisticsTest, SoftmaxIsOneParallelLoopOverRowsWithVectorPartials)
     std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
     EXPECT_EQ(count_occurrences(tir, "parallel for"), 1u) << tir;
     // Row buffers inside the row loop: the partials, vectors each, and the exponentials.
-    EXPECT_NE(tir.find(fmt::format("allocate y_max.rf: float32[{}]", 4 * lanes)), std::string::npos)
+    EXPECT_NE(tir.find(fmt::format("allocate y_max.rf: float32[{}]", 4 * lanes * rows)),
+              std::string::npos)
         << tir;
     EXPECT_NE(tir.find(fmt::format("y_max.rf_1[ramp(0, 1, {})]", lanes)), std::string::npos) << tir;
     EXPECT_NE(tir.find(fmt::format("y_sum.rf_{}[ramp(0, 1, 2)]", 1 + halvings)), std::string::npos)
         << tir;
-    EXPECT_NE(tir.find("allocate y_exp: float32[128]"), std::string::npos) << tir;
-    // Once per element: the row's vectors, unrolled.
-    EXPECT_EQ(count_occurrences(tir, "exp("), static_cast<size_t>(128 / lanes)) << tir;
+    EXPECT_NE(tir.find(fmt::format("allocate y_exp: float32[{}]", 128 * rows)), std::string::npos)
+        << tir;
+    // Once per element: the rows' vectors, unrolled.
+    EXPECT_EQ(count_occurrences(tir, "exp("), static_cast<size_t>(128 / lanes * rows)) << tir;
   }
+}
+
+// Rows of up to 8 vectors go in pairs: the row loop steps by two rows, and each stage computes
+// both, unrolled (no loop over them). Not where the innermost row dim is odd (a pair would
+// straddle two of the dim before), nor for fewer than 4 rows (one iteration for two threads), nor
+// for longer rows.
+TEST(ScheduleStatisticsTest, ShortRowsGoInPairs) {
+  // The extent of the first loop, the rows'.
+  auto row_loop = [](std::vector<int64_t> shape, const char* target) {
+    passes::LoweredGroup lg = lowered("Softmax", shape, target, {});
+    std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+    size_t at = tir.find(", 0, ", tir.find("for (")) + 5;
+    return tir.substr(at, tir.find(')', at) - at);
+  };
+  EXPECT_EQ(row_loop({4, 32, 128}, kAvx512), "64");
+  EXPECT_EQ(row_loop({4, 32, 64}, kAvx2), "64");
+  EXPECT_EQ(row_loop({4, 32, 128}, kAvx2), "128");
+  EXPECT_EQ(row_loop({3, 5, 128}, kAvx512), "15");
+  EXPECT_EQ(row_loop({6, 3, 128}, kAvx512), "18");
+  EXPECT_EQ(row_loop({2, 256}, kAvx512), "2");
+  passes::LoweredGroup lg = lowered("Softmax", {4, 32, 128}, kAvx512, {});
+  std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+  // The parallel loop over the pairs is the only loop over rows; each row has its reduce loops.
+  EXPECT_EQ(count_occurrences(tir, "for (i"), 1u) << tir;
+  EXPECT_EQ(count_occurrences(tir, "for (r2.outer"), 4u) << tir;  // max and sum, two rows each
 }
 
 // A row of several dims is as much work as all of them: InstanceNorm over 56 x 56 planes runs in
