@@ -1,35 +1,68 @@
 #!/usr/bin/env python3
-"""Turns matmul_bench's JSON output into the markdown table of docs/benchmarks.md."""
+"""Turns matmul_bench's JSON output into the markdown table of docs/benchmarks.md.
+
+With --benchmark_repetitions=R (and --benchmark_enable_random_interleaving=true, so that the
+engines' repetitions alternate through the VM's slow and quiet phases) each cell is the median
+over the repetitions and the fastest one in parentheses; ratios are of the medians."""
 import json
+import statistics
 import sys
 from collections import defaultdict
 
 
-def main(path):
+def parse(path):
     data = json.load(open(path))
-    ctx = data["context"]
-    peak = float(ctx["fma_peak_gflops_per_core"])
-    rows = defaultdict(dict)  # (m, n, threads) -> kernel -> GFLOP/s
+    runs = defaultdict(lambda: defaultdict(list))  # (m, n, threads) -> kernel -> [GFLOP/s]
+    shares = defaultdict(list)  # (m, n, threads) -> [share of the peak of the scheduled kernel]
+    peaks = []  # the peak per core measured before each run
     for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate":  # mean, median, stddev: recomputed below
+            continue
         name = b["name"].split("/")
         kernel = "/".join(name[:2]) if name[0] == "BM_Tessel" else name[0]
         m = int(b["name"].split("/m:")[1].split("/")[0])
         n = int(b["name"].split("/n:")[1].split("/")[0])
         threads = int(b["name"].split("threads:")[1].split("/")[0])
-        rows[(m, n, threads)][kernel] = b["GFLOPS"] / 1e9 if b["GFLOPS"] > 1e6 else b["GFLOPS"]
-    default = {(m, n): k["BM_Tessel/default"] for (m, n, t), k in rows.items() if "BM_Tessel/default" in k}
+        gflops = b["GFLOPS"] / 1e9 if b["GFLOPS"] > 1e6 else b["GFLOPS"]
+        runs[(m, n, threads)][kernel].append(gflops)
+        if "peak_GFLOPS" in b:
+            peaks.append(b["peak_GFLOPS"] / threads)
+            if kernel == "BM_Tessel/scheduled":
+                shares[(m, n, threads)].append(100 * gflops / b["peak_GFLOPS"])
+    return data["context"], runs, shares, peaks
+
+
+def cell(values, digits=1, unit=""):
+    med = statistics.median(values)
+    if len(values) == 1:
+        return f"{med:.{digits}f}{unit}"
+    return f"{med:.{digits}f}{unit} ({max(values):.{digits}f}{unit})"
+
+
+def main(path):
+    ctx, runs, shares, peaks = parse(path)
+    peak = float(ctx["fma_peak_gflops_per_core"])
+    repetitions = max(len(v) for k in runs.values() for v in k.values())
     print(f"CPU: {ctx.get('host_name', '?')}, {ctx['num_cpus']} cores at {ctx['mhz_per_cpu']} MHz (reported); "
-          f"measured fp32 FMA peak {peak:.1f} GFLOP/s per core ({ctx['vector_bits']}-bit vectors).")
+          f"measured fp32 FMA peak {peak:.1f} GFLOP/s per core at start-up, {min(peaks):.1f}-{max(peaks):.1f} "
+          f"before the runs ({ctx['vector_bits']}-bit vectors).")
     print(f"Tessel target `{ctx.get('target', '?')}` ({ctx.get('isa', '?')}), register tile "
-          f"{ctx.get('register_tile', '?')}, B {ctx.get('b_operand', 'packed in every call')}.\n")
+          f"{ctx.get('register_tile', '?')}, B {ctx.get('b_operand', 'packed in every call')}.")
+    if repetitions > 1:
+        print(f"Median of {repetitions} repetitions, the fastest in parentheses; ratios of the medians.")
+    print()
     print("| m x n x k | threads | te default | te scheduled | % of peak | Eigen | OpenBLAS | scheduled / OpenBLAS | scheduled / Eigen |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for (m, n, t) in sorted(rows, key=lambda k: (k[2], k[0] != k[1], k[1])):
-        k = rows[(m, n, t)]
+    default = {(m, n): k["BM_Tessel/default"] for (m, n, t), k in runs.items() if "BM_Tessel/default" in k}
+    for (m, n, t) in sorted(runs, key=lambda k: (k[2], k[0] != k[1], k[1])):
+        k = runs[(m, n, t)]
         s, e, o = k["BM_Tessel/scheduled"], k["BM_Eigen"], k["BM_OpenBLAS"]
         shape = f"{n}³" if m == n else f"{m} x {n} x {n}"
-        print(f"| {shape} | {t} | {default.get((m, n), float('nan')):.2f} | {s:.1f} | {100 * s / (peak * t):.0f}% | "
-              f"{e:.1f} | {o:.1f} | {s / o:.2f} | {s / e:.2f} |")
+        share = shares[(m, n, t)]  # each run's GFLOP/s over the peak measured before it
+        d = cell(default[(m, n)], 2) if (m, n) in default else "nan"
+        print(f"| {shape} | {t} | {d} | {cell(s)} | {cell(share, 0, '%')} | {cell(e)} | {cell(o)} | "
+              f"{statistics.median(s) / statistics.median(o):.2f} | "
+              f"{statistics.median(s) / statistics.median(e):.2f} |")
     print("\nAll figures in GFLOP/s; the default kernel is single-threaded whatever the pool size.")
 
 

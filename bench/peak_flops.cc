@@ -8,17 +8,15 @@
 namespace tessel::bench {
 namespace {
 
-constexpr long kIters = 50'000'000;
-
 // 12 independent FMA chains per iteration hide the FMA latency on current x86 cores. Each probe
 // is a whole function compiled for its ISA so the intrinsics inline into one loop.
 #define TESSEL_FMA_PROBE(NAME, ISA, VEC, FMA, SET, LANES)                                    \
-  __attribute__((target(ISA), noinline)) double NAME() {                                     \
+  __attribute__((target(ISA), noinline)) double NAME(long iters) {                           \
     VEC a0 = SET(0.1f), a1 = SET(0.2f), a2 = SET(0.3f), a3 = SET(0.4f), a4 = SET(0.5f),      \
         a5 = SET(0.6f), a6 = SET(0.7f), a7 = SET(0.8f), a8 = SET(0.9f), a9 = SET(1.0f),      \
         a10 = SET(1.1f), a11 = SET(1.2f), m = SET(0.999f), c = SET(0.0001f);                 \
     auto t0 = std::chrono::steady_clock::now();                                              \
-    for (long it = 0; it < kIters; ++it) {                                                   \
+    for (long it = 0; it < iters; ++it) {                                                    \
       a0 = FMA(a0, m, c);                                                                    \
       a1 = FMA(a1, m, c);                                                                    \
       a2 = FMA(a2, m, c);                                                                    \
@@ -36,21 +34,25 @@ constexpr long kIters = 50'000'000;
     VEC sum = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                   \
     volatile float sink = sum[0];                                                            \
     (void)sink;                                                                              \
-    return 2.0 * 12 * LANES * kIters / s * 1e-9;                                             \
+    return 2.0 * 12 * LANES * iters / s * 1e-9;                                              \
   }
 
 TESSEL_FMA_PROBE(peak512, "avx512f", __m512, _mm512_fmadd_ps, _mm512_set1_ps, 16)
 TESSEL_FMA_PROBE(peak256, "avx2,fma", __m256, _mm256_fmadd_ps, _mm256_set1_ps, 8)
 #undef TESSEL_FMA_PROBE
 
-double best_of_3(double (*probe)()) { return std::max({probe(), probe(), probe()}); }
+double best_of_3(double (*probe)(long), long iters) {
+  return std::max({probe(iters), probe(iters), probe(iters)});
+}
 
 }  // namespace
 
-PeakFlops measure_peak_flops(int max_vector_bits) {
+PeakFlops measure_peak_flops(int max_vector_bits, long iterations) {
   __builtin_cpu_init();
-  if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f")) return {best_of_3(peak512), 512};
-  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma")) return {best_of_3(peak256), 256};
+  if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f"))
+    return {best_of_3(peak512, iterations), 512};
+  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma"))
+    return {best_of_3(peak256, iterations), 256};
   return {0, 128};
 }
 
