@@ -6,7 +6,10 @@
 // A Concat group qualifies when it is the Concat alone, its output is static and not a graph
 // output, and each input is computed by a kernel (not a constant, graph input or output), appears
 // once, belongs to no other in-place Concat, is not an in-place Concat's output, and starts at a
-// multiple of the kernels' buffer alignment.
+// multiple of the kernels' buffer alignment. A Concat whose inputs are, in order, a run of such a
+// Concat's inputs is a view of that run of its output (DenseNet's block concatenates its input
+// and the features so far after every layer: each Concat a prefix of the block's last). The
+// Concats of most inputs are planned first, so the block's last one hosts the others.
 #pragma once
 
 #include <map>
@@ -19,8 +22,9 @@
 namespace tessel::passes {
 
 struct InPlaceConcats {
-  std::set<size_t> groups;                       // the Concat groups that run no kernel
-  std::map<graph::ValueId, ValueAlias> aliases;  // each input → its place in the output
+  std::set<size_t> groups;  // the Concat groups that run no kernel
+  // Each input → its place in the output; each view → its place in its host.
+  std::map<graph::ValueId, ValueAlias> aliases;
 };
 
 InPlaceConcats plan_in_place_concats(const graph::Graph& g, const std::vector<FusedGroup>& groups);

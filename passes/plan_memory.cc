@@ -75,9 +75,21 @@ MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kerne
     }
     plan.buffer_of[v] = buffer;
   };
+  // An aliased value shares its host's buffer, at its offset.
+  auto place = [&](graph::ValueId v, const ValueAlias& alias) {
+    plan.buffer_of[v] = plan.buffer_of[alias.host];
+    if (alias.offset != 0) plan.offset_of[v] = alias.offset;
+  };
   for (size_t k = 0; k < kernels.size(); ++k) {
     for (graph::ValueId v : kernels[k].reads) {
-      if (!plan.buffer_of.count(v)) count_fixed(v);
+      if (plan.buffer_of.count(v)) continue;
+      // A view that no kernel writes (a Concat of some of its host's parts): its parts have
+      // been written, so the host has its buffer.
+      auto alias = aliases.find(v);
+      if (alias != aliases.end() && plan.buffer_of.count(alias->second.host))
+        place(v, alias->second);
+      else
+        count_fixed(v);
     }
     for (graph::ValueId v : kernels[k].writes) {
       if (outputs.count(v) || plan.buffer_of.count(v)) {
@@ -90,8 +102,7 @@ MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kerne
         continue;
       }
       if (!plan.buffer_of.count(alias->second.host)) allocate(alias->second.host);
-      plan.buffer_of[v] = plan.buffer_of[alias->second.host];
-      if (alias->second.offset != 0) plan.offset_of[v] = alias->second.offset;
+      place(v, alias->second);
     }
     for (graph::ValueId v : dying[k]) {
       auto it = plan.buffer_of.find(v);

@@ -3,9 +3,10 @@
 // kernel that reads it; a buffer is free again only after that kernel, so no kernel reads and
 // writes the same buffer. Buffers are reused best-fit (the smallest free buffer that is large
 // enough, else the largest free one, grown). Graph inputs, outputs and constants are not planned.
-// An aliased value (a Concat input that its producer writes in place, passes/concat_in_place.h)
-// is a view at an offset into its host's buffer: the host's buffer is taken when the first of its
-// parts is written, and lives until the last reader of the host or of any part.
+// An aliased value (a Concat input that its producer writes in place, or a Concat of a run of
+// another's inputs, passes/concat_in_place.h) is a view at an offset into its host's buffer: the
+// host's buffer is taken when the first of its parts is written, and lives until the last reader
+// of the host or of any part or view.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +42,8 @@ struct MemoryPlan {
   std::string summary() const;
 };
 
-// `aliases`: value → where it lives inside another value; the hosts are written by no kernel and
-// are neither graph inputs nor outputs.
+// `aliases`: value → where it lives inside another value; the hosts, and the aliased values that
+// no kernel writes (views), are written by no kernel and are neither graph inputs nor outputs.
 MemoryPlan plan_memory(const graph::Graph& g, const std::vector<KernelIO>& kernels,
                        const std::map<graph::ValueId, ValueAlias>& aliases = {});
 

@@ -1,8 +1,9 @@
 // concat_in_place: a Concat whose inputs are contiguous ranges of its output (every dim before
 // the axis 1) runs no kernel: the kernels computing its inputs write them at their offsets in the
 // output's buffer. Checked on fire modules (SqueezeNet's conv, conv, concat), a value in two
-// Concats, a Concat of a Concat, and the cases left as kernels; compiled results against the
-// reference executor on the same graph.
+// Concats, a Concat of a Concat, DenseNet's block (Concats of prefixes of the last one's parts:
+// views of its output), and the cases left as kernels; compiled results against the reference
+// executor on the same graph.
 #include "passes/concat_in_place.h"
 
 #include <gtest/gtest.h>
@@ -129,8 +130,8 @@ TEST(ConcatInPlace, OtherConcatsStayKernels) {
   }
 }
 
-// DenseNet's pattern: x0 in two Concats (only the first takes it), and a Concat of a Concat
-// (the inner one is in place; the outer reads it as a kernel).
+// x0 in two Concats (only the first takes it), and a Concat of a Concat (both in place: the inner
+// one's parts live in the outer one's output, at the inner one's offset there).
 TEST(ConcatInPlace, AValueInTwoConcatsAndNestedConcats) {
   Builder b;
   graph::ValueId x = b.input("x", {1, 16, 8, 8});
@@ -138,10 +139,49 @@ TEST(ConcatInPlace, AValueInTwoConcatsAndNestedConcats) {
   graph::ValueId c1 = concat(b, {x0, conv_relu(b, x0, 16, 16, 3, 2)});
   graph::ValueId c2 = concat(b, {x0, conv_relu(b, c1, 32, 16, 3, 3)});
   graph::ValueId c3 = concat(b, {c1, conv_relu(b, c2, 32, 16, 1, 4)});
-  graph::Graph g = b.finish({b.op("Relu", {c3})});
+  graph::Graph g = b.finish({conv_relu(b, c3, 48, 4, 1, 5)});
   graph::Graph copy = g;
-  EXPECT_EQ(planned(g).in_place.groups.size(), 1u);
-  EXPECT_EQ(compiled_concat_kernels(copy, {1, 16, 8, 8}), 2);
+  GraphPipelineResult plan = planned(g);
+  EXPECT_EQ(plan.in_place.groups.size(), 2u);
+  // x0, the first layer's features and c1 itself all in c3, the root of the chain.
+  int in_c3 = 0;
+  for (const auto& [value, alias] : plan.in_place.aliases) in_c3 += alias.host == c3;
+  EXPECT_EQ(in_c3, 4);
+  EXPECT_EQ(compiled_concat_kernels(copy, {1, 16, 8, 8}), 1);
+}
+
+// DenseNet's block: after every layer a Concat of the block's input and all features so far.
+// The last Concat hosts the parts, the earlier ones are views of its prefixes, and none runs a
+// kernel. A Concat of a run in the middle is a view too.
+TEST(ConcatInPlace, ConcatsOfARunOfAnotherConcatsPartsAreViews) {
+  auto block = [](bool middle) {
+    Builder b;
+    graph::ValueId x = b.input("x", {1, 16, 8, 8});
+    std::vector<graph::ValueId> features{conv_relu(b, x, 16, 16, 3, 1)};
+    graph::ValueId cat = features[0];
+    for (uint64_t layer = 0; layer < 3; ++layer) {
+      int64_t channels = 16 * static_cast<int64_t>(features.size());
+      features.push_back(conv_relu(b, cat, channels, 16, layer % 2 ? 1 : 3, 2 + layer));
+      cat = concat(b, features);
+    }
+    std::vector<graph::ValueId> outputs{conv_relu(b, cat, 64, 8, 1, 9)};
+    if (middle)
+      outputs.push_back(conv_relu(b, concat(b, {features[1], features[2]}), 32, 8, 1, 10));
+    return b.finish(outputs);
+  };
+  for (bool middle : {false, true}) {
+    SCOPED_TRACE(middle ? "and a Concat of the middle parts" : "the block");
+    graph::Graph g = block(middle);
+    GraphPipelineResult plan = planned(g);
+    EXPECT_EQ(plan.in_place.groups.size(), middle ? 4u : 3u);
+    // 4 parts, 2 prefixes (and the middle run, 16 x 8 x 8 floats in).
+    EXPECT_EQ(plan.in_place.aliases.size(), middle ? 7u : 6u);
+    std::map<int64_t, int> offsets;
+    for (const auto& [value, alias] : plan.in_place.aliases) ++offsets[alias.offset];
+    EXPECT_EQ(offsets[0], 3);  // the first part and the two prefixes
+    EXPECT_EQ(offsets[16 * 8 * 8 * 4], middle ? 2 : 1);
+    EXPECT_EQ(compiled_concat_kernels(block(middle), {1, 16, 8, 8}), 0);
+  }
 }
 
 TEST(ConcatInPlace, DisabledItRunsTheConcat) {

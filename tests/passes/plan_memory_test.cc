@@ -94,5 +94,24 @@ TEST(PlanMemoryTest, AliasedPartsLiveInTheirHostsBuffer) {
   EXPECT_EQ(plan.buffer_bytes.size(), 3u);
 }
 
+TEST(PlanMemoryTest, AViewThatNoKernelWritesSharesItsHostsBufferAndKeepsItAlive) {
+  Values v;
+  ValueId x = v.add("x", {64}), p0 = v.add("p0", {64}), p1 = v.add("p1", {64}),
+          p2 = v.add("p2", {64}), host = v.add("host", {192}), view = v.add("view", {128}),
+          a = v.add("a", {64}), b = v.add("b", {192}), y = v.add("y", {64});
+  v.g.inputs = {x};
+  v.g.outputs = {y};
+  // view = [p1, p2], host = [p0, p1, p2]; the view's last reader runs after the host's.
+  MemoryPlan plan = plan_memory(
+      v.g, {{{x}, {p0}}, {{x}, {p1}}, {{x}, {p2}}, {{host}, {a}}, {{a}, {b}}, {{b, view}, {y}}},
+      {{p0, {host, 0}}, {p1, {host, 256}}, {p2, {host, 512}}, {view, {host, 256}}});
+  ASSERT_TRUE(plan.buffer_of.count(view));
+  EXPECT_EQ(plan.buffer_of.at(view), plan.buffer_of.at(host));
+  EXPECT_EQ(plan.offset_of.at(view), 256);
+  // The host lives until the view's reader: b, written before it, takes another buffer.
+  EXPECT_NE(plan.buffer_of.at(b), plan.buffer_of.at(host));
+  EXPECT_NE(plan.buffer_of.at(a), plan.buffer_of.at(host));
+}
+
 }  // namespace
 }  // namespace tessel::passes
