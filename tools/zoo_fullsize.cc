@@ -104,12 +104,16 @@ void densenet121(const std::string& path) {
   int64_t c = 64;
   const std::vector<int64_t> blocks = {6, 12, 24, 16};
   for (size_t block = 0; block < blocks.size(); ++block) {
+    // As torchvision's _DenseBlock: each layer concatenates the block's input and the features
+    // so far (one Concat of all of them, the first of the input alone), and so does the block.
+    std::vector<std::string> features{h};
     for (int64_t layer = 0; layer < blocks[block]; ++layer) {
-      std::string y = conv(bn_relu(h, c), c, 4 * growth, 1);
-      y = conv(bn_relu(y, 4 * growth), 4 * growth, growth, 3);
-      h = b.node("Concat", {h, y}, {B::i("axis", 1)});
+      std::string x = b.node("Concat", features, {B::i("axis", 1)});
+      std::string y = conv(bn_relu(x, c), c, 4 * growth, 1);
+      features.push_back(conv(bn_relu(y, 4 * growth), 4 * growth, growth, 3));
       c += growth;
     }
+    h = b.node("Concat", features, {B::i("axis", 1)});
     if (block + 1 == blocks.size()) break;
     h = conv(bn_relu(h, c), c, c / 2, 1);
     h = b.node("AveragePool", {h}, {B::ints("kernel_shape", {2, 2}), B::ints("strides", {2, 2})});

@@ -41,7 +41,8 @@ const std::map<std::string, Expected>& expected() {
          {"Gemm", 1},
          {"Softmax", 1}}}},
       // 58 dense layers of 2 convs, 3 transitions and the stem; a BN+Relu before each conv but the
-      // stem's (after it) and one more before the pooling.
+      // stem's (after it) and one more before the pooling; a Concat in each layer and after each of
+      // the 4 blocks.
       {"densenet121",
        {"data",
         image,
@@ -50,7 +51,7 @@ const std::map<std::string, Expected>& expected() {
         {{"Conv", 120},
          {"BatchNormalization", 121},
          {"Relu", 121},
-         {"Concat", 58},
+         {"Concat", 62},
          {"AveragePool", 3},
          {"MaxPool", 1},
          {"GlobalAveragePool", 1},
