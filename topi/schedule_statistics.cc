@@ -14,7 +14,7 @@
 // - rows of up to 8 vectors go in pairs, both rows' stages unrolled in one iteration: one row's
 //   reductions are chains of a few adds and shuffles that the other row's work fills (softmax
 //   over [12,128,128] with AVX-512 on an Intel Xeon, `tune_bench auto --trials 1`, three runs
-//   each: 76-96 -> 66-88 us at 1 thread, 50-51 -> 43-49 at 2; 4 rows at once ran slower than 2).
+//   each: 76-96 -> 64-70 us at 1 thread, 50-51 -> 40-41 at 2; 4 rows at once ran slower than 2).
 // Before the chains, the tree and the unrolling, the per-row reductions waited on their adds: on
 // Zen 4, `tune_bench auto --trials 1` (untuned, 2 threads) ran softmax over [12,128,128] 1.22x
 // faster with AVX-512 and 1.33x with AVX2 code, layer norm over [128,768] 1.4-1.6x and 1.95x.
