@@ -3,7 +3,8 @@
 # tools/zoo_fullsize.cc): writes each model, compiles it with `tessel compile`, checks its outputs
 # against ONNX Runtime's on one random input (bench/ort_check.js), then at 1 and 2 threads times
 # both in interleaved rounds (Tessel, ORT, Tessel, ORT, ...) and prints the medians as a markdown
-# table on stdout (progress on stderr).
+# table on stdout (progress on stderr), then a second table of the medians of the rounds' own
+# Tessel/ORT ratios.
 #   bench/ort_compare.sh --onnxruntime DIR [--models a,b,...] [--rounds K] [--target T]
 #                        [--build BUILD] [--skip-build] [--tuning-records DIR]
 # DIR: where npm's onnxruntime-node is installed when it is not there yet (needs node and npm).
@@ -47,6 +48,7 @@ trap 'rm -rf "$work"' EXIT
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 llvm_target='' rows=() ratios_1=() ratios_2=() failures=()
+paired_rows=() paired_1=() paired_2=()  # medians of the rounds' own ratios
 for name in $models; do
   model=$work/$name.onnx pkg=$work/$name.tar
   echo "== $name" >&2
@@ -80,9 +82,16 @@ for name in $models; do
       ort_times+=("$(ort_ms "$model" "$threads" "$repeat" "$number")")
     done
     t=$(median "${tessel_times[@]}") o=$(median "${ort_times[@]}")
+    # Each round's Tessel time over the ONNX Runtime time measured right after it: the VM's slow
+    # phases, seconds long, then fall on both sides of a ratio rather than on one engine's median.
+    round_ratios=()
+    for ((round = 0; round < rounds; ++round)); do
+      round_ratios+=("$(awk -v t="${tessel_times[round]}" -v o="${ort_times[round]}" 'BEGIN { print t / o }')")
+    done
+    p=$(median "${round_ratios[@]}")
     echo "   $threads thread(s), $rounds rounds of $repeat x $number runs: Tessel $t ms (${tessel_times[*]})," \
-         "ONNX Runtime $o ms (${ort_times[*]})" >&2
-    declare "tessel_$threads=$t" "ort_$threads=$o"
+         "ONNX Runtime $o ms (${ort_times[*]}); the rounds' ratios ${round_ratios[*]}, median $p" >&2
+    declare "tessel_$threads=$t" "ort_$threads=$o" "paired_$threads=$p"
     row+=$(awk -v t="$t" -v o="$o" 'BEGIN { printf " | %.3f | %.3f | %.2f", t, o, t / o }')
   done
   ratios_1+=("$(awk -v t="$tessel_1" -v o="$ort_1" 'BEGIN { print t / o }')")
@@ -90,6 +99,8 @@ for name in $models; do
   row+=$(awk -v t1="$tessel_1" -v t2="$tessel_2" -v o1="$ort_1" -v o2="$ort_2" \
            'BEGIN { printf " | %.2fx | %.2fx", t1 / t2, o1 / o2 }')
   rows+=("$row | $diff |")
+  paired_1+=("$paired_1") paired_2+=("$paired_2")
+  paired_rows+=("$(awk -v l="$label" -v a="$paired_1" -v b="$paired_2" 'BEGIN { printf "| %s | %.2f | %.2f |", l, a, b }')")
 done
 
 # The geometric mean of the arguments.
@@ -128,6 +139,15 @@ echo "| model | Tessel 1T ms | ORT 1T ms | Tessel/ORT 1T | Tessel 2T ms | ORT 2T
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo "| geometric mean | | | $(geomean "${ratios_1[@]}") | | | $(geomean "${ratios_2[@]}") | | | |"
+echo
+echo "The same rounds paired: the median over the rounds of each round's Tessel/ORT (its Tessel time over"
+echo "the ONNX Runtime time measured right after it), which a slow phase of the VM moves less than it moves"
+echo "one engine's median."
+echo
+echo "| model | Tessel/ORT 1T, median of the rounds' ratios | 2T |"
+echo "|---|---|---|"
+printf '%s\n' "${paired_rows[@]}"
+echo "| geometric mean | $(geomean "${paired_1[@]}") | $(geomean "${paired_2[@]}") |"
 if [[ ${#failures[@]} -gt 0 ]]; then
   echo
   printf -- '- %s\n' "${failures[@]}"
