@@ -76,19 +76,15 @@ for name in $models; do
   number=$(awk -v t="$first" -v b="$batch_ms" 'BEGIN { n = int(b / t + 0.5); print (n < 1 ? 1 : (n > 1000 ? 1000 : n)) }')
   row="| $label"
   for threads in 1 2; do
-    tessel_times=() ort_times=()
+    # Each round's ratio is its Tessel time over the ONNX Runtime time measured right after it: the
+    # VM's slow phases, seconds long, then fall on both sides of a ratio, not on one engine's median.
+    tessel_times=() ort_times=() round_ratios=()
     for ((round = 0; round < rounds; ++round)); do
       tessel_times+=("$(TESSEL_NUM_THREADS=$threads tessel_ms "$tessel" "$pkg" "$repeat" "$number")")
       ort_times+=("$(ort_ms "$model" "$threads" "$repeat" "$number")")
-    done
-    t=$(median "${tessel_times[@]}") o=$(median "${ort_times[@]}")
-    # Each round's Tessel time over the ONNX Runtime time measured right after it: the VM's slow
-    # phases, seconds long, then fall on both sides of a ratio rather than on one engine's median.
-    round_ratios=()
-    for ((round = 0; round < rounds; ++round)); do
       round_ratios+=("$(awk -v t="${tessel_times[round]}" -v o="${ort_times[round]}" 'BEGIN { print t / o }')")
     done
-    p=$(median "${round_ratios[@]}")
+    t=$(median "${tessel_times[@]}") o=$(median "${ort_times[@]}") p=$(median "${round_ratios[@]}")
     echo "   $threads thread(s), $rounds rounds of $repeat x $number runs: Tessel $t ms (${tessel_times[*]})," \
          "ONNX Runtime $o ms (${ort_times[*]}); the rounds' ratios ${round_ratios[*]}, median $p" >&2
     declare "tessel_$threads=$t" "ort_$threads=$o" "paired_$threads=$p"

@@ -50,6 +50,16 @@ std::optional<int64_t> offset_of_run(const graph::Graph& g, const Candidate& hos
   return offset;
 }
 
+// Where the first of `hosts` that has `parts` as a run of its parts, in order, has them.
+std::optional<ValueAlias> view_in(const graph::Graph& g, const std::vector<const Candidate*>& hosts,
+                                  const std::vector<graph::ValueId>& parts) {
+  for (const Candidate* host : hosts) {
+    if (std::optional<int64_t> offset = offset_of_run(g, *host, parts))
+      return ValueAlias{host->output, *offset};
+  }
+  return std::nullopt;
+}
+
 // Each alias re-pointed at the root of its chain of hosts (a nested Concat's output is a part of
 // the next), with the offsets added up.
 void resolve_chains(std::map<graph::ValueId, ValueAlias>& aliases) {
@@ -78,17 +88,12 @@ InPlaceConcats plan_in_place_concats(const graph::Graph& g, const std::vector<Fu
   for (const Candidate& concat : concats) {
     // A view: a run of a host's parts, in order, is already where this Concat would put them.
     // Not for a part of another Concat (a value has one place).
-    std::optional<int64_t> view;
-    for (const Candidate* host : hosts) {
-      if (result.aliases.count(concat.output)) break;
-      if ((view = offset_of_run(g, *host, concat.parts))) {
-        result.aliases.emplace(concat.output, ValueAlias{host->output, *view});
-        break;
+    if (!result.aliases.count(concat.output)) {
+      if (std::optional<ValueAlias> view = view_in(g, hosts, concat.parts)) {
+        result.aliases.emplace(concat.output, *view);
+        result.groups.insert(concat.group);
+        continue;
       }
-    }
-    if (view) {
-      result.groups.insert(concat.group);
-      continue;
     }
     // A host. Its output may itself be a part of a host (DenseNet's block written as a chain,
     // each Concat of the one before and a layer's features): the parts then live in that one.

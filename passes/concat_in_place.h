@@ -5,11 +5,12 @@
 // blocks each new layer's features. Runs after fusion, on the kernels' groups.
 // A Concat group qualifies when it is the Concat alone, its output is static and not a graph
 // output, and each input is computed by a kernel (not a constant, graph input or output), appears
-// once, belongs to no other in-place Concat, is not an in-place Concat's output, and starts at a
-// multiple of the kernels' buffer alignment. A Concat whose inputs are, in order, a run of such a
-// Concat's inputs is a view of that run of its output (DenseNet's block concatenates its input
-// and the features so far after every layer: each Concat a prefix of the block's last). The
-// Concats of most inputs are planned first, so the block's last one hosts the others.
+// once, has no place yet (a part of another in-place Concat, or a view), and starts at a multiple
+// of the kernels' buffer alignment. An input may be an in-place Concat's output: its parts then
+// live in this output (aliases resolved to the root of such a chain). A Concat whose inputs are,
+// in order, a run of such a Concat's inputs is a view of that run of its output (DenseNet's block
+// concatenates its input and the features so far in every layer: each Concat a prefix of the
+// block's last). The Concats of most inputs are planned first, so the block's last one hosts.
 #pragma once
 
 #include <map>
