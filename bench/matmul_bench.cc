@@ -1,10 +1,12 @@
 // fp32 matmul, n^3 for n in {256, 512, 1024, 2048} and 64 x 1024 x 1024 (the fewest rows the CPU
 // issue holds the kernel to 85% of the peak at), at 1 and 2 threads: Tessel's default te
 // kernel, Tessel's hand-scheduled kernel (topi::schedule_matmul_cpu), Eigen and OpenBLAS.
-// Counters: GFLOPS, and peak_GFLOPS, the FMA peak for the target's vector width measured just
-// before each run (times its threads); the start-up peak is in the context. `--target="llvm
-// -mcpu=haswell"` compiles Tessel's kernels for another ISA (the default is the host CPU); the
-// register tile comes from that target's CpuModel, or from `--tile=MRxNR`.
+// Counters: GFLOPS; peak_GFLOPS, the FMA peak for the target's vector width measured just before
+// each run (times its threads), l1_kernel_GFLOPS, a micro-kernel with its operands in L1 measured
+// with it (bench/peak_flops.h), and paired_l1_share, the median of each call's rate over that
+// micro-kernel's right after it (run_and_report); the start-up peak is in the context.
+// `--target="llvm -mcpu=haswell"` compiles Tessel's kernels for another ISA (the default is the
+// host CPU); the register tile comes from that target's CpuModel, or from `--tile=MRxNR`.
 // `--prepacked` gives the scheduled kernel B in its panels beforehand (topi::matmul_prepacked, as
 // a model's packed weights) instead of packing it in every call.
 // bench/run_matmul_bench.sh turns the JSON output into the table in docs/benchmarks.md.
@@ -12,6 +14,8 @@
 #include <cblas.h>
 
 #include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -79,19 +83,45 @@ void fill_random(float* p, int64_t n, uint32_t seed) {
   for (int64_t i = 0; i < n; ++i) p[i] = dist(rng);
 }
 
-// The FMA peak per core now (about 30 ms): the start-up peak moved by up to 1.6x with the VM's
-// phases (101-176 GFLOP/s on an Intel VM in one day), so each run carries its own.
-double peak_now() {
-  return bench::measure_peak_flops(g_peak.vector_bits, 5'000'000).gflops_per_core;
+// What a core can do now, per core: the FMA peak, and a register-tiled micro-kernel with its
+// operands in L1 (about 60 ms both). The start-up peak moved by up to 1.6x with the VM's phases
+// (101-176 GFLOP/s on an Intel VM in one day), and in its busy phases the L1 kernel fell to 70-82%
+// of a steady FMA peak; each run carries both.
+struct Peak {
+  double fma = 0, l1_kernel = 0;
+};
+Peak peak_now() {
+  return {bench::measure_peak_flops(g_peak.vector_bits, 5'000'000).gflops_per_core,
+          bench::measure_l1_kernel_flops(g_peak.vector_bits, 20'000)};
 }
 
-// `peak`: peak_now() just before the timed loop.
-void report(benchmark::State& state, int64_t m, int64_t n, int threads, double peak) {
+// Runs the benchmark loop over `call` (m x n x n on `threads` threads) and reports it. After each
+// call, with the timer paused, the L1 micro-kernel runs for about 0.1 ms in this thread: the
+// median of each call's GFLOP/s over `threads` times the micro-kernel's just after it (counter
+// paired_l1_share) is the call's share of what the cores could do at that moment, which the VM's
+// phases (seconds long) move less than either rate. Only this thread measures, so that no other
+// thread competes with the engines' spinning workers. `peak`: peak_now() just before the loop.
+template <class Call>
+void run_and_report(benchmark::State& state, int64_t m, int64_t n, int threads, Peak peak,
+                    Call call) {
   double flops = 2.0 * m * n * n;
+  std::vector<double> shares;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    call();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.PauseTiming();
+    double l1_kernel = bench::measure_l1_kernel_flops(g_peak.vector_bits, 250, 1);
+    shares.push_back(flops / seconds * 1e-9 / (l1_kernel * threads));
+    state.ResumeTiming();
+  }
+  std::nth_element(shares.begin(), shares.begin() + shares.size() / 2, shares.end());
   state.counters["GFLOPS"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = threads;
-  state.counters["peak_GFLOPS"] = peak * threads;
+  state.counters["peak_GFLOPS"] = peak.fma * threads;
+  state.counters["l1_kernel_GFLOPS"] = peak.l1_kernel * threads;
+  state.counters["paired_l1_share"] = shares.empty() ? 0 : shares[shares.size() / 2];
 }
 
 // Compiled kernels are cached per (schedule kind, m, n) so compile time stays out of the loop.
@@ -136,9 +166,8 @@ void BM_Tessel(benchmark::State& state, bool scheduled) {
   fill_random(b.data<float>(), b.numel(), 2);
   runtime::Function fn = tessel_kernel(scheduled, m, n);
   fn(a, b, c);
-  double peak = peak_now();
-  for (auto _ : state) fn(a, b, c);
-  report(state, m, n, scheduled ? threads : 1, peak);
+  Peak peak = peak_now();
+  run_and_report(state, m, n, scheduled ? threads : 1, peak, [&] { fn(a, b, c); });
 }
 
 void BM_Eigen(benchmark::State& state) {
@@ -149,12 +178,11 @@ void BM_Eigen(benchmark::State& state) {
   M a(m, n), b(n, n), c(m, n);
   fill_random(a.data(), m * n, 1);
   fill_random(b.data(), n * n, 2);
-  double peak = peak_now();
-  for (auto _ : state) {
+  Peak peak = peak_now();
+  run_and_report(state, m, n, Eigen::nbThreads(), peak, [&] {
     c.noalias() = a * b;
     benchmark::DoNotOptimize(c.data());
-  }
-  report(state, m, n, Eigen::nbThreads(), peak);
+  });
 }
 
 void BM_OpenBLAS(benchmark::State& state) {
@@ -164,13 +192,12 @@ void BM_OpenBLAS(benchmark::State& state) {
   std::vector<float> a(m * n), b(n * n), c(m * n);
   fill_random(a.data(), m * n, 1);
   fill_random(b.data(), n * n, 2);
-  double peak = peak_now();
-  for (auto _ : state) {
+  Peak peak = peak_now();
+  run_and_report(state, m, n, threads, peak, [&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, 1.0f, a.data(), n, b.data(), n,
                 0.0f, c.data(), n);
     benchmark::DoNotOptimize(c.data());
-  }
-  report(state, m, n, threads, peak);
+  });
 }
 
 void sizes(benchmark::internal::Benchmark* b) {

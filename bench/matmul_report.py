@@ -14,7 +14,10 @@ def parse(path):
     data = json.load(open(path))
     runs = defaultdict(lambda: defaultdict(list))  # (m, n, threads) -> kernel -> [GFLOP/s]
     shares = defaultdict(list)  # (m, n, threads) -> [share of the peak of the scheduled kernel]
+    l1_shares = defaultdict(list)  # (m, n, threads) -> [its paired share of the L1 micro-kernel]
+    ob_l1_shares = defaultdict(list)  # the same for OpenBLAS
     peaks = []  # the peak per core measured before each run
+    l1_over_peak = []  # the L1 micro-kernel's rate over the peak, both measured before each run
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate":  # mean, median, stddev: recomputed below
             continue
@@ -29,18 +32,29 @@ def parse(path):
             peaks.append(b["peak_GFLOPS"] / threads)
             if kernel == "BM_Tessel/scheduled":
                 shares[(m, n, threads)].append(100 * gflops / b["peak_GFLOPS"])
-    return data["context"], runs, shares, peaks
+            if "l1_kernel_GFLOPS" in b:
+                l1_over_peak.append(100 * b["l1_kernel_GFLOPS"] / b["peak_GFLOPS"])
+                paired = {"BM_Tessel/scheduled": l1_shares, "BM_OpenBLAS": ob_l1_shares}.get(kernel)
+                if paired is not None:
+                    paired[(m, n, threads)].append(100 * b["paired_l1_share"])
+    return data["context"], runs, shares, (l1_shares, ob_l1_shares, l1_over_peak), peaks
 
 
 def cell(values, digits=1, unit=""):
+    if not values:  # an engine that --benchmark_filter left out
+        return "-"
     med = statistics.median(values)
     if len(values) == 1:
         return f"{med:.{digits}f}{unit}"
     return f"{med:.{digits}f}{unit} ({max(values):.{digits}f}{unit})"
 
 
+def ratio(a, b):
+    return f"{statistics.median(a) / statistics.median(b):.2f}" if a and b else "-"
+
+
 def main(path):
-    ctx, runs, shares, peaks = parse(path)
+    ctx, runs, shares, (l1_shares, ob_l1_shares, l1_over_peak), peaks = parse(path)
     peak = float(ctx["fma_peak_gflops_per_core"])
     repetitions = max(len(v) for k in runs.values() for v in k.values())
     print(f"CPU: {ctx.get('host_name', '?')}, {ctx['num_cpus']} cores at {ctx['mhz_per_cpu']} MHz (reported); "
@@ -48,22 +62,29 @@ def main(path):
           f"before the runs ({ctx['vector_bits']}-bit vectors).")
     print(f"Tessel target `{ctx.get('target', '?')}` ({ctx.get('isa', '?')}), register tile "
           f"{ctx.get('register_tile', '?')}, B {ctx.get('b_operand', 'packed in every call')}.")
+    if l1_over_peak:
+        print(f"The micro-kernel with its operands in L1 (bench/peak_flops.h) ran at "
+              f"{min(l1_over_peak):.0f}-{max(l1_over_peak):.0f}% of the FMA peak before the runs.")
     if repetitions > 1:
         print(f"Median of {repetitions} repetitions, the fastest in parentheses; ratios of the medians.")
     print()
-    print("| m x n x k | threads | te default | te scheduled | % of peak | Eigen | OpenBLAS | scheduled / OpenBLAS | scheduled / Eigen |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| m x n x k | threads | te default | te scheduled | % of peak | % of L1 kernel, paired | Eigen | OpenBLAS | OpenBLAS % of L1 kernel, paired | scheduled / OpenBLAS | scheduled / Eigen |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     default = {(m, n): k["BM_Tessel/default"] for (m, n, t), k in runs.items() if "BM_Tessel/default" in k}
     for (m, n, t) in sorted(runs, key=lambda k: (k[2], k[0] != k[1], k[1])):
         k = runs[(m, n, t)]
-        s, e, o = k["BM_Tessel/scheduled"], k["BM_Eigen"], k["BM_OpenBLAS"]
+        s, e, o = (k.get(name, []) for name in ("BM_Tessel/scheduled", "BM_Eigen", "BM_OpenBLAS"))
         shape = f"{n}³" if m == n else f"{m} x {n} x {n}"
         share = shares[(m, n, t)]  # each run's GFLOP/s over the peak measured before it
-        d = cell(default[(m, n)], 2) if (m, n) in default else "nan"
-        print(f"| {shape} | {t} | {d} | {cell(s)} | {cell(share, 0, '%')} | {cell(e)} | {cell(o)} | "
-              f"{statistics.median(s) / statistics.median(o):.2f} | "
-              f"{statistics.median(s) / statistics.median(e):.2f} |")
-    print("\nAll figures in GFLOP/s; the default kernel is single-threaded whatever the pool size.")
+        d = cell(default[(m, n)], 2) if (m, n) in default else "-"
+        print(f"| {shape} | {t} | {d} | {cell(s)} | {cell(share, 0, '%')} | "
+              f"{cell(l1_shares[(m, n, t)], 0, '%')} | {cell(e)} | {cell(o)} | "
+              f"{cell(ob_l1_shares[(m, n, t)], 0, '%')} | {ratio(s, o)} | "
+              f"{ratio(s, e)} |")
+    print("\nAll figures in GFLOP/s; the default kernel is single-threaded whatever the pool size. "
+          "% of peak: each run over the FMA peak measured just before it. % of L1 kernel, paired: "
+          "the median over a run's calls of each call's rate over the L1 micro-kernel's measured "
+          "right after it (times the threads).")
 
 
 if __name__ == "__main__":

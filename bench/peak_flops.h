@@ -15,4 +15,11 @@ struct PeakFlops {
 // benchmark, follows the VM's slow and quiet phases).
 PeakFlops measure_peak_flops(int max_vector_bits = 512, long iterations = 50'000'000);
 
+// GFLOP/s per core of a register-tiled matmul micro-kernel with its operands in L1 (vectors no
+// wider than `max_vector_bits`): the best of `runs` runs of `calls` calls of 128 steps (a call
+// takes about 0.5 us). Beside the FMA probe, the rate a matmul can reach at the moment, which a
+// busy neighbour's share of the core's load ports lowers while the probe's rate holds; 0 without
+// FMA. Thread-safe: each thread may measure its core at once.
+double measure_l1_kernel_flops(int max_vector_bits, long calls, int runs = 3);
+
 }  // namespace tessel::bench
