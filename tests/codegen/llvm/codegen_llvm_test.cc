@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "tests/codegen/codegen_test_util.h"
 
@@ -189,6 +190,69 @@ TEST(CodeGenLLVMTest, BoolBuffersLiveAsBytes) {
     EXPECT_EQ(mask.data<uint8_t>()[k], k > 7 ? 1 : 0) << k;
     EXPECT_EQ(y.data<float>()[k], std::max(0.0f, k - 7.5f)) << k;
   }
+}
+
+// Loads whose offsets differ by constants (a 1x1 conv tile's neighbouring columns, broadcast
+// against a vector of weights in a parallel task, their index a 32-bit sum with the task's row
+// in it): the constants, a subtracted one too, are added after the index is widened, so that they
+// fold into the loads' displacements and the loads share one index register, where each had
+// taken an add and a sign extension.
+TEST(CodeGenLLVMTest, ConstantOffsetsFoldIntoTheAddress) {
+  const int rows = 4, blocks = 2, tiles = 3, channels = 16, width = 24, lanes = 8;
+  const int plane = rows * width, columns = 4;
+  Buffer a = Buffer::make("A", DataType::f32(), {channels * plane});
+  Buffer w = Buffer::make("W", DataType::f32(), {blocks * channels * lanes});
+  Buffer c = Buffer::make("C", DataType::f32(), {rows * blocks * tiles * columns * lanes});
+  Var p("p"), tile("tile"), rc("rc");
+  PrimExpr row = FloorDivNode::make(p, blocks), block = FloorModNode::make(p, blocks);
+  PrimExpr base = rc * plane + row * width + tile * (columns * 2);
+  // Columns 0, 2, 4, 6 of the tile, written four ways.
+  std::vector<PrimExpr> column = {base, SubNode::make(base + 5, 3), (base + 1) + 3,
+                                  ((base - 1) + 1) + 6};
+  std::vector<Stmt> fmas;
+  for (int k = 0; k < columns; ++k) {
+    PrimExpr out = ramp(((p * tiles + tile) * columns + k) * lanes, lanes);
+    PrimExpr weights = load(w, ramp((block * channels + rc) * lanes, lanes));
+    fmas.push_back(
+        store(c, load(c, out) + BroadcastNode::make(load(a, column[k]), lanes) * weights, out));
+  }
+  Stmt body = loop(p, rows * blocks, loop(tile, tiles, loop(rc, channels, SeqStmtNode::make(fmas))),
+                   ForKind::kParallel);
+  PrimFunc f = make_func("offsets", {a, w, c}, body);
+  runtime::Module mod = build(f, host_target());
+  auto x = float_array({channels * plane}, [](int64_t k) { return float(k % 97); });
+  auto ws = float_array({blocks * channels * lanes}, [](int64_t k) { return float(k % 5); });
+  auto y = float_array({rows * blocks * tiles * columns * lanes}, [](int64_t) { return 0.0f; });
+  mod.get_function("offsets")(x, ws, y);
+  for (int64_t pp = 0; pp < rows * blocks; ++pp) {
+    for (int64_t t = 0; t < tiles; ++t) {
+      for (int64_t k = 0; k < columns; ++k) {
+        for (int64_t lane = 0; lane < lanes; ++lane) {
+          float expected = 0;
+          for (int64_t r = 0; r < channels; ++r) {
+            int64_t i = r * plane + pp / blocks * width + t * columns * 2 + 2 * k;
+            expected += float(i % 97) * float(((pp % blocks * channels + r) * lanes + lane) % 5);
+          }
+          EXPECT_EQ(y.data<float>()[((pp * tiles + t) * columns + k) * lanes + lane], expected);
+        }
+      }
+    }
+  }
+  // Before: each broadcast but the first after `leal k(%r), %e; movslq %e, %r`.
+  std::istringstream lines(
+      emit_assembly({f}, Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell")));
+  std::vector<std::string> text;
+  for (std::string line; std::getline(lines, line);) text.push_back(line);
+  int broadcasts = 0, widened_each = 0;
+  for (size_t i = 2; i < text.size(); ++i) {
+    if (text[i].find("vbroadcastss") == std::string::npos) continue;
+    ++broadcasts;
+    if (text[i - 1].find("movslq") != std::string::npos &&
+        text[i - 2].find("leal") != std::string::npos)
+      ++widened_each;
+  }
+  EXPECT_GE(broadcasts, columns);
+  EXPECT_EQ(widened_each, 0);
 }
 
 }  // namespace
