@@ -163,8 +163,8 @@ TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
   graph::ValueId dw =
       b.op("Conv", {a, b.constant("gw", random_tensor({32, 16, 3, 3}, 3, -0.1, 0.1))},
            {{"group", int64_t{2}}, {"pads", ints({1, 1, 1, 1})}}, "grouped");
-  graph::ValueId c = conv(b, dw, 32, 24, 1, "c");  // 24 channels: not packable
-  graph::ValueId d = conv(b, c, 24, 32, 1, "d");
+  graph::ValueId c = conv(b, dw, 32, 20, 1, "c");  // 20 channels: 12 of 32 padding, not packable
+  graph::ValueId d = conv(b, c, 20, 32, 1, "d");
   graph::ValueId row = b.op("Add", {d, b.constant("row", random_tensor({13}, 4))}, {}, "row");
   graph::ValueId e = conv(b, row, 32, 32, 1, "e");
   graph::ValueId f = conv(b, e, 32, 32, 1, "f");  // e's output is also a graph output
@@ -271,13 +271,16 @@ TEST(AlterOpLayout, BlocksFollowTheTarget) {
                                       "second: ConvNCHWc 4 4", "last: ConvNCHWc 4 0"}));
   expect_all_close(reference::run(g, {{"x", input}}), reference::run(original, {{"x", input}}),
                    {1e-9, 1e-12});
-  // 12 channels are not whole blocks of 16 (nor 8 of them, to pad): nothing packs or blocks.
+  // 12 channels are not whole blocks of 16: the convs to 12 pad their weights to one block (a
+  // quarter padding) but the activations stay NCHW; 8 channels would be half padding.
   graph::Graph avx2 = original;
   pack_conv_weights(avx2, kAvx2, pack_all);
   alter_op_layout(avx2, kAvx2);
   EXPECT_EQ(layouts(avx2),
-            (std::vector<std::string>{"first: Conv 0 0", "relu: Relu 0 0", "pool: MaxPool 0 0",
-                                      "second: Conv 0 0", "last: Conv 0 0"}));
+            (std::vector<std::string>{"first: ConvNCHWc 0 0", "relu: Relu 0 0", "pool: MaxPool 0 0",
+                                      "second: ConvNCHWc 0 0", "last: Conv 0 0"}));
+  expect_all_close(reference::run(avx2, {{"x", input}}), reference::run(original, {{"x", input}}),
+                   {1e-9, 1e-12});
 }
 
 TEST(AlterOpLayout, OtherOpsRejectBlockAttributes) {

@@ -57,8 +57,11 @@ TEST(PackConvWeights, NarrowRowsAndALongReductionUseChannelVectors) {
   EXPECT_TRUE(prefers_channel_vectors(56, 64, 9, 1, kAvx512));
   EXPECT_TRUE(prefers_channel_vectors(28, 256, 1, 1, kAvx512));
   EXPECT_TRUE(prefers_channel_vectors(28, 128, 1, 1, kAvx512));
-  EXPECT_TRUE(prefers_channel_vectors(56, 64, 1, 1, kAvx512));  // a 1x1 conv from 64 channels
-  EXPECT_FALSE(prefers_channel_vectors(56, 32, 1, 1, kAvx512));
+  // A 1x1 conv from 16 channels, rows of whole vectors or not.
+  EXPECT_TRUE(prefers_channel_vectors(56, 64, 1, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(112, 16, 1, 1, kAvx512));
+  EXPECT_TRUE(prefers_channel_vectors(56, 144, 1, 1, kAvx512));
+  EXPECT_FALSE(prefers_channel_vectors(56, 8, 1, 1, kAvx512));
   EXPECT_FALSE(prefers_channel_vectors(7, 8, 9, 1, kAvx512));     // too short to pay for unpacking
   EXPECT_FALSE(prefers_channel_vectors(32, 512, 9, 1, kAvx512));  // whole vectors
   EXPECT_TRUE(prefers_channel_vectors(16, 16, 1, 2, kAvx512));    // strided: the direct template
@@ -128,6 +131,9 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   expect_packed_matches_conv({{1, 16, 4, 13}, {136, 16, 1, 1}, 1, true, {}, true});
   // 10 blocks: the AVX-512 tile's two blocks end in a partly padded one.
   expect_packed_matches_conv({{1, 8, 3, 13}, {152, 8, 3, 3}});
+  // A quarter of the computed channels padding (MobileNetV2's 24-channel projections), rows of
+  // whole vectors, the Conv an output too.
+  expect_packed_matches_conv({{1, 144, 3, 16}, {24, 144, 1, 1}, 1, true, {}, true});
 }
 
 TEST(PackConvWeights, APaddedLastBlockKeepsTheChannelCount) {
@@ -137,6 +143,12 @@ TEST(PackConvWeights, APaddedLastBlockKeepsTheChannelCount) {
   ASSERT_EQ(g.nodes[0].op, graph::OpKind::ConvNCHWc);
   EXPECT_EQ(g.nodes[0].attr_int("output_channels", 0), 130);
   EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.shape[1], 130);
+  // A quarter of the channels computed padding: 24 of 32.
+  graph::Graph quarter = conv_model({{1, 8, 5, 13}, {24, 8, 3, 3}});
+  infer_type(quarter);
+  pack_conv_weights(quarter, kAvx512);
+  ASSERT_EQ(quarter.nodes[0].op, graph::OpKind::ConvNCHWc);
+  EXPECT_EQ(quarter.nodes[0].attr_int("output_channels", 0), 24);
   // Whole blocks need no attribute.
   graph::Graph whole = conv_model({{1, 8, 5, 13}, {128, 8, 3, 3}});
   infer_type(whole);
@@ -167,7 +179,7 @@ TEST(PackConvWeights, OtherConvsAreLeftAlone) {
                                                                 // vectors
       {{1, 32, 6, 13}, {32, 16, 3, 3}, 2},                      // grouped
       {{1, 32, 6, 13}, {32, 32, 3, 3}, 1, false},               // weights are a graph input
-      {{1, 32, 6, 13}, {24, 32, 3, 3}},  // not whole blocks, too few to pad the last (a third)
+      {{1, 32, 6, 13}, {20, 32, 3, 3}},  // padded, 12 of 32 channels would be padding
       {{1, 8, 6, 13}, {32, 8, 3, 3}, 1, true, {}, false, 1},  // unstrided, a short reduction
   };
   for (const ConvSpec& c : alone) {

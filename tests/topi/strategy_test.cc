@@ -204,10 +204,11 @@ const Pinned kPinned[] = {
      R"({"tile_row":[1,1],"tile_col":[1,14],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     {"depthwise_14_rows", [] { return conv({1, 32, 14, 14}, {32, 1, 3, 3}, 32); }, kAvx2, 288,
      R"({"tile_row":[1,1],"tile_col":[2,8],"tile_y":[7,2],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    // A direct 1x1 conv (24 output channels do not pack) on 16 registers: 6 rows of two vectors.
-    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx512, 2400,
+    // Direct 1x1 convs (with 32 registers over fewer than 16 channels; with 16 over fewer than
+    // 64): on 16 registers 6 rows of two vectors.
+    {"pointwise_direct", [] { return pointwise({1, 8, 56, 56}, {24, 8, 1, 1}); }, kAvx512, 2400,
      R"({"tile_row":[3,8],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
-    {"pointwise_direct", [] { return pointwise({1, 144, 56, 56}, {24, 144, 1, 1}); }, kAvx2, 2400,
+    {"pointwise_direct", [] { return pointwise({1, 32, 56, 56}, {24, 32, 1, 1}); }, kAvx2, 2400,
      R"({"tile_row":[4,6],"tile_col":[4,16],"tile_y":[56,1],"reorder_k":[0,1,2],"unroll_k":0,"parallel":1})"},
     // Packed convs may chunk their 64 input channels by 8, 16 or 32 (4x the space); a 3x3 conv
     // whose block weights (64 x 9 x 16 floats) take more than half of L1 does, by 32 with 32
