@@ -266,6 +266,39 @@ TEST(StrategyTest, FallbacksOnAvx512AndAvx2AreThePinnedOnes) {
   }
 }
 
+// A depthwise conv between blocked activations (a depthwise ConvNCHWc): its blocks share no
+// input, so its fallback tile is one block of columns, where dense packed convs take two blocks.
+TEST(StrategyTest, BlockedDepthwiseConvTilesOneBlock) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 28, 28});
+  auto pointwise_conv = [&](graph::ValueId in, uint32_t seed) {
+    return b.op("Relu", {b.op("Conv", {in, b.constant("w", random_tensor({32, 32, 1, 1}, seed))},
+                              {{"kernel_shape", ints({1, 1})}})});
+  };
+  graph::ValueId y = pointwise_conv(x, 1);
+  y = b.op(
+      "Relu",
+      {b.op(
+          "Conv", {y, b.constant("dw", random_tensor({32, 1, 3, 3}, 2))},
+          {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}, {"group", int64_t{32}}})});
+  graph::Graph g = b.finish({pointwise_conv(y, 3)});
+  CpuModel cpu = CpuModel::of(Target::parse(kAvx512));
+  passes::GraphPipelineOptions opt;
+  opt.cpu = cpu;
+  passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, opt);
+  int depthwise = 0;
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    const graph::Node& master = g.nodes[plan.groups[i].master];
+    if (master.op != graph::OpKind::ConvNCHWc) continue;
+    passes::LoweredGroup lg = passes::lower_to_te(g, plan.groups[i], static_cast<int>(i), cpu);
+    ASSERT_TRUE(lg.config);
+    bool grouped = master.attr_int("group", 1) != 1;
+    depthwise += grouped;
+    EXPECT_EQ(lg.config->split("tile_row").back(), grouped ? 1 : 2) << master.describe();
+  }
+  EXPECT_EQ(depthwise, 1);
+}
+
 // NEON's 32 registers of 4 float lanes: rows of the conv tile up to 16 (the x86-only policy took
 // 4 lanes for SSE's 16 registers and allowed 8), one vector of 4 columns.
 TEST(StrategyTest, NeonSizesTilesFromItsRegisterFile) {
