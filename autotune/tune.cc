@@ -86,7 +86,8 @@ class TaskBench {
                                                   [&](const topi::ConfigSpace&) { return config; });
     // Through the kernel cache: a config measured again (the model check, a resumed run) is not
     // compiled again.
-    return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
+    return tessel::build_cached(
+        {te::lower(lg.schedule, lg.args, lg.name, tessel::pipeline_options(cpu_))}, target_);
   }
 
   const graph::Graph& g_;

@@ -66,6 +66,12 @@ runtime::Module build_cached(const std::vector<PrimFunc>& funcs, const Target& t
   return runtime::JitSession::shared()->add_objects(objects.objects, "the kernels");
 }
 
+tir::PipelineOptions pipeline_options(const CpuModel& cpu) {
+  tir::PipelineOptions opt;
+  opt.parallel_threads = cpu.cores;
+  return opt;
+}
+
 std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target) {
   return ir_text(
       *compile_module(funcs, target, RuntimeLinkage::kSymbols, ArgNames::kInMessages).module);

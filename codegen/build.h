@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu_model.h"
 #include "codegen/target.h"
 #include "ir/stmt.h"
 #include "runtime/module.h"
@@ -29,6 +30,9 @@ runtime::Module build(const PrimFunc& func, const Target& target);
 // (codegen/kernel_objects.h: kernels equal up to names once, a cached kernel not at all) and links
 // them into this process. What tuning candidates run; argument errors name arguments by position.
 runtime::Module build_cached(const std::vector<PrimFunc>& funcs, const Target& target);
+
+// The tir pipeline's options for the kernels of `cpu` (loop_partition reads its core count).
+tir::PipelineOptions pipeline_options(const CpuModel& cpu);
 
 std::string emit_llvm_ir(const std::vector<PrimFunc>& funcs, const Target& target);
 std::string emit_assembly(const std::vector<PrimFunc>& funcs, const Target& target);

@@ -350,7 +350,7 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
       l.group = passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu,
                                     records.for_group(g, master, l.warnings));
     }
-    l.func = te::lower(l.group->schedule, l.group->args, l.group->name);
+    l.func = te::lower(l.group->schedule, l.group->args, l.group->name, pipeline_options(cpu));
   });
   Kernels kernels;
   for (size_t i : order) {

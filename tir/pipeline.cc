@@ -62,7 +62,10 @@ PrimFunc lower_tir(PrimFunc f, const PipelineOptions& opt) {
   run.checks.require_flat = true;
   f = run("simplify", f, simplify_pass);
   f = run("guard_padded_reads", f, guard_padded_reads);
-  if (opt.loop_partition) f = run("loop_partition", f, loop_partition);
+  if (opt.loop_partition) {
+    f = run("loop_partition", f,
+            [&](const PrimFunc& g) { return loop_partition(g, opt.parallel_threads); });
+  }
   f = run("vectorize_loops", f, vectorize_loops);
   run.checks.require_no_vectorized_loops = true;
   f = run("unroll_loops", f, [&](const PrimFunc& g) {

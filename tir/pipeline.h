@@ -16,6 +16,8 @@ namespace tessel::tir {
 struct PipelineOptions {
   bool loop_partition = true;
   int auto_unroll_max_extent = 0;  // 0: unroll only loops marked Unrolled
+  // The threads that run a parallel loop (the target's cores), for loop_partition; 0: unknown.
+  int parallel_threads = 0;
   std::function<void(const std::string& pass, const PrimFunc&)> after_pass;
 #ifdef NDEBUG
   bool verify = false;  // well-formedness checks between passes; the final verify always runs

@@ -235,14 +235,17 @@ class TaskSearch {
   // The compiler's own schedule of the group, and the schedule of a program's steps; each runs in
   // the measuring child.
   runtime::Module build_fallback() const {
-    passes::LoweredGroup lg =
-        passes::lower_to_te(graph_, group_, task_.group, CpuModel::of(target_));
-    return tessel::build_cached({te::lower(lg.schedule, lg.args, lg.name)}, target_);
+    CpuModel cpu = CpuModel::of(target_);
+    passes::LoweredGroup lg = passes::lower_to_te(graph_, group_, task_.group, cpu);
+    return tessel::build_cached(
+        {te::lower(lg.schedule, lg.args, lg.name, tessel::pipeline_options(cpu))}, target_);
   }
   runtime::Module build_steps(const std::string& steps) const {
     te::Schedule s = comp_.dag.schedule();
     s.replay(te::Trace::parse(steps));
-    return tessel::build_cached({te::lower(s, comp_.dag.args(), comp_.group.name)}, target_);
+    return tessel::build_cached({te::lower(s, comp_.dag.args(), comp_.group.name,
+                                           tessel::pipeline_options(CpuModel::of(target_)))},
+                                target_);
   }
 
   // A program far slower than the fallback would hold the run for seconds per measurement (a

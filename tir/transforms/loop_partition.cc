@@ -164,7 +164,7 @@ class GuardedVectorLoopsToSerial : public IRMutator {
 class LoopPartitioner : public IRMutator {
  public:
   // Sizes in parameter shapes are non-negative; knowing that decides most clamps.
-  explicit LoopPartitioner(const PrimFunc& f) {
+  LoopPartitioner(const PrimFunc& f, int parallel_threads) : parallel_threads_(parallel_threads) {
     for (const auto& b : f->buffers) {
       for (const auto& dim : b->shape) {
         if (const auto* v = dim.as<VarNode>()) {
@@ -212,12 +212,14 @@ class LoopPartitioner : public IRMutator {
       return std::nullopt;  // unrolling needs constant trip counts
     }
 
-    std::vector<Stmt> parts;
-    parts.push_back(guarded_part(op, ana, begin, main_begin, proven));
     PrimExpr main_extent = ana.simplify(main_end - main_begin);
     Stmt main_body = mutate_in_range(op->loop_var, main_begin, main_extent, [&] {
       return mutate_stmt(GuardRemover(proven).mutate_stmt(op->body));
     });
+    if (dispatch_pays(op, ana, main_begin, main_end))
+      return dispatched(op, ana, main_begin, main_end, main_body, proven);
+    std::vector<Stmt> parts;
+    parts.push_back(guarded_part(op, ana, begin, main_begin, proven));
     // A vectorized loop keeps vector code for its main part when that has a constant width.
     ForKind main_kind = op->kind;
     if (op->kind == ForKind::kVectorized) {
@@ -242,6 +244,17 @@ class LoopPartitioner : public IRMutator {
   // are not split again on the conjuncts this loop was split on: there they only bloat the tail.
   Stmt guarded_part(const ForNode* op, arith::Analyzer& ana, const PrimExpr& from,
                     const PrimExpr& to, const std::unordered_set<const ExprNode*>& proven) {
+    Stmt body = guarded_body(op, ana, from, to, proven);
+    if (!body.defined()) return Stmt();
+    // The guarded remainder of a vectorized loop is scalar code.
+    ForKind kind = op->kind == ForKind::kVectorized ? ForKind::kSerial : op->kind;
+    return copy_with_fresh_vars(
+        ForNode::make(op->loop_var, from, ana.simplify(to - from), kind, body, op->thread_tag));
+  }
+
+  // The body of the loop's iterations [from, to), guards kept; undefined when provably empty.
+  Stmt guarded_body(const ForNode* op, arith::Analyzer& ana, const PrimExpr& from,
+                    const PrimExpr& to, const std::unordered_set<const ExprNode*>& proven) {
     PrimExpr extent = ana.simplify(to - from);
     if (ana.can_prove(extent <= 0)) return Stmt();
     std::unordered_set<const ExprNode*> saved = handled_;
@@ -250,10 +263,49 @@ class LoopPartitioner : public IRMutator {
       return mutate_stmt(GuardedVectorLoopsToSerial().mutate_stmt(op->body));
     });
     handled_ = std::move(saved);
-    // The guarded remainder of a vectorized loop is scalar code.
-    ForKind kind = op->kind == ForKind::kVectorized ? ForKind::kSerial : op->kind;
-    return copy_with_fresh_vars(
-        ForNode::make(op->loop_var, from, extent, kind, body, op->thread_tag));
+    return body;
+  }
+
+  // Whether a parallel loop's parts run faster as one loop (dispatched) than as a parallel main
+  // part with the head and tail after it: the longest of the threads' equal chunks of all the
+  // iterations against the main part's plus one iteration for the head's and the tail's each
+  // (a partial one counted whole). Ten full tiles and a partial one on two threads stay apart (5
+  // and a partial against 6); seven and one go together (4 against 5), as a padded map's first
+  // and last rows with the rows between (28 against 27 + 2).
+  bool dispatch_pays(const ForNode* op, arith::Analyzer& ana, const PrimExpr& main_begin,
+                     const PrimExpr& main_end) const {
+    if (op->kind != ForKind::kParallel || parallel_threads_ < 2) return false;
+    PrimExpr head = ana.simplify(main_begin - op->min), main = ana.simplify(main_end - main_begin);
+    const int64_t *h = as_const_int(head), *m = as_const_int(main), *all = as_const_int(op->extent);
+    if (!h || !m || !all) return false;
+    int64_t t = parallel_threads_, parts = (*h > 0) + (*all - *h - *m > 0);
+    auto chunk = [&](int64_t n) { return (n + t - 1) / t; };
+    return chunk(*all) < chunk(*m) + parts;
+  }
+
+  // A parallel loop stays one loop whose tasks branch to the guarded head, the main part or the
+  // guarded tail: as loops of their own, the head and tail ran after the main part as launches
+  // of one task each, serially (a matrix-vector product's last partial tile of columns took its
+  // tenth of the work on one thread after the others').
+  Stmt dispatched(const ForNode* op, arith::Analyzer& ana, const PrimExpr& main_begin,
+                  const PrimExpr& main_end, const Stmt& main_body,
+                  const std::unordered_set<const ExprNode*>& proven) {
+    PrimExpr begin = op->min, end = ana.simplify(op->min + op->extent);
+    const Var& v = op->loop_var;
+    // A part of one iteration (a last partial tile) has the loop var's value in it, which
+    // decides its guards.
+    auto part = [&](const PrimExpr& from, const PrimExpr& to) {
+      Stmt body = guarded_body(op, ana, from, to, proven);
+      if (!body.defined()) return body;
+      if (ana.can_prove(to - from == 1)) return copy_with_fresh_vars(body, {{v, from}});
+      return copy_with_fresh_vars(body);
+    };
+    Stmt body = main_body;
+    if (Stmt tail = part(main_end, end); tail.defined())
+      body = IfThenElseNode::make(v < main_end, body, tail);
+    if (Stmt head = part(begin, main_begin); head.defined())
+      body = IfThenElseNode::make(v < main_begin, head, body);
+    return ForNode::make(v, op->min, op->extent, op->kind, body, op->thread_tag);
   }
 
   template <class Fn>
@@ -266,12 +318,13 @@ class LoopPartitioner : public IRMutator {
 
   std::vector<std::pair<Var, Range>> enclosing_;
   std::unordered_set<const ExprNode*> handled_;
+  int parallel_threads_;
 };
 
 }  // namespace
 
-PrimFunc loop_partition(const PrimFunc& f) {
-  Stmt body = LoopPartitioner(f).mutate_stmt(f->body);
+PrimFunc loop_partition(const PrimFunc& f, int parallel_threads) {
+  Stmt body = LoopPartitioner(f, parallel_threads).mutate_stmt(f->body);
   return body.same_as(f->body) ? f : f.with_body(body);
 }
 

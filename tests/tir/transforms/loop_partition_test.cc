@@ -14,15 +14,15 @@ using testing::Interpreter;
 using testing::ir_equal;
 
 // B[x] = A[x] * 2 for x < n, split by 8 with the inner loop of kind `inner`.
-PrimFunc guarded_split(PrimExpr n, ForKind inner, Buffer* a_out = nullptr,
-                       Buffer* b_out = nullptr) {
+PrimFunc guarded_split(PrimExpr n, ForKind inner, Buffer* a_out = nullptr, Buffer* b_out = nullptr,
+                       ForKind outer = ForKind::kSerial) {
   Buffer a = Buffer::make("A", DataType::f32(), {n});
   Buffer b = Buffer::make("B", DataType::f32(), {n});
   Var io("io"), ii("ii");
   PrimExpr x = io * 8 + ii;
   Stmt store = BufferStoreNode::make(b, BufferLoadNode::make(a, {x}) * 2.0f, {x});
   Stmt body =
-      ForNode::make(io, 0, ceildiv(n, 8), ForKind::kSerial,
+      ForNode::make(io, 0, ceildiv(n, 8), outer,
                     ForNode::make(ii, 0, 8, inner, IfThenElseNode::make(likely(x < n), store)));
   if (a_out) *a_out = a;
   if (b_out) *b_out = b;
@@ -43,6 +43,39 @@ TEST(LoopPartitionTest, ConstantExtentSplitsMainAndTail) {
       ForNode::make(ji, 0, 8, ForKind::kSerial,
                     IfThenElseNode::make(likely(jo * 8 + ji < 100), store(jo * 8 + ji))));
   EXPECT_TRUE(ir_equal(loop_partition(f), f.with_body(SeqStmtNode::make({main, tail}))));
+}
+
+// A parallel loop runs as equal chunks of its iterations, one per thread: its partial last tile
+// stays in the loop (a branch of its body) where that shortens the longest chunk, and runs after
+// the main part, a launch of its own, where it does not.
+TEST(LoopPartitionTest, AParallelLoopKeepsItsTailWhereThatShortensTheLongestChunk) {
+  auto parallel_split = [](int64_t n) {
+    return guarded_split(n, ForKind::kSerial, nullptr, nullptr, ForKind::kParallel);
+  };
+  // 7 whole tiles and a partial one on two threads: chunks of 4 against 4 and the tail after.
+  PrimFunc f = parallel_split(60);
+  PrimFunc one = loop_partition(f, 2);
+  const auto* loop = one->body.as<ForNode>();
+  ASSERT_NE(loop, nullptr) << to_string(one);
+  EXPECT_EQ(loop->kind, ForKind::kParallel);
+  EXPECT_TRUE(is_const_int(loop->extent, 8)) << to_string(one);
+  const auto* branch = loop->body.as<IfThenElseNode>();
+  ASSERT_NE(branch, nullptr) << to_string(one);
+  ASSERT_TRUE(branch->else_case.defined());
+  // The main part has no guard; the tail's is on its one iteration, io = 7, for simplify to decide.
+  EXPECT_EQ(to_string(branch->then_case).find("likely"), std::string::npos) << to_string(one);
+  EXPECT_NE(to_string(branch->else_case).find("7*8"), std::string::npos) << to_string(one);
+  std::vector<double> a(60), want(60, -1), got(60, -1);
+  for (int64_t x = 0; x < 60; ++x) a[x] = static_cast<double>(x) - 3;
+  Interpreter().run(f, {&a, &want});
+  Interpreter().run(one, {&a, &got});
+  EXPECT_EQ(want, got);
+  // 10 whole tiles and a partial one: chunks of 5 and the tail (6 at most) against 6.
+  const auto* apart = loop_partition(parallel_split(84), 2)->body.as<SeqStmtNode>();
+  ASSERT_NE(apart, nullptr);
+  EXPECT_EQ(apart->seq.size(), 2u);
+  // Without the threads' count the parts stay apart.
+  EXPECT_NE(loop_partition(f)->body.as<SeqStmtNode>(), nullptr);
 }
 
 TEST(LoopPartitionTest, SymbolicExtentKeepsVectorMainAndScalarTail) {
