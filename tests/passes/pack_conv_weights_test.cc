@@ -134,6 +134,10 @@ TEST(PackConvWeights, PackedConvComputesTheSameAsConv) {
   // A quarter of the computed channels padding (MobileNetV2's 24-channel projections), rows of
   // whole vectors, the Conv an output too.
   expect_packed_matches_conv({{1, 144, 3, 16}, {24, 144, 1, 1}, 1, true, {}, true});
+  // A 1x1 conv over 128 channels to four blocks: AVX-512's tile of four blocks by 6 columns, 13
+  // wide (a tail of one), and by 7.
+  expect_packed_matches_conv({{1, 128, 3, 13}, {64, 128, 1, 1}});
+  expect_packed_matches_conv({{1, 160, 2, 7}, {128, 160, 1, 1}, 1, true, {}, true});
 }
 
 TEST(PackConvWeights, APaddedLastBlockKeepsTheChannelCount) {

@@ -172,7 +172,7 @@ TEST(ScheduleTemplate, PackedConvReadsItsPaddingThroughGuards) {
 // file, are the count whose row of tiles is cheapest when a tile of fewer accumulators than the
 // CPU's FMA chains (latency x units) costs as many as the chains: 8 on Skylake-AVX512 and Zen 3,
 // 10 on Haswell. A 1x1 conv on AVX2 takes 12 of the 16 registers: one block of two vectors by up
-// to 6 columns.
+// to 6 columns. Over 128 channels or more, AVX-512's 1x1 tile is four blocks by up to 6 columns.
 TEST(ScheduleTemplate, PackedConvTilesTwoBlocksAndHalfTheRegisters) {
   CpuModel zen3 = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=znver3"));
   ASSERT_EQ(zen3.fma_chains, 8);
@@ -185,13 +185,21 @@ TEST(ScheduleTemplate, PackedConvTilesTwoBlocksAndHalfTheRegisters) {
                  Case{10, 5, 5, 5}}) {
     SCOPED_TRACE(::testing::Message() << "width " << c.width);
     Builder b;
-    graph::ValueId x = b.input("x", {1, 256, 4, c.width});
-    graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({64, 256, 1, 1}, 1))},
+    graph::ValueId x = b.input("x", {1, 96, 4, c.width});
+    graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({64, 96, 1, 1}, 1))},
                             {{"kernel_shape", ints({1, 1})}});
     graph::Graph model = b.finish({b.op("Relu", {y})});
     ConfigEntity f = space_of(model, avx512_cpu()).fallback();
     EXPECT_EQ(f.split("tile_row")[1], 2);
     EXPECT_EQ(f.split("tile_y")[1], c.avx512);
+    Builder wide;
+    x = wide.input("x", {1, 256, 4, c.width});
+    y = wide.op("Conv", {x, wide.constant("w", random_tensor({64, 256, 1, 1}, 1))},
+                {{"kernel_shape", ints({1, 1})}});
+    ConfigEntity f4 = space_of(wide.finish({wide.op("Relu", {y})}), avx512_cpu()).fallback();
+    EXPECT_EQ(f4.split("tile_row")[1], 4);
+    EXPECT_LE(f4.split("tile_y")[1], 6);
+    EXPECT_GE(f4.split("tile_y")[1], std::min<int64_t>(c.width, 4));
     for (auto [cpu, columns] : {std::pair{avx2_cpu(), c.haswell}, std::pair{zen3, c.zen3}}) {
       ConfigEntity f8 = space_of(model, cpu).fallback();
       EXPECT_EQ(f8.split("tile_row")[1], 1);
