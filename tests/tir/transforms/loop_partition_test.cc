@@ -71,7 +71,8 @@ TEST(LoopPartitionTest, AParallelLoopKeepsItsTailWhereThatShortensTheLongestChun
   Interpreter().run(one, {&a, &got});
   EXPECT_EQ(want, got);
   // 10 whole tiles and a partial one: chunks of 5 and the tail (6 at most) against 6.
-  const auto* apart = loop_partition(parallel_split(84), 2)->body.as<SeqStmtNode>();
+  PrimFunc eleven = loop_partition(parallel_split(84), 2);
+  const auto* apart = eleven->body.as<SeqStmtNode>();
   ASSERT_NE(apart, nullptr);
   EXPECT_EQ(apart->seq.size(), 2u);
   // Without the threads' count the parts stay apart.
