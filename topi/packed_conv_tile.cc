@@ -44,10 +44,30 @@ bool narrow_window(const TiledShape& t, const CpuModel& cpu) {
 // 61-70. A 1x1 conv, whose reduction reads one input element per channel, takes the register
 // file less the operands, up to 16 accumulators: on Zen 3 (AVX2, 16 registers) its 1 x 6 tiles ran
 // ResNet-50's 1x1 convs in 0.91x the time of 1 x 4, while convs with a window ran slower so.
-// The packed tile's accumulator budget (see above).
-int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu) {
-  bool pointwise = window_points(t) == 1;
-  return pointwise ? std::min(cpu.accumulator_registers(), 16) : cpu.vector_registers / 2;
+// Four-block 1x1 tiles (packed_blocks) take the registers but the four weight vectors.
+int64_t packed_accumulators(const TiledShape& t, const CpuModel& cpu, int64_t blocks) {
+  if (window_points(t) > 1) return cpu.vector_registers / 2;
+  return blocks == 4 ? cpu.accumulator_registers() - blocks
+                     : std::min(cpu.accumulator_registers(), 16);
+}
+
+// The blocks of output channels in the packed tile, when a block is one vector (else one):
+// - two where they divide the channels (above);
+// - one for a depthwise conv: its blocks read their own input channels, so a second block in the
+//   tile shares no broadcast, only takes the registers that columns (which share inputs across
+//   the kernel's columns) would. MobileNetV2's depthwise convs (AVX-512, Intel Xeon, one thread,
+//   kernels timed in the model in turns) 0.63-0.90x the time with one block than with two, the
+//   model 0.95x; 40 tuned configs of each had chosen one block of 4-16 columns;
+// - four for a 1x1 conv over at least 128 channels where they divide the channels: 4 x 6 reads 10
+//   operands for 24 FMAs where 2 x 8 reads 10 for 16 (as MLAS's pointwise kernels do). Intel
+//   Xeon, kernels timed in the model in turns, against the model's unchanged kernels in the same
+//   runs: ResNet-50's 31 such convs 0.95x the time at one thread, 0.93x at two; DenseNet-121's
+//   0.96x, MobileNetV2's 0.95x. Over fewer channels (SqueezeNet's expand convs over 16-64)
+//   1.07-1.13x; 4 x 7 (28 accumulators) 1.16x on ResNet-50.
+int64_t packed_blocks(const TiledShape& t, int64_t vectors) {
+  if (vectors != 1 || t.local_inputs) return 1;
+  if (window_points(t) == 1 && t.reduce.front() >= 128 && t.row_divisor % 4 == 0) return 4;
+  return t.row_divisor % 2 == 0 ? 2 : 1;
 }
 
 }  // namespace
@@ -104,27 +124,9 @@ PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);
   int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
   PackedTile p;
-  // A depthwise conv's blocks read their own input channels: a second block in the tile shares
-  // no broadcast, only takes the registers that columns (which share inputs across the kernel's
-  // columns) would. MobileNetV2's depthwise convs (AVX-512, Intel Xeon, one thread, kernels timed
-  // in the model in turns) 0.63-0.90x the time with one block than with two, the model 0.95x;
-  // 40 tuned configs of each had chosen one block of 4-16 columns.
-  if (vectors == 1 && t.row_divisor % 2 == 0 && !t.local_inputs) p.rows = 2;
-  int64_t accumulators = packed_accumulators(t, cpu);
-  // A 1x1 conv over at least 128 channels with one-vector blocks takes four blocks where they
-  // divide the channels, and the registers but the four weight vectors: 4 x 6 reads 10 operands
-  // for 24 FMAs where 2 x 8 reads 10 for 16 (as MLAS's pointwise kernels do). Intel Xeon, kernels
-  // timed in the model in turns, against the model's unchanged kernels in the same runs:
-  // ResNet-50's 31 such convs 0.95x the time at one thread, 0.93x at two; DenseNet-121's 0.96x,
-  // MobileNetV2's 0.95x. Over fewer channels (SqueezeNet's expand convs over 16-64) 1.07-1.13x;
-  // 4 x 7 (28 accumulators) 1.16x on ResNet-50.
-  if (vectors == 1 && window_points(t) == 1 && !t.local_inputs && t.row_divisor % 4 == 0 &&
-      t.reduce.front() >= 128) {
-    p.rows = 4;
-    accumulators = cpu.accumulator_registers() - p.rows;
-  }
+  p.rows = packed_blocks(t, vectors);
   int64_t per_column = p.rows * vectors;
-  int64_t cap = std::max<int64_t>(1, accumulators / per_column);
+  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu, p.rows) / per_column);
   // AVX2's 1x1 convs (1 x 6 at most) at one thread on Zen 3, MobileNetV2's at 7x7: 6 + 1 columns
   // 72-73 GFLOP/s, 4 + 3 84-87; at 14x14: 6 + 6 + 2 84-89, 5 + 5 + 4 89-99.
   p.ys = cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);

@@ -68,11 +68,12 @@ class TaskSearch {
              const AutoScheduleOptions& opt, uint64_t seed)
       : task_(task),
         target_(target),
+        cpu_(CpuModel::of(target)),
         opt_(opt),
         rng_(seed),
         group_(plan.groups->at(static_cast<size_t>(task.group))),
         graph_(*plan.graph),
-        comp_(task_computation(graph_, group_, task.group, CpuModel::of(target))),
+        comp_(task_computation(graph_, group_, task.group, cpu_)),
         sketches_(generate_sketches(comp_.dag)),
         data_(kernel_data(graph_, group_, comp_.group, seed)) {
     result_.task = task;
@@ -235,17 +236,16 @@ class TaskSearch {
   // The compiler's own schedule of the group, and the schedule of a program's steps; each runs in
   // the measuring child.
   runtime::Module build_fallback() const {
-    CpuModel cpu = CpuModel::of(target_);
-    passes::LoweredGroup lg = passes::lower_to_te(graph_, group_, task_.group, cpu);
+    passes::LoweredGroup lg = passes::lower_to_te(graph_, group_, task_.group, cpu_);
     return tessel::build_cached(
-        {te::lower(lg.schedule, lg.args, lg.name, tessel::pipeline_options(cpu))}, target_);
+        {te::lower(lg.schedule, lg.args, lg.name, tessel::pipeline_options(cpu_))}, target_);
   }
   runtime::Module build_steps(const std::string& steps) const {
     te::Schedule s = comp_.dag.schedule();
     s.replay(te::Trace::parse(steps));
-    return tessel::build_cached({te::lower(s, comp_.dag.args(), comp_.group.name,
-                                           tessel::pipeline_options(CpuModel::of(target_)))},
-                                target_);
+    return tessel::build_cached(
+        {te::lower(s, comp_.dag.args(), comp_.group.name, tessel::pipeline_options(cpu_))},
+        target_);
   }
 
   // A program far slower than the fallback would hold the run for seconds per measurement (a
@@ -336,6 +336,7 @@ class TaskSearch {
 
   const Task& task_;
   const Target& target_;
+  CpuModel cpu_;
   const AutoScheduleOptions& opt_;
   std::mt19937_64 rng_;
   const passes::FusedGroup& group_;

@@ -590,13 +590,9 @@ CodeGenLLVM::Address CodeGenLLVM::address_of(const Buffer& buffer,
   auto gep = [&](const PrimExpr& offset) {
     auto [rest, constant] = offset.dtype().is_scalar() ? split_constant_offset(offset)
                                                        : std::pair<PrimExpr, int64_t>{offset, 0};
-    llvm::Value* i = nullptr;
-    if (constant == 0 || !rest.defined()) {
-      i = emit_expr(offset);
-    } else {
-      llvm::Value* wide = builder_.CreateSExt(emit_expr(rest), builder_.getInt64Ty());
-      i = builder_.CreateNSWAdd(wide, builder_.getInt64(constant));
-    }
+    llvm::Value* i = constant == 0 || !rest.defined()
+                         ? emit_expr(offset)
+                         : builder_.CreateNSWAdd(emit_i64(rest), const_i64(constant));
     return in_bounds ? builder_.CreateInBoundsGEP(elem, base, i)
                      : builder_.CreateGEP(elem, base, i);
   };
