@@ -101,12 +101,13 @@ bool blockable(const graph::Value& v, int64_t block) {
 std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced, int64_t block) {
   size_t n = g.values.size();
   LayoutClasses classes(n);
-  std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a ConvNCHWc
+  std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a packed or Winograd conv
   for (size_t v = 0; v < n; ++v) nchw[v] = forced[v] || !blockable(g.values[v], block);
   for (ValueId v : g.inputs) nchw[v] = true;
   for (ValueId v : g.outputs) nchw[v] = true;
   for (const Node& node : g.nodes) {
-    if (node.op == OpKind::ConvNCHWc || packs_on_blocks(g, node, block)) {
+    if (node.op == OpKind::ConvNCHWc || node.op == OpKind::ConvWinograd ||
+        packs_on_blocks(g, node, block)) {
       conv[node.inputs[0]] = conv[node.outputs[0]] = true;
       // A padded last block has no blocked form; the other inputs are constants.
       if (node.has_attr("output_channels")) nchw[node.outputs[0]] = true;
@@ -181,7 +182,8 @@ void alter_op_layout(Graph& g, const CpuModel& cpu) {
     bool in = !node.inputs.empty() && node.inputs[0] != graph::kNoValue && blocked[node.inputs[0]];
     bool out = blocked[node.outputs[0]];
     if (packs_on_blocks(g, node, block) && in) pack_conv(g, node, block, packed_of);
-    if (node.op == OpKind::ConvNCHWc || is_windowed_pool(node) || is_global_pool(node)) {
+    if (node.op == OpKind::ConvNCHWc || node.op == OpKind::ConvWinograd || is_windowed_pool(node) ||
+        is_global_pool(node)) {
       if (in) node.attrs["input_block"] = graph::Attr(block);
       if (out) node.attrs["output_block"] = graph::Attr(block);
     } else if (out && node.op == OpKind::Concat) {

@@ -2,12 +2,14 @@
 // - the padded input at root, parallel and vectorized;
 // - V, the transformed input tiles, at root, parallel over (channel, row of tiles); each row's
 //   T computed under it; the loops over the transform's points unrolled (their selects fold to the
-//   matrix's constants) and the tiles of a row one vector (read with stride m);
+//   matrix's constants) and the tiles of a row one vector (read with stride m); on blocked input
+//   over (channel block, row of tiles), T per tile, a block's channels one vector;
 // - the GEMMs in register tiles like ConvNCHWc's packed fallback: blocks of output channels (one
 //   vector) x tiles (unrolled), the reduction over input channels outside, parallel over (point,
 //   channel blocks);
 // - the output in tiles of m x m pixels x one block of channels, parallel over (image, channel
-//   block, row of tiles), with Z (Aᵀ M) computed per tile and the elementwise epilogue inlined.
+//   block, row of tiles), with Z (Aᵀ M) computed per tile and the elementwise epilogue inlined;
+//   blocked, Z's vectors stored whole.
 #include <algorithm>
 #include <numeric>
 
@@ -61,20 +63,33 @@ GemmTile gemm_tile(int64_t blocks, int64_t tiles, int64_t block, const CpuModel&
   return g;
 }
 
+// V is [e, c, p] or, blocked, [e, c / bi, p, c % bi]: NCHW, a row of tiles one vector (read with
+// stride m) and T computed per row; blocked, a vector of a block's channels, T per tile.
 void schedule_input_transform(te::Schedule& s, const te::Operation& v, const te::Operation& rows,
                               int64_t tile_cols) {
   te::Stage vs = s[v];
+  te::Stage rs = s[rows];
+  bool blocked = vs.leaf_iter_vars().size() == 4;
   auto [q, tx] = vs.split(vs.axis(2), tile_cols);
   te::IterVar e = vs.axis(0), c = vs.axis(1);
-  vs.reorder({c, q, e, tx});
-  te::IterVar row = parallel_outer(vs, {c, q});
-  vs.unroll(e);
-  if (tile_cols > 1) vs.vectorize(tx);
-  te::Stage rs = s[rows];
-  rs.compute_at(vs, row);
+  if (blocked) {
+    te::IterVar lane = vs.axis(3);
+    vs.reorder({c, q, tx, e, lane});
+    parallel_outer(vs, {c, q});
+    vs.unroll(e);
+    vs.vectorize(lane);
+    rs.compute_at(vs, tx);
+    rs.vectorize(rs.axis(4));
+  } else {
+    vs.reorder({c, q, e, tx});
+    te::IterVar row = parallel_outer(vs, {c, q});
+    vs.unroll(e);
+    if (tile_cols > 1) vs.vectorize(tx);
+    rs.compute_at(vs, row);
+    if (tile_cols > 1) rs.vectorize(rs.axis(3));
+  }
   rs.unroll(rs.axis(0));
   rs.unroll(rs.axis(1));
-  if (tile_cols > 1) rs.vectorize(rs.axis(3));
 }
 
 void schedule_gemm(te::Schedule& s, const te::Operation& gemm, const CpuModel& cpu) {
@@ -90,7 +105,10 @@ void schedule_gemm(te::Schedule& s, const te::Operation& gemm, const CpuModel& c
   gs.vectorize(b);
   te::Stage as = s[acc];
   as.compute_at(gs, po);
-  as.reorder({as.axis(0), as.reduce_axis(0), as.axis(1), as.axis(2), as.axis(3)});
+  std::vector<te::IterVar> order{as.axis(0)};
+  for (const te::IterVar& r : compute_of(acc.op())->reduce_axis) order.push_back(r);
+  order.insert(order.end(), {as.axis(1), as.axis(2), as.axis(3)});
+  as.reorder(order);
   if (tile.blocks > 1) as.unroll(as.axis(1));
   if (tile.tiles > 1) as.unroll(as.axis(2));
   as.vectorize(as.axis(3));
@@ -99,17 +117,26 @@ void schedule_gemm(te::Schedule& s, const te::Operation& gemm, const CpuModel& c
 // The output [n, k, y, x] (or the group's output of that shape) in m x m tiles of one block of
 // channels, Z computed per tile; each channel's row of a tile one vector of m pixels. (Vectors of
 // the block's channels instead, as Z has them, were stores to 16 channel planes: scatters that
-// took most of the kernel's time.)
+// took most of the kernel's time.) Blocked, [n, k / b, y, x, b]: Z's vectors stored whole, the
+// tile's pixels unrolled.
 void schedule_output(te::Schedule& s, const te::Tensor& out, const te::Operation& cols, int64_t m,
                      int64_t block) {
   te::Stage os = s[out];
-  auto [kb, bi] = os.split(os.axis(1), block);
+  bool blocked = out.ndim() == 5;
+  te::IterVar kb = os.axis(1), bi;
+  if (!blocked) std::tie(kb, bi) = os.split(os.axis(1), block);
   auto [ty, u] = os.split(os.axis(2), m);
   auto [tx, vx] = os.split(os.axis(3), m);
-  os.reorder({os.axis(0), kb, ty, tx, bi, u, vx});
+  if (blocked) {
+    os.reorder({os.axis(0), kb, ty, tx, u, vx, os.axis(4)});
+    os.unroll(vx);
+    os.vectorize(os.axis(4));
+  } else {
+    os.reorder({os.axis(0), kb, ty, tx, bi, u, vx});
+    os.vectorize(vx);
+  }
   parallel_outer(os, {os.axis(0), kb, ty});
   os.unroll(u);
-  os.vectorize(vx);
   te::Stage cs = s[cols];
   cs.compute_at(os, tx);
   cs.unroll(cs.axis(0));
@@ -136,14 +163,12 @@ void schedule_winograd(te::Schedule& s, const std::vector<te::Tensor>& outputs,
   int64_t tile_cols = (dim(conv_t, 3) + m - 1) / m;
   // The output tiles the conv's values: the group's one output of its shape (the epilogue inlined
   // into it), else the conv itself.
-  std::vector<int64_t> shape;
-  for (int d = 0; d < 4; ++d) shape.push_back(dim(conv_t, d));
   te::Tensor tiled = conv_t;
-  if (outputs.size() == 1 && outputs[0].ndim() == 4) {
+  if (outputs.size() == 1 && outputs[0].ndim() == conv_t.ndim()) {
     bool same = true;
-    for (int d = 0; d < 4; ++d)
+    for (int d = 0; d < conv_t.ndim(); ++d)
       same = same && as_const_int(outputs[0].shape()[d]) &&
-             *as_const_int(outputs[0].shape()[d]) == shape[d];
+             *as_const_int(outputs[0].shape()[d]) == dim(conv_t, d);
     if (same) tiled = outputs[0];
   }
   for (te::Stage st : s.stages()) {

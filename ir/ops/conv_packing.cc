@@ -160,7 +160,8 @@ bool reads_channel_blocks(OpKind op) {
 }
 
 bool writes_channel_blocks(OpKind op) {
-  return op == OpKind::ConvNCHWc || op == OpKind::MaxPool || op == OpKind::AveragePool;
+  return op == OpKind::ConvNCHWc || op == OpKind::ConvWinograd || op == OpKind::MaxPool ||
+         op == OpKind::AveragePool;
 }
 
 void check_channel_blocks(const Node& node) {

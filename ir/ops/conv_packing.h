@@ -20,8 +20,9 @@ TensorData unpack_output_channels(const TensorData& packed, int64_t channels = -
 
 // Activations blocked by channel, NCHW[b]c: [N, C, s...] <-> [N, C / b, s..., b], C a multiple of
 // b. A node that reads its X (input 0) in this layout has the attribute "input_block" = b, one
-// that writes its Y (output 0) so "output_block" = b (ConvNCHWc, MaxPool, AveragePool; the global
-// pools read blocks and write NCHW). Elementwise ops and Concat over axis 1 need no attribute.
+// that writes its Y (output 0) so "output_block" = b (ConvNCHWc, ConvWinograd, MaxPool,
+// AveragePool; the global pools read blocks and write NCHW). Elementwise ops and Concat over axis 1
+// need no attribute.
 std::vector<int64_t> blocked_channels_shape(const std::vector<int64_t>& nchw, int64_t block);
 std::vector<int64_t> unblocked_channels_shape(const std::vector<int64_t>& blocked);
 TensorData block_channels(const TensorData& x, int64_t block);

@@ -158,7 +158,7 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
 
 // ConvWinograd (internal, see ir/ops/winograd.h): a 3x3 stride-1 Conv with group 1 and W
 // transformed to U [(m + 2)², M / b, C, b], m the "tile_size" attribute; Y is [N, M, out...] as for
-// Conv.
+// Conv. X and Y may be blocked by channel ("input_block", "output_block" = b).
 Types infer_conv_winograd(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   require_float(x, node, "X");
@@ -188,7 +188,12 @@ Types infer_conv_winograd(const Graph& g, const Node& node) {
   bool known = u.shape[1] != kUnknownDim && u.shape[3] != kUnknownDim;
   std::vector<int64_t> out{x.shape[0], known ? u.shape[1] * u.shape[3] : kUnknownDim};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
-  return {like(x, out)};
+  int64_t b = output_block(node);
+  if (b != 0 && known && b != u.shape[3]) {
+    throw Error(fmt::format("{}: output_block {} differs from W's block of {}", node.describe(), b,
+                            u.shape[3]));
+  }
+  return {nchw_output(x, node, out)};
 }
 
 // ConvTranspose: W is [C, M / group, k...]; Y is [N, M, out...].

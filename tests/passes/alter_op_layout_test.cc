@@ -1,6 +1,6 @@
-// alter_op_layout: chains of packed convs keep their activations blocked by channel (golden
-// layouts per node), the layout changes only inside ConvNCHWc and the global pools, every class
-// with a reader or writer that needs NCHW stays NCHW, and the blocked graph computes what the
+// alter_op_layout: chains of packed and Winograd convs keep their activations blocked by channel
+// (golden layouts per node), the layout changes only inside ConvNCHWc and the global pools, every
+// class with a reader or writer that needs NCHW stays NCHW, and the blocked graph computes what the
 // original does (on the reference executor and compiled).
 #include "passes/alter_op_layout.h"
 
@@ -16,6 +16,7 @@
 #include "ir/ops/conv_packing.h"
 #include "passes/infer_type.h"
 #include "passes/pack_conv_weights.h"
+#include "passes/winograd_conv.h"
 #include "reference/reference.h"
 #include "tests/common/compare.h"
 #include "tests/common/expect_error.h"
@@ -57,12 +58,13 @@ std::vector<std::string> layouts(const graph::Graph& g) {
 
 // Packs every packable conv (but those named from `keep_direct` on), runs the pass, and checks the
 // rewritten graph against the original on the reference executor and compiled (Winograd off, so
-// that 3x3 convs stay packed).
+// that 3x3 convs stay packed, unless `winograd`).
 graph::Graph altered(const graph::Graph& original, std::vector<graph::TensorData> inputs,
-                     const std::string& keep_direct = "") {
+                     const std::string& keep_direct = "", bool winograd = false) {
   graph::Graph g = original;
   infer_type(g);
   graph::Graph before = g;
+  if (winograd) winograd_conv(g, kAvx2);
   pack_conv_weights(g, kAvx2, [&](const graph::Graph&, const graph::Node& conv, bool) {
     return conv.name.rfind(keep_direct, 0) != 0 || keep_direct.empty();
   });
@@ -70,10 +72,13 @@ graph::Graph altered(const graph::Graph& original, std::vector<graph::TensorData
   std::map<std::string, graph::TensorData> feed;
   for (size_t i = 0; i < inputs.size(); ++i) feed[before.value(before.inputs[i]).name] = inputs[i];
   std::vector<graph::TensorData> want = reference::run(before, feed), got = reference::run(g, feed);
-  expect_all_close(got, want, {1e-9, 1e-12});
+  // Exact rearrangements, but the Winograd weights, transformed and rounded to float32.
+  expect_all_close(
+      got, want,
+      winograd ? tessel::testing::Tolerance{1e-5, 1e-5} : tessel::testing::Tolerance{1e-9, 1e-12});
 
   CompileOptions opt;
-  opt.disabled_passes = {"winograd_conv"};
+  if (!winograd) opt.disabled_passes = {"winograd_conv"};
   CompiledModel m = compile_graph(before, opt);
   for (const auto& [name, t] : feed) m.set_input(name, to_ndarray(t));
   m.run();
@@ -244,6 +249,33 @@ TEST(AlterOpLayout, ConvToConvAndBatches) {
   graph::Graph g = altered(b.finish({y}), {random_tensor({2, 32, 5, 7}, 5)});
   EXPECT_EQ(layouts(g), (std::vector<std::string>{"p: ConvNCHWc 0 16", "q: ConvNCHWc 16 0"}));
   EXPECT_EQ(g.value(g.nodes[0].outputs[0]).type.shape, (std::vector<int64_t>{2, 8, 5, 7, kB}));
+}
+
+// A Winograd conv between packed ones reads and writes blocks: its input transform takes vectors of
+// a block's channels, its output tiles store whole vectors. Tiles that overhang the output (m = 2
+// at 13 x 14, m = 4 at 27 x 26), input channels of one block, and the Winograd conv's result a
+// graph output too (blocked input, NCHW output).
+TEST(AlterOpLayout, WinogradConvsOnBlocks) {
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{1, 16, 13, 14}, {1, 16, 27, 26}}) {
+    SCOPED_TRACE(::testing::Message() << shape[2] << " x " << shape[3]);
+    Builder b;
+    graph::ValueId x = b.input("x", shape);
+    graph::ValueId a = b.op("Relu", {conv(b, x, 16, 64, 1, "a", 1)}, {}, "relu_a");
+    graph::ValueId w = b.op("Relu", {conv(b, a, 64, 64, 1, "wino")}, {}, "relu_w");
+    graph::ValueId y = conv(b, w, 64, 32, 1, "c", 1);
+    graph::Graph g = altered(b.finish({y}), {random_tensor(shape, 6)}, "", true);
+    EXPECT_EQ(layouts(g), (std::vector<std::string>{"a: ConvNCHWc 0 16", "relu_a: Relu 0 0",
+                                                    "wino: ConvWinograd 16 16", "relu_w: Relu 0 0",
+                                                    "c: ConvNCHWc 16 0"}));
+  }
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 13, 14});
+  graph::ValueId a = conv(b, x, 32, 64, 1, "a", 1);
+  graph::ValueId w = conv(b, a, 64, 64, 1, "wino");
+  graph::Graph g = altered(b.finish({b.op("Relu", {w}, {}, "relu")}),
+                           {random_tensor({1, 32, 13, 14}, 7)}, "", true);
+  EXPECT_EQ(layouts(g), (std::vector<std::string>{"a: ConvNCHWc 0 16", "wino: ConvWinograd 16 0",
+                                                  "relu: Relu 0 0"}));
 }
 
 // Only ConvNCHWc and the pools take the block attributes; infer_type names any other node.

@@ -3,7 +3,7 @@
 // Winograd against its direct conv, and compiled against the reference on the original graph):
 // tiles that overhang the output, batches, padding on some sides only, fused epilogues and the
 // conv's result as a graph output; other convs are left alone; bad ConvWinograd nodes are errors
-// that name the node.
+// that name the node. (Blocked activations: tests/passes/alter_op_layout_test.cc.)
 #include "passes/winograd_conv.h"
 
 #include <gtest/gtest.h>
@@ -201,6 +201,11 @@ TEST(WinogradConv, BadWinogradNodesAreErrors) {
         g.nodes[0].attrs["strides"] = graph::Attr(std::vector<int64_t>{2, 2});
       },
       "unit strides and dilations");
+  // Blocked activations: the output's block is W's, the input [N, C / b, H, W, b].
+  expect_error([](graph::Graph& g) { g.nodes[0].attrs["output_block"] = graph::Attr(int64_t{8}); },
+               "output_block 8 differs from W's block of 16");
+  expect_error([](graph::Graph& g) { g.nodes[0].attrs["input_block"] = graph::Attr(int64_t{16}); },
+               "input_block 16 needs X as [N, C / 16, spatial..., 16]");
   EXPECT_THROW(graph::ops::winograd_matrices(6), Error);
 }
 
