@@ -176,14 +176,14 @@ std::set<std::string> ModelCheckPasses::judge(ModelCheck& check) {
 }
 
 int veto_slower_workloads(const ModelCheck& check, const std::string& records_path,
-                          const std::set<std::string>& pin) {
+                          const std::set<std::string>& pin, bool every) {
   std::vector<autotune::TuningRecord> records = autotune::load_records(records_path, nullptr);
   autotune::Database db(records);
   // Every verdict first, then the writes: an error leaves the file as it was.
   std::vector<autotune::TuningRecord> verdicts;
   int judged = 0;
   for (const WorkloadCheck& k : check.workloads) {
-    if (k.tuned_faster()) continue;
+    if (k.tuned_faster() && !every) continue;
     ++judged;
     // The record compile applied: the checked config, unless the file changed since.
     std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);

@@ -89,8 +89,9 @@ class ModelCheckPasses {
 // (kPin) for both its tuned and untuned workloads, so that compile gives it the untuned kernel
 // back: its fallback config in the rule's layout. Each verdict holds the workload's times, speed-up
 // and rounds. Returns how many workloads. Error, before anything is written, when the file changed
-// since the check.
+// since the check. `every`: judges every workload of `check` so, the faster ones too (the build
+// ran slower end to end than the untuned one).
 int veto_slower_workloads(const ModelCheck& check, const std::string& records_path,
-                          const std::set<std::string>& pin = {});
+                          const std::set<std::string>& pin = {}, bool every = false);
 
 }  // namespace tessel

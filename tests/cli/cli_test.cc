@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 
 #include "frontend/onnx_importer.h"
@@ -366,6 +367,11 @@ TEST_F(CliTest, TuneChecksTheTunedModel) {
   std::string lines((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(count(lines, R"("verdict":"veto")"), count(r.output, "  vetoed  ")) << r.output;
   size_t untuned = count(r.output, "  untuned  ");
+  // A final build slower end to end than the untuned one gives every workload it tunes back.
+  std::smatch undone;
+  if (std::regex_search(r.output, undone,
+                        std::regex("its ([0-9]+) workload\\(s\\) get the untuned")))
+    untuned += std::stoul(undone[1]);
   EXPECT_GE(count(lines, R"("verdict":"pin")"), untuned) << r.output;
   EXPECT_LE(count(lines, R"("verdict":"pin")"), 2 * untuned) << r.output;
   expect_cli_error(

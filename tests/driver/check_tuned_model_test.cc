@@ -136,6 +136,24 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_TRUE(check_with(records.path(), 3).workloads.empty());
 }
 
+// When the build the passes settled on runs slower end to end than the untuned one, every
+// workload, the faster ones too, gets its untuned kernel back (cli/tune_command.cc).
+TEST(CheckTunedModel, EveryWorkloadIsPinnedWhenTheBuildIsSlowerEndToEnd) {
+  TempRecords records("every");
+  autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
+  ModelCheck check = check_with(records.path(), 1);
+  ASSERT_EQ(check.workloads.size(), 1u);
+  check.workloads[0].speedup = 1.2;
+  const std::string& judged = check.workloads[0].judged_as();
+  EXPECT_EQ(veto_slower_workloads(check, records.path(), {judged}), 0);  // faster: kept
+  EXPECT_EQ(veto_slower_workloads(check, records.path(), {judged}, true), 1);
+  std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
+  ASSERT_TRUE(saved.back().is_verdict(autotune::VerdictKind::kPin));
+  EXPECT_DOUBLE_EQ(saved.back().verdict->speedup, 1.2);
+  EXPECT_TRUE(autotune::Database(saved).pinned(check.target, tuned.workload));
+  EXPECT_TRUE(check_with(records.path(), 1).workloads.empty());
+}
+
 TEST(CheckTunedModel, ANoiseLevelGainIsNotKeptAndAPinGivesTheUntunedKernelBack) {
   TempRecords records("pin");
   autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
