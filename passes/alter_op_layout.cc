@@ -38,6 +38,11 @@ bool is_windowed_pool(const Node& n) {
   return (n.op == OpKind::MaxPool || n.op == OpKind::AveragePool) && n.outputs.size() == 1;
 }
 
+// The convs that read and write blocks in place of NCHW.
+bool is_blocked_conv(const Node& n) {
+  return n.op == OpKind::ConvNCHWc || n.op == OpKind::ConvWinograd;
+}
+
 bool is_global_pool(const Node& n) {
   return n.op == OpKind::GlobalAveragePool || n.op == OpKind::GlobalMaxPool;
 }
@@ -106,8 +111,7 @@ std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced, int64_t 
   for (ValueId v : g.inputs) nchw[v] = true;
   for (ValueId v : g.outputs) nchw[v] = true;
   for (const Node& node : g.nodes) {
-    if (node.op == OpKind::ConvNCHWc || node.op == OpKind::ConvWinograd ||
-        packs_on_blocks(g, node, block)) {
+    if (is_blocked_conv(node) || packs_on_blocks(g, node, block)) {
       conv[node.inputs[0]] = conv[node.outputs[0]] = true;
       // A padded last block has no blocked form; the other inputs are constants.
       if (node.has_attr("output_channels")) nchw[node.outputs[0]] = true;
@@ -182,8 +186,7 @@ void alter_op_layout(Graph& g, const CpuModel& cpu) {
     bool in = !node.inputs.empty() && node.inputs[0] != graph::kNoValue && blocked[node.inputs[0]];
     bool out = blocked[node.outputs[0]];
     if (packs_on_blocks(g, node, block) && in) pack_conv(g, node, block, packed_of);
-    if (node.op == OpKind::ConvNCHWc || node.op == OpKind::ConvWinograd || is_windowed_pool(node) ||
-        is_global_pool(node)) {
+    if (graph::ops::reads_channel_blocks(node.op)) {  // the convs and the pools
       if (in) node.attrs["input_block"] = graph::Attr(block);
       if (out) node.attrs["output_block"] = graph::Attr(block);
     } else if (out && node.op == OpKind::Concat) {

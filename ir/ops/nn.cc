@@ -38,6 +38,18 @@ TensorType nchw_output(const TensorType& x, const Node& node, std::vector<int64_
   return like(x, blocked_channels_shape(shape, b));
 }
 
+// A conv's Y (nchw_output), blocked in W's blocks of output channels, `w_block` of them
+// (kUnknownDim: not known yet); `w` names W in the message.
+TensorType conv_output(const TensorType& x, const Node& node, std::vector<int64_t> shape,
+                       int64_t w_block, const char* w) {
+  int64_t b = output_block(node);
+  if (b != 0 && w_block != kUnknownDim && b != w_block) {
+    throw Error(fmt::format("{}: output_block {} differs from {}'s block of {}", node.describe(), b,
+                            w, w_block));
+  }
+  return nchw_output(x, node, std::move(shape));
+}
+
 void require_float(const TensorType& t, const Node& node, const char* what) {
   if (!t.dtype.is_float()) {
     throw Error(
@@ -148,12 +160,7 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
   }
   std::vector<int64_t> out{x.shape[0], channels};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
-  int64_t b = output_block(node);
-  if (b != 0 && known && b != w.shape.back()) {
-    throw Error(fmt::format("{}: output_block {} differs from packed W's block of {}",
-                            node.describe(), b, w.shape.back()));
-  }
-  return {nchw_output(x, node, out)};
+  return {conv_output(x, node, out, known ? w.shape.back() : kUnknownDim, "packed W")};
 }
 
 // ConvWinograd (internal, see ir/ops/winograd.h): a 3x3 stride-1 Conv with group 1 and W
@@ -188,12 +195,7 @@ Types infer_conv_winograd(const Graph& g, const Node& node) {
   bool known = u.shape[1] != kUnknownDim && u.shape[3] != kUnknownDim;
   std::vector<int64_t> out{x.shape[0], known ? u.shape[1] * u.shape[3] : kUnknownDim};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
-  int64_t b = output_block(node);
-  if (b != 0 && known && b != u.shape[3]) {
-    throw Error(fmt::format("{}: output_block {} differs from W's block of {}", node.describe(), b,
-                            u.shape[3]));
-  }
-  return {nchw_output(x, node, out)};
+  return {conv_output(x, node, out, known ? u.shape[3] : kUnknownDim, "W")};
 }
 
 // ConvTranspose: W is [C, M / group, k...]; Y is [N, M, out...].
