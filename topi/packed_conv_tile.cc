@@ -70,6 +70,27 @@ int64_t packed_blocks(const TiledShape& t, int64_t vectors) {
   return t.row_divisor % 2 == 0 ? 2 : 1;
 }
 
+// A 1x1 conv over at least 128 channels whose tile is one block of one vector (an odd number of
+// blocks with AVX-512): its reduction in chunks of 8 channels, whose 8 weight vectors LLVM then
+// keeps in registers over the strip's tiles (it unrolls the chunk's loop and hoists their loads),
+// with at most 8 columns of accumulators beside them. Intel Xeon (AVX-512), one thread, 50 tuned
+// configs each: SqueezeNet's classifier (512 -> 1000 at 13x13) 1.57 -> 1.03 ms, its squeeze convs
+// to 48 channels 1.5-1.85x faster, 64 -> 16 at 55x55 1.15x; every best config chunked by 8 with 6-8
+// columns (unchunked, 13 columns ran slowest; 13 columns chunked by 8, 1.2x slower than 8). Over
+// fewer channels the accumulators' trips to memory cost more than the weights: MobileNetV2's 24 ->
+// 144 convs at 56x56 1.32x slower at one thread, its 32 -> 16 at 112x112 1.07x.
+constexpr int64_t kWeightStationaryChunk = 8;
+
+bool weight_stationary(const TiledShape& t, int64_t rows) {
+  if (t.lanes <= 0) return false;
+  int64_t vectors = (t.out.back() + t.lanes - 1) / t.lanes;
+  if (rows != 1 || vectors != 1 || t.local_inputs || window_points(t) != 1 ||
+      t.reduce.front() < 128)
+    return false;
+  std::vector<int64_t> chunks = reduce_chunk_candidates(t);
+  return std::find(chunks.begin(), chunks.end(), kWeightStationaryChunk) != chunks.end();
+}
+
 }  // namespace
 
 // The chunk sizes that divide the input channels, after 0 (no chunks); only 0 but for ConvNCHWc
@@ -94,6 +115,24 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   return strip;
 }
 
+// A parallel chunked reduction's strip: accumulator_strip's, or fewer rows where its strips and
+// row blocks would leave a core without a task (two cores when unknown), or a weight-stationary
+// tile's under two tasks per core, whose strips re-read only their chunks' few weights. On the
+// Intel Xeon at two threads: DenseNet-121's 3x3 convs at 7x7 (two blocks, one task) 0.77x the
+// time; SqueezeNet's squeeze convs to 48 channels at 13x13 (three blocks, one strip each) ran
+// 1.4x slower than unchunked with whole-map strips. Its 1x1 convs at 7x7 (two tasks of 4-block
+// tiles, whose weights fill L2) ran 1.17x slower split by rows.
+int64_t parallel_strip(const TiledShape& t, int64_t rows, int64_t ys) {
+  int64_t strip = accumulator_strip(t, rows, ys);
+  int64_t blocks = t.out[0] * ((t.out[1] + rows - 1) / rows);
+  int64_t tasks = (weight_stationary(t, rows) ? 2 : 1) * (t.cores > 0 ? t.cores : 2);
+  while (strip > 1 && blocks * (t.out[2] / strip) < tasks) {
+    do --strip;
+    while (t.out[2] % strip != 0);
+  }
+  return strip;
+}
+
 // The fallback chunks a conv whose block weights take more than half of L1 into chunks of 32
 // input channels for a 1x1 conv, 8 for a window (or the most that divide them), where the
 // accumulators of the whole map fit the buffer. Measured on Zen 3 (AVX2, 32 KiB L1) at one thread,
@@ -108,6 +147,7 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
 // conv over 512 channels at 7x7 on Zen 4 (AVX-512, one thread, 120 tuned configs) ran at 104
 // GFLOP/s so, 95 with chunks of 8 in that order, 85 with chunks of 8 and the offsets outermost.
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu) {
+  if (weight_stationary(t, rows)) return kWeightStationaryChunk;
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
   int64_t window = window_points(t);
   if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
@@ -121,12 +161,12 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
 }
 
 PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
-  int lanes = tile_lanes(cpu);
-  int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
+  int64_t vectors = (t.out.back() + t.lanes - 1) / t.lanes, width = t.out[t.y];
   PackedTile p;
   p.rows = packed_blocks(t, vectors);
   int64_t per_column = p.rows * vectors;
   int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu, p.rows) / per_column);
+  if (weight_stationary(t, p.rows)) cap = std::min(cap, kWeightStationaryChunk);
   // AVX2's 1x1 convs (1 x 6 at most) at one thread on Zen 3, MobileNetV2's at 7x7: 6 + 1 columns
   // 72-73 GFLOP/s, 4 + 3 84-87; at 14x14: 6 + 6 + 2 84-89, 5 + 5 + 4 89-99.
   p.ys = cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);

@@ -36,6 +36,8 @@ struct TiledShape {
   std::vector<int64_t> reduce;  // reduction extents, in compute order
   int64_t work = 0;             // output points x reduction length
   int64_t l1d_bytes = 0;        // the target's L1 data cache (a chunked reduction's budget)
+  int lanes = 0;                // the target's float lanes per vector
+  int cores = 0;                // the target's cores (0: unknown)
 };
 
 // The points of a conv's kernel window: the reduction's extent past its first axis (the input
@@ -55,6 +57,10 @@ std::vector<int64_t> reduce_chunk_candidates(const TiledShape& t);
 // The output rows that a chunked reduction's accumulators span: the most that divide the first
 // spatial axis with the buffer within half of L1, at least one.
 int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys);
+
+// The strip of a parallel chunked reduction: accumulator_strip's, with enough strips and blocks
+// to share among the cores.
+int64_t parallel_strip(const TiledShape& t, int64_t rows, int64_t ys);
 
 // The fallback's chunk for a tile of `rows` blocks x `ys` columns; 0 for none.
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu);

@@ -139,6 +139,8 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.reduce = reduce;
   t.work = product_of(out) * product_of(reduce);
   t.l1d_bytes = cpu.l1d_bytes > 0 ? cpu.l1d_bytes : 32 * 1024;
+  t.lanes = tile_lanes(cpu);
+  t.cores = cpu.cores;
   return t;
 }
 
@@ -180,7 +182,9 @@ TileConfig tile_config(const TiledShape& t, const ConfigEntity& cfg) {
   c.unroll_k = cfg.knob("unroll_k") != 0;
   c.parallel = cfg.knob("parallel") != 0;
   if (reduce_chunk_candidates(t).size() > 1) c.reduce_chunk = cfg.knob("reduce_chunk");
-  if (c.reduce_chunk > 0) c.strip = accumulator_strip(t, c.rows, c.ys);
+  if (c.reduce_chunk > 0) {
+    c.strip = c.parallel ? parallel_strip(t, c.rows, c.ys) : accumulator_strip(t, c.rows, c.ys);
+  }
   return c;
 }
 

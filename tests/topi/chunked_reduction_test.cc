@@ -149,6 +149,14 @@ TEST(ChunkedReduction, ChannelBlocksInAndOut) {
   expect_every_chunk_matches({.x = {1, 64, 7, 7}, .w = {32, 64, 1, 1}, .chained = true});
 }
 
+// A 1x1 conv whose tile is one block of one vector with AVX-512 (topi/packed_conv_tile.cc's
+// weight_stationary): the fallback chunks by 8 with 8 columns, in strips of rows shared out
+// among the cores; a 3x3 conv of one 2-block tile splits its map into strips for the cores.
+TEST(ChunkedReduction, OneBlockTilesAndStripsSharedOut) {
+  expect_every_chunk_matches({.x = {1, 128, 13, 13}, .w = {48, 128, 1, 1}});
+  expect_every_chunk_matches({.x = {1, 128, 7, 7}, .w = {32, 128, 3, 3}, .pads = {1, 1, 1, 1}});
+}
+
 // AVX2 code (16 registers) reads the padding of an unchunked window in place, and pads a copy for
 // each chunk size: both against the reference.
 TEST(ChunkedReduction, Avx2CodeWithItsPaddingReadInPlaceOrCopied) {

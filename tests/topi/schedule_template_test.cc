@@ -9,6 +9,7 @@
 #include "passes/pipeline.h"
 #include "te/lower.h"
 #include "tir/pipeline.h"
+#include "topi/packed_conv_tile.h"
 
 namespace tessel::topi {
 namespace {
@@ -206,6 +207,63 @@ TEST(ScheduleTemplate, PackedConvTilesTwoBlocksAndHalfTheRegisters) {
       EXPECT_EQ(f8.split("tile_y")[1], columns);
     }
   }
+}
+
+// A 1x1 conv from `channels` to `out` channels over a 13x13 map, and a Relu.
+graph::Graph pointwise_model(int64_t channels, int64_t out) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, channels, 13, 13});
+  graph::ValueId y = b.op("Conv", {x, b.constant("w", random_tensor({out, channels, 1, 1}, 1))},
+                          {{"kernel_shape", ints({1, 1})}});
+  return b.finish({b.op("Relu", {y})});
+}
+
+// A 1x1 conv over 128+ channels whose tile is one block of one vector (three blocks, or 1000
+// channels in 63 with AVX-512) chunks its reduction by 8 channels, whose weights then stay in
+// registers, with at most 8 columns of accumulators; over fewer channels, or with AVX2's two
+// vectors a block, the usual tile.
+TEST(ScheduleTemplate, OneBlockPointwiseTilesKeepTheirWeightsInRegisters) {
+  for (auto [channels, out] : {std::pair{256, 48}, std::pair{512, 1000}}) {
+    SCOPED_TRACE(::testing::Message() << channels << " -> " << out);
+    ConfigEntity f = space_of(pointwise_model(channels, out), avx512_cpu()).fallback();
+    EXPECT_EQ(f.split("tile_row")[1], 1);
+    EXPECT_EQ(f.split("tile_y")[1], 8);  // 8 + 5 columns, not all 13
+    EXPECT_EQ(f.knob("reduce_chunk"), 8);
+  }
+  ConfigEntity narrow = space_of(pointwise_model(64, 48), avx512_cpu()).fallback();
+  EXPECT_EQ(narrow.split("tile_y")[1], 13);
+  EXPECT_EQ(narrow.knob("reduce_chunk"), 0);
+  ConfigEntity avx2 = space_of(pointwise_model(256, 48), avx2_cpu()).fallback();
+  EXPECT_NE(avx2.knob("reduce_chunk"), 8);
+}
+
+// A parallel chunked reduction splits its map into strips of fewer rows where its blocks and
+// strips would leave a core idle, or leave a weight-stationary tile under two tasks per core.
+TEST(ScheduleTemplate, ParallelStripsGiveEveryCoreATask) {
+  TiledShape t;
+  t.out = {1, 2, 7, 7, 16};  // a 3x3 conv to 32 channels at 7x7: 2 blocks in one 2-block tile
+  t.row = 1;
+  t.row_divisor = 2;
+  t.y = 3;
+  t.channel_vectors = true;
+  t.reduce = {128, 3, 3};
+  t.l1d_bytes = 48 * 1024;
+  t.lanes = 16;
+  t.cores = 2;
+  EXPECT_EQ(accumulator_strip(t, 2, 7), 7);
+  EXPECT_EQ(parallel_strip(t, 2, 7), 1);  // 7 rows, a prime: strips of one row
+  EXPECT_EQ(parallel_strip(t, 1, 7), 7);  // two tiles of one block: a task per core
+  t.cores = 1;
+  EXPECT_EQ(parallel_strip(t, 2, 7), 7);
+  t.cores = 2;
+  t.out = {1, 3, 12, 13, 16};  // a weight-stationary 1x1 conv: three one-block tiles
+  t.row_divisor = 3;
+  t.reduce = {256, 1, 1};
+  EXPECT_EQ(accumulator_strip(t, 1, 8), 12);
+  EXPECT_EQ(parallel_strip(t, 1, 8), 6);  // 2 strips x 3 blocks >= 2 tasks per core
+  t.out[1] = 63;
+  t.row_divisor = 63;
+  EXPECT_EQ(parallel_strip(t, 1, 8), 12);
 }
 
 TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
