@@ -59,17 +59,20 @@ std::string workload_key(const graph::Graph& g, const graph::Node& node) {
 
 namespace {
 
-// The keys of a ConvNCHWc whose input is `x` (NCHW), with input types `types` (x's first) and
-// attributes `attrs` without block attributes, in each activation layout of `b` channels a
-// block: all NCHW first.
+// The keys of a ConvNCHWc whose input is `x` (NCHW), with input types `types` (x's first; its
+// bias's unpadded) and attributes `attrs` without block attributes, in each activation layout of
+// `b` channels a block: all NCHW first. Blocked, a padded last block's bias is padded too
+// (passes/alter_op_layout).
 std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std::string> types,
                                      const std::map<std::string, graph::Attr>& attrs, int64_t b) {
   bool input = x.is_static() && x.shape.size() >= 3 && x.shape[1] % b == 0;
-  bool output = !attrs.count("output_channels");
+  std::string bias = types.size() > 2 ? types[2] : "";
+  if (auto o = attrs.find("output_channels"); o != attrs.end() && !bias.empty())
+    bias = graph::TensorType{x.dtype, {(std::get<int64_t>(o->second) + b - 1) / b * b}, {}}.str();
   std::vector<std::string> keys;
   for (bool in : {false, true}) {
     for (bool out : {false, true}) {
-      if ((in && !input) || (out && !output)) continue;
+      if (in && !input) continue;
       std::map<std::string, graph::Attr> a = attrs;
       graph::TensorType xt = x;
       if (in) {
@@ -78,7 +81,9 @@ std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std
       }
       if (out) a["output_block"] = graph::Attr(b);
       types.at(0) = xt.str();
-      keys.push_back(workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), types, a));
+      std::vector<std::string> t = types;
+      if (out && !bias.empty()) t[2] = bias;
+      keys.push_back(workload_key(graph::op_kind_name(graph::OpKind::ConvNCHWc), t, a));
     }
   }
   return keys;

@@ -1,5 +1,6 @@
 #include "passes/alter_op_layout.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -75,6 +76,7 @@ std::optional<std::vector<int64_t>> blocked_operand_shape(const std::vector<int6
     channel = d;
   }
   if (!channel) return s;
+  if (s[*channel] % block != 0) return std::nullopt;  // a padded block has no values to hold
   std::vector<int64_t> blocked = s;
   blocked[*channel] /= block;
   blocked.push_back(block);
@@ -96,9 +98,16 @@ bool packs_on_blocks(const Graph& g, const Node& n, int64_t block) {
          x.is_static() && x.shape[1] == group;
 }
 
-bool blockable(const graph::Value& v, int64_t block) {
+bool blockable(const graph::Value& v) {
   const std::vector<int64_t>& s = v.type.shape;
-  return !v.constant && v.type.is_static() && s.size() >= 3 && s[1] % block == 0;
+  return !v.constant && v.type.is_static() && s.size() >= 3;
+}
+
+// A value whose channels leave the last block padded: blocked, it is read only by ops that
+// compute the padding as channels of their own (elementwise ops without per-channel constants)
+// or skip it (the global pools, given "output_channels"), and written only by a packed conv.
+bool padded(const graph::Value& v, int64_t block) {
+  return v.type.shape.size() >= 3 && v.type.shape[1] % block != 0;
 }
 
 // Whether each value is blocked. `forced`: values that must stay NCHW whatever the graph says
@@ -107,20 +116,26 @@ std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced, int64_t 
   size_t n = g.values.size();
   LayoutClasses classes(n);
   std::vector<bool> nchw(n), conv(n);  // a member needs NCHW / touches a packed or Winograd conv
-  for (size_t v = 0; v < n; ++v) nchw[v] = forced[v] || !blockable(g.values[v], block);
+  auto is_padded = [&](ValueId v) { return padded(g.value(v), block); };
+  for (size_t v = 0; v < n; ++v) nchw[v] = forced[v] || !blockable(g.values[v]);
   for (ValueId v : g.inputs) nchw[v] = true;
   for (ValueId v : g.outputs) nchw[v] = true;
   for (const Node& node : g.nodes) {
     if (is_blocked_conv(node) || packs_on_blocks(g, node, block)) {
-      conv[node.inputs[0]] = conv[node.outputs[0]] = true;
-      // A padded last block has no blocked form; the other inputs are constants.
-      if (node.has_attr("output_channels")) nchw[node.outputs[0]] = true;
+      ValueId in = node.inputs[0], out = node.outputs[0];
+      conv[in] = conv[out] = true;
+      // A padded block in reads as channels of X; out of a Winograd conv, it has no weights.
+      if (is_padded(in)) nchw[in] = true;
+      if (is_padded(out) && node.op == OpKind::ConvWinograd) nchw[out] = true;
     } else if (is_windowed_pool(node)) {
       classes.unite(node.inputs[0], node.outputs[0]);
+      if (is_padded(node.inputs[0])) nchw[node.inputs[0]] = true;
     } else if (is_global_pool(node)) {
       nchw[node.outputs[0]] = true;
     } else if (is_channel_concat(g, node)) {
       for (ValueId v : node.inputs) classes.unite(v, node.outputs[0]);
+      if (std::any_of(node.inputs.begin(), node.inputs.end(), is_padded))
+        nchw[node.outputs[0]] = true;
     } else if (is_elementwise(node)) {
       ValueId out = node.outputs[0];
       const std::vector<int64_t>& shape = g.value(out).type.shape;
@@ -174,6 +189,18 @@ std::vector<bool> plan(const Graph& g, int64_t block) {
   }
 }
 
+// A packed conv writing its padded last block whole: its bias with zeros for the padding.
+void pad_bias(Graph& g, Node& conv, int64_t block) {
+  if (conv.inputs.size() < 3 || conv.inputs[2] == graph::kNoValue) return;
+  const graph::Value& b = g.value(conv.inputs[2]);
+  if (!b.constant || b.type.shape.size() != 1) return;
+  int64_t channels = b.type.shape[0], whole = (channels + block - 1) / block * block;
+  graph::TensorData padded =
+      graph::ops::resize_channels(b.constant->reshaped({1, channels}), whole);
+  std::string name = b.name + "_padded";
+  conv.inputs[2] = g.add_constant(std::move(name), padded.reshaped({whole}));
+}
+
 }  // namespace
 
 void alter_op_layout(Graph& g, const CpuModel& cpu) {
@@ -189,6 +216,10 @@ void alter_op_layout(Graph& g, const CpuModel& cpu) {
     if (graph::ops::reads_channel_blocks(node.op)) {  // the convs and the pools
       if (in) node.attrs["input_block"] = graph::Attr(block);
       if (out) node.attrs["output_block"] = graph::Attr(block);
+      if (in && is_global_pool(node) && padded(g.value(node.inputs[0]), block)) {
+        node.attrs["output_channels"] = graph::Attr(g.value(node.inputs[0]).type.shape[1]);
+      }
+      if (out && node.has_attr("output_channels")) pad_bias(g, node, block);
     } else if (out && node.op == OpKind::Concat) {
       node.attrs["axis"] = graph::Attr(int64_t{1});
     } else if (out) {  // elementwise: block its per-channel constants

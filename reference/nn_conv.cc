@@ -282,10 +282,13 @@ EvalFn windowed_pool(PoolKind kind) {
   };
 }
 
-// A global pool is a window pool whose kernel is the whole plane.
+// A global pool is a window pool whose kernel is the whole plane; with "output_channels", over
+// the first channels of X (blocked, its last block padded).
 EvalFn global_pool(PoolKind kind) {
   return [kind](const graph::Graph&, const Node& node, const std::vector<TensorData>& in) {
-    const TensorData& x = required_input(in, 0, node);
+    TensorData x = required_input(in, 0, node);
+    if (node.has_attr("output_channels"))
+      x = graph::ops::resize_channels(x, node.attr_int("output_channels", 0));
     std::vector<int64_t> in_sp = spatial_of(x.shape()), ones(in_sp.size(), 1),
                          zeros(in_sp.size(), 0);
     WindowGeometry geo{in_sp, ones, ones, zeros, zeros, ones};

@@ -207,9 +207,10 @@ te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int
 }
 
 // A global pool of x blocked by channel, [N, C / b, s..., b]: per block, b channels reduced over
-// the plane as one chain of vectors; the output [N, C, 1...] is NCHW.
+// the plane as one chain of vectors; the output [N, channels, 1...] is NCHW (the first channels:
+// a padded last block's others are not read).
 te::Tensor blocked_global_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp,
-                               int64_t block, PoolKind kind, double p,
+                               int64_t block, int64_t channels, PoolKind kind, double p,
                                const std::function<PrimExpr(PrimExpr)>& finish,
                                const std::string& name) {
   std::vector<te::IterVar> rk = kernel_axes(in_sp);
@@ -224,7 +225,7 @@ te::Tensor blocked_global_pool(const te::Tensor& x, const std::vector<int64_t>& 
         return te::sum(kind == PoolKind::kLp ? lp_term(v, p) : v, rk);
       },
       name + "_blocks");
-  std::vector<PrimExpr> shape{x.shape()[0], x.shape()[1] * idx(block)};
+  std::vector<PrimExpr> shape{x.shape()[0], idx(channels)};
   shape.insert(shape.end(), in_sp.size(), idx(1));
   return te::compute(
       shape,
@@ -250,8 +251,9 @@ ComputeFn global(PoolKind kind) {
       return kind == PoolKind::kLp ? lp_root(s, p) : s / c(t, static_cast<double>(count));
     };
     if (block) {
+      int64_t channels = call.attr_int("output_channels", static_shape(in[0])[1] * block);
       return std::vector<te::Tensor>{
-          blocked_global_pool(in[0], in_sp, block, kind, p, finish, name)};
+          blocked_global_pool(in[0], in_sp, block, channels, kind, p, finish, name)};
     }
     for (int64_t lanes : kPoolLanes) {
       if (!in_sp.empty() && in_sp.back() % lanes == 0) {

@@ -105,12 +105,12 @@ TensorData unpack_output_channels(const TensorData& packed, int64_t channels) {
 }
 
 std::vector<int64_t> blocked_channels_shape(const std::vector<int64_t>& s, int64_t block) {
-  if (s.size() < 3 || block <= 0 || s[1] % block != 0) {
+  if (s.size() < 3 || block <= 0 || s[1] < 0) {
     throw InternalError(
         fmt::format("cannot block [{}] into blocks of {} channels", fmt::join(s, ", "), block));
   }
   std::vector<int64_t> shape = s;
-  shape[1] /= block;
+  shape[1] = (s[1] + block - 1) / block;
   shape.push_back(block);
   return shape;
 }
@@ -143,8 +143,30 @@ TensorData permute_channels(const TensorData& x, std::vector<int64_t> shape, int
 
 }  // namespace
 
+TensorData resize_channels(const TensorData& x, int64_t channels) {
+  std::vector<int64_t> shape = x.shape();
+  if (shape.size() < 2 || channels < 0) {
+    throw InternalError(
+        fmt::format("cannot give [{}] {} channels", fmt::join(shape, ", "), channels));
+  }
+  if (shape[1] == channels) return x;
+  int64_t batch = shape[0], plane = shape[1] ? x.numel() / (batch * shape[1]) : 0;
+  size_t elem = static_cast<size_t>(x.dtype().bytes());
+  size_t from = static_cast<size_t>(shape[1] * plane) * elem;
+  size_t to = static_cast<size_t>(channels * plane) * elem;
+  shape[1] = channels;
+  TensorData out(x.dtype(), shape);
+  std::memset(out.raw(), 0, static_cast<size_t>(out.numel()) * elem);
+  for (int64_t n = 0; n < batch; ++n) {
+    std::memcpy(static_cast<char*>(out.raw()) + n * to,
+                static_cast<const char*>(x.raw()) + n * from, std::min(from, to));
+  }
+  return out;
+}
+
 TensorData block_channels(const TensorData& x, int64_t block) {
-  return permute_channels(x, blocked_channels_shape(x.shape(), block), block, true);
+  std::vector<int64_t> shape = blocked_channels_shape(x.shape(), block);
+  return permute_channels(resize_channels(x, shape[1] * block), shape, block, true);
 }
 
 TensorData unblock_channels(const TensorData& x) {

@@ -18,15 +18,18 @@ TensorData pack_output_channels(const TensorData& w, int64_t block);
 // (all of them when negative).
 TensorData unpack_output_channels(const TensorData& packed, int64_t channels = -1);
 
-// Activations blocked by channel, NCHW[b]c: [N, C, s...] <-> [N, C / b, s..., b], C a multiple of
-// b. A node that reads its X (input 0) in this layout has the attribute "input_block" = b, one
-// that writes its Y (output 0) so "output_block" = b (ConvNCHWc, ConvWinograd, MaxPool,
-// AveragePool; the global pools read blocks and write NCHW). Elementwise ops and Concat over axis 1
-// need no attribute.
+// Activations blocked by channel, NCHW[b]c: [N, C, s...] <-> [N, ceil(C / b), s..., b], the last
+// block's channels past C zero when b does not divide C (unblocked, they are channels of their
+// own: a global pool's "output_channels" keeps C). A node that reads its X (input 0) in this layout
+// has the attribute "input_block" = b, one that writes its Y (output 0) so "output_block" = b
+// (ConvNCHWc, ConvWinograd, MaxPool, AveragePool; the global pools read blocks and write NCHW).
+// Elementwise ops and Concat over axis 1 need no attribute.
 std::vector<int64_t> blocked_channels_shape(const std::vector<int64_t>& nchw, int64_t block);
 std::vector<int64_t> unblocked_channels_shape(const std::vector<int64_t>& blocked);
 TensorData block_channels(const TensorData& x, int64_t block);
 TensorData unblock_channels(const TensorData& x);
+// [N, C, s...] -> [N, channels, s...]: the first channels of x, then zeros.
+TensorData resize_channels(const TensorData& x, int64_t channels);
 int64_t input_block(const Node& node);   // 0: NCHW
 int64_t output_block(const Node& node);  // 0: NCHW
 // The ops that take each attribute; check_channel_blocks throws an Error naming any other node

@@ -156,7 +156,19 @@ Types infer_conv_nchwc(const Graph& g, const Node& node) {
       throw Error(fmt::format("{}: output_channels {} does not fit packed W {}", node.describe(), o,
                               w.str()));
     }
-    channels = o;
+    // Blocked, Y keeps the padded block whole, its channels past O zero: the weights are, and
+    // the bias B must cover them with zeros too.
+    if (output_block(node)) {
+      if (has_input(node, 2) && known &&
+          input_type(g, node, 2).shape != std::vector<int64_t>{channels}) {
+        throw Error(fmt::format(
+            "{}: with output_block, output_channels {} needs B padded to the {} packed channels, "
+            "got {}",
+            node.describe(), o, channels, input_type(g, node, 2).str()));
+      }
+    } else {
+      channels = o;
+    }
   }
   std::vector<int64_t> out{x.shape[0], channels};
   out.insert(out.end(), geo.out.begin(), geo.out.end());
@@ -241,11 +253,25 @@ Types infer_pool(const Graph& g, const Node& node) {
   return result;
 }
 
+// A global pool over blocked channels whose last block is padded pools only the first
+// "output_channels" of them.
 Types infer_global_pool(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   std::vector<int64_t> out(x.shape.size(), 1);
   out[0] = x.shape[0];
   out[1] = x.shape[1];
+  if (node.has_attr("output_channels")) {
+    int64_t o = node.attr_int("output_channels", 0), b = input_block(node);
+    if (b == 0 || o <= 0 ||
+        (x.shape[1] != kUnknownDim && (o > x.shape[1] || o <= x.shape[1] - b))) {
+      throw Error(
+          fmt::format("{}: output_channels {} does not fit X {}: it needs X blocked (input_block) "
+                      "with a padded "
+                      "last block",
+                      node.describe(), o, input_type(g, node, 0).str()));
+    }
+    out[1] = o;
+  }
   return {like(x, out)};
 }
 

@@ -143,6 +143,27 @@ TEST(TaskTest, PackedKeysCoverEveryActivationLayout) {
   }
 }
 
+// A conv whose last block is padded (40 channels) and that alter_op_layout lets write blocks (a
+// global pool reads them) has its padded bias in its key, one of its packed_workload_keys.
+TEST(TaskTest, PaddedBlockedConvKeysCarryThePaddedBias) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 4, 13});
+  graph::ValueId a = b.op("Conv", {x, b.constant("wa", random_tensor({32, 32, 3, 3}, 1))},
+                          {{"pads", ints({1, 1, 1, 1})}});
+  graph::ValueId c = b.op("Conv", {a, b.constant("wc", random_tensor({40, 32, 1, 1}, 2)),
+                                   b.constant("bc", random_tensor({40}, 3))});
+  graph::Graph g = b.finish({b.op("GlobalAveragePool", {c})});
+  passes::infer_type(g);
+  std::vector<std::string> predicted = packed_workload_keys(g, g.nodes[1], kAvx512);
+  passes::pack_conv_weights(g, kAvx512,
+                            [](const graph::Graph&, const graph::Node&, bool) { return true; });
+  passes::alter_op_layout(g, kAvx512);
+  std::string key = workload_key(g, g.nodes[1]);
+  EXPECT_NE(key.find("float32[48]"), std::string::npos) << key;
+  EXPECT_NE(key.find("output_block=16"), std::string::npos) << key;
+  EXPECT_NE(std::find(predicted.begin(), predicted.end(), key), predicted.end()) << key;
+}
+
 TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {
   std::vector<passes::FusedGroup> groups, other_groups;
   graph::Graph g = planned(packable_model(), {}, groups);

@@ -184,6 +184,58 @@ TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
   EXPECT_EQ(layouts(g), want);
 }
 
+// A conv whose channels leave its last block padded (40 of 48) writes the block whole, zeros past
+// channel 40 (its bias padded too), for a Relu and a scalar Add and a global pool, which pools the
+// first 40 ("output_channels"); a padded class that another conv, a MaxPool or a per-channel
+// constant reads stays NCHW.
+TEST(AlterOpLayout, PaddedBlocksFlowIntoGlobalPools) {
+  Builder b;
+  graph::ValueId x = b.input("x", {1, 32, 7, 9});
+  graph::ValueId a = b.op("Relu", {conv(b, x, 32, 32, 1, "a")}, {}, "relu_a");
+  graph::ValueId cls = b.op("Relu", {conv(b, a, 32, 40, 1, "cls", 1)}, {}, "relu_cls");
+  graph::ValueId shifted =
+      b.op("Add", {cls, b.constant("one", random_tensor({1}, 5))}, {}, "shift");
+  graph::ValueId gap = b.op("GlobalAveragePool", {shifted}, {}, "gap");
+  graph::ValueId flat = b.op("Flatten", {gap}, {}, "flatten");
+  graph::Graph g = altered(b.finish({flat}), {random_tensor({1, 32, 7, 9}, 6)});
+  const std::string in = " 16 0", both = " 16 16", none = " 0 0";
+  std::vector<std::string> want = {"a: ConvNCHWc 0 16",      "relu_a: Relu" + none,
+                                   "cls: ConvNCHWc" + both,  "relu_cls: Relu" + none,
+                                   "shift: Add" + none,      "gap: GlobalAveragePool" + in,
+                                   "flatten: Flatten" + none};
+  ASSERT_EQ(kB, 16);
+  EXPECT_EQ(layouts(g), want);
+  for (const graph::Node& n : g.nodes) {
+    if (n.name == "cls") {
+      EXPECT_EQ(n.attr_int("output_channels", 0), 40);
+      EXPECT_EQ(g.value(n.outputs[0]).type.shape, (std::vector<int64_t>{1, 3, 7, 9, 16}));
+      EXPECT_EQ(g.value(n.inputs[2]).type.shape, (std::vector<int64_t>{48}));
+    }
+    if (n.name == "gap") {
+      EXPECT_EQ(n.attr_int("output_channels", 0), 40);
+      EXPECT_EQ(g.value(n.outputs[0]).type.shape, (std::vector<int64_t>{1, 40, 1, 1}));
+    }
+  }
+
+  for (const std::string reader : {"Conv", "MaxPool", "Mul"}) {
+    SCOPED_TRACE(reader);
+    Builder r;
+    graph::ValueId y = r.input("x", {1, 32, 7, 9});
+    y = r.op("Relu", {conv(r, y, 32, 32, 1, "a")}, {}, "relu_a");
+    y = conv(r, y, 32, 40, 1, "cls", 1);
+    if (reader == "Conv") y = conv(r, y, 40, 32, 1, "next");
+    if (reader == "MaxPool") y = r.op("MaxPool", {y}, {{"kernel_shape", ints({2, 2})}}, "next");
+    if (reader == "Mul") y = r.op("Mul", {y, r.constant("s", random_tensor({40, 1, 1}, 7))});
+    y = r.op("Flatten", {r.op("GlobalAveragePool", {y}, {}, "gap")});
+    graph::Graph nchw = altered(r.finish({y}), {random_tensor({1, 32, 7, 9}, 8)});
+    for (const graph::Node& n : nchw.nodes) {
+      if (n.name == "cls") {
+        EXPECT_EQ(graph::ops::output_block(n), 0);
+      }
+    }
+  }
+}
+
 // A depthwise Conv whose input is blocked becomes a depthwise ConvNCHWc (its weights packed
 // [C/16, 1, 3, 3, 16], group kept) that reads and writes vectors of a block, strided or not; one
 // that reads the graph's NCHW input stays a Conv, and so does its output's class.
@@ -332,6 +384,15 @@ TEST(AlterOpLayout, BlockingAndUnblockingActivationsAreInverse) {
   const float* q = blocked.data<float>();
   EXPECT_EQ(q[((((1 * 2 + 1) * 3 + 2) * 5 + 4) * kB) + 3], p[((1 * 32 + 19) * 3 + 2) * 5 + 4]);
   expect_all_close({graph::ops::unblock_channels(blocked)}, {x}, {0, 0});
+  // 20 channels fill one block and pad the next with zeros; resize_channels takes them back.
+  graph::TensorData odd = random_tensor({2, 20, 3, 5}, 12);
+  graph::TensorData padded = graph::ops::block_channels(odd, kB);
+  EXPECT_EQ(padded.shape(), (std::vector<int64_t>{2, 2, 3, 5, kB}));
+  graph::TensorData whole = graph::ops::unblock_channels(padded);
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t i = 20 * 15; i < 32 * 15; ++i) EXPECT_EQ(whole.data<float>()[n * 32 * 15 + i], 0);
+  }
+  expect_all_close({graph::ops::resize_channels(whole, 20)}, {odd}, {0, 0});
 }
 
 }  // namespace

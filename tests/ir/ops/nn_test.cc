@@ -99,9 +99,26 @@ TEST(NnInferTest, ChannelBlockedShapesAndErrors) {
             (Ints{1, 48, 1, 1}));
   expect_infer_error("input_block 16 needs X as [N, C / 16, spatial..., 16]", "ConvNCHWc",
                      {f32({1, 32, 7, 7}), f32({4, 32, 3, 3, 16})}, {{"input_block", b16}});
-  expect_infer_error("output_block 16 does not divide the 1000 output channels", "ConvNCHWc",
-                     {f32({1, 8, 9, 9}), f32({63, 8, 1, 1, 16})},
-                     {{"output_channels", Attr(int64_t{1000})}, {"output_block", b16}});
+  // A padded last block written blocked: Y keeps it whole, and the bias must cover it.
+  EXPECT_EQ(infer("ConvNCHWc", {f32({1, 8, 9, 9}), f32({63, 8, 1, 1, 16}), f32({1008})},
+                  {{"output_channels", Attr(int64_t{1000})}, {"output_block", b16}})[0]
+                .shape,
+            (Ints{1, 63, 9, 9, 16}));
+  expect_infer_error(
+      "output_channels 1000 needs B padded to the 1008 packed channels, got "
+      "float32[1000]",
+      "ConvNCHWc", {f32({1, 8, 9, 9}), f32({63, 8, 1, 1, 16}), f32({1000})},
+      {{"output_channels", Attr(int64_t{1000})}, {"output_block", b16}});
+  // A global pool over it pools the first output_channels.
+  EXPECT_EQ(infer("GlobalAveragePool", {f32({1, 63, 9, 9, 16})},
+                  {{"input_block", b16}, {"output_channels", Attr(int64_t{1000})}})[0]
+                .shape,
+            (Ints{1, 1000, 1, 1}));
+  expect_infer_error("output_channels 992 does not fit X float32[1, 63, 9, 9, 16]", "GlobalMaxPool",
+                     {f32({1, 63, 9, 9, 16})},
+                     {{"input_block", b16}, {"output_channels", Attr(int64_t{992})}});
+  expect_infer_error("it needs X blocked (input_block)", "GlobalAveragePool",
+                     {f32({1, 1000, 9, 9})}, {{"output_channels", Attr(int64_t{1000})}});
   expect_infer_error("input_block is for ops that read blocked channels, not LpPool", "LpPool",
                      {f32({1, 2, 7, 7, 16})}, {{"kernel_shape", Ints{2, 2}}, {"input_block", b16}});
   expect_infer_error("output_block 8 differs from packed W's block of 16", "ConvNCHWc",
