@@ -66,9 +66,12 @@ namespace {
 std::vector<std::string> layout_keys(const graph::TensorType& x, std::vector<std::string> types,
                                      const std::map<std::string, graph::Attr>& attrs, int64_t b) {
   bool input = x.is_static() && x.shape.size() >= 3 && x.shape[1] % b == 0;
-  std::string bias = types.size() > 2 ? types[2] : "";
+  std::string bias = types.size() > 2 && types[2] != "-" ? types[2] : "";
   if (auto o = attrs.find("output_channels"); o != attrs.end() && !bias.empty())
-    bias = graph::TensorType{x.dtype, {(std::get<int64_t>(o->second) + b - 1) / b * b}, {}}.str();
+    bias = graph::TensorType{
+        x.dtype,
+        {graph::ops::padded_channels(std::get<int64_t>(o->second), b)},
+        {}}.str();
   std::vector<std::string> keys;
   for (bool in : {false, true}) {
     for (bool out : {false, true}) {
@@ -110,9 +113,14 @@ std::vector<std::string> layout_workload_keys(const graph::Graph& g, const graph
   graph::TensorType x = g.value(nchwc.inputs[0]).type;
   if (graph::ops::input_block(nchwc)) x.shape = graph::ops::unblocked_channels_shape(x.shape);
   std::map<std::string, graph::Attr> attrs = nchwc.attrs;
+  std::vector<std::string> types = input_types(g, nchwc);
+  // A padded conv writing blocks reads a padded bias: its NCHW forms read the unpadded one.
+  if (graph::ops::output_block(nchwc) && nchwc.has_attr("output_channels") && types.size() > 2 &&
+      types[2] != "-")
+    types[2] = graph::TensorType{x.dtype, {nchwc.attr_int("output_channels", 0)}, {}}.str();
   attrs.erase("input_block");
   attrs.erase("output_block");
-  return layout_keys(x, input_types(g, nchwc), attrs, g.value(nchwc.inputs[1]).type.shape.back());
+  return layout_keys(x, types, attrs, g.value(nchwc.inputs[1]).type.shape.back());
 }
 
 std::vector<Task> extract_tasks(const graph::Graph& g,

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 
+#include "ir/error.h"
 #include "ir/op_table.h"
 #include "ir/ops/conv_packing.h"
 #include "passes/infer_type.h"
@@ -98,6 +99,13 @@ bool packs_on_blocks(const Graph& g, const Node& n, int64_t block) {
          x.is_static() && x.shape[1] == group;
 }
 
+// Whether a conv's bias, if it has one, is a constant vector that pad_bias can pad.
+bool paddable_bias(const Graph& g, const Node& conv) {
+  if (conv.inputs.size() < 3 || conv.inputs[2] == graph::kNoValue) return true;
+  const graph::Value& b = g.value(conv.inputs[2]);
+  return b.constant && b.type.shape.size() == 1;
+}
+
 bool blockable(const graph::Value& v) {
   const std::vector<int64_t>& s = v.type.shape;
   return !v.constant && v.type.is_static() && s.size() >= 3;
@@ -124,9 +132,9 @@ std::vector<bool> plan(const Graph& g, const std::vector<bool>& forced, int64_t 
     if (is_blocked_conv(node) || packs_on_blocks(g, node, block)) {
       ValueId in = node.inputs[0], out = node.outputs[0];
       conv[in] = conv[out] = true;
-      // A padded block in reads as channels of X; out of a Winograd conv, it has no weights.
+      // A padded block in reads as channels of X; out, it needs a bias that pad_bias pads.
       if (is_padded(in)) nchw[in] = true;
-      if (is_padded(out) && node.op == OpKind::ConvWinograd) nchw[out] = true;
+      if (is_padded(out) && !paddable_bias(g, node)) nchw[out] = true;
     } else if (is_windowed_pool(node)) {
       classes.unite(node.inputs[0], node.outputs[0]);
       if (is_padded(node.inputs[0])) nchw[node.inputs[0]] = true;
@@ -189,16 +197,21 @@ std::vector<bool> plan(const Graph& g, int64_t block) {
   }
 }
 
-// A packed conv writing its padded last block whole: its bias with zeros for the padding.
-void pad_bias(Graph& g, Node& conv, int64_t block) {
+// A packed conv writing its padded last block whole: its bias with zeros for the padding, one
+// padded copy per bias (`padded_of`).
+void pad_bias(Graph& g, Node& conv, int64_t block, std::map<ValueId, ValueId>& padded_of) {
   if (conv.inputs.size() < 3 || conv.inputs[2] == graph::kNoValue) return;
-  const graph::Value& b = g.value(conv.inputs[2]);
-  if (!b.constant || b.type.shape.size() != 1) return;
-  int64_t channels = b.type.shape[0], whole = (channels + block - 1) / block * block;
-  graph::TensorData padded =
-      graph::ops::resize_channels(b.constant->reshaped({1, channels}), whole);
-  std::string name = b.name + "_padded";
-  conv.inputs[2] = g.add_constant(std::move(name), padded.reshaped({whole}));
+  TESSEL_ICHECK(paddable_bias(g, conv)) << conv.describe() << ": a bias that cannot be padded";
+  auto [it, fresh] = padded_of.emplace(conv.inputs[2], conv.inputs[2]);
+  if (fresh) {
+    const graph::Value& b = g.value(conv.inputs[2]);
+    int64_t channels = b.type.shape[0], whole = graph::ops::padded_channels(channels, block);
+    graph::TensorData padded =
+        graph::ops::resize_channels(b.constant->reshaped({1, channels}), whole);
+    std::string name = b.name + "_padded";
+    it->second = g.add_constant(std::move(name), padded.reshaped({whole}));  // may move g's values
+  }
+  conv.inputs[2] = it->second;
 }
 
 }  // namespace
@@ -206,7 +219,7 @@ void pad_bias(Graph& g, Node& conv, int64_t block) {
 void alter_op_layout(Graph& g, const CpuModel& cpu) {
   int64_t block = conv_channel_block(cpu);
   std::vector<bool> blocked = plan(g, block);
-  std::map<ValueId, ValueId> blocked_constant;
+  std::map<ValueId, ValueId> blocked_constant, padded_bias;
   PackedWeights packed_of;
   for (Node& node : g.nodes) {  // adding constants leaves g.nodes in place
     if (node.outputs.empty()) continue;
@@ -219,7 +232,7 @@ void alter_op_layout(Graph& g, const CpuModel& cpu) {
       if (in && is_global_pool(node) && padded(g.value(node.inputs[0]), block)) {
         node.attrs["output_channels"] = graph::Attr(g.value(node.inputs[0]).type.shape[1]);
       }
-      if (out && node.has_attr("output_channels")) pad_bias(g, node, block);
+      if (out && node.has_attr("output_channels")) pad_bias(g, node, block, padded_bias);
     } else if (out && node.op == OpKind::Concat) {
       node.attrs["axis"] = graph::Attr(int64_t{1});
     } else if (out) {  // elementwise: block its per-channel constants

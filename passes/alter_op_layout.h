@@ -7,12 +7,13 @@
 //
 // Values fall into classes that must share one layout: an elementwise op's activations and its
 // output, a windowed pool's input and output, a Concat's inputs and output. A class turns blocked
-// when its channels are whole blocks, every reader and writer of its values handles blocks, none
-// of them is a graph input or output, and it touches a ConvNCHWc or ConvWinograd (else nothing
-// gains). So layouts change only inside those convs and the global pools, never in a transform
-// kernel of their own. A
-// depthwise Conv, or a packable one that pack_conv_weights left direct, becomes ConvNCHWc when
-// both its input and its output are blocked.
+// when every reader and writer of its values handles blocks, none of them is a graph input or
+// output, and it touches a ConvNCHWc or ConvWinograd (else nothing gains). Channels that leave
+// the last block padded count as handled only where a packed conv writes them (the padding zero,
+// its bias padded) and elementwise ops without per-channel constants or global pools (given
+// "output_channels") read them. So layouts change only inside those convs and the global pools,
+// never in a transform kernel of their own. A depthwise Conv, or a packable one that
+// pack_conv_weights left direct, becomes ConvNCHWc when both its input and its output are blocked.
 // Requires: typed graph, winograd_conv, pack_conv_weights. Guarantees: same outputs; the graph's
 // inputs and outputs keep their layouts.
 #pragma once

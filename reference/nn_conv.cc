@@ -98,12 +98,13 @@ std::vector<TensorData> eval_conv(const graph::Graph&, const Node& node,
 }
 
 // Each input element scatters X * W into the output positions i * s + k * d - pad_begin.
-// ConvNCHWc is Conv with its weights packed by output channel (ir/ops/conv_packing.h).
+// ConvNCHWc is Conv with its weights packed by output channel (ir/ops/conv_packing.h); blocked,
+// its padded last block is computed whole, as the kernel computes it.
 std::vector<TensorData> eval_conv_nchwc(const graph::Graph& g, const Node& node,
                                         const std::vector<TensorData>& in) {
   std::vector<TensorData> plain = in;
-  plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node),
-                                                   node.attr_int("output_channels", -1));
+  int64_t channels = graph::ops::output_block(node) ? -1 : node.attr_int("output_channels", -1);
+  plain.at(1) = graph::ops::unpack_output_channels(required_input(in, 1, node), channels);
   return eval_conv(g, node, plain);
 }
 

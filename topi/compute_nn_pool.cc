@@ -206,9 +206,9 @@ te::Tensor lane_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp, int
       name);
 }
 
-// A global pool of x blocked by channel, [N, C / b, s..., b]: per block, b channels reduced over
-// the plane as one chain of vectors; the output [N, channels, 1...] is NCHW (the first channels:
-// a padded last block's others are not read).
+// A global pool of x blocked by channel, [N, ceil(C / b), s..., b]: per block, b channels reduced
+// over the plane as one chain of vectors; the output [N, channels, 1...] is NCHW, its first
+// `channels` (a padded last block's others are reduced and not written).
 te::Tensor blocked_global_pool(const te::Tensor& x, const std::vector<int64_t>& in_sp,
                                int64_t block, int64_t channels, PoolKind kind, double p,
                                const std::function<PrimExpr(PrimExpr)>& finish,

@@ -81,8 +81,9 @@ int64_t packed_blocks(const TiledShape& t, int64_t vectors) {
 // 144 convs at 56x56 1.32x slower at one thread, its 32 -> 16 at 112x112 1.07x.
 constexpr int64_t kWeightStationaryChunk = 8;
 
+// Measured with AVX-512's 16 lanes only (a NEON block of 4 lanes is one vector too).
 bool weight_stationary(const TiledShape& t, int64_t rows) {
-  if (t.lanes <= 0) return false;
+  if (t.lanes < 16) return false;
   int64_t vectors = (t.out.back() + t.lanes - 1) / t.lanes;
   if (rows != 1 || vectors != 1 || t.local_inputs || window_points(t) != 1 ||
       t.reduce.front() < 128)
@@ -161,7 +162,8 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
 }
 
 PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
-  int64_t vectors = (t.out.back() + t.lanes - 1) / t.lanes, width = t.out[t.y];
+  int lanes = tile_lanes(cpu);
+  int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
   PackedTile p;
   p.rows = packed_blocks(t, vectors);
   int64_t per_column = p.rows * vectors;

@@ -110,7 +110,7 @@ std::vector<int64_t> blocked_channels_shape(const std::vector<int64_t>& s, int64
         fmt::format("cannot block [{}] into blocks of {} channels", fmt::join(s, ", "), block));
   }
   std::vector<int64_t> shape = s;
-  shape[1] = (s[1] + block - 1) / block;
+  shape[1] = padded_channels(s[1], block) / block;
   shape.push_back(block);
   return shape;
 }
@@ -150,7 +150,8 @@ TensorData resize_channels(const TensorData& x, int64_t channels) {
         fmt::format("cannot give [{}] {} channels", fmt::join(shape, ", "), channels));
   }
   if (shape[1] == channels) return x;
-  int64_t batch = shape[0], plane = shape[1] ? x.numel() / (batch * shape[1]) : 0;
+  int64_t batch = shape[0], plane = 1;
+  for (size_t d = 2; d < shape.size(); ++d) plane *= shape[d];
   size_t elem = static_cast<size_t>(x.dtype().bytes());
   size_t from = static_cast<size_t>(shape[1] * plane) * elem;
   size_t to = static_cast<size_t>(channels * plane) * elem;

@@ -10,6 +10,11 @@
 
 namespace tessel::graph::ops {
 
+// `channels` rounded up to whole blocks of `block`.
+inline int64_t padded_channels(int64_t channels, int64_t block) {
+  return (channels + block - 1) / block * block;
+}
+
 // [O, C, k...] -> [ceil(O / block), C, k..., block], the channels past O zero.
 std::vector<int64_t> packed_output_channels_shape(const std::vector<int64_t>& shape, int64_t block);
 TensorData pack_output_channels(const TensorData& w, int64_t block);

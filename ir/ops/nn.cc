@@ -121,7 +121,7 @@ Types infer_conv(const Graph& g, const Node& node) {
 
 // ConvNCHWc (internal, see ir/ops/conv_packing.h): Conv with group 1 (or depthwise) and W packed as
 // [ceil(M / b), C, k..., b]; Y is [N, M, out...] as for Conv, M = output_channels when the last
-// block is padded, else all the packed channels.
+// block is padded, else all the packed channels; blocked (output_block), all the packed channels.
 Types infer_conv_nchwc(const Graph& g, const Node& node) {
   const TensorType& x = nchw_input(g, node);
   require_float(x, node, "X");

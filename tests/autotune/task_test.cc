@@ -162,6 +162,8 @@ TEST(TaskTest, PaddedBlockedConvKeysCarryThePaddedBias) {
   EXPECT_NE(key.find("float32[48]"), std::string::npos) << key;
   EXPECT_NE(key.find("output_block=16"), std::string::npos) << key;
   EXPECT_NE(std::find(predicted.begin(), predicted.end(), key), predicted.end()) << key;
+  // Laid out, its keys are the same list: its NCHW-output forms read the unpadded bias.
+  EXPECT_EQ(layout_workload_keys(g, g.nodes[1]), predicted);
 }
 
 TEST(TaskTest, BothLayoutsGiveEachPackableConvItsOtherForm) {

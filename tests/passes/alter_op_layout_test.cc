@@ -158,9 +158,9 @@ TEST(AlterOpLayout, ResidualChainStaysBlocked) {
   }
 }
 
-// A class stays NCHW when any member needs it: a grouped conv reads it, its channels are not
-// whole blocks, a constant operand varies along the width, it is a graph output, or a MaxPool
-// also returns Indices. Convs still convert where one side can be blocked.
+// A class stays NCHW when any member needs it: a grouped conv reads it, a conv that does not pack
+// writes it (20 channels), a constant operand varies along the width, it is a graph output, or a
+// MaxPool also returns Indices. Convs still convert where one side can be blocked.
 TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
   Builder b;
   graph::ValueId x = b.input("x", {1, 16, 8, 13});
@@ -186,8 +186,8 @@ TEST(AlterOpLayout, ClassesThatNeedNchwStayNchw) {
 
 // A conv whose channels leave its last block padded (40 of 48) writes the block whole, zeros past
 // channel 40 (its bias padded too), for a Relu and a scalar Add and a global pool, which pools the
-// first 40 ("output_channels"); a padded class that another conv, a MaxPool or a per-channel
-// constant reads stays NCHW.
+// first 40 ("output_channels"); a padded class that another conv, a MaxPool, a per-channel
+// constant or a Concat reads, or that is a graph output, stays NCHW.
 TEST(AlterOpLayout, PaddedBlocksFlowIntoGlobalPools) {
   Builder b;
   graph::ValueId x = b.input("x", {1, 32, 7, 9});
@@ -217,7 +217,7 @@ TEST(AlterOpLayout, PaddedBlocksFlowIntoGlobalPools) {
     }
   }
 
-  for (const std::string reader : {"Conv", "MaxPool", "Mul"}) {
+  for (const std::string reader : {"Conv", "MaxPool", "Mul", "Concat", "Output"}) {
     SCOPED_TRACE(reader);
     Builder r;
     graph::ValueId y = r.input("x", {1, 32, 7, 9});
@@ -226,11 +226,18 @@ TEST(AlterOpLayout, PaddedBlocksFlowIntoGlobalPools) {
     if (reader == "Conv") y = conv(r, y, 40, 32, 1, "next");
     if (reader == "MaxPool") y = r.op("MaxPool", {y}, {{"kernel_shape", ints({2, 2})}}, "next");
     if (reader == "Mul") y = r.op("Mul", {y, r.constant("s", random_tensor({40, 1, 1}, 7))});
-    y = r.op("Flatten", {r.op("GlobalAveragePool", {y}, {}, "gap")});
-    graph::Graph nchw = altered(r.finish({y}), {random_tensor({1, 32, 7, 9}, 8)});
+    if (reader == "Concat") y = r.op("Concat", {y, y}, {{"axis", int64_t{1}}});
+    graph::ValueId cls = y;
+    y = r.op("Flatten", {r.op("GlobalMaxPool", {y}, {}, "gap")});
+    graph::Graph nchw = altered(reader == "Output" ? r.finish({y, cls}) : r.finish({y}),
+                                {random_tensor({1, 32, 7, 9}, 8)});
     for (const graph::Node& n : nchw.nodes) {
       if (n.name == "cls") {
         EXPECT_EQ(graph::ops::output_block(n), 0);
+        EXPECT_EQ(nchw.value(n.inputs[2]).type.shape, (std::vector<int64_t>{40}));
+      }
+      if (n.name == "gap") {
+        EXPECT_FALSE(n.has_attr("output_channels"));
       }
     }
   }
@@ -356,7 +363,8 @@ TEST(AlterOpLayout, BlocksFollowTheTarget) {
   expect_all_close(reference::run(g, {{"x", input}}), reference::run(original, {{"x", input}}),
                    {1e-9, 1e-12});
   // 12 channels are not whole blocks of 16: the convs to 12 pad their weights to one block (a
-  // quarter padding) but the activations stay NCHW; 8 channels would be half padding.
+  // quarter padding) but the activations stay NCHW, a MaxPool and a conv reading the padded
+  // block; 8 channels would be half padding.
   graph::Graph avx2 = original;
   pack_conv_weights(avx2, kAvx2, pack_all);
   alter_op_layout(avx2, kAvx2);

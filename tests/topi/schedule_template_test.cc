@@ -234,7 +234,8 @@ TEST(ScheduleTemplate, OneBlockPointwiseTilesKeepTheirWeightsInRegisters) {
   EXPECT_EQ(narrow.split("tile_y")[1], 13);
   EXPECT_EQ(narrow.knob("reduce_chunk"), 0);
   ConfigEntity avx2 = space_of(pointwise_model(256, 48), avx2_cpu()).fallback();
-  EXPECT_NE(avx2.knob("reduce_chunk"), 8);
+  EXPECT_EQ(avx2.knob("reduce_chunk"), 0);  // its block's weights, 16 KiB, fit half of L1
+  EXPECT_EQ(avx2.split("tile_y")[1], 5);
 }
 
 // A parallel chunked reduction splits its map into strips of fewer rows where its blocks and
@@ -255,6 +256,8 @@ TEST(ScheduleTemplate, ParallelStripsGiveEveryCoreATask) {
   EXPECT_EQ(parallel_strip(t, 1, 7), 7);  // two tiles of one block: a task per core
   t.cores = 1;
   EXPECT_EQ(parallel_strip(t, 2, 7), 7);
+  t.cores = 0;  // unknown: two
+  EXPECT_EQ(parallel_strip(t, 2, 7), 1);
   t.cores = 2;
   t.out = {1, 3, 12, 13, 16};  // a weight-stationary 1x1 conv: three one-block tiles
   t.row_divisor = 3;
