@@ -61,7 +61,7 @@ std::vector<int64_t> packed_output_channels_shape(const std::vector<int64_t>& s,
         fmt::format("cannot pack weights of shape [{}] into blocks of {} output channels",
                     fmt::join(s, ", "), block));
   }
-  std::vector<int64_t> shape{(s[0] + block - 1) / block};
+  std::vector<int64_t> shape{padded_channels(s[0], block) / block};
   shape.insert(shape.end(), s.begin() + 1, s.end());
   shape.push_back(block);
   return shape;

@@ -264,11 +264,10 @@ Types infer_global_pool(const Graph& g, const Node& node) {
     int64_t o = node.attr_int("output_channels", 0), b = input_block(node);
     if (b == 0 || o <= 0 ||
         (x.shape[1] != kUnknownDim && (o > x.shape[1] || o <= x.shape[1] - b))) {
-      throw Error(
-          fmt::format("{}: output_channels {} does not fit X {}: it needs X blocked (input_block) "
-                      "with a padded "
-                      "last block",
-                      node.describe(), o, input_type(g, node, 0).str()));
+      throw Error(fmt::format(
+          "{}: output_channels {} does not fit X {}: it needs X blocked (input_block), its last "
+          "block padded",
+          node.describe(), o, input_type(g, node, 0).str()));
     }
     out[1] = o;
   }
