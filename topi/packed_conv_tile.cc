@@ -17,7 +17,7 @@ namespace {
 // 7x7: 128 KiB per block, read by 9 tiles). With chunks, the accumulators of a strip of the map
 // live in a local buffer, and each chunk of channels runs over the strip before the next: the
 // weights are read once per strip, the buffer and a chunk's inputs stay in L1.
-const std::vector<int64_t> kReduceChunks = {8, 16, 32, 64};
+const std::vector<int64_t> kReduceChunks = {8, 16, 32, 64, 128};
 
 // The bytes of one output row of a block's accumulators (ConvNCHWc with a map of several axes),
 // with its columns in whole tiles of `ys`.
@@ -92,25 +92,46 @@ bool weight_stationary(const TiledShape& t, int64_t rows) {
   return std::find(chunks.begin(), chunks.end(), kWeightStationaryChunk) != chunks.end();
 }
 
+// A 1x1 conv's chunked reduction may keep its accumulators in L2 (up to a sixteenth of it) when its
+// tiles' blocks give every core a task: in chunks of up to 128 channels (fallback_reduce_chunk),
+// a tile's chunk of weights stays in L1 while the whole map's tiles run over it, as MLAS's
+// pointwise kernels do (128 channels a pass, the output accumulated in memory), where unchunked
+// every tile streams all its weights from L2. Intel Xeon (2 MiB L2), ResNet-50's 1x1 convs at
+// 14x14 over 1024 channels (4-block tiles, 50-100 KiB of accumulators), kernels timed in the model
+// in turns against its unchanged kernels: 0.79x the time at two threads, 0.97x at one. Not at
+// 28x28 (200 KiB, or 14-row strips): 1.2x slower at two threads; nor for a weight-stationary tile,
+// whose L1 strips give two tasks per core; and only where the tiles' blocks share out evenly
+// among the cores, one strip each: SqueezeNet's 512 -> 64 at 13x13 (one 4-block tile, which
+// parallel_strip splits into rows that each re-read the weights) ran 1.07x slower, MobileNetV2's
+// 576 -> 96 at 14x14 (three 2-block tiles on two cores) 1.3x at two threads.
+bool accumulators_in_l2(const TiledShape& t, int64_t rows) {
+  int64_t cores = t.cores > 0 ? t.cores : 2;
+  return window_points(t) == 1 && !weight_stationary(t, rows) &&
+         t.out[0] * ((t.out[1] + rows - 1) / rows) % cores == 0;
+}
+
+int64_t l2_accumulator_bytes(const TiledShape& t) {
+  return std::max(t.l1d_bytes / 2, t.l2_bytes / 16);
+}
+
 }  // namespace
 
 // The chunk sizes that divide the input channels, after 0 (no chunks); only 0 but for ConvNCHWc
-// over a map of several axes whose rows of one block fit the buffer (half of L1).
+// over a map of several axes whose rows of one block fit the buffer.
 std::vector<int64_t> reduce_chunk_candidates(const TiledShape& t) {
   std::vector<int64_t> chunks{0};
-  if (!t.channel_vectors || t.y == 2 || accumulator_row_bytes(t, 1) > t.l1d_bytes / 2)
-    return chunks;
+  int64_t budget = window_points(t) == 1 ? l2_accumulator_bytes(t) : t.l1d_bytes / 2;
+  if (!t.channel_vectors || t.y == 2 || accumulator_row_bytes(t, 1) > budget) return chunks;
   for (int64_t k : kReduceChunks) {
     if (k < t.reduce.front() && t.reduce.front() % k == 0) chunks.push_back(k);
   }
   return chunks;
 }
 
-// The output rows that a chunked reduction's accumulators span: the most that divide the first
-// spatial axis with the buffer within half of L1, at least one.
 int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   int64_t row_bytes = rows * accumulator_row_bytes(t, ys), strip = 1;
-  for (int64_t h = 1; h <= t.out[2] && h * row_bytes <= t.l1d_bytes / 2; ++h) {
+  int64_t budget = accumulators_in_l2(t, rows) ? l2_accumulator_bytes(t) : t.l1d_bytes / 2;
+  for (int64_t h = 1; h <= t.out[2] && h * row_bytes <= budget; ++h) {
     if (t.out[2] % h == 0) strip = h;
   }
   return strip;
@@ -147,6 +168,9 @@ int64_t parallel_strip(const TiledShape& t, int64_t rows, int64_t ys) {
 // a window takes chunks of 32 too, its channels outermost (packed_reduce_order): ResNet-50's 3x3
 // conv over 512 channels at 7x7 on Zen 4 (AVX-512, one thread, 120 tuned configs) ran at 104
 // GFLOP/s so, 95 with chunks of 8 in that order, 85 with chunks of 8 and the offsets outermost.
+// With its accumulators in L2 (accumulators_in_l2), a 1x1 conv takes the most channels whose
+// weights fill two thirds of L1 at most: 128 for 4-block tiles with 48 KiB (ResNet-50's at 14x14
+// took 0.93x the time of chunks of 32 at one thread and 1.03x at two; chunks of 64 0.95x, 1.03x).
 int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, const CpuModel& cpu) {
   if (weight_stationary(t, rows)) return kWeightStationaryChunk;
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
@@ -154,9 +178,12 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
   if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
   if (accumulator_strip(t, rows, ys) < t.out[2] && !narrow_window(t, cpu)) return 0;
+  bool in_l2 = window == 1 && t.out[2] * rows * accumulator_row_bytes(t, ys) > t.l1d_bytes / 2;
   int64_t chunk = 0;
   for (int64_t k : chunks) {
-    if (k <= (window == 1 || cpu.vector_registers >= 32 ? 32 : 8)) chunk = k;
+    bool fits = in_l2 ? 3 * k * rows * t.out.back() * 4 <= 2 * t.l1d_bytes
+                      : k <= (window == 1 || cpu.vector_registers >= 32 ? 32 : 8);
+    if (fits) chunk = k;
   }
   return chunk;
 }

@@ -139,6 +139,7 @@ TiledShape tiled_shape(const TileSpec& spec, const std::vector<int64_t>& out,
   t.reduce = reduce;
   t.work = product_of(out) * product_of(reduce);
   t.l1d_bytes = cpu.l1d_bytes > 0 ? cpu.l1d_bytes : 32 * 1024;
+  t.l2_bytes = cpu.l2_bytes > 0 ? cpu.l2_bytes : 256 * 1024;
   t.lanes = tile_lanes(cpu);
   t.cores = cpu.cores;
   return t;

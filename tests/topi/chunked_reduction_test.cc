@@ -88,7 +88,7 @@ void expect_every_chunk_matches(const PackedConv& c,
     narrow["unroll_k"] = 1;
     narrow["parallel"] = 0;
     int64_t channels = g.value(g.nodes[group.master].inputs[1]).type.shape[1];
-    for (int64_t chunk : {0, 8, 16, 32}) {
+    for (int64_t chunk : {0, 8, 16, 32, 64, 128}) {
       if (chunk >= channels || (chunk > 0 && channels % chunk != 0)) continue;
       for (nlohmann::ordered_json config : {base, narrow}) {
         config["reduce_chunk"] = chunk;
@@ -155,6 +155,13 @@ TEST(ChunkedReduction, ChannelBlocksInAndOut) {
 TEST(ChunkedReduction, OneBlockTilesAndStripsSharedOut) {
   expect_every_chunk_matches({.x = {1, 128, 13, 13}, .w = {48, 128, 1, 1}});
   expect_every_chunk_matches({.x = {1, 128, 7, 7}, .w = {32, 128, 3, 3}, .pads = {1, 1, 1, 1}});
+}
+
+// A 1x1 conv over 256 channels to 8 blocks at 14x14: with 2 cores and an L2 of 1 MiB or more its
+// chunked reduction keeps the whole map's accumulators (4-block tiles: 56 KiB) in one strip per
+// tile (topi/packed_conv_tile.cc's accumulators_in_l2), in L1 strips elsewhere; chunks up to 128.
+TEST(ChunkedReduction, WholeMapAccumulatorsOfAPointwiseConv) {
+  expect_every_chunk_matches({.x = {1, 256, 14, 14}, .w = {128, 256, 1, 1}, .residual = true});
 }
 
 // AVX2 code (16 registers) reads the padding of an unchunked window in place, and pads a copy for

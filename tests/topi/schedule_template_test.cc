@@ -238,19 +238,27 @@ TEST(ScheduleTemplate, OneBlockPointwiseTilesKeepTheirWeightsInRegisters) {
   EXPECT_EQ(avx2.split("tile_y")[1], 5);
 }
 
-// A parallel chunked reduction splits its map into strips of fewer rows where its blocks and
-// strips would leave a core idle, or leave a weight-stationary tile under two tasks per core.
-TEST(ScheduleTemplate, ParallelStripsGiveEveryCoreATask) {
+// A ConvNCHWc's tiled shape [n, blocks, h, w, 16] on a 2-core AVX-512 model with 48 KiB of L1 (no
+// L2 known).
+TiledShape packed_shape(std::vector<int64_t> out, std::vector<int64_t> reduce) {
   TiledShape t;
-  t.out = {1, 2, 7, 7, 16};  // a 3x3 conv to 32 channels at 7x7: 2 blocks in one 2-block tile
+  t.out = std::move(out);
   t.row = 1;
-  t.row_divisor = 2;
+  t.row_divisor = t.out[1];
   t.y = 3;
   t.channel_vectors = true;
-  t.reduce = {128, 3, 3};
+  t.reduce = std::move(reduce);
   t.l1d_bytes = 48 * 1024;
   t.lanes = 16;
   t.cores = 2;
+  return t;
+}
+
+// A parallel chunked reduction splits its map into strips of fewer rows where its blocks and
+// strips would leave a core idle, or leave a weight-stationary tile under two tasks per core.
+TEST(ScheduleTemplate, ParallelStripsGiveEveryCoreATask) {
+  // a 3x3 conv to 32 channels at 7x7: 2 blocks in one 2-block tile
+  TiledShape t = packed_shape({1, 2, 7, 7, 16}, {128, 3, 3});
   EXPECT_EQ(accumulator_strip(t, 2, 7), 7);
   EXPECT_EQ(parallel_strip(t, 2, 7), 1);  // 7 rows, a prime: strips of one row
   EXPECT_EQ(parallel_strip(t, 1, 7), 7);  // two tiles of one block: a task per core
@@ -267,6 +275,39 @@ TEST(ScheduleTemplate, ParallelStripsGiveEveryCoreATask) {
   t.out[1] = 63;
   t.row_divisor = 63;
   EXPECT_EQ(parallel_strip(t, 1, 8), 12);
+}
+
+// A 1x1 conv whose whole map's accumulators exceed half of L1 keeps them in L2 (up to a sixteenth
+// of it) when its tiles share out evenly among the cores, and then chunks its reduction by the
+// most channels whose weights fill two thirds of L1 at most.
+TEST(ScheduleTemplate, PointwiseAccumulatorsOfAWholeMapLiveInL2) {
+  // ResNet-50's 1024 -> 256 at 14x14 in 4-block tiles
+  TiledShape t = packed_shape({1, 16, 14, 14, 16}, {1024, 1, 1});
+  t.l2_bytes = 2 * 1024 * 1024;
+  CpuModel cpu = avx512_cpu();
+  // 14 rows of 18 columns (three tiles of 6) x 4 blocks: 63 KiB, within 128 KiB.
+  EXPECT_EQ(accumulator_strip(t, 4, 6), 14);
+  EXPECT_EQ(parallel_strip(t, 4, 6), 14);
+  EXPECT_EQ(fallback_reduce_chunk(t, 4, 6, cpu), 128);  // 32 KiB of weights a chunk
+  t.l1d_bytes = 32 * 1024;
+  EXPECT_EQ(fallback_reduce_chunk(t, 4, 6, cpu), 64);
+  t.l1d_bytes = 48 * 1024;
+  t.cores = 3;  // four tiles on three cores: strips of L1
+  EXPECT_EQ(accumulator_strip(t, 4, 6), 2);
+  EXPECT_EQ(fallback_reduce_chunk(t, 4, 6, cpu), 0);
+  t.cores = 2;
+  t.l2_bytes = 0;  // unknown: strips of L1 too
+  EXPECT_EQ(accumulator_strip(t, 4, 6), 2);
+  t.l2_bytes = 2 * 1024 * 1024;
+  t.out = {1, 8, 28, 28, 16};  // 512 -> 128 at 28x28: 210 KiB, so strips, and no chunks
+  t.row_divisor = 8;
+  t.reduce = {512, 1, 1};
+  EXPECT_EQ(accumulator_strip(t, 4, 6), 14);
+  EXPECT_EQ(fallback_reduce_chunk(t, 4, 6, cpu), 0);
+  t.out = {1, 16, 14, 14, 16};  // a 3x3 window keeps its accumulators in L1
+  t.row_divisor = 16;
+  t.reduce = {256, 3, 3};
+  EXPECT_EQ(accumulator_strip(t, 4, 6), 2);
 }
 
 TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {
