@@ -110,46 +110,73 @@ class FailureRecord {
   std::string message_;
 };
 
-// One launch. Threads take task ids from next_task until they run out.
-struct Job {
-  TesselParallelLambda fn = nullptr;
-  void* closure = nullptr;
-  int32_t num_tasks = 0;
-  std::atomic<int32_t> next_task{0};
+// One launch. Its tasks are split into one contiguous range per participating thread, which that
+// thread runs in order (the launcher's range begins with task 0); a thread done with its range
+// takes the tasks left in the others'. So each thread runs the same part of every kernel's loop
+// (the rows whose data the kernel before left in its caches), and a thread that runs slowly for a
+// while (a VM's virtual CPU descheduled, a core shared with another process) holds the launch up
+// by one task, not by its whole share.
+class Job {
+ public:
+  explicit Job(int max_participants) : ranges_(new Range[max_participants]) {}
+
+  void reset(TesselParallelLambda f, void* c, int32_t n, int participants) {
+    fn_ = f;
+    closure_ = c;
+    num_tasks_ = n;
+    participants_ = participants;
+    for (int p = 0; p < participants; ++p) {
+      ranges_[p].next.store(int64_t{n} * p / participants, std::memory_order_relaxed);
+      ranges_[p].end = int64_t{n} * (p + 1) / participants;
+    }
+    pending_workers.store(participants - 1, std::memory_order_relaxed);
+    failures.clear();
+  }
+
+  // Runs participant `self`'s range, then what is left of the others'.
+  void run(int self) {
+    for (int k = 0; k < participants_; ++k) {
+      Range& r = ranges_[(self + k) % participants_];
+      while (r.next.load(std::memory_order_relaxed) < r.end) {
+        int64_t t = r.next.fetch_add(1, std::memory_order_relaxed);
+        if (t >= r.end) break;
+        int32_t rc = fn_(static_cast<int32_t>(t), num_tasks_, closure_);
+        if (rc != 0) failures.add(static_cast<int32_t>(t), rc);
+      }
+    }
+  }
+
   std::atomic<int32_t> pending_workers{0};
   FailureRecord failures;
 
-  void reset(TesselParallelLambda f, void* c, int32_t n, int32_t first_task, int32_t workers) {
-    fn = f;
-    closure = c;
-    num_tasks = n;
-    next_task.store(first_task, std::memory_order_relaxed);
-    pending_workers.store(workers, std::memory_order_relaxed);
-    failures.clear();
-  }
-  void run_one(int32_t task_id) {
-    int32_t rc = fn(task_id, num_tasks, closure);
-    if (rc != 0) failures.add(task_id, rc);
-  }
-  void run_remaining() {
-    for (int32_t t; (t = next_task.fetch_add(1, std::memory_order_relaxed)) < num_tasks;)
-      run_one(t);
-  }
+ private:
+  struct alignas(64) Range {  // one cache line each: the threads claim tasks concurrently
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+
+  TesselParallelLambda fn_ = nullptr;
+  void* closure_ = nullptr;
+  int32_t num_tasks_ = 0;
+  int participants_ = 0;
+  std::unique_ptr<Range[]> ranges_;
 };
 
 int32_t run_serially(TesselParallelLambda fn, void* closure, int32_t num_tasks) {
-  Job job;
-  job.reset(fn, closure, num_tasks, /*first_task=*/0, /*workers=*/0);
+  FailureRecord failures;
   InTaskScope scope;
-  job.run_remaining();
-  return job.failures.finish();
+  for (int32_t t = 0; t < num_tasks; ++t) {
+    int32_t rc = fn(t, num_tasks, closure);
+    if (rc != 0) failures.add(t, rc);
+  }
+  return failures.finish();
 }
 
 // A fixed set of worker threads and the state they share with the launching thread. Worker k has
 // index k + 1; the launcher is index 0 and runs task 0.
 class Workers {
  public:
-  explicit Workers(int threads) {
+  explicit Workers(int threads) : job_(threads) {
     try {
       for (int index = 1; index < threads; ++index) {
         threads_.emplace_back([this, index] { worker_loop(index, /*seen=*/0); });
@@ -167,7 +194,7 @@ class Workers {
 
   // One launch at a time (the caller holds the pool's launch mutex); 2 <= participants <= size().
   int32_t launch(TesselParallelLambda fn, void* closure, int32_t num_tasks, int participants) {
-    job_.reset(fn, closure, num_tasks, /*first_task=*/1, participants - 1);
+    job_.reset(fn, closure, num_tasks, participants);
     uint64_t generation = (job_word_.load(std::memory_order_relaxed) >> 32) + 1;
     job_word_.store(generation << 32 | static_cast<uint64_t>(participants));
     if (sleepers_.load() > 0) {
@@ -176,8 +203,7 @@ class Workers {
     }
     {
       InTaskScope scope;
-      job_.run_one(0);
-      job_.run_remaining();
+      job_.run(0);
     }
     wait_for_workers();
     return job_.failures.finish();
@@ -212,7 +238,7 @@ class Workers {
     while (std::optional<uint64_t> word = wait_for_job(seen)) {
       seen = *word;
       if (index >= static_cast<int>(seen & 0xffffffffu)) continue;  // not needed for this launch
-      job_.run_remaining();
+      job_.run(index);
       // After this decrement the launcher may return and reuse job_, so touch it no more.
       if (job_.pending_workers.fetch_sub(1) == 1 && caller_sleeping_.load()) {
         std::lock_guard<std::mutex> lock(done_mutex_);

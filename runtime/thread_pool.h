@@ -18,8 +18,10 @@ void set_num_threads(int n);
 // Throws tessel::Error if TESSEL_NUM_THREADS is set but invalid.
 int num_threads();
 
-// Runs fn(task_id, num_tasks) for each task on the pool (the caller runs task 0) and waits.
-// Returns the first nonzero result. Nested calls from a pool thread run serially.
+// Runs fn(task_id, num_tasks) for each task on the pool and waits: each participating thread runs
+// its contiguous share of the task ids in order (the caller's begins with task 0), then takes the
+// tasks left in the others' shares. Returns the first nonzero result. Nested calls from a pool
+// thread run serially.
 // num_tasks == 0 means one task per pool thread; an exception from fn is rethrown here.
 int32_t parallel_for(int32_t num_tasks, const std::function<int32_t(int32_t, int32_t)>& fn);
 

@@ -266,8 +266,10 @@ void CodeGenCPU::emit_parallel_for(const ForNode* op) {
     builder_.CreateStore(values[k], builder_.CreateStructGEP(closure_type, closure, k));
   }
 
-  // The task: int32_t(task_id, num_tasks, closure) runs the task_id-th of num_tasks equal chunks.
+  // The task: int32_t(task_id, num_tasks, closure) runs the task_id-th of num_tasks chunks, which
+  // differ by one iteration at most (in 64 bits: n x task_id may not fit the loop's type).
   auto* i32 = builder_.getInt32Ty();
+  auto* i64 = builder_.getInt64Ty();
   auto* task =
       llvm::Function::Create(llvm::FunctionType::get(i32, {i32, i32, builder_.getPtrTy()}, false),
                              llvm::GlobalValue::InternalLinkage, base, module_);
@@ -277,20 +279,35 @@ void CodeGenCPU::emit_parallel_for(const ForNode* op) {
   for (size_t k = 0; k < fields.size(); ++k) {
     loaded.push_back(b.CreateLoad(fields[k], b.CreateStructGEP(closure_type, task->getArg(2), k)));
   }
-  llvm::Value* task_id = b.CreateIntCast(task->getArg(0), ty, true);
-  llvm::Value* num_tasks = b.CreateIntCast(task->getArg(1), ty, true);
-  llvm::Value* n = loaded[1];
-  llvm::Value* chunk = b.CreateSDiv(
-      b.CreateAdd(n, b.CreateSub(num_tasks, llvm::ConstantInt::get(ty, 1))), num_tasks);
-  llvm::Value* lo = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateMul(task_id, chunk), n);
-  llvm::Value* hi = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateAdd(lo, chunk), n);
+  llvm::Value* task_id = b.CreateSExt(task->getArg(0), i64);
+  llvm::Value* num_tasks = b.CreateSExt(task->getArg(1), i64);
+  llvm::Value* n = b.CreateSExtOrTrunc(loaded[1], i64);
+  auto bound = [&](llvm::Value* id) {
+    return b.CreateSExtOrTrunc(b.CreateSDiv(b.CreateMul(n, id), num_tasks), ty);
+  };
+  llvm::Value* lo = bound(task_id);
+  llvm::Value* hi = bound(b.CreateAdd(task_id, llvm::ConstantInt::get(i64, 1)));
   std::vector<llvm::Value*> call_args{b.CreateAdd(loaded[0], lo), b.CreateAdd(loaded[0], hi)};
   call_args.insert(call_args.end(), loaded.begin() + 2, loaded.end());
   b.CreateRet(b.CreateCall(body, call_args));
 
+  // kTasksPerThread chunks per pool thread, one on one thread, no more than the iterations: the
+  // pool runs each thread's share in order and lets a thread that finishes early take what is
+  // left of another's.
+  llvm::Value* threads = builder_.CreateSExt(
+      builder_.CreateCall(runtime_function("TesselBackendNumThreads", i32, {}), {}), i64);
+  llvm::Value* wanted = builder_.CreateSelect(
+      builder_.CreateICmpSGT(threads, llvm::ConstantInt::get(i64, 1)),
+      builder_.CreateMul(threads, llvm::ConstantInt::get(i64, kTasksPerThread)),
+      llvm::ConstantInt::get(i64, 1));
+  llvm::Value* chunks = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, wanted,
+                                                       builder_.CreateSExtOrTrunc(extent, i64));
+  llvm::Value* num_tasks_arg = builder_.CreateTrunc(
+      builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, chunks, llvm::ConstantInt::get(i64, 1)),
+      i32);
   llvm::FunctionCallee launch = runtime_function("TesselBackendParallelLaunch", i32,
                                                  {builder_.getPtrTy(), builder_.getPtrTy(), i32});
-  llvm::Value* rc = builder_.CreateCall(launch, {task, closure, const_i32(0)});
+  llvm::Value* rc = builder_.CreateCall(launch, {task, closure, num_tasks_arg});
   // A failing task has set the message already; pass its code on.
   emit_unless(builder_.CreateICmpEQ(rc, const_i32(0)), [&] { emit_return(rc); });
 }

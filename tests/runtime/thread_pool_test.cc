@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -48,6 +50,46 @@ TEST_F(ThreadPoolTest, EveryTaskRunsExactlyOnceAndCallerRunsTaskZero) {
       EXPECT_EQ(task0_thread, std::this_thread::get_id());
     }
   }
+}
+
+// Each thread runs its contiguous share of the tasks (here 0-3 and 4-7) and then takes what is
+// left of the others': the thread in task 4 waits for 5-7, which only the other thread can run.
+// Within a share the tasks run in order.
+TEST_F(ThreadPoolTest, AThreadDoneWithItsShareTakesTheTasksLeftInAnother) {
+  set_num_threads(2);
+  constexpr int32_t kTasks = 8;
+  std::vector<std::atomic<int>> runs(kTasks);
+  std::vector<std::atomic<std::thread::id>> ran_on(kTasks);
+  std::atomic<int> out_of_order{0};
+  std::atomic<bool> timed_out{false};
+  std::mutex mutex;
+  std::map<std::thread::id, int32_t> last_task;  // per thread, in this launch
+  int32_t rc = parallel_for(kTasks, [&](int32_t task_id, int32_t) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto [it, first] = last_task.emplace(std::this_thread::get_id(), task_id);
+      if (!first && task_id / 4 == it->second / 4 && task_id < it->second) ++out_of_order;
+      it->second = task_id;
+    }
+    ran_on[task_id] = std::this_thread::get_id();
+    if (task_id == 4) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (runs[5] + runs[6] + runs[7] < 3) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          timed_out = true;
+          break;
+        }
+        std::this_thread::yield();
+      }
+    }
+    ++runs[task_id];
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_FALSE(timed_out) << "tasks 5-7 were left to the thread blocked in task 4";
+  for (int32_t t = 0; t < kTasks; ++t) EXPECT_EQ(runs[t], 1) << "task " << t;
+  for (int32_t t = 5; t < kTasks; ++t) EXPECT_NE(ran_on[t].load(), ran_on[4].load()) << t;
+  EXPECT_EQ(out_of_order, 0);
 }
 
 // Sum of a large array split into contiguous chunks by task id.

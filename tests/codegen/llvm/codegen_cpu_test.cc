@@ -9,17 +9,22 @@ namespace {
 
 using namespace tessel::testing;
 
-// C[i] += 1 over a parallel loop of n iterations: each element must end up exactly 1.
+// C[i] += 1 over a parallel loop of n iterations: each element must end up exactly 1, whether the
+// loop has fewer iterations than its tasks (8 per thread) or more, in chunks that do not divide it.
 TEST(CodeGenCPUTest, ParallelLoopWritesEveryElementOnce) {
-  runtime::set_num_threads(2);
-  for (int64_t n : {1, 7, 1000}) {
-    Buffer c = Buffer::make("C", DataType::i32(), {PrimExpr(n)});
-    Var i("i");
-    Stmt body = loop(i, PrimExpr(n), store(c, load(c, i) + 1, i), ForKind::kParallel);
-    runtime::Module mod = build(make_func("count", {c}, body), host_target());
-    auto arr = make_array<int32_t>({n}, DataType::i32(), [](int64_t) { return 0; });
-    mod.get_function("count")(arr);
-    for (int64_t k = 0; k < n; ++k) ASSERT_EQ(arr.data<int32_t>()[k], 1) << "n=" << n << " k=" << k;
+  for (int threads : {1, 2, 3}) {
+    runtime::set_num_threads(threads);
+    for (int64_t n : {1, 7, 16, 17, 23, 1000}) {
+      Buffer c = Buffer::make("C", DataType::i32(), {PrimExpr(n)});
+      Var i("i");
+      Stmt body = loop(i, PrimExpr(n), store(c, load(c, i) + 1, i), ForKind::kParallel);
+      runtime::Module mod = build(make_func("count", {c}, body), host_target());
+      auto arr = make_array<int32_t>({n}, DataType::i32(), [](int64_t) { return 0; });
+      mod.get_function("count")(arr);
+      for (int64_t k = 0; k < n; ++k) {
+        ASSERT_EQ(arr.data<int32_t>()[k], 1) << threads << " threads, n=" << n << " k=" << k;
+      }
+    }
   }
   runtime::set_num_threads(0);
 }
