@@ -129,8 +129,15 @@ class Job {
       ranges_[p].next.store(int64_t{n} * p / participants, std::memory_order_relaxed);
       ranges_[p].end = int64_t{n} * (p + 1) / participants;
     }
+    // Task 0 is the launcher's own (run_task(0) before run(0)), out of every thread's reach.
+    ranges_[0].next.store(1, std::memory_order_relaxed);
     pending_workers.store(participants - 1, std::memory_order_relaxed);
     failures.clear();
+  }
+
+  void run_task(int32_t task_id) {
+    int32_t rc = fn_(task_id, num_tasks_, closure_);
+    if (rc != 0) failures.add(task_id, rc);
   }
 
   // Runs participant `self`'s range, then what is left of the others'.
@@ -140,8 +147,7 @@ class Job {
       while (r.next.load(std::memory_order_relaxed) < r.end) {
         int64_t t = r.next.fetch_add(1, std::memory_order_relaxed);
         if (t >= r.end) break;
-        int32_t rc = fn_(static_cast<int32_t>(t), num_tasks_, closure_);
-        if (rc != 0) failures.add(static_cast<int32_t>(t), rc);
+        run_task(static_cast<int32_t>(t));
       }
     }
   }
@@ -203,6 +209,7 @@ class Workers {
     }
     {
       InTaskScope scope;
+      job_.run_task(0);
       job_.run(0);
     }
     wait_for_workers();

@@ -16,7 +16,8 @@ namespace {
 // holds, every tile of the map streams them from L2 again (ResNet-50's 2048 -> 512 1x1 conv at
 // 7x7: 128 KiB per block, read by 9 tiles). With chunks, the accumulators of a strip of the map
 // live in a local buffer, and each chunk of channels runs over the strip before the next: the
-// weights are read once per strip, the buffer and a chunk's inputs stay in L1.
+// weights are read once per strip, the buffer and a chunk's inputs stay in L1 (or, for a 1x1
+// conv, the buffer in L2 and a chunk's weights in L1: accumulators_in_l2).
 const std::vector<int64_t> kReduceChunks = {8, 16, 32, 64, 128};
 
 // The bytes of one output row of a block's accumulators (ConvNCHWc with a map of several axes),
@@ -92,8 +93,12 @@ bool weight_stationary(const TiledShape& t, int64_t rows) {
   return std::find(chunks.begin(), chunks.end(), kWeightStationaryChunk) != chunks.end();
 }
 
+// The cores that a conv's tasks are shared out among: the target's, two when unknown.
+int64_t task_cores(const TiledShape& t) { return t.cores > 0 ? t.cores : 2; }
+
 // A 1x1 conv's chunked reduction may keep its accumulators in L2 (up to a sixteenth of it) when its
-// tiles' blocks give every core a task: in chunks of up to 128 channels (fallback_reduce_chunk),
+// tiles' blocks share out evenly among the cores (one strip each) and are not weight-stationary:
+// in chunks of up to 128 channels (fallback_reduce_chunk),
 // a tile's chunk of weights stays in L1 while the whole map's tiles run over it, as MLAS's
 // pointwise kernels do (128 channels a pass, the output accumulated in memory), where unchunked
 // every tile streams all its weights from L2. Intel Xeon (2 MiB L2), ResNet-50's 1x1 convs at
@@ -105,23 +110,18 @@ bool weight_stationary(const TiledShape& t, int64_t rows) {
 // parallel_strip splits into rows that each re-read the weights) ran 1.07x slower, MobileNetV2's
 // 576 -> 96 at 14x14 (three 2-block tiles on two cores) 1.3x at two threads.
 bool accumulators_in_l2(const TiledShape& t, int64_t rows) {
-  int64_t cores = t.cores > 0 ? t.cores : 2;
   return window_points(t) == 1 && !weight_stationary(t, rows) &&
-         t.out[0] * ((t.out[1] + rows - 1) / rows) % cores == 0;
-}
-
-int64_t l2_accumulator_bytes(const TiledShape& t) {
-  return std::max(t.l1d_bytes / 2, t.l2_bytes / 16);
+         t.out[0] * ((t.out[1] + rows - 1) / rows) % task_cores(t) == 0;
 }
 
 }  // namespace
 
 // The chunk sizes that divide the input channels, after 0 (no chunks); only 0 but for ConvNCHWc
-// over a map of several axes whose rows of one block fit the buffer.
+// over a map of several axes whose rows of one block fit half of L1.
 std::vector<int64_t> reduce_chunk_candidates(const TiledShape& t) {
   std::vector<int64_t> chunks{0};
-  int64_t budget = window_points(t) == 1 ? l2_accumulator_bytes(t) : t.l1d_bytes / 2;
-  if (!t.channel_vectors || t.y == 2 || accumulator_row_bytes(t, 1) > budget) return chunks;
+  if (!t.channel_vectors || t.y == 2 || accumulator_row_bytes(t, 1) > t.l1d_bytes / 2)
+    return chunks;
   for (int64_t k : kReduceChunks) {
     if (k < t.reduce.front() && t.reduce.front() % k == 0) chunks.push_back(k);
   }
@@ -130,7 +130,8 @@ std::vector<int64_t> reduce_chunk_candidates(const TiledShape& t) {
 
 int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   int64_t row_bytes = rows * accumulator_row_bytes(t, ys), strip = 1;
-  int64_t budget = accumulators_in_l2(t, rows) ? l2_accumulator_bytes(t) : t.l1d_bytes / 2;
+  int64_t budget = t.l1d_bytes / 2;
+  if (accumulators_in_l2(t, rows)) budget = std::max(budget, t.l2_bytes / 16);
   for (int64_t h = 1; h <= t.out[2] && h * row_bytes <= budget; ++h) {
     if (t.out[2] % h == 0) strip = h;
   }
@@ -147,7 +148,7 @@ int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys) {
 int64_t parallel_strip(const TiledShape& t, int64_t rows, int64_t ys) {
   int64_t strip = accumulator_strip(t, rows, ys);
   int64_t blocks = t.out[0] * ((t.out[1] + rows - 1) / rows);
-  int64_t tasks = (weight_stationary(t, rows) ? 2 : 1) * (t.cores > 0 ? t.cores : 2);
+  int64_t tasks = (weight_stationary(t, rows) ? 2 : 1) * task_cores(t);
   while (strip > 1 && blocks * (t.out[2] / strip) < tasks) {
     do --strip;
     while (t.out[2] % strip != 0);
@@ -178,7 +179,8 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
   if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
   if (accumulator_strip(t, rows, ys) < t.out[2] && !narrow_window(t, cpu)) return 0;
-  bool in_l2 = window == 1 && t.out[2] * rows * accumulator_row_bytes(t, ys) > t.l1d_bytes / 2;
+  bool in_l2 = accumulators_in_l2(t, rows) &&
+               t.out[2] * rows * accumulator_row_bytes(t, ys) > t.l1d_bytes / 2;
   int64_t chunk = 0;
   for (int64_t k : chunks) {
     bool fits = in_l2 ? 3 * k * rows * t.out.back() * 4 <= 2 * t.l1d_bytes

@@ -51,13 +51,13 @@ inline int64_t window_points(const TiledShape& t) {
 extern const std::vector<int64_t> kPackedColumns;
 
 // The chunk sizes of ConvNCHWc's reduction (knob "reduce_chunk") that divide the input channels,
-// after 0 (no chunks); only 0 but for a map of several axes whose rows of one block fit the
-// buffer (half of L1, or for a 1x1 conv up to a sixteenth of L2: see accumulator_strip).
+// after 0 (no chunks); only 0 but for a map of several axes whose rows of one block fit half of
+// L1.
 std::vector<int64_t> reduce_chunk_candidates(const TiledShape& t);
 
 // The output rows that a chunked reduction's accumulators span: the most that divide the first
-// spatial axis with the buffer within half of L1 (or, for a 1x1 conv whose tiles' blocks give
-// every core a task, within a sixteenth of L2), at least one.
+// spatial axis with the buffer within half of L1 (or, for a 1x1 conv whose tiles share out evenly
+// among the cores, within a sixteenth of L2), at least one.
 int64_t accumulator_strip(const TiledShape& t, int64_t rows, int64_t ys);
 
 // The strip of a parallel chunked reduction: accumulator_strip's, with enough strips and blocks

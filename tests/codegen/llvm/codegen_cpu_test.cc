@@ -12,6 +12,9 @@ using namespace tessel::testing;
 // C[i] += 1 over a parallel loop of n iterations: each element must end up exactly 1, whether the
 // loop has fewer iterations than its tasks (8 per thread) or more, in chunks that do not divide it.
 TEST(CodeGenCPUTest, ParallelLoopWritesEveryElementOnce) {
+  struct RestoreThreads {
+    ~RestoreThreads() { runtime::set_num_threads(0); }
+  } restore;
   for (int threads : {1, 2, 3}) {
     runtime::set_num_threads(threads);
     for (int64_t n : {1, 7, 16, 17, 23, 1000}) {
@@ -26,7 +29,6 @@ TEST(CodeGenCPUTest, ParallelLoopWritesEveryElementOnce) {
       }
     }
   }
-  runtime::set_num_threads(0);
 }
 
 // A parallel loop inside another runs serially within the outer task.
