@@ -42,7 +42,7 @@ class CodeGenCPU : public CodeGenLLVM {
   // CPUs run slowly for seconds at a time, 8 tasks a thread against 1 (every kernel of the model,
   // the builds in turns, 10-12 rounds at two threads): median end-to-end time ResNet-50 39.4 ->
   // 34.5 ms, DenseNet-121 30.0 -> 26.0, SqueezeNet 3.18 -> 2.84, the transformer encoder 5.07 ->
-  // 4.67, MobileNetV2 3.26 -> 3.37; the fastest rounds within 4% either way.
+  // 4.67, MobileNetV2 3.26 -> 3.37; the fastest rounds within 6% either way.
   static constexpr int64_t kTasksPerThread = 8;
 
   // Entry-point pieces, in the order add_function runs them.
