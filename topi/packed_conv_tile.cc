@@ -98,17 +98,17 @@ int64_t task_cores(const TiledShape& t) { return t.cores > 0 ? t.cores : 2; }
 
 // A 1x1 conv's chunked reduction may keep its accumulators in L2 (up to a sixteenth of it) when its
 // tiles' blocks share out evenly among the cores (one strip each) and are not weight-stationary:
-// in chunks of up to 128 channels (fallback_reduce_chunk),
-// a tile's chunk of weights stays in L1 while the whole map's tiles run over it, as MLAS's
-// pointwise kernels do (128 channels a pass, the output accumulated in memory), where unchunked
-// every tile streams all its weights from L2. Intel Xeon (2 MiB L2), ResNet-50's 1x1 convs at
-// 14x14 over 1024 channels (4-block tiles, 50-100 KiB of accumulators), kernels timed in the model
-// in turns against its unchanged kernels: 0.79x the time at two threads, 0.97x at one. Not at
-// 28x28 (200 KiB, or 14-row strips): 1.2x slower at two threads; nor for a weight-stationary tile,
-// whose L1 strips give two tasks per core; and only where the tiles' blocks share out evenly
-// among the cores, one strip each: SqueezeNet's 512 -> 64 at 13x13 (one 4-block tile, which
-// parallel_strip splits into rows that each re-read the weights) ran 1.07x slower, MobileNetV2's
-// 576 -> 96 at 14x14 (three 2-block tiles on two cores) 1.3x at two threads.
+// in chunks of up to 128 channels (fallback_reduce_chunk), a tile's chunk of weights stays in L1
+// while the whole map's tiles run over it, as MLAS's pointwise kernels do (128 channels a pass,
+// the output accumulated in memory), where unchunked every tile streams all its weights from L2.
+// Intel Xeon (2 MiB L2), ResNet-50's 1x1 convs at 14x14 over 1024 channels (4-block tiles, 50-100
+// KiB of accumulators), kernels timed in the model in turns against its unchanged kernels: 0.79x
+// the time at two threads, 0.97x at one. Not at 28x28 (200 KiB, or 14-row strips): 1.2x slower at
+// two threads; nor for a weight-stationary tile, whose L1 strips give two tasks per core; and only
+// where the tiles' blocks share out evenly among the cores, one strip each: SqueezeNet's 512 -> 64
+// at 13x13 (one 4-block tile, which parallel_strip splits into rows that each re-read the weights)
+// ran 1.07x slower, MobileNetV2's 576 -> 96 at 14x14 (three 2-block tiles on two cores) 1.3x at two
+// threads.
 bool accumulators_in_l2(const TiledShape& t, int64_t rows) {
   return window_points(t) == 1 && !weight_stationary(t, rows) &&
          t.out[0] * ((t.out[1] + rows - 1) / rows) % task_cores(t) == 0;
