@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/error.h"
 #include "ir/structural_equal.h"
@@ -77,6 +78,42 @@ void pass_down(const StageNode& s, Bounds& b) {
   }
 }
 
+// The constant interval of a fused loop's values `e` within its range `r`, where it reaches past
+// it; none otherwise (symbolic intervals keep their shape).
+std::optional<arith::IntervalSet> clipped_to_extent(const PrimExpr& e, const Range& r,
+                                                    const arith::VarIntervals& dom) {
+  arith::IntervalSet s = arith::eval_interval(e, dom);
+  const int64_t* lo = s.min.defined() ? as_const_int(s.min) : nullptr;
+  const int64_t* hi = s.max.defined() ? as_const_int(s.max) : nullptr;
+  const int64_t* begin = as_const_int(r.min);
+  const int64_t* extent = as_const_int(r.extent);
+  if (!lo || !hi || !begin || !extent || (*lo >= *begin && *hi < *begin + *extent))
+    return std::nullopt;
+  DataType t = e.dtype();
+  return arith::IntervalSet{
+      make_const(t, static_cast<double>(std::max(*lo, *begin))),
+      make_const(t, static_cast<double>(std::min(*hi, *begin + *extent - 1)))};
+}
+
+// The intervals of a consumer's root iteration vars when its loops range over `dom`. A fused
+// loop split by a factor that does not divide it runs past its extent only under the split's
+// guard (loop_guards), so its values are clipped to its extent before they are divided back into
+// the loops it fused: a stage computed for a strip of a 1x1 conv's rows and columns fused into
+// one run of positions then covers those rows, not one more for the last partial tile.
+arith::VarIntervals root_intervals(const StageNode& s, const Bounds& b, arith::VarIntervals dom) {
+  auto values = root_values(s, b, [&](const FuseRelation& f, const PrimExpr& value) -> PrimExpr {
+    std::optional<arith::IntervalSet> c = clipped_to_extent(value, b.at(f.fused.get()), dom);
+    if (!c) return value;
+    Var clipped(f.fused->var->name_hint + ".clipped", value.dtype());
+    dom[clipped.get()] = *c;
+    return clipped;
+  });
+  arith::VarIntervals roots = dom;
+  for (const auto& rv : s.root_iter_vars)
+    roots[rv->var.get()] = arith::eval_interval(values.at(rv.get()), dom);
+  return roots;
+}
+
 }  // namespace
 
 StageBodies inline_bodies(const Schedule& sch) {
@@ -129,7 +166,8 @@ std::vector<std::pair<const StageNode*, IterVar>> attach_point_loops(const Stage
   return loops;
 }
 
-std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s, const Bounds& b) {
+std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s, const Bounds& b,
+                                                             const FusedValue& fused_value) {
   std::unordered_map<const IterVarNode*, PrimExpr> v;
   for (const auto& iv : s.leaf_iter_vars) v[iv.get()] = b.at(iv.get()).min + iv->var;
   for (auto it = s.relations.rbegin(); it != s.relations.rend(); ++it) {
@@ -139,9 +177,10 @@ std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s,
           b.at(sp->parent.get()).min + v.at(sp->outer.get()) * inner_extent + v.at(sp->inner.get());
     } else {
       const auto& f = std::get<FuseRelation>(*it);
+      PrimExpr fused = fused_value ? fused_value(f, v.at(f.fused.get())) : v.at(f.fused.get());
       PrimExpr inner_extent = b.at(f.inner.get()).extent;
-      v[f.outer.get()] = b.at(f.outer.get()).min + floordiv(v.at(f.fused.get()), inner_extent);
-      v[f.inner.get()] = b.at(f.inner.get()).min + floormod(v.at(f.fused.get()), inner_extent);
+      v[f.outer.get()] = b.at(f.outer.get()).min + floordiv(fused, inner_extent);
+      v[f.inner.get()] = b.at(f.inner.get()).min + floormod(fused, inner_extent);
     }
   }
   return v;
@@ -222,13 +261,9 @@ Bounds infer_bound(const Schedule& sch, const StageBodies& bodies) {
           const IterVar& iv = loops[l].second;
           dom[iv->var.get()] = relax(loop_range(b, iv));
         }
-        auto values = root_values(consumer, b);
-        arith::VarIntervals root_dom = dom;
         // Not clipped to the consumer's domain: the producer covers whole tiles (constant
         // extents that vectorize) and guards its own domain instead (see loop_guards).
-        for (const auto& rv : consumer.root_iter_vars) {
-          root_dom[rv->var.get()] = arith::eval_interval(values.at(rv.get()), dom);
-        }
+        arith::VarIntervals root_dom = root_intervals(consumer, b, dom);
         for (const auto* load : loads) {
           for (size_t d = 0; d < load->indices.size(); ++d) {
             // An index that reads a tensor (a gather) depends on data: no bound.

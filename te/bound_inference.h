@@ -4,6 +4,7 @@
 // Requires: bodies with inlined stages already substituted (see inline_bodies).
 #pragma once
 
+#include <functional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -31,7 +32,11 @@ Range loop_range(const Bounds& b, const IterVar& iv);
 std::vector<std::pair<const StageNode*, IterVar>> attach_point_loops(const StageNode& s);
 
 // Each root iter var's value as an expression of the stage's leaf loop vars (see loop_range).
-std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s, const Bounds& b);
+// `fused_value`, when given, may stand in for a fused loop's value before it is divided back into
+// the loops it fused (bound inference clips it to the fused extent).
+using FusedValue = std::function<PrimExpr(const FuseRelation&, const PrimExpr&)>;
+std::unordered_map<const IterVarNode*, PrimExpr> root_values(const StageNode& s, const Bounds& b,
+                                                             const FusedValue& fused_value = {});
 
 // Conditions (those not provable) that keep split parents inside their ranges when a factor does
 // not divide the extent, and keep the stage's axes inside their domain when its region was

@@ -190,18 +190,33 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
   return chunk;
 }
 
-PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
+namespace {
+
+// The cheapest columns of `rows` blocks over a run of `width` positions.
+int64_t packed_columns(const TiledShape& t, int64_t rows, int64_t width, const CpuModel& cpu) {
   int lanes = tile_lanes(cpu);
-  int64_t vectors = (t.out.back() + lanes - 1) / lanes, width = t.out[t.y];
-  PackedTile p;
-  p.rows = packed_blocks(t, vectors);
-  int64_t per_column = p.rows * vectors;
-  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu, p.rows) / per_column);
-  if (weight_stationary(t, p.rows)) cap = std::min(cap, kWeightStationaryChunk);
+  int64_t per_column = rows * ((t.out.back() + lanes - 1) / lanes);
+  int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu, rows) / per_column);
+  if (weight_stationary(t, rows)) cap = std::min(cap, kWeightStationaryChunk);
   // AVX2's 1x1 convs (1 x 6 at most) at one thread on Zen 3, MobileNetV2's at 7x7: 6 + 1 columns
   // 72-73 GFLOP/s, 4 + 3 84-87; at 14x14: 6 + 6 + 2 84-89, 5 + 5 + 4 89-99.
-  p.ys = cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);
+  return cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);
+}
+
+}  // namespace
+
+PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu) {
+  PackedTile p;
+  p.rows = packed_blocks(t, (t.out.back() + tile_lanes(cpu) - 1) / tile_lanes(cpu));
+  p.ys = packed_columns(t, p.rows, t.out[t.y], cpu);
   return p;
+}
+
+// The strip's positions tiled as one run leave one partial tile a strip, not one a row: ResNet-50's
+// 1x1 convs at 14x14 (6 + 6 + 2 columns a row) 196 = 32 x 6 + 4 positions.
+int64_t flat_map_columns(const TiledShape& t, int64_t rows, int64_t strip, const CpuModel& cpu) {
+  int64_t width = t.out[t.y];
+  return std::min(width, packed_columns(t, rows, strip * width, cpu));
 }
 
 // ConvNCHWc's fallback reduction order over (input channel, kernel offsets...). A window over at

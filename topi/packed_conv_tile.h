@@ -32,6 +32,10 @@ struct TiledShape {
   // ResNet-50's 3x3 convs at 28x28, 14x14 and 7x7 ran 1.08x, 1.11x and 1.2x faster at two
   // threads so, ResNet-18 1.16-1.21x and DenseNet-121 1.09-1.10x end to end.
   bool padding_in_reads = false;
+  // ConvNCHWc, 1x1, reading its input at its own output positions (stride 1, or a subsampled
+  // copy; no padding): the rows and columns of its map are one run of positions in memory, which a
+  // chunked reduction tiles as one axis (TileConfig::flat in topi/schedule_nn.cc).
+  bool pointwise_map = false;
   int vector_registers = 0;     // the target's
   std::vector<int64_t> reduce;  // reduction extents, in compute order
   int64_t work = 0;             // output points x reduction length
@@ -72,6 +76,10 @@ struct PackedTile {
   int64_t rows = 1, ys = 1;
 };
 PackedTile packed_fallback(const TiledShape& t, const CpuModel& cpu);
+
+// The fallback's columns of a chunked reduction over a pointwise map, whose strips of `rows` blocks
+// are one run of positions: the cheapest tiles of the strip's positions (at most a row's width).
+int64_t flat_map_columns(const TiledShape& t, int64_t rows, int64_t strip, const CpuModel& cpu);
 
 // ConvNCHWc's fallback reduction order over (input channel, kernel offsets...).
 std::vector<int64_t> packed_reduce_order(const TiledShape& t, const CpuModel& cpu,

@@ -386,6 +386,23 @@ TEST(BoundInferenceTest, ComputeAtAFusedLoopDividesItBack) {
   for (int64_t o = 0; o < 8; ++o) expect_range_at(b, B.axis(1), {{outer, o}}, 0, 5);
 }
 
+// At a loop outside a fused loop split by a factor that does not divide it (6 x 5 positions in
+// tiles of 4, the last one half past the map), the producer covers the map's 6 rows, not a 7th:
+// the consumer's split guard skips the positions past 30.
+TEST(BoundInferenceTest, AStageOutsideASplitFusedLoopCoversOnlyItsExtent) {
+  Tensor A = placeholder({2, 6, 5}, DataType::f32(), "A");
+  Tensor B = compute({2, 6, 5}, [&](Expr n, Expr i, Expr j) { return A(n, i, j) + 1.0f; }, "B");
+  Tensor C = compute({2, 6, 5}, [&](Expr n, Expr i, Expr j) { return B(n, i, j) * 2.0f; }, "C");
+  Schedule s = create_schedule({C});
+  IterVar fused = s[C].fuse(C.axis(1), C.axis(2));
+  s[C].split(fused, 4);
+  s[B].compute_at(s[C], C.axis(0));
+  Bounds b = bounds_of(s);
+  expect_range(b, B.axis(1), 0, 6);
+  expect_range(b, B.axis(2), 0, 5);
+  expect_guards(s, C, 1, [](const std::vector<int64_t>& v) { return v[1] * 4 + v[2] < 30; });
+}
+
 // ---------------- reductions ----------------
 
 TEST(BoundInferenceTest, ReduceAxisWithAnOffsetSplitsFromItsMin) {

@@ -166,6 +166,14 @@ TEST(ChunkedReduction, WholeMapAccumulatorsOfAPointwiseConv) {
                              "llvm -mcpu=native -num-cores=2");
 }
 
+// A chunked 1x1 conv tiles its strips' positions as one run (TileConfig::flat): a map whose rows
+// (5 x 11, 55 positions) leave a partial tile, a partial last block of output channels, with the
+// conv's own output also returned (no fused epilogue, and that output unpacked to NCHW).
+TEST(ChunkedReduction, PointwisePositionsAsOneRun) {
+  expect_every_chunk_matches({.x = {1, 48, 5, 11}, .w = {40, 48, 1, 1}, .residual = true});
+  expect_every_chunk_matches({.x = {1, 64, 3, 7}, .w = {24, 64, 1, 1}, .conv_is_output = true});
+}
+
 // AVX2 code (16 registers) reads the padding of an unchunked window in place, and pads a copy for
 // each chunk size: both against the reference.
 TEST(ChunkedReduction, Avx2CodeWithItsPaddingReadInPlaceOrCopied) {

@@ -407,9 +407,33 @@ PrimExpr Simplifier::compare_index(NodeKind k, const PrimExpr& a, const PrimExpr
   for (const auto& t : d.terms) {
     (t.coef > 0 ? pos : neg).add_term(t.mono, t.coef > 0 ? t.coef : -t.coef);
   }
-  if (!pos.is_const()) return make_binary(k, pos.to_expr(), neg.to_expr());
+  if (!pos.is_const()) {
+    if (neg.is_const()) {
+      if (PrimExpr r = floordiv_bound(k, pos, neg.base)) return r;
+    }
+    return make_binary(k, pos.to_expr(), neg.to_expr());
+  }
   neg.base = 0;  // -N + base k 0  ==  N mirror(k) base
+  if (PrimExpr r = floordiv_bound(mirror(k), neg, d.base)) return r;
   return make_binary(mirror(k), neg.to_expr(), IntImmNode::make(d.dtype, d.base));
+}
+
+// floordiv(x, c) k n with a constant c > 0 as a bound on x: floordiv(x, c) < n is x < n*c, <= n is
+// x < (n+1)*c, >= n is x >= n*c, > n is x >= (n+1)*c. So the guard of a split over fused axes
+// (a 1x1 conv's rows and columns as one run of positions) is linear in the loop vars, which loop
+// partitioning needs to lift it off the whole tiles. Undefined where the rule does not apply.
+PrimExpr Simplifier::floordiv_bound(NodeKind k, const LinearSum& lhs, int64_t n) {
+  if (!lhs.is_monomial() || lhs.terms[0].coef != 1) return PrimExpr();
+  const auto* div = lhs.terms[0].mono.as<FloorDivNode>();
+  const int64_t* c = div ? as_const_int(div->b) : nullptr;
+  if (!c || *c <= 0) return PrimExpr();
+  bool below = k == NodeKind::LT || k == NodeKind::LE;
+  if (!below && k != NodeKind::GT && k != NodeKind::GE) return PrimExpr();
+  int64_t bound = sat_mul(k == NodeKind::LE || k == NodeKind::GT ? n + 1 : n, *c);
+  ConstIntBound range = type_bound(lhs.dtype);
+  if (bound <= range.min_value || bound >= range.max_value) return PrimExpr();
+  return compare_index(below ? NodeKind::LT : NodeKind::GE, div->a,
+                       IntImmNode::make(lhs.dtype, bound));
 }
 
 PrimExpr Simplifier::visit_logic(const PrimExpr& e) {

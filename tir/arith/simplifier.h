@@ -43,6 +43,7 @@ class Simplifier {
   PrimExpr visit_min_max(const PrimExpr& e);
   PrimExpr visit_compare(const PrimExpr& e);
   PrimExpr compare_index(NodeKind k, const PrimExpr& a, const PrimExpr& b);
+  PrimExpr floordiv_bound(NodeKind k, const LinearSum& lhs, int64_t n);
   PrimExpr visit_logic(const PrimExpr& e);
   PrimExpr visit_not(const NotNode* op);
   // Select and IfThenElseExpr (which stays lazy: never rewritten into a Select).

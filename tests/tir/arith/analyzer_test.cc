@@ -136,6 +136,25 @@ TEST(AnalyzerTest, UndecidedComparisonsKeepTheirShape) {
   expect_simplify(a, i * 4 + 3 < 100, i * 4 < 97);
 }
 
+// A bound on floordiv(x, c) is one on x, which keeps the guard of a split over fused loops linear
+// (floordiv(o*6 + i, 14) < 14 is o*6 + i < 196) for loop partitioning.
+TEST(AnalyzerTest, ABoundOnAQuotientIsABoundOnItsDividend) {
+  Analyzer a;
+  Var x("x"), n("n");
+  expect_simplify(a, floordiv(x * 6 + 2, 14) < 14, x * 3 < 97);  // (x*3 + 1) // 7 < 14
+  expect_simplify(a, floordiv(x, 7) <= 3, x < 28);
+  expect_simplify(a, floordiv(x, 7) >= 1, x >= 7);
+  expect_simplify(a, floordiv(x, 7) > 1, x >= 14);
+  expect_simplify(a, 2 < floordiv(x, 7), x >= 21);
+  expect_simplify(a, floordiv(x, 7) < n, floordiv(x, 7) < n);
+  expect_simplify(a, floordiv(x, n) < 3, floordiv(x, n) < 3);
+  expect_simplify(a, floordiv(x, 7) == 3, floordiv(x, 7) == 3);
+  expect_simplify(a, floordiv(x, 7) * 2 < 5, floordiv(x, 7) * 2 < 5);
+  // Decided where the dividend's bounds decide it.
+  a.bind(x, Range(0, 98));
+  expect_simplify(a, floordiv(x, 7) < 14, make_const(DataType::boolean(), 1));
+}
+
 TEST(AnalyzerTest, SymbolicRangesProveLoopGuards) {
   Analyzer a;
   Var i("i"), n("n");
