@@ -80,15 +80,22 @@ int64_t packed_blocks(const TiledShape& t, int64_t vectors) {
 // columns (unchunked, 13 columns ran slowest; 13 columns chunked by 8, 1.2x slower than 8). Over
 // fewer channels the accumulators' trips to memory cost more than the weights: MobileNetV2's 24 ->
 // 144 convs at 56x56 1.32x slower at one thread, its 32 -> 16 at 112x112 1.07x.
+// A two-block tile too where its weights outgrow L1 (which its unchunked tiles then stream from
+// L2 for every tile of the map), its 16 weight vectors beside at most 6 columns: MobileNetV2's
+// 576 -> 96 at 14x14 and 576 / 960 -> 160 at 7x7 (six and ten blocks) on the Intel Xeon, kernels
+// timed in the model in turns, 0.80-0.82x the time at one thread and 0.89-0.93x at two (medians
+// of the rounds' ratios; the tuned best of 120 configs of the first had chunked by 8-16 with 5
+// columns). Not where they fit L1: its 144 / 192 -> 24 / 32 at 28x28 and 56x56 ran 1.15-1.4x
+// slower so.
 constexpr int64_t kWeightStationaryChunk = 8;
 
 // Measured with AVX-512's 16 lanes only (a NEON block of 4 lanes is one vector too).
 bool weight_stationary(const TiledShape& t, int64_t rows) {
   if (t.lanes < 16) return false;
   int64_t vectors = (t.out.back() + t.lanes - 1) / t.lanes;
-  if (rows != 1 || vectors != 1 || t.local_inputs || window_points(t) != 1 ||
-      t.reduce.front() < 128)
+  if (rows > 2 || vectors != 1 || t.local_inputs || window_points(t) != 1 || t.reduce.front() < 128)
     return false;
+  if (rows == 2 && rows * t.reduce.front() * t.out.back() * 4 <= t.l1d_bytes) return false;
   std::vector<int64_t> chunks = reduce_chunk_candidates(t);
   return std::find(chunks.begin(), chunks.end(), kWeightStationaryChunk) != chunks.end();
 }
@@ -197,7 +204,13 @@ int64_t packed_columns(const TiledShape& t, int64_t rows, int64_t width, const C
   int lanes = tile_lanes(cpu);
   int64_t per_column = rows * ((t.out.back() + lanes - 1) / lanes);
   int64_t cap = std::max<int64_t>(1, packed_accumulators(t, cpu, rows) / per_column);
-  if (weight_stationary(t, rows)) cap = std::min(cap, kWeightStationaryChunk);
+  if (weight_stationary(t, rows)) {
+    cap = std::min(cap, kWeightStationaryChunk);
+    if (rows > 1) {  // the chunk's weight vectors take registers from the accumulators
+      int64_t left = cpu.accumulator_registers() - kWeightStationaryChunk * rows;
+      cap = std::clamp<int64_t>(left / per_column, 1, cap);
+    }
+  }
   // AVX2's 1x1 convs (1 x 6 at most) at one thread on Zen 3, MobileNetV2's at 7x7: 6 + 1 columns
   // 72-73 GFLOP/s, 4 + 3 84-87; at 14x14: 6 + 6 + 2 84-89, 5 + 5 + 4 89-99.
   return cheapest_tile_columns(width, kPackedColumns, cap, per_column, cpu);

@@ -150,10 +150,13 @@ TEST(ChunkedReduction, ChannelBlocksInAndOut) {
 }
 
 // A 1x1 conv whose tile is one block of one vector with AVX-512 (topi/packed_conv_tile.cc's
-// weight_stationary): the fallback chunks by 8 with 8 columns, in strips of rows shared out
-// among the cores; a 3x3 conv of one 2-block tile splits its map into strips for the cores.
+// weight_stationary), or two whose weights outgrow L1: the fallback chunks by 8, in strips of rows
+// shared out among the cores; a 3x3 conv of one 2-block tile splits its map into strips for the
+// cores.
 TEST(ChunkedReduction, OneBlockTilesAndStripsSharedOut) {
   expect_every_chunk_matches({.x = {1, 128, 13, 13}, .w = {48, 128, 1, 1}});
+  // Two-block tiles whose weights outgrow L1 (six blocks over 576 channels) chunk by 8 too.
+  expect_every_chunk_matches({.x = {1, 576, 7, 7}, .w = {96, 576, 1, 1}, .residual = true});
   expect_every_chunk_matches({.x = {1, 128, 7, 7}, .w = {32, 128, 3, 3}, .pads = {1, 1, 1, 1}});
 }
 

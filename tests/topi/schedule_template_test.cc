@@ -240,6 +240,15 @@ TEST(ScheduleTemplate, OneBlockPointwiseTilesKeepTheirWeightsInRegisters) {
   ConfigEntity avx2 = space_of(pointwise_model(256, 48), avx2_cpu()).fallback();
   EXPECT_EQ(avx2.knob("reduce_chunk"), 0);  // its block's weights, 16 KiB, fit half of L1
   EXPECT_EQ(avx2.split("tile_y")[1], 5);
+  // Two-block tiles (six blocks) whose weights outgrow L1 (72 KiB against 32): chunks of 8 too,
+  // 16 weight vectors beside at most 6 columns; whose weights fit it (24 KiB), unchunked.
+  ConfigEntity two = space_of(pointwise_model(576, 96), avx512_cpu()).fallback();
+  EXPECT_EQ(two.split("tile_row")[1], 2);
+  EXPECT_EQ(two.knob("reduce_chunk"), 8);
+  EXPECT_LE(two.split("tile_y")[1], 6);
+  ConfigEntity fits = space_of(pointwise_model(192, 96), avx512_cpu()).fallback();
+  EXPECT_EQ(fits.split("tile_row")[1], 2);
+  EXPECT_EQ(fits.knob("reduce_chunk"), 0);
 }
 
 // A ConvNCHWc's tiled shape [n, blocks, h, w, 16] on a 2-core AVX-512 model with 48 KiB of L1 (no
