@@ -534,6 +534,17 @@ std::optional<te::Stage> single_reduction(const te::Schedule& s) {
   return found;
 }
 
+// Whether the group's one output unpacks the master's blocks [n, blocks, ..., b] to NCHW in a
+// fused epilogue (tile_unpacked_output), which tiles the map's rows and columns apart.
+bool unpacking_epilogue(const te::Schedule& s, const te::Stage& master, size_t blocked_rank) {
+  std::vector<te::Stage> outputs;
+  for (const te::Stage& st : s.stages()) {
+    if (st->is_output) outputs.push_back(st);
+  }
+  return outputs.size() == 1 && !master->is_output &&
+         static_shape(te::Tensor(outputs[0]->op)).size() + 1 == blocked_rank;
+}
+
 // The group's tiled shape; none for a family without a tile or a group without the template's
 // shape.
 std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& anchor,
@@ -551,7 +562,8 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   bool padded = std::any_of(inputs.begin(), inputs.end(), is_zero_window);
   t.padding_in_reads = spec->channel_vectors && !spec->local_inputs && padded;
   t.pointwise_map = spec->channel_vectors && !spec->local_inputs && !padded && t.y == 3 &&
-                    shape.size() == 5 && window_points(t) == 1;
+                    shape.size() == 5 && window_points(t) == 1 &&
+                    !unpacking_epilogue(s, *master, shape.size());
   return t;
 }
 
@@ -570,7 +582,7 @@ bool padding_read_in_place(const TiledShape& t, const TileConfig& c) {
 
 // The single reduction of the group computed in register tiles of its output (see the header).
 void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const TiledShape& t,
-                TileConfig c, int lanes) {
+                const TileConfig& c, int lanes) {
   te::Stage master = *single_reduction(s);
   te::Tensor master_t(master->op);
   // A lone elementwise output of the master's shape takes the tile; otherwise the master is
@@ -592,7 +604,8 @@ void tile_group(te::Schedule& s, const std::vector<te::Tensor>& outputs, const T
   }
   bool fuse_epilogue =
       outputs.size() == 1 && !master->is_output && static_shape(outputs[0]) == out_shape;
-  if (fuse_epilogue && unpacks) c.flat = false;  // tile_unpacked_output keeps rows and columns
+  TESSEL_ICHECK(!(c.flat && fuse_epilogue && unpacks))
+      << "a flat map whose epilogue unpacks its blocks (tiled_shape_of decides)";
 
   std::vector<te::Operation> inputs = inline_all_but_inputs(s, master);
   te::Tensor out = fuse_epilogue ? outputs[0] : master_t;

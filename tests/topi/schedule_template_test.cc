@@ -363,6 +363,14 @@ TEST(ScheduleTemplate, PointwiseStripsTileTheirPositionsAsOneRun) {
   EXPECT_NE(text.find("float32[12544]"), std::string::npos) << text;
   EXPECT_NE(text.find("for (i2.i3.fused.outer, 0, 32)"), std::string::npos) << text;
   EXPECT_EQ(text.find("likely("), std::string::npos) << text;
+
+  // An epilogue that unpacks the blocks to NCHW tiles rows and columns apart: a row's columns.
+  Builder unpacked;
+  x = unpacked.input("x", {1, 2048, 7, 7});
+  y = unpacked.op("Conv", {x, unpacked.constant("w", random_tensor({512, 2048, 1, 1}, 1))});
+  ConfigEntity f = space_of(unpacked.finish({unpacked.op("Relu", {y})}), cpu2).fallback();
+  EXPECT_GT(f.knob("reduce_chunk"), 0);
+  EXPECT_EQ(f.split("tile_y")[1], 5);  // 5 + 2 a row (49 positions in one run: 8 x 6 + 1)
 }
 
 TEST(ScheduleTemplate, TilesBeyondTheRegisterFileAreRejected) {

@@ -429,7 +429,7 @@ PrimExpr Simplifier::floordiv_bound(NodeKind k, const LinearSum& lhs, int64_t n)
   if (!c || *c <= 0) return PrimExpr();
   bool below = k == NodeKind::LT || k == NodeKind::LE;
   if (!below && k != NodeKind::GT && k != NodeKind::GE) return PrimExpr();
-  int64_t bound = sat_mul(k == NodeKind::LE || k == NodeKind::GT ? n + 1 : n, *c);
+  int64_t bound = sat_mul(k == NodeKind::LE || k == NodeKind::GT ? sat_add(n, 1) : n, *c);
   ConstIntBound range = type_bound(lhs.dtype);
   if (bound <= range.min_value || bound >= range.max_value) return PrimExpr();
   return compare_index(below ? NodeKind::LT : NodeKind::GE, div->a,
