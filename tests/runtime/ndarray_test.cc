@@ -42,6 +42,22 @@ TEST(NDArrayTest, EmptyIsAlignedWithShapeStridesAndDtype) {
   }
 }
 
+// An array of 2 MiB or more starts on a huge page (the kernel may back it with one) and holds
+// what is written to all of it, its last partial huge page included.
+TEST(NDArrayTest, ArraysOfAHugePageOrMoreStartOnOne) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  for (int64_t n : {int64_t{1} << 19, (int64_t{3} << 20) / 4 + 5}) {  // 2 MiB, 3 MiB + 20 bytes
+    NDArray a = NDArray::empty({n}, DataType::f32());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.raw_data()) % kHuge, 0u) << n;
+    auto* f = static_cast<float*>(a.raw_data());
+    for (int64_t i = 0; i < n; ++i) f[i] = static_cast<float>(i % 1000);
+    EXPECT_EQ(f[n - 1], static_cast<float>((n - 1) % 1000));
+    EXPECT_EQ(f[n / 2], static_cast<float>((n / 2) % 1000));
+  }
+  NDArray small = NDArray::empty({(int64_t{1} << 19) - 1}, DataType::f32());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.raw_data()) % kArrayAlignment, 0u);
+}
+
 TEST(NDArrayTest, ZeroSizeDims) {
   NDArray a = NDArray::empty({4, 0, 3}, DataType::i32());
   EXPECT_EQ(a.numel(), 0);
