@@ -171,8 +171,9 @@ struct TileConfig {
   // With chunks over a pointwise map (TiledShape::pointwise_map), a strip's rows and columns are
   // fused into one run of positions, tiled by `ys`: one partial tile a strip, not one a row.
   // ResNet-50's 13 such convs (1024 -> 256 at 14x14: 6 + 6 + 2 columns a row, 32 x 6 + 4 so) on
-  // the Intel Xeon, kernels timed in the model in turns: 0.98x the time at one thread and 0.97x at
-  // two in one run (minima of 8-10 rounds), within the VM's noise in another.
+  // the Intel Xeon, kernels timed in the model in turns (bench/kernel_ab.py, paired): 0.95x the
+  // time at one thread and 0.96x at two; with AVX2 code (1 x 6 tiles: a row of 7 was 6 + 1) 0.92x
+  // at both, MobileNetV2's 11 0.98x.
   bool flat = false;
 };
 
