@@ -1,6 +1,7 @@
 // nn graph ops lowered through topi (topi/compute_nn*.cc) with their default CPU schedules
 // (topi/schedule_nn.cc), compiled with compile_graph and checked against the reference executor
 // (1e-4 relative: the kernels accumulate in float32, the reference in double).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -500,26 +501,34 @@ TEST(ComputeNnTest, BlockedDepthwiseConvPadsRowsInsideItsTiles) {
 
 // A DenseNet layer on blocked activations: a Concat, a batch norm (Mul, Add) and Relu before a
 // packed 1x1 conv, then a 3x3 conv. Where the conv's weights are no larger than its input, its
-// threads share out the map by rows (channel blocks inside) and its input stage is computed with
-// its rows outermost, split the same way; where they outweigh it (512 -> 64 channels at 7x7), both
-// split by channel blocks. So too where the conv unpacks its output to NCHW (the graph's output).
-// The parallel loops of the two stages, for AVX-512 and AVX2; both match the reference on the
+// threads share out the map by rows (channel blocks inside) and it computes its input stage one row
+// at a time inside that loop, before the row's tiles (one parallel loop, the stage's buffer one row
+// of every input block); with under 4 rows per core (9 rows on 4 cores) the stage is computed
+// first, rows outermost, split the same way. Where the weights outweigh the input (512 -> 64
+// channels at 7x7), both split by channel blocks. So too where the conv unpacks its output to NCHW
+// (the graph's output). The parallel loops, for AVX-512 and AVX2; all match the reference on the
 // host, with the map's height odd and even.
 TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
   struct Case {
     int64_t channels, size;
+    // The conv's parallel loop, and the stage's before it; none when the conv computes the stage.
     std::string stage_loop, conv_loop;
     bool unpacked = false;  // the 1x1 conv's output is the graph's (NCHW), no 3x3 conv
+    int cores = 0;          // the target's -num-cores
   };
+  const std::string rows = "parallel for (i0.i2.fused, 0, ";
   const Case cases[] = {
-      {64, 14, "parallel for (i0.i2.fused, 0, 14)", "parallel for (i0.i2.fused.i1.outer.fused"},
-      {64, 9, "parallel for (i0.i2.fused, 0, 9)", "parallel for (i0.i2.fused.i1.outer.fused"},
-      {64, 9, "parallel for (i0.i2.fused, 0, 9)", "parallel for (i0.i2.fused.i1.outer.outer", true},
+      {64, 14, "", rows + "14)"},
+      {64, 9, "", rows + "9)"},
+      {64, 9, "", rows + "9)", true},
+      {64, 9, rows + "9)", "parallel for (i0.i2.fused.i1.outer.fused", false, 4},
+      {64, 9, rows + "9)", "parallel for (i0.i2.fused.i1.outer.outer", true, 4},
       {512, 7, "parallel for (i0.i1.fused.i2.fused", "parallel for (i0.i1.outer.fused.i2"},
   };
   for (const Case& c : cases) {
-    for (const char* target : {"llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512",
+    for (std::string target : {"llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512",
                                "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"}) {
+      if (c.cores > 0) target += " -num-cores=" + std::to_string(c.cores);
       SCOPED_TRACE(std::to_string(c.channels) + " channels at " + std::to_string(c.size) + ", " +
                    target);
       OpGraph m;
@@ -554,13 +563,26 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
       ASSERT_EQ(g.nodes[conv->master].op, graph::OpKind::ConvNCHWc);
       passes::LoweredGroup lg = passes::lower_to_te(g, *conv, 0, *opt.cpu);
       std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
-      size_t stage = tir.find("parallel for ("), loop = tir.find("parallel for (", stage + 1);
-      ASSERT_NE(loop, std::string::npos) << tir;
-      EXPECT_EQ(tir.substr(stage, c.stage_loop.size()), c.stage_loop) << tir;
-      EXPECT_EQ(tir.substr(loop, c.conv_loop.size()), c.conv_loop) << tir;
+      size_t first = tir.find("parallel for ("), second = tir.find("parallel for (", first + 1);
+      if (c.stage_loop.empty()) {
+        EXPECT_EQ(tir.substr(first, c.conv_loop.size()), c.conv_loop) << tir;
+        EXPECT_EQ(second, std::string::npos) << tir;
+        // The stage's buffer is allocated in the task, which computes one row of it: the row's
+        // columns in each of the 4 input blocks.
+        size_t buffer = tir.find("allocate relu: float32[");
+        EXPECT_NE(buffer, std::string::npos) << tir;
+        EXPECT_GT(buffer, first) << tir;
+        EXPECT_NE(tir.find(fmt::format("for (i1, 0, 4) {{\n      for (i3, 0, {})", c.size), buffer),
+                  std::string::npos)
+            << tir;
+      } else {
+        ASSERT_NE(second, std::string::npos) << tir;
+        EXPECT_EQ(tir.substr(first, c.stage_loop.size()), c.stage_loop) << tir;
+        EXPECT_EQ(tir.substr(second, c.conv_loop.size()), c.conv_loop) << tir;
+      }
       // Where the rows are shared out, a config that runs the conv serially runs its input stage
       // serially too (split by channel blocks, the stage keeps schedule_injective's own rule).
-      if (c.stage_loop.find("(i0.i2.fused,") != std::string::npos) {
+      if (c.conv_loop.find("(i0.i2.fused") != std::string::npos) {
         passes::LoweredGroup serial =
             passes::lower_to_te(g, *conv, 0, *opt.cpu, [](const ConfigSpace& space) {
               nlohmann::ordered_json config =
