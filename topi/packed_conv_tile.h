@@ -36,6 +36,9 @@ struct TiledShape {
   // copy; no padding): the rows and columns of its map are one run of positions in memory, which a
   // chunked reduction tiles as one axis (TileConfig::flat in topi/schedule_nn.cc).
   bool pointwise_map = false;
+  // ConvNCHWc reads a stage of its group computed at its own map's positions, [n, blocks, h, w, b]
+  // (DenseNet's batch norm and Relu before a 1x1 conv, a strided 1x1 conv's subsampled copy).
+  bool map_input_stage = false;
   int vector_registers = 0;     // the target's
   std::vector<int64_t> reduce;  // reduction extents, in compute order
   int64_t work = 0;             // output points x reduction length
@@ -53,6 +56,19 @@ inline int64_t window_points(const TiledShape& t) {
 
 // ConvNCHWc's candidate output columns per tile (capped at the row width).
 extern const std::vector<int64_t> kPackedColumns;
+
+// Whether a conv's threads share out its map by rows, its channels inside: each tile reads every
+// input channel of its rows, which the conv before it, split the same way, wrote on this core
+// (MobileNetV2's direct 1x1 projections on an Intel Xeon, 2 threads: 1.6-2x faster). Not where the
+// weights outweigh the input, which each thread would then read whole; a depthwise conv, padding
+// its tiles' input rows, keeps its channels outermost too (split by rows it stopped scaling). A
+// packed conv's map [n, blocks, h, w, b] too, and its blocked input stage with it
+// (input_rows_shared_out): DenseNet-121 on the Intel Xeon at two threads, kernels timed in the
+// model, 0.87x and 0.96x the time in two runs (its 1x1 convs after a batch norm and Relu
+// 0.85-0.93x, its 3x3 convs, which read their rows, 0.89-0.99x); so too one unpacking its output
+// to NCHW: SqueezeNet's squeeze convs at 13x13 0.73-0.85x (they had gained nothing from a second
+// thread).
+bool rows_shared_out(const TiledShape& t);
 
 // The chunk sizes of ConvNCHWc's reduction (knob "reduce_chunk") that divide the input channels,
 // after 0 (no chunks); only 0 but for a map of several axes whose rows of one block fit half of

@@ -409,25 +409,6 @@ TileLoops tiled_loops(te::Stage& os, const std::vector<te::IterVar>& outer, cons
   return loops;
 }
 
-// Whether a conv's threads share out its map by rows, its channels inside: each tile reads every
-// input channel of its rows, which the conv before it, split the same way, wrote on this core
-// (MobileNetV2's direct 1x1 projections on an Intel Xeon, 2 threads: 1.6-2x faster). Not where the
-// weights outweigh the input, which each thread would then read whole; a depthwise conv, padding
-// its tiles' input rows, keeps its channels outermost too (split by rows it stopped scaling). A
-// packed conv's map [n, blocks, h, w, b] too, and its blocked input stage with it
-// (input_rows_shared_out): DenseNet-121 on the Intel Xeon at two threads, kernels timed in the
-// model, 0.87x and 0.96x the time in two runs (its 1x1 convs after a batch norm and Relu
-// 0.85-0.93x, its 3x3 convs, which read their rows, 0.89-0.99x); so too one unpacking its output
-// to NCHW: SqueezeNet's squeeze convs at 13x13 0.73-0.85x (they had gained nothing from a second
-// thread).
-bool rows_shared_out(const TiledShape& t) {
-  if (t.gemm || t.local_inputs || t.row != 1) return false;
-  if (t.channel_vectors ? t.y != 3 || t.out.size() != 5 : t.y != 2 || t.out.size() != 4)
-    return false;
-  int64_t channels = t.channel_vectors ? t.out[1] * t.out.back() : t.out[1];
-  return channels * product_of(t.reduce) <= t.reduce.front() * t.out[2] * t.out[3];
-}
-
 // Whether a packed conv whose rows are shared out computes its input stage (a batch norm and Relu
 // before a 1x1 conv: [n, blocks, h, w, b] over the conv's rows) with the rows outermost, split
 // among the threads as the conv's are, so that each thread's tiles read what it wrote (split by
@@ -585,6 +566,10 @@ std::optional<TiledShape> tiled_shape_of(const te::Schedule& s, const AnchorOp& 
   t.pointwise_map = spec->channel_vectors && !spec->local_inputs && !padded && t.y == 3 &&
                     shape.size() == 5 && window_points(t) == 1 &&
                     !unpacking_epilogue(s, *master, shape.size());
+  t.map_input_stage = std::any_of(inputs.begin(), inputs.end(), [&](const te::Operation& op) {
+    return op.as<te::ComputeOpNode>() && !s[op]->is_output &&
+           input_rows_shared_out(t, te::Tensor(op));
+  });
   return t;
 }
 

@@ -503,11 +503,12 @@ TEST(ComputeNnTest, BlockedDepthwiseConvPadsRowsInsideItsTiles) {
 // packed 1x1 conv, then a 3x3 conv. Where the conv's weights are no larger than its input, its
 // threads share out the map by rows (channel blocks inside) and it computes its input stage one row
 // at a time inside that loop, before the row's tiles (one parallel loop, the stage's buffer one row
-// of every input block); with under 4 rows per core (9 rows on 4 cores) the stage is computed
-// first, rows outermost, split the same way. Where the weights outweigh the input (512 -> 64
-// channels at 7x7), both split by channel blocks. So too where the conv unpacks its output to NCHW
-// (the graph's output). The parallel loops, for AVX-512 and AVX2; all match the reference on the
-// host, with the map's height odd and even.
+// of every input block), unchunked over 512 channels too (with AVX2's tiles its weights would have
+// it chunked without the stage); with under 4 rows per core (9 rows on 4 cores) the stage is
+// computed first, rows outermost, split the same way. Where the weights outweigh the input (512 ->
+// 64 channels at 7x7), both split by channel blocks. So too where the conv unpacks its output to
+// NCHW (the graph's output). The parallel loops, for AVX-512 and AVX2; all match the reference on
+// the host, with the map's height odd and even.
 TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
   struct Case {
     int64_t channels, size;
@@ -521,6 +522,7 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
       {64, 14, "", rows + "14)"},
       {64, 9, "", rows + "9)"},
       {64, 9, "", rows + "9)", true},
+      {512, 14, "", rows + "14)"},
       {64, 9, rows + "9)", "parallel for (i0.i2.fused.i1.outer.fused", false, 4},
       {64, 9, rows + "9)", "parallel for (i0.i2.fused.i1.outer.outer", true, 4},
       {512, 7, "parallel for (i0.i1.fused.i2.fused", "parallel for (i0.i1.outer.fused.i2"},
@@ -568,12 +570,14 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
         EXPECT_EQ(tir.substr(first, c.conv_loop.size()), c.conv_loop) << tir;
         EXPECT_EQ(second, std::string::npos) << tir;
         // The stage's buffer is allocated in the task, which computes one row of it: the row's
-        // columns in each of the 4 input blocks.
+        // columns in each input block.
         size_t buffer = tir.find("allocate relu: float32[");
         EXPECT_NE(buffer, std::string::npos) << tir;
         EXPECT_GT(buffer, first) << tir;
-        EXPECT_NE(tir.find(fmt::format("for (i1, 0, 4) {{\n      for (i3, 0, {})", c.size), buffer),
-                  std::string::npos)
+        EXPECT_NE(
+            tir.find(fmt::format("for (i1, 0, {}) {{\n      for (i3, 0, {})", ch / 16, c.size),
+                     buffer),
+            std::string::npos)
             << tir;
       } else {
         ASSERT_NE(second, std::string::npos) << tir;
