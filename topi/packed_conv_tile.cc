@@ -123,6 +123,16 @@ bool accumulators_in_l2(const TiledShape& t, int64_t rows) {
 
 }  // namespace
 
+// DenseNet-121's batch norm and Relu before its 1x1 convs (3.2 MB at 56x56): on the Intel Xeon its
+// 25 convs so changed, timed in the model in turns, took 0.74x the time at one thread and 0.82x at
+// two; ResNet-50's subsampled copy before its strided 1x1 conv at 56x56, 0.85x and 0.93x. A task
+// computes the stage once for all its channel blocks (one row and one block a task: those 25
+// kernels took 1.06x the time).
+bool input_stage_per_row(const TiledShape& t) {
+  return window_points(t) == 1 && t.map_input_stage && rows_shared_out(t) &&
+         t.out[0] * t.out[2] >= 4 * task_cores(t);
+}
+
 bool rows_shared_out(const TiledShape& t) {
   if (t.gemm || t.local_inputs || t.row != 1) return false;
   if (t.channel_vectors ? t.y != 3 || t.out.size() != 5 : t.y != 2 || t.out.size() != 4)
@@ -193,14 +203,13 @@ int64_t fallback_reduce_chunk(const TiledShape& t, int64_t rows, int64_t ys, con
   int64_t window = window_points(t);
   if (chunks.size() == 1 || t.reduce.front() * window * t.out.back() * 4 <= t.l1d_bytes / 2)
     return 0;
-  // A 1x1 conv whose rows are shared out and which reads an input stage of its map runs its rows
-  // outermost unchunked, so as to compute that stage a row at a time (input_computed_per_row in
-  // topi/schedule_nn.cc) rather than whole at root. DenseNet-121's 1x1 convs at 14x14 over 416-992
-  // channels (128 out), in chunks of 32-128 before, timed in the model in turns on the Intel Xeon:
-  // 0.83x the time at one thread and 0.80x at two; with AVX2 code 0.92x and 0.89x. Without an
-  // input stage, chunks stay (AVX2 code: SqueezeNet's squeeze convs 1.05x the time unchunked at
-  // one thread, MobileNetV2's projections at 14x14 1.01x).
-  if (window == 1 && t.map_input_stage && rows_shared_out(t)) return 0;
+  // A conv that computes its input stage a row at a time runs its rows outermost, unchunked (a
+  // weight-stationary tile, above, keeps its chunks and the stage at root). DenseNet-121's 1x1
+  // convs at 14x14 over 416-992 channels (128 out), in chunks of 32-128 before, timed in the model
+  // in turns on the Intel Xeon: 0.83x the time at one thread and 0.80x at two; with AVX2 code
+  // 0.92x and 0.89x. Without an input stage, chunks stay (AVX2 code: SqueezeNet's squeeze convs
+  // 1.05x the time unchunked at one thread, MobileNetV2's projections at 14x14 1.01x).
+  if (input_stage_per_row(t)) return 0;
   if (accumulator_strip(t, rows, ys) < t.out[2] && !narrow_window(t, cpu)) return 0;
   bool in_l2 = accumulators_in_l2(t, rows) &&
                t.out[2] * rows * accumulator_row_bytes(t, ys) > t.l1d_bytes / 2;

@@ -70,6 +70,15 @@ extern const std::vector<int64_t> kPackedColumns;
 // thread).
 bool rows_shared_out(const TiledShape& t);
 
+// Whether a 1x1 conv whose rows are shared out computes its map's input stage
+// (TiledShape::map_input_stage) inside its own parallel loop, one row of the map at a time before
+// the row's tiles of all its channel blocks, so that the tiles read the row from the cache: at root
+// the stage wrote the whole map and the tiles read it back, both from memory once the map outgrows
+// L2. The threads then share out the rows alone, so only with at least 4 rows per core (two cores
+// when unknown); the fallback leaves such a conv unchunked (fallback_reduce_chunk), and a tuned
+// config that chunks it computes the stage at root.
+bool input_stage_per_row(const TiledShape& t);
+
 // The chunk sizes of ConvNCHWc's reduction (knob "reduce_chunk") that divide the input channels,
 // after 0 (no chunks); only 0 but for a map of several axes whose rows of one block fit half of
 // L1.

@@ -371,7 +371,9 @@ void set_fallback(ConfigSpace& space, const TiledShape& t, const CpuModel& cpu) 
 struct TileLoops {
   te::IterVar tile;  // the loop that one register tile is computed under
   // The loop just outside the tile loop: a row of column tiles, or (with the column tiles
-  // outermost, see tile_output) a column strip of row tiles.
+  // outermost, see tile_output) a column strip of row tiles; with an input stage computed a row
+  // at a time (input_computed_per_row), the map's (batch, row) loop, outside the row's tiles of
+  // every channel block.
   te::IterVar row;
   // ConvNCHWc with a chunked reduction: the loop over strips of the map (one strip when the whole
   // map fits the buffer), which the accumulators are computed under.
@@ -425,18 +427,10 @@ bool rows_outermost(const TiledShape& t, const TileConfig& c) {
   return c.reduce_chunk == 0 && rows_shared_out(t);
 }
 
-// Whether a packed 1x1 conv whose rows are shared out computes that input stage inside its own
-// parallel loop, one row of the map at a time before the row's tiles (all its channel blocks), so
-// that the tiles read the row from the cache: at root the stage wrote the whole map and the tiles
-// read it back, both from memory once the map outgrows L2. DenseNet-121's batch norm and Relu
-// before its 1x1 convs (3.2 MB at 56x56): on the Intel Xeon its 25 changed kernels, timed in the
-// model in turns, took 0.74x the time at one thread and 0.82x at two; ResNet-50's subsampled copy
-// before its strided 1x1 conv at 56x56, 0.85x and 0.93x. The threads then share out the rows
-// alone, so only with at least 4 rows per core; a task computes the stage once for all its channel
-// blocks (one row and one block a task: those 25 kernels took 1.06x the time).
+// Whether `input` is the input stage that a config computes a row at a time
+// (input_stage_per_row): unchunked, its rows outermost.
 bool input_computed_per_row(const TiledShape& t, const TileConfig& c, const te::Tensor& input) {
-  return rows_outermost(t, c) && window_points(t) == 1 && input_rows_shared_out(t, input) &&
-         t.out[0] * t.out[2] >= 4 * int64_t{t.cores};
+  return rows_outermost(t, c) && input_stage_per_row(t) && input_rows_shared_out(t, input);
 }
 
 // The input stage [n, blocks, h, w, b] rows outermost, in parallel when the conv is.

@@ -508,7 +508,7 @@ TEST(ComputeNnTest, BlockedDepthwiseConvPadsRowsInsideItsTiles) {
 // computed first, rows outermost, split the same way. Where the weights outweigh the input (512 ->
 // 64 channels at 7x7), both split by channel blocks. So too where the conv unpacks its output to
 // NCHW (the graph's output). The parallel loops, for AVX-512 and AVX2; all match the reference on
-// the host, with the map's height odd and even.
+// the host, with the map's height odd and even, and over a batch of two.
 TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
   struct Case {
     int64_t channels, size;
@@ -516,6 +516,7 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
     std::string stage_loop, conv_loop;
     bool unpacked = false;  // the 1x1 conv's output is the graph's (NCHW), no 3x3 conv
     int cores = 0;          // the target's -num-cores
+    int64_t batch = 1;
   };
   const std::string rows = "parallel for (i0.i2.fused, 0, ";
   const Case cases[] = {
@@ -523,6 +524,7 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
       {64, 9, "", rows + "9)"},
       {64, 9, "", rows + "9)", true},
       {512, 14, "", rows + "14)"},
+      {64, 9, "", rows + "18)", false, 0, 2},
       {64, 9, rows + "9)", "parallel for (i0.i2.fused.i1.outer.fused", false, 4},
       {64, 9, rows + "9)", "parallel for (i0.i2.fused.i1.outer.outer", true, 4},
       {512, 7, "parallel for (i0.i1.fused.i2.fused", "parallel for (i0.i1.outer.fused.i2"},
@@ -531,8 +533,8 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
     for (std::string target : {"llvm -mtriple=x86_64-linux-gnu -mcpu=skylake-avx512",
                                "llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"}) {
       if (c.cores > 0) target += " -num-cores=" + std::to_string(c.cores);
-      SCOPED_TRACE(std::to_string(c.channels) + " channels at " + std::to_string(c.size) + ", " +
-                   target);
+      SCOPED_TRACE(std::to_string(c.batch) + " x " + std::to_string(c.channels) + " channels at " +
+                   std::to_string(c.size) + ", " + target);
       OpGraph m;
       int64_t ch = c.channels;
       // Weights of +-1/sqrt(fan-in), so that activations stay near 1 through the four layers.
@@ -540,7 +542,7 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
         double bound = 1 / std::sqrt(static_cast<double>(shape[1] * shape[2] * shape[3]));
         return random_data(DataType::f32(), std::move(shape), seed, -bound, bound);
       };
-      auto x = m.input("x", f32({1, ch, c.size, c.size}, 70));
+      auto x = m.input("x", f32({c.batch, ch, c.size, c.size}, 70));
       ValueId a = m.b.op("Conv", {x, m.constant("a_w", weights({ch / 2, ch, 1, 1}, 71))}, {}, "a");
       ValueId b = m.b.op("Conv", {x, m.constant("b_w", weights({ch / 2, ch, 1, 1}, 76))}, {}, "b");
       ValueId y = m.b.op("Concat", {a, b}, {{"axis", int_attr(1)}}, "concat");

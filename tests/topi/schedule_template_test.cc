@@ -323,6 +323,33 @@ TEST(ScheduleTemplate, PointwiseAccumulatorsOfAWholeMapLiveInL2) {
   EXPECT_EQ(accumulator_strip(t, 4, 6), 2);
 }
 
+// A 1x1 conv whose rows are shared out computes its map's input stage a row at a time, and the
+// fallback then leaves it unchunked: DenseNet-121's 992 -> 128 at 14x14 after a batch norm and
+// Relu, with 4-block tiles (chunks of 32 without the stage). Not without a stage, nor with under 4
+// rows per core (two cores when unknown), nor where the weights outweigh the input (7x7).
+TEST(ScheduleTemplate, AnInputStageOfTheMapIsComputedPerRowUnchunked) {
+  CpuModel cpu = avx512_cpu();
+  TiledShape t = packed_shape({1, 8, 14, 14, 16}, {992, 1, 1});
+  t.l2_bytes = 2 * 1024 * 1024;
+  ASSERT_TRUE(rows_shared_out(t));
+  EXPECT_FALSE(input_stage_per_row(t));
+  EXPECT_EQ(fallback_reduce_chunk(t, 4, 6, cpu), 32);
+  t.map_input_stage = true;
+  EXPECT_TRUE(input_stage_per_row(t));
+  EXPECT_EQ(fallback_reduce_chunk(t, 4, 6, cpu), 0);
+  t.cores = 0;  // unknown: two, 7 rows each
+  EXPECT_TRUE(input_stage_per_row(t));
+  t.cores = 4;  // 3.5 rows each
+  EXPECT_FALSE(input_stage_per_row(t));
+  t.cores = 2;
+  t.out = {1, 8, 7, 7, 16};  // 128 output channels over 49 positions
+  EXPECT_FALSE(rows_shared_out(t));
+  EXPECT_FALSE(input_stage_per_row(t));
+  t.out = {1, 8, 14, 14, 16};
+  t.reduce = {992, 3, 3};  // a 3x3 window reads rows of its neighbours
+  EXPECT_FALSE(input_stage_per_row(t));
+}
+
 // A chunked 1x1 conv tiles its strip's positions as one run: ResNet-50's 1024 -> 256 at 14x14 in
 // 196 = 32 x 6 + 4 positions (a row of 14 alone takes 6 + 6 + 2), its 2048 -> 512 at 7x7 in 49 =
 // 8 x 6 + 1 (a row of 7: 5 + 2); never more columns than a row holds (the knob's candidates).
