@@ -604,6 +604,46 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
   }
 }
 
+// A Winograd conv pads its input rows under the input transform's parallel loop, the m + 2 rows
+// that each task's row of tiles reads (not the whole map at root in a launch of its own): three
+// parallel loops (transform, GEMM, output), the padded rows' buffer allocated in the first. On
+// blocked activations and on NCHW ones (Winograd on a conv over 3 input channels is off; 32 here,
+// with the packed layout pass off), odd and even maps; all against the reference.
+TEST(ComputeNnTest, WinogradConvPadsTheRowsOfEachRowOfTiles) {
+  for (bool blocked : {true, false}) {
+    for (int64_t size : {28, 17}) {
+      SCOPED_TRACE(std::string(blocked ? "blocked" : "NCHW") + " at " + std::to_string(size));
+      OpGraph m;
+      auto x = m.input("x", f32({1, 32, size, size}, 90));
+      auto y = m.op("conv", "Conv", {x, m.constant("w", f32({64, 32, 3, 3}, 91))},
+                    {{"pads", ints_attr({1, 1, 1, 1})}});
+      m.b.g.outputs = {m.b.op("Relu", {y}, {}, "relu")};
+      graph::Graph g = m.b.g;
+      passes::GraphPipelineOptions opt;
+      if (!blocked) opt.disabled_passes = {"alter_op_layout"};
+      opt.cpu = CpuModel::of(Target::host());
+      passes::GraphPipelineResult plan = passes::run_graph_pipeline(g, opt);
+      auto conv = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const auto& group) {
+        return g.nodes[group.master].op == graph::OpKind::ConvWinograd;
+      });
+      ASSERT_NE(conv, plan.groups.end());
+      passes::LoweredGroup lg = passes::lower_to_te(g, *conv, 0, *opt.cpu);
+      std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+      size_t first = tir.find("parallel for (");
+      size_t pad = tir.find("_pad: float32[");
+      ASSERT_NE(first, std::string::npos) << tir;
+      EXPECT_NE(pad, std::string::npos) << tir;
+      EXPECT_GT(pad, first) << tir;
+      size_t loops = 0;
+      for (size_t at = tir.find("parallel for ("); at != std::string::npos;
+           at = tir.find("parallel for (", at + 1))
+        ++loops;
+      EXPECT_EQ(loops, 3u) << tir;
+      check(m);
+    }
+  }
+}
+
 // So does a padded pool, one output row a tile (more rows ran slower).
 TEST(ComputeNnTest, PaddedPoolPadsRowsInsideItsTiles) {
   OpGraph m;
