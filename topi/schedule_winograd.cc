@@ -65,12 +65,12 @@ GemmTile gemm_tile(int64_t blocks, int64_t tiles, int64_t block, const CpuModel&
 
 // V is [e, c, p] or, blocked, [e, c / bi, p, c % bi]: NCHW, a row of tiles one vector (read with
 // stride m) and T computed per row; blocked, a vector of a block's channels, T per tile. Returns
-// the parallel loop over (channel, row of tiles), under which the padded input is computed: at
-// root it wrote the whole padded map (0.8 MB for ResNet-50's convs at 56x56) in a launch of its
-// own and V read it back; its rows per task cost (m + 2) / m the padding's work. ResNet-50's
-// Winograd convs on the Intel Xeon, timed in the model in turns: 0.90-0.95x the time at 56x56 and
-// 28x28 at one thread, 0.97-1.00x at 14x14 (the sum 0.96x); 0.94x at two threads; ResNet-18's
-// 0.98x / 0.93x; SqueezeNet's 0.96x / 0.96x; with AVX2 code ResNet-50's 0.95x / 0.93x.
+// the parallel loop over (channel or channel block, row of tiles), under which the padded input is
+// computed: at root it wrote the whole padded map (0.8 MB for ResNet-50's convs at 56x56) in a
+// launch of its own and V read it back; its rows per task cost (m + 2) / m the padding's work.
+// ResNet-50's Winograd convs on the Intel Xeon, timed in the model in turns: 0.90-0.95x the time
+// at 56x56 and 28x28 at one thread, 0.97-1.00x at 14x14 (the sum 0.96x); 0.94x at two threads;
+// ResNet-18's 0.98x / 0.93x; SqueezeNet's 0.96x / 0.96x; with AVX2 code ResNet-50's 0.95x / 0.93x.
 te::IterVar schedule_input_transform(te::Schedule& s, const te::Operation& v,
                                      const te::Operation& rows, int64_t tile_cols) {
   te::Stage vs = s[v];

@@ -607,16 +607,24 @@ TEST(ComputeNnTest, PackedConvAndItsInputStageShareOutRows) {
 // A Winograd conv pads its input rows under the input transform's parallel loop, the m + 2 rows
 // that each task's row of tiles reads (not the whole map at root in a launch of its own): three
 // parallel loops (transform, GEMM, output), the padded rows' buffer allocated in the first. On
-// blocked activations and on NCHW ones (Winograd on a conv over 3 input channels is off; 32 here,
-// with the packed layout pass off), odd and even maps; all against the reference.
+// blocked activations (after a 1x1 conv) and on NCHW ones (the layout pass off), odd and even
+// maps; all against the reference.
 TEST(ComputeNnTest, WinogradConvPadsTheRowsOfEachRowOfTiles) {
   for (bool blocked : {true, false}) {
     for (int64_t size : {28, 17}) {
       SCOPED_TRACE(std::string(blocked ? "blocked" : "NCHW") + " at " + std::to_string(size));
       OpGraph m;
       auto x = m.input("x", f32({1, 32, size, size}, 90));
-      auto y = m.op("conv", "Conv", {x, m.constant("w", f32({64, 32, 3, 3}, 91))},
-                    {{"pads", ints_attr({1, 1, 1, 1})}});
+      // A 1x1 conv first, whose blocked output the Winograd conv reads (the graph's input is NCHW).
+      // Weights of +-1/sqrt(fan-in), so that activations stay near 1 (Winograd's roundings grow
+      // with them).
+      auto weights = [](std::vector<int64_t> shape, uint32_t seed) {
+        double bound = 1 / std::sqrt(static_cast<double>(shape[1] * shape[2] * shape[3]));
+        return random_data(DataType::f32(), std::move(shape), seed, -bound, bound);
+      };
+      ValueId pre = m.b.op("Conv", {x, m.constant("w0", weights({32, 32, 1, 1}, 92))}, {}, "pre");
+      ValueId y = m.b.op("Conv", {pre, m.constant("w", weights({64, 32, 3, 3}, 91))},
+                         {{"pads", ints_attr({1, 1, 1, 1})}}, "conv");
       m.b.g.outputs = {m.b.op("Relu", {y}, {}, "relu")};
       graph::Graph g = m.b.g;
       passes::GraphPipelineOptions opt;
@@ -629,10 +637,15 @@ TEST(ComputeNnTest, WinogradConvPadsTheRowsOfEachRowOfTiles) {
       ASSERT_NE(conv, plan.groups.end());
       passes::LoweredGroup lg = passes::lower_to_te(g, *conv, 0, *opt.cpu);
       std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+      // The buffer: m + 2 padded rows of the tiles' width (and of one block's 16 channels).
+      int64_t tile = g.nodes[conv->master].attr_int("tile_size", 0);
+      int64_t width = (size + tile - 1) / tile * tile + 2;
+      std::string buffer =
+          fmt::format("_pad: float32[{}]", (tile + 2) * width * (blocked ? 16 : 1));
       size_t first = tir.find("parallel for (");
-      size_t pad = tir.find("_pad: float32[");
+      size_t pad = tir.find(buffer);
       ASSERT_NE(first, std::string::npos) << tir;
-      EXPECT_NE(pad, std::string::npos) << tir;
+      EXPECT_NE(pad, std::string::npos) << buffer << "\n" << tir;
       EXPECT_GT(pad, first) << tir;
       size_t loops = 0;
       for (size_t at = tir.find("parallel for ("); at != std::string::npos;
