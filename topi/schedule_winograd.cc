@@ -77,19 +77,19 @@ te::IterVar schedule_input_transform(te::Schedule& s, const te::Operation& v,
   te::Stage rs = s[rows];
   bool blocked = vs.leaf_iter_vars().size() == 4;
   auto [q, tx] = vs.split(vs.axis(2), tile_cols);
-  te::IterVar e = vs.axis(0), c = vs.axis(1), row;
+  te::IterVar e = vs.axis(0), c = vs.axis(1);
   if (blocked) {
-    te::IterVar lane = vs.axis(3);
-    vs.reorder({c, q, tx, e, lane});
-    row = parallel_outer(vs, {c, q});
-    vs.unroll(e);
-    vs.vectorize(lane);
+    vs.reorder({c, q, tx, e, vs.axis(3)});
+  } else {
+    vs.reorder({c, q, e, tx});
+  }
+  te::IterVar row = parallel_outer(vs, {c, q});
+  vs.unroll(e);
+  if (blocked) {
+    vs.vectorize(vs.axis(3));
     rs.compute_at(vs, tx);
     rs.vectorize(rs.axis(4));
   } else {
-    vs.reorder({c, q, e, tx});
-    row = parallel_outer(vs, {c, q});
-    vs.unroll(e);
     if (tile_cols > 1) vs.vectorize(tx);
     rs.compute_at(vs, row);
     if (tile_cols > 1) rs.vectorize(rs.axis(3));
