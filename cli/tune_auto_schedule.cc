@@ -20,7 +20,7 @@ void print_sketches(const std::vector<autotune::Task>& all, const std::vector<si
     const autotune::Task& t = all[i];
     autotune::TaskComputation c = autotune::task_computation(
         plan.graph, plan.groups.at(static_cast<size_t>(t.group)), t.group, cpu);
-    std::vector<autotune::Sketch> sketches = autotune::generate_sketches(c.dag);
+    std::vector<autotune::Sketch> sketches = autotune::task_sketches(c);
     std::cout << fmt::format("task {} ({}, weight {}, {:.2f} MFLOP): {}\nstages:\n{}", i, t.op,
                              t.weight, t.flops / 1e6, c.group.name, c.dag.str());
     for (size_t k = 0; k < sketches.size(); ++k)
@@ -54,7 +54,7 @@ void print_summary(const std::vector<autotune::AutoScheduleResult>& results) {
     if (results[i].invalid > 0) {
       std::cout << fmt::format(
           "warning: task {}: {} program(s) did not make a valid schedule (a bug of a sketch "
-          "rule), the first: {}\n",
+          "rule or of the op's schedule template), the first: {}\n",
           i, results[i].invalid, results[i].first_invalid);
     }
   }

@@ -144,8 +144,8 @@ LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int i
 }
 
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
-                         const CpuModel& cpu, const ConfigPicker& pick) {
-  LoweredGroup out = compute_group(g, group, index);
+                         const CpuModel& cpu, const ConfigPicker& pick, StageNames names) {
+  LoweredGroup out = compute_group(g, group, index, names);
   std::vector<te::Tensor> outputs(
       out.args.end() - static_cast<std::ptrdiff_t>(group.outputs.size()), out.args.end());
   topi::AnchorOp anchor = anchor_of(g, g.nodes[group.master]);

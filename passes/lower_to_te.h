@@ -44,7 +44,11 @@ enum class StageNames { kFromGraph, kByPosition };
 LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index,
                            StageNames names = StageNames::kFromGraph);
 
+// The group's computes scheduled by its op's strategy (topi/strategy.h): the config `pick` gives,
+// else the template's fallback. Stages named by position give a trace that replays on
+// compute_group's schedule of the same names (the auto-scheduler's template sketch).
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
-                         const CpuModel& cpu, const ConfigPicker& pick = {});
+                         const CpuModel& cpu, const ConfigPicker& pick = {},
+                         StageNames names = StageNames::kFromGraph);
 
 }  // namespace tessel::passes

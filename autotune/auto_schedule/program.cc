@@ -382,6 +382,8 @@ std::string Program::str(const ComputeDAG& dag) const {
     if (p.compute_at) what.push_back(fmt::format("at {}", p.compute_at));
     parts.push_back(fmt::format("{}: {}", dag.stages()[i].name, fmt::join(what, "; ")));
   }
+  // A template sketch's program (its stages unused; config 0 prints as a program without numbers).
+  if (config != 0) parts.push_back(fmt::format("config {}", config));
   return fmt::format("sketch {} | {}", sketch, fmt::join(parts, " | "));
 }
 
@@ -391,6 +393,10 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
                             program.stages.size(), dag.stages().size()));
   }
   te::Schedule s = dag.schedule();
+  if (sketch.schedule_template) {
+    s.replay(sketch.schedule_template->trace(program.config));
+    return s;
+  }
   int lanes = dag.lanes();
   // Consumers first: a tile is computed inside its consumer's loops, made when the tile is.
   for (size_t i = dag.stages().size(); i-- > 0;) {
@@ -452,6 +458,10 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
   Program p;
   p.sketch = index;
   p.stages.resize(dag.stages().size());
+  if (sk.schedule_template) {
+    p.config = sample_template_config(*sk.schedule_template, rng);
+    return p;
+  }
   std::bernoulli_distribution vectorize(0.85);
   for (size_t i = 0; i < dag.stages().size(); ++i) {
     const StageFacts& f = dag.stages()[i];
@@ -514,6 +524,12 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
   Mutation kind =
       static_cast<Mutation>(std::discrete_distribution<int>(weights.begin(), weights.end())(rng));
   if (applied) *applied = kind;
+  if (sk.schedule_template) {
+    if (applied) *applied = Mutation::kTileSize;
+    Program out = p;
+    out.config = mutate_template_config(*sk.schedule_template, p.config, rng);
+    return out;
+  }
   // The stages a mutation of this kind can change.
   std::vector<size_t> candidates;
   for (size_t i = 0; i < dag.stages().size(); ++i) {

@@ -37,10 +37,11 @@ struct StageParams {
 
 struct Program {
   size_t sketch = 0;
-  std::vector<StageParams> stages;  // one per stage of the DAG
+  std::vector<StageParams> stages;  // one per stage of the DAG (unused by the template sketch)
+  uint64_t config = 0;              // the template sketch: the index of its config in the space
   bool operator==(const Program&) const = default;
   // The numbers, one stage per clause: "C: tiles [2,4,8] [1,1,16] [64]; parallel 1; unroll 64;
-  // vectorize".
+  // vectorize"; a template sketch's program its config index.
   std::string str(const ComputeDAG& dag) const;
 };
 
@@ -51,7 +52,8 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
 
 // A random completion of sketch `index` (Ansor's random annotation): tile extents drawn from the
 // factorizations of each axis, the outer spatial loops parallel, inner loops vectorized, an unroll
-// step picked, a compute location drawn for each stage that may take one.
+// step picked, a compute location drawn for each stage that may take one; of the template sketch,
+// a config (sample_template_config).
 Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketches, size_t index,
                        std::mt19937_64& rng);
 
@@ -61,7 +63,8 @@ const char* mutation_name(Mutation m);
 
 // A copy of `p` with one number changed: a tile size moved between two levels of one axis (the
 // axis' extent stays whole), the parallel depth, unroll step or compute location of one stage
-// redrawn, or one stage's vectorization flipped. The kind is drawn by `weights` (tile size,
+// redrawn, or one stage's vectorization flipped; of the template sketch, one knob redrawn (a
+// kTileSize mutation, whatever was drawn). The kind is drawn by `weights` (tile size,
 // parallel, unroll, vectorize, compute location); `applied` (when not null) gets it. Returns `p`
 // unchanged when it has nothing of the drawn kind to change.
 Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const Program& p,

@@ -25,6 +25,10 @@ using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Rounds in a row that measure nothing new before a task is done.
 constexpr int kMaxIdleRounds = 3;
+// The template sketch's share of a population's random programs: its space is the template
+// tuner's, where a hand-written schedule fixed the structure and the numbers alone decide, against
+// the 3-7 structures the rules give a packed conv or a matmul.
+constexpr double kTemplateShare = 0.5;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -74,7 +78,7 @@ class TaskSearch {
         group_(plan.groups->at(static_cast<size_t>(task.group))),
         graph_(*plan.graph),
         comp_(task_computation(graph_, group_, task.group, cpu_)),
-        sketches_(generate_sketches(comp_.dag)),
+        sketches_(task_sketches(comp_)),
         data_(kernel_data(graph_, group_, comp_.group, seed)) {
     result_.task = task;
     result_.sketches = static_cast<int>(sketches_.size());
@@ -120,8 +124,7 @@ class TaskSearch {
     for (const auto& [cost, p] : measured_best(static_cast<size_t>(opt_.population / 8)))
       population.push_back(p);
     while (population.size() < static_cast<size_t>(opt_.population)) {
-      size_t sketch = std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng_);
-      randoms.push_back(sample_program(comp_.dag, sketches_, sketch, rng_));
+      randoms.push_back(sample_program(comp_.dag, sketches_, random_sketch(), rng_));
       population.push_back(randoms.back());
     }
     std::vector<std::pair<double, Program>> scored;
@@ -246,6 +249,14 @@ class TaskSearch {
     return tessel::build_cached(
         {te::lower(s, comp_.dag.args(), comp_.group.name, tessel::pipeline_options(cpu_))},
         target_);
+  }
+
+  // The sketch of a random program: the template sketch (the last, when the group has one) with
+  // probability kTemplateShare, else one of the rules' sketches, all alike (as Ansor draws them).
+  size_t random_sketch() {
+    size_t rules = sketches_.size() - (sketches_.back().schedule_template ? 1 : 0);
+    if (rules < sketches_.size() && std::bernoulli_distribution(kTemplateShare)(rng_)) return rules;
+    return std::uniform_int_distribution<size_t>(0, rules - 1)(rng_);
   }
 
   // A program far slower than the fallback would hold the run for seconds per measurement (a

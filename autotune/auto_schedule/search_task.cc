@@ -5,13 +5,25 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "autotune/records.h"
+#include "ir/error.h"
 
 namespace tessel::autotune {
 namespace {
 
 constexpr int64_t kMaxSteeringElements = 64;
+
+// The group's computes and their DAG, without the template.
+TaskComputation unscheduled_computation(const graph::Graph& g, const passes::FusedGroup& group,
+                                        int index, const CpuModel& cpu) {
+  passes::LoweredGroup lg = passes::compute_group(g, group, index, passes::StageNames::kByPosition);
+  std::vector<te::Tensor> outputs(lg.args.end() - static_cast<std::ptrdiff_t>(group.outputs.size()),
+                                  lg.args.end());
+  ComputeDAG dag(outputs, lg.args, cpu);
+  return {std::move(lg), std::move(dag), nullptr};
+}
 
 }  // namespace
 
@@ -55,11 +67,33 @@ std::string group_workload_key(const graph::Graph& g, const passes::FusedGroup& 
 
 TaskComputation task_computation(const graph::Graph& g, const passes::FusedGroup& group, int index,
                                  const CpuModel& cpu) {
-  passes::LoweredGroup lg = passes::compute_group(g, group, index, passes::StageNames::kByPosition);
-  std::vector<te::Tensor> outputs(lg.args.end() - static_cast<std::ptrdiff_t>(group.outputs.size()),
-                                  lg.args.end());
-  ComputeDAG dag(outputs, lg.args, cpu);
-  return {std::move(lg), std::move(dag)};
+  TaskComputation c = unscheduled_computation(g, group, index, cpu);
+  std::optional<topi::ConfigSpace> space;
+  try {
+    space = passes::lower_to_te(g, group, index, cpu, {}, passes::StageNames::kByPosition).space;
+  } catch (const Error&) {
+    // The rules' sketches still apply; the fallback's measurement reports the error.
+  }
+  if (space && space->size() > 1) {
+    c.schedule_template = std::make_shared<ScheduleTemplate>(
+        std::move(*space), [&g, &group, index, cpu](const topi::ConfigEntity& config) {
+          auto pick = [&config](const topi::ConfigSpace&) { return config; };
+          return passes::lower_to_te(g, group, index, cpu, pick, passes::StageNames::kByPosition)
+              .schedule.trace();
+        });
+  }
+  return c;
+}
+
+std::vector<Sketch> task_sketches(const TaskComputation& c) {
+  std::vector<Sketch> out = generate_sketches(c.dag);
+  if (c.schedule_template) {
+    Sketch t;
+    t.plans.resize(c.dag.stages().size());
+    t.schedule_template = c.schedule_template;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 std::vector<Task> extract_auto_tasks(const graph::Graph& g,
@@ -71,7 +105,8 @@ std::vector<Task> extract_auto_tasks(const graph::Graph& g,
     std::string key = group_workload_key(g, groups[i]);
     auto [it, fresh] = index.emplace(key, tasks.size());
     if (fresh) {
-      double flops = task_computation(g, groups[i], static_cast<int>(i), CpuModel{}).dag.flops();
+      double flops =
+          unscheduled_computation(g, groups[i], static_cast<int>(i), CpuModel{}).dag.flops();
       tasks.push_back({std::string(graph::op_kind_name(g.nodes[groups[i].master].op)), key, 0,
                        flops, static_cast<int>(i), graph, ""});
     }

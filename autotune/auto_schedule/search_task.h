@@ -3,10 +3,12 @@
 // compute DAG of a task.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "autotune/auto_schedule/compute_dag.h"
+#include "autotune/auto_schedule/sketch.h"
 #include "autotune/task.h"
 #include "passes/lower_to_te.h"
 
@@ -24,12 +26,17 @@ std::vector<Task> extract_auto_tasks(const graph::Graph& g,
                                      const std::vector<passes::FusedGroup>& groups, int graph = 0);
 
 // A task's group lowered to unscheduled computes, its stages named by position (a program's
-// steps replay on any group of the task), and their DAG.
+// steps replay on any group of the task), their DAG, and the group's schedule template when its
+// op has one (which refers to `g` and `group`: valid while they are).
 struct TaskComputation {
   passes::LoweredGroup group;
   ComputeDAG dag;
+  std::shared_ptr<const ScheduleTemplate> schedule_template;
 };
 TaskComputation task_computation(const graph::Graph& g, const passes::FusedGroup& group, int index,
                                  const CpuModel& cpu);
+
+// The task's sketches: the rules' (generate_sketches), then the template sketch when it has one.
+std::vector<Sketch> task_sketches(const TaskComputation& c);
 
 }  // namespace tessel::autotune

@@ -1,6 +1,7 @@
 #include "autotune/auto_schedule/sketch.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tessel::autotune {
 namespace {
@@ -20,7 +21,7 @@ size_t fusible_consumer(const ComputeDAG& dag, const std::vector<StagePlan>& pla
 void expand(const ComputeDAG& dag, std::vector<StagePlan> plans, size_t s,
             std::vector<Sketch>& out) {
   if (s == kNoStage) {
-    out.push_back({std::move(plans)});
+    out.push_back({std::move(plans), nullptr});
     return;
   }
   const StageFacts& f = dag.stages()[s];
@@ -78,6 +79,14 @@ const char* sketch_rule_name(SketchRule r) {
 }
 
 std::string Sketch::str(const ComputeDAG& dag) const {
+  if (schedule_template) {
+    const topi::ConfigSpace& space = schedule_template->space();
+    topi::ConfigEntity fallback = space.fallback();
+    std::vector<std::string> knobs;
+    for (size_t k = 0; k < fallback.num_knobs(); ++k) knobs.push_back(fallback.knob_name(k));
+    return fmt::format("  the op's schedule template: {} configs of knobs {}\n", space.size(),
+                       fmt::join(knobs, ", "));
+  }
   std::string out;
   for (size_t i = 0; i < plans.size(); ++i) {
     const StageFacts& f = dag.stages()[i];

@@ -18,12 +18,15 @@
 // - rfactor: a reduction without data reuse along a contiguous axis may reduce into vector
 //   partials (two sketches: with and without);
 // - every other stage stays at root.
+// A group whose op has a schedule template has one more sketch, the template (template_sketch.h).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "autotune/auto_schedule/compute_dag.h"
+#include "autotune/auto_schedule/template_sketch.h"
 
 namespace tessel::autotune {
 
@@ -48,8 +51,12 @@ struct StagePlan {
 
 struct Sketch {
   std::vector<StagePlan> plans;  // one per stage of the DAG (placeholders kRoot)
+  // The template sketch: the group's schedule template, whose config a program picks (its plans
+  // are unused, every stage kRoot).
+  std::shared_ptr<const ScheduleTemplate> schedule_template;
   bool operator==(const Sketch&) const = default;
-  // One line per compute stage: "  C: tile SSRSRS, cache write, at level 2 of C".
+  // One line per compute stage: "  C: tile SSRSRS, cache write, at level 2 of C"; the template
+  // sketch one line for its knobs.
   std::string str(const ComputeDAG& dag) const;
 };
 

@@ -70,15 +70,21 @@ struct Fixture {
     return m;
   }
 
-  // The steps of a random program of `task`.
-  std::string program_steps(const autotune::Task& task, uint64_t seed) const {
+  // The steps of a random program of `task`, of its first sketch or of its template sketch.
+  std::string program_steps(const autotune::Task& task, uint64_t seed,
+                            bool template_sketch = false) const {
     autotune::TaskComputation c =
         autotune::task_computation(g, groups.at(static_cast<size_t>(task.group)), task.group,
                                    CpuModel::of(Target::parse(target)));
-    std::vector<autotune::Sketch> sketches = autotune::generate_sketches(c.dag);
+    std::vector<autotune::Sketch> sketches = autotune::task_sketches(c);
+    size_t k = template_sketch ? sketches.size() - 1 : 0;
+    if (template_sketch && !sketches[k].schedule_template) {
+      ADD_FAILURE() << task.workload << " has no template sketch";
+      return "";
+    }
     std::mt19937_64 rng(seed);
-    autotune::Program p = autotune::sample_program(c.dag, sketches, 0, rng);
-    return autotune::apply(c.dag, sketches[0], p).trace().str();
+    autotune::Program p = autotune::sample_program(c.dag, sketches, k, rng);
+    return autotune::apply(c.dag, sketches[k], p).trace().str();
   }
 };
 
@@ -100,6 +106,17 @@ TEST(AutoScheduleRecordsTest, TheBestProgramAppliesToEveryGroupOfItsTask) {
   for (const TuningSummary::Kernel& k : t.kernels)
     following += k.tuned && k.workload == matmul.workload ? 1 : 0;
   EXPECT_EQ(following, 2);
+  expect_matches_reference(f.g, m);
+}
+
+TEST(AutoScheduleRecordsTest, ATemplateSketchsProgramAppliesToEveryGroupOfItsTask) {
+  Fixture f;
+  const autotune::Task& matmul = f.tasks[0];
+  std::string steps = f.program_steps(matmul, 3, true);
+  CompiledModel m = f.compile_with({f.record(matmul, "", 1e-3), f.record(matmul, steps, 1e-4)});
+  const TuningSummary& t = m.tuning();
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.at(0);
+  EXPECT_EQ(t.auto_scheduled, 2);
   expect_matches_reference(f.g, m);
 }
 

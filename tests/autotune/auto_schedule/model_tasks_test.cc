@@ -1,6 +1,7 @@
-// Every fused kernel of the bundled models is an auto-scheduler task whose random programs and
-// their mutations make valid schedules that lower to loops (a ScheduleError from a rule is a bug);
-// a sample of each task's programs is built and checked against the reference executor.
+// Every fused kernel of the bundled models is an auto-scheduler task whose random programs (of
+// every sketch, the template sketch included) and their mutations make valid schedules that lower
+// to loops (a ScheduleError from a rule is a bug); a sample of each task's programs is built and
+// checked against the reference executor.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -14,6 +15,7 @@
 #include "driver/compile.h"
 #include "te/lower.h"
 #include "te/schedule_to_tir.h"
+#include "tests/autotune/auto_schedule/check_steps.h"
 
 namespace tessel::autotune {
 namespace {
@@ -37,7 +39,7 @@ TEST_P(ModelTasksTest, EveryKernelIsATaskWithValidPrograms) {
   for (const Task& t : tasks) {
     const passes::FusedGroup& group = plan.groups.at(static_cast<size_t>(t.group));
     TaskComputation c = task_computation(plan.graph, group, t.group, CpuModel::of(target));
-    std::vector<Sketch> sketches = generate_sketches(c.dag);
+    std::vector<Sketch> sketches = task_sketches(c);
     ASSERT_FALSE(sketches.empty()) << t.workload;
     KernelData data = kernel_data(plan.graph, group, c.group, 1);
     for (size_t k = 0; k < sketches.size(); ++k) {
@@ -50,16 +52,8 @@ TEST_P(ModelTasksTest, EveryKernelIsATaskWithValidPrograms) {
         p = mutate(c.dag, sketches, p, {0.5, 0.1, 0.1, 0.1, 0.2}, rng);
       }
       // The last mutant of each sketch, built and checked in a child like a search candidate.
-      std::string steps = apply(c.dag, sketches[k], p).trace().str();
-      MeasureOptions opt;
-      opt.number = opt.repeat = 1;
-      MeasureResult m = measure(
-          [&] {
-            te::Schedule s = c.dag.schedule();
-            s.replay(te::Trace::parse(steps));
-            return build(s, c.dag.args(), target, c.group.name);
-          },
-          c.group.name, data.inputs, data.references, opt);
+      MeasureResult m =
+          testing::check_steps(c, apply(c.dag, sketches[k], p).trace().str(), data, target);
       EXPECT_EQ(m.error, MeasureError::kNone) << t.workload << "\n"
                                               << p.str(c.dag) << "\n"
                                               << m.message;
