@@ -1,6 +1,6 @@
-// The template sketch: a group whose op has a schedule template gets one more sketch, whose programs
-// are configs of the template; a program's schedule is the template's for its config, exactly
-// (replayed from the template's trace onto the task's computes), valid under the space's
+// The template sketch: a group whose op has a schedule template gets one more sketch, whose
+// programs are configs of the template; a program's schedule is the template's for its config,
+// exactly (replayed from the template's trace onto the task's computes), valid under the space's
 // constraint, and its mutations change one knob. A group without a template has none.
 #include <gtest/gtest.h>
 
@@ -72,7 +72,8 @@ TEST(TemplateSketchTest, ATemplatedGroupHasTheTemplateAsItsLastSketch) {
   EXPECT_EQ(sketches.size(), generate_sketches(conv.dag).size() + 1);
   EXPECT_EQ(sketches.back().schedule_template, conv.schedule_template);
   EXPECT_NE(sketches.back().str(conv.dag).find("schedule template"), std::string::npos);
-  for (size_t k = 0; k + 1 < sketches.size(); ++k) EXPECT_EQ(sketches[k].schedule_template, nullptr);
+  for (size_t k = 0; k + 1 < sketches.size(); ++k)
+    EXPECT_EQ(sketches[k].schedule_template, nullptr);
 
   TaskComputation softmax = f.computation("Softmax");
   EXPECT_EQ(softmax.schedule_template, nullptr);
