@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -95,23 +96,35 @@ Peak peak_now() {
           bench::measure_l1_kernel_flops(g_peak.vector_bits, 20'000)};
 }
 
+// The pause after each call in which the L1 micro-kernel measures the core (run_and_report). It
+// stays well inside the 200 us that an idle pool worker spins before it sleeps: 250 calls of the
+// micro-kernel had taken 0.22 ms with AVX-512 on Zen 4, so every call at two threads began with a
+// futex wake-up of the worker (256^3 prepacked at 78% of the paired L1 rate, 95% with the worker
+// kept spinning), a cost that kernels launched back to back in a model do not pay.
+constexpr double kPairedSeconds = 1e-4;
+
 // Runs the benchmark loop over `call` (m x n x n on `threads` threads) and reports it. After each
-// call, with the timer paused, the L1 micro-kernel runs for about 0.1 ms in this thread: the
-// median of each call's GFLOP/s over `threads` times the micro-kernel's just after it (counter
-// paired_l1_share) is the call's share of what the cores could do at that moment, which the VM's
-// phases (seconds long) move less than either rate. Only this thread measures, so that no other
-// thread competes with the engines' spinning workers. `peak`: peak_now() just before the loop.
+// call, with the timer paused, the L1 micro-kernel runs for about kPairedSeconds in this thread:
+// the median of each call's GFLOP/s over `threads` times the micro-kernel's just after it
+// (counter paired_l1_share) is the call's share of what the cores could do at that moment, which
+// the VM's phases (seconds long) move less than either rate. Only this thread measures, so that
+// no other thread competes with the engines' spinning workers. `peak`: peak_now() just before the
+// loop.
 template <class Call>
 void run_and_report(benchmark::State& state, int64_t m, int64_t n, int threads, Peak peak,
                     Call call) {
   double flops = 2.0 * m * n * n;
+  double call_flops = bench::l1_kernel_call_flops(g_peak.vector_bits);
+  long paired_calls =
+      call_flops > 0 ? std::max(1L, std::lround(kPairedSeconds * peak.l1_kernel * 1e9 / call_flops))
+                     : 1;
   std::vector<double> shares;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
     call();
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.PauseTiming();
-    double l1_kernel = bench::measure_l1_kernel_flops(g_peak.vector_bits, 250, 1);
+    double l1_kernel = bench::measure_l1_kernel_flops(g_peak.vector_bits, paired_calls, 1);
     shares.push_back(flops / seconds * 1e-9 / (l1_kernel * threads));
     state.ResumeTiming();
   }

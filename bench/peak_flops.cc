@@ -78,10 +78,11 @@ constexpr int kL1Depth = 128;
   }
 
 // 24 accumulators of AVX-512's 32 registers, 12 of AVX2's 16.
+constexpr int kL1Rows512 = 12, kL1Rows256 = 6;
 TESSEL_L1_KERNEL(l1_kernel512, "avx512f", __m512, _mm512_fmadd_ps, _mm512_load_ps, _mm512_store_ps,
-                 _mm512_set1_ps, _mm512_setzero_ps, 16, 12)
+                 _mm512_set1_ps, _mm512_setzero_ps, 16, kL1Rows512)
 TESSEL_L1_KERNEL(l1_kernel256, "avx2,fma", __m256, _mm256_fmadd_ps, _mm256_load_ps, _mm256_store_ps,
-                 _mm256_set1_ps, _mm256_setzero_ps, 8, 6)
+                 _mm256_set1_ps, _mm256_setzero_ps, 8, kL1Rows256)
 #undef TESSEL_L1_KERNEL
 
 double best_of_3(double (*probe)(long), long iters) {
@@ -97,6 +98,15 @@ PeakFlops measure_peak_flops(int max_vector_bits, long iterations) {
   if (max_vector_bits >= 256 && __builtin_cpu_supports("fma"))
     return {best_of_3(peak256, iterations), 256};
   return {0, 128};
+}
+
+double l1_kernel_call_flops(int max_vector_bits) {
+  __builtin_cpu_init();
+  if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f"))
+    return 2.0 * kL1Rows512 * 2 * 16 * kL1Depth;
+  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma"))
+    return 2.0 * kL1Rows256 * 2 * 8 * kL1Depth;
+  return 0;
 }
 
 double measure_l1_kernel_flops(int max_vector_bits, long calls, int runs) {
