@@ -45,6 +45,11 @@ void validate(const AutoScheduleOptions& opt) {
   if (opt.early_stopping < 0)
     throw Error(fmt::format("auto-schedule: early stopping must not be negative, got {}",
                             opt.early_stopping));
+  if (opt.remeasure_top < 0 || opt.remeasure_rounds < 0) {
+    throw Error(fmt::format(
+        "auto-schedule: remeasure_top ({}) and remeasure_rounds ({}) must not be negative",
+        opt.remeasure_top, opt.remeasure_rounds));
+  }
   if (!(opt.time_budget_s >= 0) || !std::isfinite(opt.time_budget_s)) {
     throw Error(fmt::format(
         "auto-schedule: the time budget must be a finite number of seconds >= 0, got {}",
@@ -109,9 +114,9 @@ class TaskSearch {
 
   // Builds the fallback here, once its cost is known, to be timed in turns with every program:
   // each program's costs are then its times over the fallback's fastest time in the same child, in
-  // the fallback's measured cost (which stays fixed from then on: remeasure_best). On the shared
-  // 2-core VM, a slow phase during the fallback's one measurement made programs measured later
-  // look 1.5x faster than it, gains the model check then found in no model
+  // the fallback's measured cost (which stays fixed from then on: remeasure_finalists). On the
+  // shared 2-core VM, a slow phase during the fallback's one measurement made programs measured
+  // later look 1.5x faster than it, gains the model check then found in no model
   // (docs/auto-scheduler.md).
   void prepare_baseline() {
     if (std::isfinite(fallback_cost()))
@@ -190,17 +195,18 @@ class TaskSearch {
     return cost;
   }
 
-  // The best program measured again (in turns with the fallback; without a baseline, the fallback
-  // too, after it), so that neither the chosen program nor the reported speed-up rests on one
-  // lucky measurement.
-  void remeasure_best(RecordWriter& writer, int rounds) {
+  // The best programs measured again in turns (each in turns with the fallback; without a
+  // baseline, the fallback too, after them), so that neither the chosen program nor the reported
+  // speed-up rests on one lucky measurement: of 48 programs of a few-microsecond kernel, the one
+  // measured fastest is often the luckiest (docs/auto-scheduler.md, "Re-measured finalists").
+  void remeasure_finalists(RecordWriter& writer) {
     if (result_.trials == 0) return;  // a resumed run with nothing new: no lines on every resume
     std::optional<uint64_t> best = chosen();
     if (!best || pooled_.at(*best).fallback) return;
-    std::vector<uint64_t> keys = {*best};
+    std::vector<uint64_t> keys = finalists(static_cast<size_t>(opt_.remeasure_top));
     // Costs in the reference's time need the reference to stay: no new fallback costs then.
     if (!baseline()) keys.push_back(fallback_key());
-    for (int r = 0; r < rounds; ++r) {
+    for (int r = 0; r < opt_.remeasure_rounds; ++r) {
       for (uint64_t key : keys) {
         Pooled entry = pooled_.at(key);  // a copy: recording adds to the pool
         CandidateBuilder build = [this, &entry] {
@@ -333,6 +339,21 @@ class TaskSearch {
     return keys[*at];
   }
 
+  // The `k` programs (this run's or resumed) with the lowest costs, best first: neither the
+  // fallback nor a program the model check vetoed.
+  std::vector<uint64_t> finalists(size_t k) const {
+    std::vector<std::pair<double, uint64_t>> ranked;
+    for (const auto& [key, p] : pooled_) {
+      if (!p.fallback && !vetoed_.count(key) && std::isfinite(cost(key)))
+        ranked.emplace_back(cost(key), key);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<uint64_t> keys;
+    for (size_t i = 0; i < std::min(k, ranked.size()); ++i) keys.push_back(ranked[i].second);
+    return keys;
+  }
+
   // This run's measured programs with the lowest costs, best first.
   std::vector<std::pair<double, Program>> measured_best(size_t k) const {
     std::vector<std::pair<double, Program>> out;
@@ -460,7 +481,7 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
   }
   std::vector<AutoScheduleResult> results;
   for (auto& s : searches) {
-    if (!out_of_time()) s->remeasure_best(writer, 1);
+    if (!out_of_time()) s->remeasure_finalists(writer);
     s->finish();
     if (s->result().stop_reason.empty()) s->result().stop_reason = run_stop;
     results.push_back(s->result());

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "autotune/auto_schedule/search_task.h"
@@ -61,6 +63,9 @@ TEST_F(SearchTest, InvalidOptionsAreErrors) {
   opt.eps_greedy = 1.5;
   expect_error([&] { run(opt, all_); }, {"a probability must be in [0, 1], got 1.5"});
   opt = fast(4);
+  opt.remeasure_top = -1;
+  expect_error([&] { run(opt, all_); }, {"remeasure_top (-1) and remeasure_rounds (2)"});
+  opt = fast(4);
   opt.records_path.clear();
   expect_error([&] { run(opt, all_); }, {"a records file is needed"});
   EXPECT_FALSE(std::filesystem::exists(records_));
@@ -108,11 +113,55 @@ TEST_F(SearchTest, ARunRecordsItsTrialsAndAResumeMeasuresNothingTwice) {
   EXPECT_EQ(second[0].resumed + second[1].resumed,
             static_cast<int>(programs.size() - new_programs));
   // --trials counts this run's measurements (as TVM's auto-scheduler counts a resumed run's);
-  // every one is a program not measured before. The other new lines re-measure each task's best
-  // once, in turns with the fallback: the fallback is not measured again on its own.
+  // every one is a program not measured before. The other new lines re-measure each task's
+  // finalists (its best 3, twice each), in turns with the fallback: the fallback is not measured
+  // again on its own.
   EXPECT_EQ(second[0].trials + second[1].trials, 8);
   EXPECT_EQ(new_programs, 8u);
-  EXPECT_LE(after.size() - records.size(), 8u + 2u * 2u);
+  EXPECT_LE(after.size() - records.size(),
+            8u + 2u * static_cast<size_t>(again.remeasure_top * again.remeasure_rounds));
+}
+
+TEST_F(SearchTest, TheBestProgramsAreMeasuredAgainWhenOneBeatsTheFallback) {
+  std::vector<Task> tasks;
+  for (const Task& t : all_) {
+    if (t.op == "MatMul") {
+      tasks.push_back(t);
+      break;
+    }
+  }
+  ASSERT_EQ(tasks.size(), 1u);
+  AutoScheduleOptions opt = fast(8);
+  opt.remeasure_top = 2;
+  opt.remeasure_rounds = 2;
+  std::vector<AutoScheduleResult> result = run(opt, tasks);
+  std::map<uint64_t, int> lines;
+  for (const TuningRecord& r : load_records(records_, nullptr)) {
+    if (!r.fallback && r.error == MeasureError::kNone) ++lines[r.config_index];
+  }
+  std::vector<int> counts;
+  for (const auto& [config, n] : lines) counts.push_back(n);
+  std::sort(counts.rbegin(), counts.rend());
+  ASSERT_GE(counts.size(), 2u);
+  if (result[0].best_steps.empty()) {
+    // Nothing beat the fallback: no program is measured again.
+    EXPECT_EQ(counts[0], 1);
+  } else {
+    // The two finalists, once in the search and twice after it; the others once.
+    EXPECT_EQ(counts[0], 3);
+    EXPECT_EQ(counts[1], 3);
+    for (size_t i = 2; i < counts.size(); ++i) EXPECT_EQ(counts[i], 1);
+  }
+
+  std::filesystem::remove(records_);
+  opt.remeasure_top = 0;  // none
+  run(opt, tasks);
+  std::map<uint64_t, int> once;
+  for (const TuningRecord& r : load_records(records_, nullptr)) {
+    if (!r.fallback) {
+      EXPECT_EQ(++once[r.config_index], 1);
+    }
+  }
 }
 
 }  // namespace
