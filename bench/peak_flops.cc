@@ -47,6 +47,8 @@ TESSEL_FMA_PROBE(peak256, "avx2,fma", __m256, _mm256_fmadd_ps, _mm256_set1_ps, 8
 // something else on the host slows the core's loads (on an Intel Xeon VM this kernel ran at
 // 99-101% of the probe's peak in quiet phases and 70-82% in busy ones).
 constexpr int kL1Depth = 128;
+// The floating-point operations of one call of a ROWS x 2-vector kernel of `lanes` lanes.
+constexpr double l1_call_flops(int rows, int lanes) { return 2.0 * rows * 2 * lanes * kL1Depth; }
 
 #define TESSEL_L1_KERNEL(NAME, ISA, VEC, FMA, LOAD, STORE, SET, ZERO, LANES, ROWS)           \
   __attribute__((target(ISA), noinline)) double NAME(long calls) {                           \
@@ -74,7 +76,7 @@ constexpr int kL1Depth = 128;
     }                                                                                        \
     volatile float sink = c[0];                                                              \
     (void)sink;                                                                              \
-    return 2.0 * ROWS * 2 * LANES * kL1Depth * calls / s * 1e-9;                             \
+    return l1_call_flops(ROWS, LANES) * calls / s * 1e-9;                                    \
   }
 
 // 24 accumulators of AVX-512's 32 registers, 12 of AVX2's 16.
@@ -103,9 +105,8 @@ PeakFlops measure_peak_flops(int max_vector_bits, long iterations) {
 double l1_kernel_call_flops(int max_vector_bits) {
   __builtin_cpu_init();
   if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f"))
-    return 2.0 * kL1Rows512 * 2 * 16 * kL1Depth;
-  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma"))
-    return 2.0 * kL1Rows256 * 2 * 8 * kL1Depth;
+    return l1_call_flops(kL1Rows512, 16);
+  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma")) return l1_call_flops(kL1Rows256, 8);
   return 0;
 }
 

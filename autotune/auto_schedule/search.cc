@@ -201,9 +201,9 @@ class TaskSearch {
   // measured fastest is often the luckiest (docs/auto-scheduler.md, "Re-measured finalists").
   void remeasure_finalists(RecordWriter& writer) {
     if (result_.trials == 0) return;  // a resumed run with nothing new: no lines on every resume
-    std::optional<uint64_t> best = chosen();
-    if (!best || pooled_.at(*best).fallback) return;
+    if (!program_chosen()) return;
     std::vector<uint64_t> keys = finalists(static_cast<size_t>(opt_.remeasure_top));
+    if (keys.empty()) return;
     // Costs in the reference's time need the reference to stay: no new fallback costs then.
     if (!baseline()) keys.push_back(fallback_key());
     for (int r = 0; r < opt_.remeasure_rounds; ++r) {
@@ -215,6 +215,12 @@ class TaskSearch {
         record(writer, key, entry.steps, entry.fallback, measure_with(build, baseline()));
       }
     }
+  }
+
+  // Whether a program is chosen over the fallback (at least kMinGainOverDefault faster).
+  bool program_chosen() const {
+    std::optional<uint64_t> best = chosen();
+    return best && !pooled_.at(*best).fallback;
   }
 
   // The cost compile would get: the chosen program's, else the fallback's.
@@ -413,8 +419,24 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
     searches.back()->measure_fallback(writer);
     histories.push_back({tasks[t].weight, {}, false});
   }
-  auto out_of_time = [&] {
+  // The finalists' re-measurement after the search (remeasure_finalists): remeasure_top x
+  // remeasure_rounds measurements of each task with a program chosen, at this run's mean
+  // measurement time. The search leaves it out of the time budget, so that it fits in.
+  auto finalists_s = [&] {
+    double seconds = 0;
+    int trials = 0, chosen = 0;
+    for (const auto& s : searches) {
+      seconds += s->result().measure_s;
+      trials += s->result().trials;
+      chosen += s->program_chosen() ? 1 : 0;
+    }
+    return trials == 0 ? 0.0 : seconds / trials * opt.remeasure_top * opt.remeasure_rounds * chosen;
+  };
+  auto past_budget = [&] {
     return opt.time_budget_s > 0 && seconds_since(start) >= opt.time_budget_s;
+  };
+  auto out_of_time = [&] {
+    return opt.time_budget_s > 0 && seconds_since(start) + finalists_s() >= opt.time_budget_s;
   };
   AutoScheduleProgress progress;
   progress.num_tasks = static_cast<int>(tasks.size());
@@ -481,7 +503,7 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
   }
   std::vector<AutoScheduleResult> results;
   for (auto& s : searches) {
-    if (!out_of_time()) s->remeasure_finalists(writer);
+    if (!past_budget()) s->remeasure_finalists(writer);
     s->finish();
     if (s->result().stop_reason.empty()) s->result().stop_reason = run_stop;
     results.push_back(s->result());

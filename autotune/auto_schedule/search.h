@@ -37,10 +37,10 @@ struct AutoScheduleOptions {
   // of the tile sizes' share.
   std::vector<double> mutation_weights = {0.88, 0.01, 0.04, 0.02, 0.05};
   uint64_t seed = 0;
-  // After the search, each task's best `remeasure_top` programs (when one of them beats the
-  // fallback) are measured `remeasure_rounds` more times, in turns, and pooled with their first
-  // costs, as the template tuner's finalists are: the program kept then rests on more than the
-  // luckiest of many measurements.
+  // After the search, each task's best `remeasure_top` programs (when the best is chosen over the
+  // fallback, at least 5% faster) are measured `remeasure_rounds` more times, in turns, and
+  // pooled with their first costs, as the template tuner's finalists are: the program kept then
+  // rests on more than the luckiest of many measurements. A time budget leaves room for it.
   int remeasure_top = 3;
   int remeasure_rounds = 2;
   MeasureOptions measure;

@@ -114,12 +114,12 @@ TEST_F(SearchTest, ARunRecordsItsTrialsAndAResumeMeasuresNothingTwice) {
             static_cast<int>(programs.size() - new_programs));
   // --trials counts this run's measurements (as TVM's auto-scheduler counts a resumed run's);
   // every one is a program not measured before. The other new lines re-measure each task's
-  // finalists (its best 3, twice each), in turns with the fallback: the fallback is not measured
-  // again on its own.
+  // finalists (its best 3, twice each), in turns with the fallback, which is measured again on
+  // its own only where it could not be built as their baseline.
   EXPECT_EQ(second[0].trials + second[1].trials, 8);
   EXPECT_EQ(new_programs, 8u);
   EXPECT_LE(after.size() - records.size(),
-            8u + 2u * static_cast<size_t>(again.remeasure_top * again.remeasure_rounds));
+            8u + 2u * static_cast<size_t>((again.remeasure_top + 1) * again.remeasure_rounds));
 }
 
 TEST_F(SearchTest, TheBestProgramsAreMeasuredAgainWhenOneBeatsTheFallback) {
@@ -135,31 +135,38 @@ TEST_F(SearchTest, TheBestProgramsAreMeasuredAgainWhenOneBeatsTheFallback) {
   opt.remeasure_top = 2;
   opt.remeasure_rounds = 2;
   std::vector<AutoScheduleResult> result = run(opt, tasks);
+  // Lines per program, failed measurements too; and the programs measured without error.
   std::map<uint64_t, int> lines;
+  std::set<uint64_t> measured;
   for (const TuningRecord& r : load_records(records_, nullptr)) {
-    if (!r.fallback && r.error == MeasureError::kNone) ++lines[r.config_index];
+    if (r.fallback) continue;
+    ++lines[r.config_index];
+    if (r.error == MeasureError::kNone) measured.insert(r.config_index);
   }
-  std::vector<int> counts;
-  for (const auto& [config, n] : lines) counts.push_back(n);
-  std::sort(counts.rbegin(), counts.rend());
-  ASSERT_GE(counts.size(), 2u);
-  if (result[0].best_steps.empty()) {
-    // Nothing beat the fallback: no program is measured again.
-    EXPECT_EQ(counts[0], 1);
-  } else {
-    // The two finalists, once in the search and twice after it; the others once.
-    EXPECT_EQ(counts[0], 3);
-    EXPECT_EQ(counts[1], 3);
-    for (size_t i = 2; i < counts.size(); ++i) EXPECT_EQ(counts[i], 1);
+  ASSERT_FALSE(lines.empty());
+  int again = 0, once = 0;
+  for (const auto& [config, n] : lines) {
+    again += n == 1 + opt.remeasure_rounds ? 1 : 0;
+    once += n == 1 ? 1 : 0;
+  }
+  EXPECT_EQ(again + once, static_cast<int>(lines.size()));  // no other count of lines
+  // A program kept over the fallback was a finalist; the finalists are the best 2 measured ones,
+  // each measured once in the search and twice after it, when a program was chosen before the
+  // re-measurement (which may then have handed the task back to the fallback).
+  if (!result[0].best_steps.empty()) {
+    EXPECT_GT(again, 0);
+  }
+  if (again > 0) {
+    EXPECT_EQ(again, std::min(2, static_cast<int>(measured.size())));
   }
 
   std::filesystem::remove(records_);
   opt.remeasure_top = 0;  // none
   run(opt, tasks);
-  std::map<uint64_t, int> once;
+  std::map<uint64_t, int> unmeasured_again;
   for (const TuningRecord& r : load_records(records_, nullptr)) {
     if (!r.fallback) {
-      EXPECT_EQ(++once[r.config_index], 1);
+      EXPECT_EQ(++unmeasured_again[r.config_index], 1);
     }
   }
 }
