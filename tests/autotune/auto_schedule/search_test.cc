@@ -47,6 +47,14 @@ class SearchTest : public ::testing::Test {
     return opt;
   }
 
+  // The block's first MatMul task (the attention product), alone.
+  std::vector<Task> attention_matmul() const {
+    for (const Task& t : all_) {
+      if (t.op == "MatMul") return {t};
+    }
+    return {};
+  }
+
   std::string records_;
   GraphPlan plan_;
   std::vector<Task> all_;
@@ -124,13 +132,7 @@ TEST_F(SearchTest, ARunRecordsItsTrialsAndAResumeMeasuresNothingTwice) {
 }
 
 TEST_F(SearchTest, TheBestProgramsAreMeasuredAgainWhenOneBeatsTheFallback) {
-  std::vector<Task> tasks;
-  for (const Task& t : all_) {
-    if (t.op == "MatMul") {
-      tasks.push_back(t);
-      break;
-    }
-  }
+  std::vector<Task> tasks = attention_matmul();
   ASSERT_EQ(tasks.size(), 1u);
   AutoScheduleOptions opt = fast(8);
   opt.remeasure_top = 2;
@@ -173,13 +175,7 @@ TEST_F(SearchTest, TheBestProgramsAreMeasuredAgainWhenOneBeatsTheFallback) {
 }
 
 TEST_F(SearchTest, ATimeBudgetLeavesRoomForTheFinalists) {
-  std::vector<Task> tasks;
-  for (const Task& t : all_) {
-    if (t.op == "MatMul") {
-      tasks.push_back(t);
-      break;
-    }
-  }
+  std::vector<Task> tasks = attention_matmul();
   ASSERT_EQ(tasks.size(), 1u);
   AutoScheduleOptions opt = fast(1000);
   opt.time_budget_s = 4;
