@@ -102,23 +102,33 @@ PeakFlops measure_peak_flops(int max_vector_bits, long iterations) {
   return {0, 128};
 }
 
-double l1_kernel_call_flops(int max_vector_bits) {
+namespace {
+
+// The L1 micro-kernel of the widest vectors up to `max_vector_bits` that this CPU has, and the
+// floating-point operations of one of its calls; none without FMA.
+struct L1Kernel {
+  double (*run)(long calls) = nullptr;
+  double call_flops = 0;
+};
+L1Kernel l1_kernel_for(int max_vector_bits) {
   __builtin_cpu_init();
   if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f"))
-    return l1_call_flops(kL1Rows512, 16);
-  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma")) return l1_call_flops(kL1Rows256, 8);
-  return 0;
+    return {l1_kernel512, l1_call_flops(kL1Rows512, 16)};
+  if (max_vector_bits >= 256 && __builtin_cpu_supports("fma"))
+    return {l1_kernel256, l1_call_flops(kL1Rows256, 8)};
+  return {};
+}
+
+}  // namespace
+
+double l1_kernel_call_flops(int max_vector_bits) {
+  return l1_kernel_for(max_vector_bits).call_flops;
 }
 
 double measure_l1_kernel_flops(int max_vector_bits, long calls, int runs) {
-  __builtin_cpu_init();
-  double (*kernel)(long) = nullptr;
-  if (max_vector_bits >= 512 && __builtin_cpu_supports("avx512f"))
-    kernel = l1_kernel512;
-  else if (max_vector_bits >= 256 && __builtin_cpu_supports("fma"))
-    kernel = l1_kernel256;
+  L1Kernel kernel = l1_kernel_for(max_vector_bits);
   double best = 0;
-  for (int r = 0; kernel && r < runs; ++r) best = std::max(best, kernel(calls));
+  for (int r = 0; kernel.run && r < runs; ++r) best = std::max(best, kernel.run(calls));
   return best;
 }
 
