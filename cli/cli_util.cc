@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +18,7 @@
 
 #include "driver/compile.h"
 #include "ir/error.h"
+#include "ir/graph.h"
 #include "runtime/output_file.h"
 
 namespace tessel::cli {
@@ -45,9 +47,8 @@ std::string format_bound(double v) {
                                                    : fmt::format("{}", v);
 }
 
-// The largest dim, and element count, of an input: kernels index tensors with 32-bit integers
-// (topi narrows shapes to int), so a larger one would wrap around and turn negative.
-constexpr int64_t kMaxElements = std::numeric_limits<int32_t>::max();
+// The largest dim, and element count, of an input.
+constexpr int64_t kMaxElements = graph::kMaxTensorElements;
 
 }  // namespace
 
@@ -60,6 +61,11 @@ CLI::Validator number_in(double lo, double hi) {
         if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
           return fmt::format("'{}' is not a finite decimal number", text);
         }
+        // CLI11 converts integers as C does, so "010" would be octal 8.
+        size_t digits = text[0] == '-' ? 1 : 0;
+        if (text.size() > digits + 1 && text[digits] == '0' &&
+            std::isdigit(static_cast<unsigned char>(text[digits + 1])))
+          return fmt::format("'{}' has a leading zero", text);
         if (v < lo || v > hi)
           return fmt::format("{} is out of range: expected a number in {}", text, range);
         return "";

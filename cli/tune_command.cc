@@ -10,10 +10,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "autotune/tune.h"
@@ -399,25 +401,28 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
     for (size_t i = 0; i < num_tasks; ++i) out.push_back(i);
     return out;
   }
+  // The whole of `s` as a decimal number; nullopt otherwise.
+  auto number = [](const std::string& s) -> std::optional<size_t> {
+    size_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+    return v;
+  };
   std::set<size_t> chosen;
   for (const std::string& item : split_list(text, "--tasks")) {
     size_t dash = item.find('-');
-    try {
-      size_t used = 0;
-      size_t lo = std::stoul(item, &used), hi = lo;
-      if (dash != std::string::npos) hi = std::stoul(item.substr(dash + 1), &used);
-      if (used == 0 || (dash == std::string::npos && used != item.size()))
-        throw std::invalid_argument(item);
-      if (lo > hi || hi >= num_tasks) {
-        throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item,
-                                num_tasks - 1));
-      }
-      for (size_t i = lo; i <= hi; ++i) chosen.insert(i);
-    } catch (const std::logic_error&) {
+    std::optional<size_t> lo = number(item.substr(0, dash));
+    std::optional<size_t> hi = dash == std::string::npos ? lo : number(item.substr(dash + 1));
+    if (!lo || !hi) {
       throw Error(fmt::format(
           "--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)",
           item));
     }
+    if (*lo > *hi || *hi >= num_tasks) {
+      throw Error(fmt::format("--tasks: '{}' is out of range: the model has tasks 0 to {}", item,
+                              num_tasks - 1));
+    }
+    for (size_t i = *lo; i <= *hi; ++i) chosen.insert(i);
   }
   if (chosen.empty()) throw Error("--tasks: no task given (expected all, list or e.g. 0,2,5-7)");
   return {chosen.begin(), chosen.end()};

@@ -5,10 +5,12 @@
 #include <onnx/defs/parser.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "frontend/canonicalize_ops.h"
 #include "frontend/onnx_proto_convert.h"
@@ -81,10 +83,25 @@ LoadedModel load_model(ModelProto model, const std::string& source) {
   LoadedModel m;
   m.model = std::move(model);
   m.source = source;
+  std::map<std::string, int> default_imports;  // ai.onnx's versions, by spelling ("", "ai.onnx")
   for (const auto& imp : m.model.opset_import()) {
-    m.domain_opsets[is_default_domain(imp.domain()) ? "" : imp.domain()] =
-        static_cast<int>(imp.version());
+    std::string domain = is_default_domain(imp.domain()) ? "" : imp.domain();
+    if (!std::in_range<int>(imp.version()) || imp.version() < 0) {
+      throw Error(fmt::format("'{}' imports opset {} of domain '{}', which is not an opset version",
+                              source, imp.version(), domain.empty() ? "ai.onnx" : domain));
+    }
+    // The same domain twice: the last counts, as for the checker.
+    m.domain_opsets[domain] = static_cast<int>(imp.version());
+    if (domain.empty()) default_imports[imp.domain()] = static_cast<int>(imp.version());
   }
+  // The checker reads "" and "ai.onnx" as two domains, the importer as one: they must agree.
+  if (default_imports.size() == 2 && default_imports[""] != default_imports["ai.onnx"]) {
+    throw Error(fmt::format(
+        "'{}' imports ai.onnx twice, as domain \"\" opset {} and domain \"ai.onnx\" opset {}",
+        source, default_imports[""], default_imports["ai.onnx"]));
+  }
+  // Before IR version 3 a model imports no opsets: it is ai.onnx opset 1 (the checker's reading).
+  if (m.model.ir_version() < 3 && m.model.opset_import_size() == 0) m.domain_opsets[""] = 1;
   if (auto it = m.domain_opsets.find(""); it != m.domain_opsets.end()) {
     m.opset = it->second;
     if (m.opset < kMinOpset || m.opset > kMaxOpset) {
@@ -253,6 +270,8 @@ std::vector<std::string> free_names(const GraphProto& g) {
     }
     for (const auto& out_name : node.output()) defined.insert(out_name);
   }
+  // A branch may give an outer value as its output, unchanged.
+  for (const auto& o : g.output()) use(o.name());
   return out;
 }
 

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "frontend/frontend_error.h"
@@ -96,40 +98,60 @@ int32_t dtype_to_onnx(DataType d) {
 
 namespace {
 
-// Typed fields hold wider types than the tensor (int8 in int32_data, float16 and bfloat16 bits
-// in int32_data, uint32 in uint64_data), so each element is narrowed.
-// The sizes were checked by checked_numel.
-template <class Dst, class Field>
-void copy_typed_field(const Field& field, graph::TensorData& t) {
-  Dst* out = t.data<Dst>();
-  for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
+std::string type_name(int32_t data_type) {
+  std::string name =
+      TensorProto::DataType_IsValid(data_type) ? TensorProto::DataType_Name(data_type) : "?";
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return name;
 }
 
-void read_typed_fields(const TensorProto& p, graph::TensorData& t) {
+// Typed fields hold wider types than the tensor (int8 in int32_data, float16 and bfloat16 bits
+// in int32_data, uint32 in uint64_data), so each element is narrowed: one out of the tensor's
+// range (0 to 1 for a bool) is an error, not a wrapped value. The sizes were checked by
+// checked_numel.
+template <class Dst, class Field>
+void copy_typed_field(const TensorProto& p, const Field& field, const char* field_name,
+                      graph::TensorData& t, const std::string& what, bool is_bool = false) {
+  Dst* out = t.data<Dst>();
+  for (int i = 0; i < field.size(); ++i) {
+    auto v = field.Get(i);
+    if constexpr (std::is_integral_v<Dst> && !std::is_same_v<Dst, decltype(v)>) {
+      if (!std::in_range<Dst>(v) || (is_bool && v > 1)) {
+        throw Error(fmt::format("{}: {}[{}] is {}, out of range for {}", what, field_name, i, v,
+                                type_name(p.data_type())));
+      }
+    }
+    out[i] = static_cast<Dst>(v);
+  }
+}
+
+void read_typed_fields(const TensorProto& p, graph::TensorData& t, const std::string& what) {
   switch (p.data_type()) {
     case TensorProto::FLOAT:
-      return copy_typed_field<float>(p.float_data(), t);
+      return copy_typed_field<float>(p, p.float_data(), "float_data", t, what);
     case TensorProto::DOUBLE:
-      return copy_typed_field<double>(p.double_data(), t);
+      return copy_typed_field<double>(p, p.double_data(), "double_data", t, what);
     case TensorProto::INT64:
-      return copy_typed_field<int64_t>(p.int64_data(), t);
+      return copy_typed_field<int64_t>(p, p.int64_data(), "int64_data", t, what);
     case TensorProto::UINT64:
-      return copy_typed_field<uint64_t>(p.uint64_data(), t);
+      return copy_typed_field<uint64_t>(p, p.uint64_data(), "uint64_data", t, what);
     case TensorProto::UINT32:
-      return copy_typed_field<uint32_t>(p.uint64_data(), t);
+      return copy_typed_field<uint32_t>(p, p.uint64_data(), "uint64_data", t, what);
     case TensorProto::INT32:
-      return copy_typed_field<int32_t>(p.int32_data(), t);
+      return copy_typed_field<int32_t>(p, p.int32_data(), "int32_data", t, what);
     case TensorProto::INT16:
-      return copy_typed_field<int16_t>(p.int32_data(), t);
+      return copy_typed_field<int16_t>(p, p.int32_data(), "int32_data", t, what);
     case TensorProto::INT8:
-      return copy_typed_field<int8_t>(p.int32_data(), t);
+      return copy_typed_field<int8_t>(p, p.int32_data(), "int32_data", t, what);
     case TensorProto::UINT16:
     case TensorProto::FLOAT16:
     case TensorProto::BFLOAT16:
-      return copy_typed_field<uint16_t>(p.int32_data(), t);
+      return copy_typed_field<uint16_t>(p, p.int32_data(), "int32_data", t, what);
     case TensorProto::UINT8:
+      return copy_typed_field<uint8_t>(p, p.int32_data(), "int32_data", t, what);
     case TensorProto::BOOL:
-      return copy_typed_field<uint8_t>(p.int32_data(), t);
+      return copy_typed_field<uint8_t>(p, p.int32_data(), "int32_data", t, what, true);
   }
   TESSEL_UNREACHABLE("dtype_from_onnx accepted an element type without a typed field");
 }
@@ -200,17 +222,21 @@ int64_t raw_element_bytes(int32_t data_type) {
   return 0;
 }
 
+// A bool in raw_data is a byte, 0 or 1; another byte is no bool value, and kernels need not read
+// it alike (as true, or by its low bit).
+void check_bools(const graph::TensorData& t, const std::string& what) {
+  if (!t.dtype().is_bool()) return;
+  const auto* bytes = t.data<uint8_t>();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (bytes[i] > 1)
+      throw Error(
+          fmt::format("{}: raw_data byte {} is {}, not a bool (0 or 1)", what, i, bytes[i]));
+  }
+}
+
 // numel * factor for a message, which may be past int64.
 std::string product_text(int64_t numel, int64_t factor) {
   return numel <= INT64_MAX / factor ? std::to_string(numel * factor) : "more than 2^63";
-}
-
-std::string type_name(int32_t data_type) {
-  std::string name =
-      TensorProto::DataType_IsValid(data_type) ? TensorProto::DataType_Name(data_type) : "?";
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return name;
 }
 
 }  // namespace
@@ -261,8 +287,9 @@ graph::TensorData tensor_from_proto(const TensorProto& p, const std::string& wha
   graph::TensorData t(dtype, std::vector<int64_t>(p.dims().begin(), p.dims().end()));
   if (p.has_raw_data()) {
     if (t.nbytes() != 0) std::memcpy(t.raw(), p.raw_data().data(), t.nbytes());
+    check_bools(t, what);
   } else {
-    read_typed_fields(p, t);
+    read_typed_fields(p, t, what);
   }
   return t;
 }
@@ -270,9 +297,11 @@ graph::TensorData tensor_from_proto(const TensorProto& p, const std::string& wha
 graph::TensorData tensor_from_proto(TensorProto&& p, const std::string& what) {
   if (!p.has_raw_data()) return tensor_from_proto(std::as_const(p), what);
   checked_numel(p, what);
-  return graph::TensorData::adopt(dtype_from_onnx(p.data_type(), what),
-                                  std::vector<int64_t>(p.dims().begin(), p.dims().end()),
-                                  std::move(*p.mutable_raw_data()));
+  graph::TensorData t = graph::TensorData::adopt(
+      dtype_from_onnx(p.data_type(), what), std::vector<int64_t>(p.dims().begin(), p.dims().end()),
+      std::move(*p.mutable_raw_data()));
+  check_bools(t, what);
+  return t;
 }
 
 std::string node_name(const onnx::NodeProto& node, int index) {

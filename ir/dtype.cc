@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "ir/error.h"
 
@@ -27,33 +29,43 @@ std::string DataType::str() const {
   return lanes_ == 1 ? base : fmt::format("{}x{}", base, lanes_);
 }
 
+namespace {
+
+// The whole of `text` as a decimal number without a sign; nullopt otherwise.
+std::optional<int> whole_number(const std::string& text) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || text[0] == '-' || ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return v;
+}
+
+// Lanes are stored in 16 bits; no target's vectors come near this many (AVX-512's hold 64 int8).
+constexpr int kMaxLanes = 1024;
+
+}  // namespace
+
 DataType DataType::parse(const std::string& s) {
   std::string base = s;
   int lanes = 1;
   if (auto x = s.find('x'); x != std::string::npos && x > 0) {
     base = s.substr(0, x);
-    try {
-      lanes = std::stoi(s.substr(x + 1));
-    } catch (const std::exception&) {
-      throw Error(fmt::format("invalid data type '{}': bad lane count", s));
-    }
+    std::optional<int> n = whole_number(s.substr(x + 1));
+    if (!n || *n < 1 || *n > kMaxLanes)
+      throw Error(
+          fmt::format("invalid data type '{}': bad lane count (expected 1 to {})", s, kMaxLanes));
+    lanes = *n;
   }
   if (base == "bool") return boolean(lanes);
   if (base == "handle") return handle();
   if (base == "bfloat16") return bf16().with_lanes(lanes);
   for (auto [prefix, code] : {std::pair{"int", kInt}, {"uint", kUInt}, {"float", kFloat}}) {
     std::string p = prefix;
-    if (base.rfind(p, 0) == 0 && base.size() > p.size()) {
-      int bits = 0;
-      try {
-        bits = std::stoi(base.substr(p.size()));
-      } catch (const std::exception&) {
-        break;
-      }
-      bool ok = code == kFloat ? (bits == 16 || bits == 32 || bits == 64)
-                               : (bits == 8 || bits == 16 || bits == 32 || bits == 64);
-      if (ok) return {code, bits, lanes};
-    }
+    if (base.rfind(p, 0) != 0) continue;
+    std::optional<int> bits = whole_number(base.substr(p.size()));
+    bool ok = bits && (code == kFloat ? (*bits == 16 || *bits == 32 || *bits == 64)
+                                      : (*bits == 8 || *bits == 16 || *bits == 32 || *bits == 64));
+    if (ok) return {code, *bits, lanes};
   }
   throw Error(
       fmt::format("invalid data type '{}': expected int8/16/32/64, uint8/16/32/64, float16/32/64, "

@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -12,6 +13,15 @@
 #include "ir/error.h"
 
 namespace tessel::graph {
+
+int64_t shape_numel(const std::vector<int64_t>& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  }
+  return n;
+}
 
 // ---------------- TensorData ----------------
 namespace {
@@ -36,8 +46,13 @@ std::shared_ptr<std::byte> zeroed_bytes(size_t n) {
 
 TensorData::TensorData(DataType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
+  if (std::any_of(shape_.begin(), shape_.end(), [](int64_t d) { return d < 0; }))
+    throw Error(fmt::format("tensor of {} with a negative dim", dtype.str()));
   int64_t n = numel();
-  if (n < 0) throw Error(fmt::format("tensor of {} with a negative dim", dtype.str()));
+  if (dtype.bytes() > 0 &&
+      static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / dtype.bytes())
+    throw Error(
+        fmt::format("tensor of {} [{}] is too large", dtype.str(), fmt::join(shape_, ", ")));
   nbytes_ = static_cast<size_t>(n) * dtype.bytes();
   bytes_ = zeroed_bytes(nbytes_);
 }
@@ -47,7 +62,9 @@ TensorData TensorData::adopt(DataType dtype, std::vector<int64_t> shape, std::st
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   int64_t n = t.numel();
-  if (n < 0 || static_cast<size_t>(n) * dtype.bytes() != bytes.size()) {
+  bool negative = std::any_of(t.shape_.begin(), t.shape_.end(), [](int64_t d) { return d < 0; });
+  if (negative || static_cast<uint64_t>(n) > bytes.size() ||
+      static_cast<size_t>(n) * dtype.bytes() != bytes.size()) {
     throw InternalError(fmt::format("TensorData::adopt: {} bytes for {} elements of {}",
                                     bytes.size(), n, dtype.str()));
   }
@@ -57,11 +74,7 @@ TensorData TensorData::adopt(DataType dtype, std::vector<int64_t> shape, std::st
   return t;
 }
 
-int64_t TensorData::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape_) n *= d;
-  return n;
-}
+int64_t TensorData::numel() const { return shape_numel(shape_); }
 
 TensorData TensorData::clone() const {
   TensorData t;
@@ -153,12 +166,7 @@ bool TensorType::is_static() const {
   return true;
 }
 
-int64_t TensorType::numel() const {
-  if (!is_static()) return -1;
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+int64_t TensorType::numel() const { return is_static() ? shape_numel(shape) : -1; }
 
 std::string TensorType::str() const {
   std::vector<std::string> dims;

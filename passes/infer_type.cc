@@ -9,8 +9,25 @@
 #include "passes/graph_util.h"
 
 namespace tessel::passes {
+namespace {
+
+// `where()`: "node 'x' (Add): output 'y'" or "graph input 'x'".
+template <class Where>
+void check_element_count(const graph::TensorType& t, Where where) {
+  if (t.numel() > graph::kMaxTensorElements) {
+    throw Error(
+        fmt::format("{} is {}, more than {} elements (kernels index tensors with 32-bit "
+                    "integers)",
+                    where(), t.str(), graph::kMaxTensorElements));
+  }
+}
+
+}  // namespace
 
 void infer_type(graph::Graph& g) {
+  for (graph::ValueId v : g.inputs)
+    check_element_count(g.value(v).type,
+                        [&] { return fmt::format("graph input '{}'", g.value(v).name); });
   bool folded = false;
   for (graph::NodeId n = 0; n < static_cast<graph::NodeId>(g.nodes.size()); ++n) {
     const graph::Node& node = g.nodes[n];
@@ -31,6 +48,9 @@ void infer_type(graph::Graph& g) {
             "{}: output '{}' has a shape that is not static ({}); give all input shapes",
             node.describe(), g.value(node.outputs[i]).name, types[i].str()));
       }
+      check_element_count(types[i], [&] {
+        return fmt::format("{}: output '{}'", node.describe(), g.value(node.outputs[i]).name);
+      });
       g.value(node.outputs[i]).type = types[i];
     }
   }

@@ -373,7 +373,13 @@ NDArray parse_npy(const std::string& bytes, const std::string& what) {
                             what, available < needed ? "truncated" : "trailing bytes after the",
                             dtype.str(), shape_str(shape), needed, available));
   }
-  NDArray array = NDArray::empty(shape, dtype);
+  // Empty arrays pass the size check above whatever their other dims; NDArray's limits apply too.
+  NDArray array;
+  try {
+    array = NDArray::empty(shape, dtype);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", what, e.what()));
+  }
   array.copy_from(bytes.data() + offset, needed);
   return array;
 }

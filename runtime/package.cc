@@ -195,7 +195,8 @@ std::map<std::string, NDArray> load_params(const std::string& bytes, const std::
     }
     NDArray a = NDArray::empty(shape, dtype);
     if (nbytes) std::memcpy(a.raw_data(), data, nbytes);
-    out.emplace(std::move(name), std::move(a));
+    if (!out.emplace(name, std::move(a)).second)
+      throw Error(fmt::format("{} is corrupt: two arrays named '{}'", what, name));
   }
   if (!r.done()) throw Error(fmt::format("{} has trailing bytes", what));
   return out;

@@ -113,6 +113,8 @@ TEST_F(CliFlagsTest, NumbersMustBeFiniteAndInRange) {
   for (const char* flag : {"--repeat", "--number", "--print-top"}) {
     expect_one_line_error(run + flag + " -1", {flag});
     expect_one_line_error(run + flag + " 4294967297", {flag});
+    // CLI11 would read "010" as octal 8.
+    expect_one_line_error(run + flag + " 010", {flag, "leading zero"});
   }
   expect_one_line_error("compile " + kModel + " -o " + path("x.tar") + " -O nan", {"--opt-level"});
   EXPECT_FALSE(fs::exists(path("x.json")));

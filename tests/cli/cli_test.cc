@@ -409,6 +409,12 @@ TEST_F(CliTest, TuneListsTasksAndRejectsBadFlags) {
       "--conv-layouts");
   expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks two")), 1,
                    "--tasks: 'two' is not a task number or range");
+  // Each bound is a whole number: the first three read as 1-3, 0-2 and 1-3 before.
+  for (const char* range : {"1x-3", "0-2-5", "1-3abc", "-3"}) {
+    expect_cli_error(
+        run(tessel("tune " + kModel + " -o " + path("x.json") + " --tasks=" + range + avx2)), 1,
+        fmt::format("--tasks: '{}' is not a task number or range", range));
+  }
   expect_cli_error(run(tessel("tune " + kModel + " -o " + path("x.json") + " --trials 0")), 1,
                    "--trials");
   expect_cli_error(run(tessel("tune " + kModel + " -o /nonexistent/x.json --trials 1")), 1,

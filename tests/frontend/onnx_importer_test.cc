@@ -161,6 +161,26 @@ TEST(OnnxImporterTest, IfBranchesCaptureOuterValuesAsTrailingInputs) {
             (std::vector<graph::ValueId>{else_g.inputs[1], else_g.inputs[0]}));
 }
 
+// Its then branch outputs x itself: "graph output 'x' is never defined" before.
+TEST(OnnxImporterTest, ABranchMayOutputAnOuterValue) {
+  graph::Graph g = import_text(R"(
+    <ir_version: 8, opset_import: ["" : 13]>
+    agraph (bool c, float[2] x) => (float[2] z) {
+      z = If(c) <
+        then_branch = then_g () => (float[2] x) { },
+        else_branch = else_g () => (float[2] e) { e = Neg(x) }
+      >
+    })");
+  g.validate();
+  const graph::Node& node = only_node(g, "If");
+  ASSERT_EQ(node.inputs.size(), 2u);
+  EXPECT_EQ(g.value(node.inputs[1]).name, "x");
+  const graph::Graph& then_g = *node.attr_graph("then_branch");
+  then_g.validate();
+  ASSERT_EQ(then_g.inputs.size(), 1u);
+  EXPECT_EQ(then_g.outputs, then_g.inputs);
+}
+
 TEST(OnnxImporterTest, NestedBranchesCaptureThroughEveryLevel) {
   graph::Graph g = import_text(R"(
     <ir_version: 8, opset_import: ["" : 13]>
@@ -337,6 +357,30 @@ TEST(OnnxImporterTest, OpsetOutOfRangeIsAnError) {
         },
         {"opset " + std::to_string(opset)});
   }
+}
+
+// The checker reads each spelling of the default domain as its own domain; the importer reads
+// them as one, so they must agree, and a version is not narrowed into another.
+TEST(OnnxImporterTest, OpsetImportsAreReadAsTheCheckerReadsThem) {
+  expect_error(
+      [] {
+        import_text(R"(<ir_version: 8, opset_import: ["" : 7, "ai.onnx" : 17]>
+          agraph (float[1, 3] x) => (float[1, 3] y) { y = Softmax<axis = 1>(x) })");
+      },
+      {"imports ai.onnx twice", "opset 7", "opset 17"});
+  graph::Graph g = import_text(R"(<ir_version: 8, opset_import: ["" : 13, "ai.onnx" : 13]>
+    agraph (float[2] x) => (float[2] y) { y = Relu(x) })");
+  EXPECT_EQ(g.model_opset, 13);
+  expect_error(
+      [] {
+        import_text(R"(<ir_version: 8, opset_import: ["" : 4294967309]>
+          agraph (float[2] x) => (float[2] y) { y = Relu(x) })");
+      },
+      {"opset 4294967309", "not an opset version"});
+  // Before IR version 3 a model imports no opsets and is opset 1, whose Relu Tessel lacks.
+  expect_error(
+      [] { import_text("<ir_version: 2> agraph (float[2] x) => (float[2] y) { y = Relu(x) }"); },
+      {"Relu (ai.onnx opset 1)"});
 }
 
 TEST(OnnxImporterTest, StringAndSequenceValuesAreUnsupportedFeatures) {

@@ -96,5 +96,52 @@ TEST(OnnxTensorTest, SizesAreCheckedBeforeAllocating) {
        "': raw_data has 32 bytes but float [1099511627776] needs 4398046511104"});
 }
 
+// Typed fields are wider than their tensors (int8 in int32_data): a value out of the tensor's range
+// is an error naming the field and index, never wrapped into another number.
+TEST(OnnxTensorTest, TypedFieldValuesOutOfRangeAreErrors) {
+  std::string path = ::testing::TempDir() + "/typed_field.pb";
+  auto read = [&](const onnx::TensorProto& p) {
+    {
+      std::ofstream out(path, std::ios::binary);
+      EXPECT_TRUE(p.SerializeToOstream(&out));
+    }
+    return read_tensor_file(path);
+  };
+  auto tensor = [](onnx::TensorProto::DataType type) {
+    onnx::TensorProto p;
+    p.set_data_type(type);
+    p.add_dims(2);
+    return p;
+  };
+  onnx::TensorProto ok = tensor(onnx::TensorProto::INT8);
+  ok.add_int32_data(-128);
+  ok.add_int32_data(127);
+  graph::TensorData t = read(ok);
+  EXPECT_EQ(t.data<int8_t>()[0], -128);
+  EXPECT_EQ(t.data<int8_t>()[1], 127);
+
+  onnx::TensorProto int8 = tensor(onnx::TensorProto::INT8);
+  int8.add_int32_data(1);
+  int8.add_int32_data(200);
+  tessel::testing::expect_error([&] { read(int8); },
+                                {"int32_data[1] is 200, out of range for int8"});
+  onnx::TensorProto uint32 = tensor(onnx::TensorProto::UINT32);
+  uint32.add_uint64_data((uint64_t{1} << 32) + 1);
+  uint32.add_uint64_data(0);
+  tessel::testing::expect_error([&] { read(uint32); },
+                                {"uint64_data[0] is 4294967297, out of range for uint32"});
+  onnx::TensorProto half = tensor(onnx::TensorProto::FLOAT16);
+  half.add_int32_data(0x3C00);
+  half.add_int32_data(0x10000);
+  tessel::testing::expect_error([&] { read(half); }, {"int32_data[1]", "float16"});
+  onnx::TensorProto flag = tensor(onnx::TensorProto::BOOL);
+  flag.add_int32_data(1);
+  flag.add_int32_data(2);
+  tessel::testing::expect_error([&] { read(flag); }, {"int32_data[1] is 2, out of range for bool"});
+  onnx::TensorProto raw_flag = tensor(onnx::TensorProto::BOOL);
+  raw_flag.set_raw_data(std::string("\x01\x02", 2));
+  tessel::testing::expect_error([&] { read(raw_flag); }, {path, "raw_data byte 1 is 2"});
+}
+
 }  // namespace
 }  // namespace tessel::frontend

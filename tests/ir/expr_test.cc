@@ -30,6 +30,12 @@ TEST(DataTypeTest, StrAndParseRoundTrip) {
 
 TEST(DataTypeTest, ParseRejectsGarbageWithClearMessage) {
   expect_error([] { DataType::parse("float33"); }, {"float33"});
+  // Lane counts and bit widths are whole decimal numbers in range, not wrapped or truncated.
+  for (const char* bad : {"float32x65536", "float32x-1", "float32x0", "float32x8abc", "float32x",
+                          "float32abc", "int 8", "float+32"}) {
+    expect_error([bad] { DataType::parse(bad); }, {bad});
+  }
+  EXPECT_EQ(DataType::parse("float32x1024").lanes(), 1024);
 }
 
 TEST(ExprTest, IntegerConstantsFold) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "ir/graph.h"
@@ -23,6 +24,21 @@ TEST(TensorDataTest, AllocationsAreZeroedAndAligned) {
     for (int64_t i = 0; i < t.numel(); ++i) ASSERT_EQ(t.data<float>()[i], 0.0f) << i;
     if (t.numel() > 0) t.data<float>()[t.numel() - 1] = 1.5f;  // writable to the end
   }
+}
+
+TEST(TensorDataTest, ElementCountsNeverOverflow) {
+  constexpr int64_t kBig = int64_t{1} << 40;
+  // A zero dim anywhere makes the tensor empty, however large the dims before it.
+  EXPECT_EQ(shape_numel({kBig, kBig, 0}), 0);
+  EXPECT_EQ(TensorData(DataType::f32(), {kBig, kBig, 0}).nbytes(), 0u);
+  // Past int64, the count saturates, so that no size limit accepts it.
+  EXPECT_EQ(shape_numel({kBig, kBig}), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ((TensorType{DataType::f32(), {kBig, kBig}, {}}.numel()),
+            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ((TensorType{DataType::f32(), {-1, 4}, {}}.numel()), -1);
+  // Two negative dims are not a positive count.
+  EXPECT_THROW(TensorData(DataType::f32(), {-2, -2}), Error);
+  EXPECT_THROW(TensorData(DataType::f32(), {kBig, kBig}), Error);
 }
 
 TEST(TensorDataTest, CopiesShareBytesAndClonesDoNot) {

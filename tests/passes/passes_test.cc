@@ -79,6 +79,25 @@ TEST(FoldConstantTest, AMalformedConstantNodeIsAUserError) {
   expect_error([&] { infer_type(g); }, {"node 'conv' (Conv)", "must have the rank of X"});
 }
 
+// Kernels index tensors with 32-bit integers: a tensor of more elements, declared or inferred,
+// would have its flat indices wrap around; each dim alone fits.
+TEST(InferTypeTest, TensorsOfMoreThanInt32MaxElementsAreRefused) {
+  {
+    Builder b;
+    auto x = b.input("x", {65536, 65536});
+    graph::Graph g = b.finish({b.op("Relu", {x}, {}, "relu")});
+    expect_error([&] { infer_type(g); }, {"graph input 'x'", "float32[65536, 65536]", "32-bit"});
+  }
+  {
+    Builder b;
+    auto x = b.input("x", {65536, 1});
+    auto y = b.input("y", {1, 65536});
+    graph::Graph g = b.finish({b.op("Add", {x, y}, {}, "add")});
+    expect_error([&] { infer_type(g); },
+                 {"node 'add' (Add): output 'add_out0'", "float32[65536, 65536]", "2147483647"});
+  }
+}
+
 TEST(SimplifyInferenceTest, BatchNormFoldsIntoConvWeights) {
   Builder b;
   auto x = b.input("x", {1, 3, 6, 6});

@@ -280,6 +280,13 @@ TEST_F(NpzTest, BadArraysNameTheFileAndArray) {
       {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
            data),
        "too large"},
+      // Empty, so it needs no bytes, but its strides overflow: NDArray's error, with the file's
+      // and array's names.
+      {npy(1,
+           "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1099511627776, "
+           "1099511627776), }",
+           ""),
+       "too large"},
   };
   for (const Case& c : cases) {
     std::string file = path("bad.npz");

@@ -37,6 +37,18 @@ TEST(LoadParamsTest, BadDimsNameTheFileAndTheArray) {
                {"p:mod.params is corrupt: array 'w'", "is too large"});
 }
 
+// Tar members and npz entries of the same name are refused; so are two params arrays.
+TEST(LoadParamsTest, TwoArraysOfOneNameAreRefused) {
+  std::string one = save_params({{"w", NDArray::empty({2}, DataType::f32())}});
+  constexpr size_t kCountAt = 8 + 4;  // after the magic and the version
+  uint64_t two = 2;
+  std::string array = one.substr(kCountAt + 8);
+  std::string twice =
+      one.substr(0, kCountAt) + std::string(reinterpret_cast<const char*>(&two), 8) + array + array;
+  expect_error([&] { load_params(twice, "p:mod.params"); },
+               {"p:mod.params is corrupt: two arrays named 'w'"});
+}
+
 TEST(LoadParamsTest, ReadsWhatSaveParamsWrites) {
   NDArray w = NDArray::empty({2}, DataType::f32());
   w.data<float>()[0] = 1.5f;
