@@ -476,6 +476,20 @@ bool Database::pinned(const std::string& target, const std::string& workload) co
   return pin && (!chosen || chosen->fallback);
 }
 
+std::optional<double> Database::fallback_cost(const std::string& target,
+                                              const std::string& workload) const {
+  auto it = records_.find({target, workload});
+  if (it == records_.end()) return std::nullopt;
+  std::vector<double> costs;
+  for (const TuningRecord& r : it->second) {
+    if (r.verdict || !r.fallback) continue;
+    if (r.error != MeasureError::kNone || r.costs.empty()) return std::nullopt;
+    costs.insert(costs.end(), r.costs.begin(), r.costs.end());
+  }
+  if (costs.empty()) return std::nullopt;
+  return median_cost(costs);
+}
+
 size_t Database::count(const std::string& target, const std::string& workload) const {
   auto it = records_.find({target, workload});
   return it == records_.end() ? 0 : it->second.size();

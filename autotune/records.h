@@ -179,6 +179,9 @@ class Database {
   // Whether the model check pinned the pair to its fallback: a pin, and best() is the fallback or
   // none. Compile then keeps the conv layout of the rule, too.
   bool pinned(const std::string& target, const std::string& workload) const;
+  // The median of the pair's untuned-kernel (fallback) measurements pooled: the time base of its
+  // configs' costs. None without one, or when one failed.
+  std::optional<double> fallback_cost(const std::string& target, const std::string& workload) const;
   // The number of records of the pair, errors and verdicts included.
   size_t count(const std::string& target, const std::string& workload) const;
   // The config indices with a record for the pair, errors and verdicts included (a resumed run

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <utility>
 
 #include "autotune/auto_schedule/search_task.h"
@@ -203,9 +204,13 @@ class RecordPicker {
     if (!best || best->fallback || !best->auto_schedule) return std::nullopt;
     const graph::Node& master = g.nodes[group.master];
     if (master.def().tuned) {
-      std::optional<autotune::TuningRecord> templated =
-          db_.best(target_, autotune::workload_key(g, master));
-      if (templated && templated->cost() <= best->cost()) return std::nullopt;
+      // The template's record as for_group finds it.
+      std::string key = autotune::workload_key(g, master);
+      std::optional<autotune::TuningRecord> templated = db_.best(target_, key);
+      if (!templated && master.op == graph::OpKind::ConvNCHWc)
+        std::tie(templated, key) = best_of(autotune::layout_workload_keys(g, master));
+      if (templated && !faster(*best, autotune::group_workload_key(g, group), *templated, key))
+        return std::nullopt;
     }
     return best;
   }
@@ -246,6 +251,22 @@ class RecordPicker {
       if (r && (!found.first || r->cost() < found.first->cost())) found = {std::move(r), key};
     }
     return found;
+  }
+
+  // Whether `a`, a record of workload `a_key`, is faster than `b`, of `b_key`. The two tuners'
+  // records are of different kernels (a template's of the first group with its anchor, whatever
+  // its epilogue; a program's of the whole group), each timed against its own untuned kernel: so
+  // their speed-ups over those compare, and their seconds only where one has no such time.
+  bool faster(const autotune::TuningRecord& a, const std::string& a_key,
+              const autotune::TuningRecord& b, const std::string& b_key) const {
+    auto speedup = [&](const autotune::TuningRecord& r,
+                       const std::string& key) -> std::optional<double> {
+      if (r.fallback) return 1.0;
+      std::optional<double> base = db_.fallback_cost(target_, key);
+      return base ? std::optional<double>(*base / r.cost()) : std::nullopt;
+    };
+    std::optional<double> sa = speedup(a, a_key), sb = speedup(b, b_key);
+    return sa && sb ? *sa > *sb : a.cost() < b.cost();
   }
 
   std::string target_;
@@ -337,6 +358,8 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
         l.group = passes::compute_group(g, groups[i], static_cast<int>(i),
                                         passes::StageNames::kByPosition);
         l.group->schedule.replay(te::Trace::parse(l.auto_schedule->steps));
+        // A trace that replays onto changed computes may still not lower (bound inference).
+        l.func = te::lower(l.group->schedule, l.group->args, l.group->name, pipeline_options(cpu));
       } catch (const Error& e) {
         l.warnings.push_back(fmt::format(
             "{}: the auto-scheduler's best record of its group does not replay ({}); using the "
@@ -349,8 +372,8 @@ Kernels lower_kernels(const graph::Graph& g, const passes::GraphPipelineResult& 
     if (!l.group) {
       l.group = passes::lower_to_te(g, groups[i], static_cast<int>(i), cpu,
                                     records.for_group(g, master, l.warnings));
+      l.func = te::lower(l.group->schedule, l.group->args, l.group->name, pipeline_options(cpu));
     }
-    l.func = te::lower(l.group->schedule, l.group->args, l.group->name, pipeline_options(cpu));
   });
   Kernels kernels;
   for (size_t i : order) {

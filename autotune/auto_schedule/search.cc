@@ -17,6 +17,7 @@
 #include "codegen/build.h"
 #include "ir/error.h"
 #include "te/lower.h"
+#include "te/schedule_to_tir.h"
 
 namespace tessel::autotune {
 namespace {
@@ -178,7 +179,11 @@ class TaskSearch {
     seen_.insert(p.str(comp_.dag));
     std::string steps;
     try {
-      steps = apply(comp_.dag, sketches_[p.sketch], p).trace().str();
+      te::Schedule s = apply(comp_.dag, sketches_[p.sketch], p);
+      // Bound inference finds what apply does not (a stage computed at a loop that a later step
+      // split): a rule's bug as well, not the measuring child's build error.
+      te::schedule_to_tir(s, comp_.dag.args(), comp_.group.name);
+      steps = s.trace().str();
     } catch (const std::exception& e) {  // tessel::Error, or a failed internal check
       if (result_.invalid++ == 0) result_.first_invalid = e.what();
       return std::nullopt;
@@ -204,8 +209,7 @@ class TaskSearch {
     if (!program_chosen()) return;
     std::vector<uint64_t> keys = finalists(static_cast<size_t>(opt_.remeasure_top));
     if (keys.empty()) return;
-    // Costs in the reference's time need the reference to stay: no new fallback costs then.
-    if (!baseline()) keys.push_back(fallback_key());
+    if (measures_fallback_with_finalists()) keys.push_back(fallback_key());
     for (int r = 0; r < opt_.remeasure_rounds; ++r) {
       for (uint64_t key : keys) {
         Pooled entry = pooled_.at(key);  // a copy: recording adds to the pool
@@ -215,6 +219,19 @@ class TaskSearch {
         record(writer, key, entry.steps, entry.fallback, measure_with(build, baseline()));
       }
     }
+  }
+
+  // Without a baseline the fallback is measured again with the finalists: programs' costs are
+  // then their own times, and a fallback that failed (sticky, as in Database::best) does not.
+  bool measures_fallback_with_finalists() const {
+    return !baseline() && std::isfinite(fallback_cost());
+  }
+
+  // How many measurements remeasure_finalists will take at most, as things stand.
+  int finalist_measurements() const {
+    if (!program_chosen()) return 0;
+    return (opt_.remeasure_top + (measures_fallback_with_finalists() ? 1 : 0)) *
+           opt_.remeasure_rounds;
   }
 
   // Whether a program is chosen over the fallback (at least kMinGainOverDefault faster).
@@ -419,18 +436,18 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
     searches.back()->measure_fallback(writer);
     histories.push_back({tasks[t].weight, {}, false});
   }
-  // The finalists' re-measurement after the search (remeasure_finalists): remeasure_top x
-  // remeasure_rounds measurements of each task with a program chosen, at this run's mean
-  // measurement time. The search leaves it out of the time budget, so that it fits in.
+  // The finalists' re-measurement after the search (remeasure_finalists) of each task with a
+  // program chosen, at this run's mean measurement time. The search leaves it out of the time
+  // budget, so that it fits in.
   auto finalists_s = [&] {
     double seconds = 0;
-    int trials = 0, chosen = 0;
+    int trials = 0, measurements = 0;
     for (const auto& s : searches) {
       seconds += s->result().measure_s;
       trials += s->result().trials;
-      chosen += s->program_chosen() ? 1 : 0;
+      measurements += s->finalist_measurements();
     }
-    return trials == 0 ? 0.0 : seconds / trials * opt.remeasure_top * opt.remeasure_rounds * chosen;
+    return trials == 0 ? 0.0 : seconds / trials * measurements;
   };
   auto past_budget = [&] {
     return opt.time_budget_s > 0 && seconds_since(start) >= opt.time_budget_s;
@@ -458,6 +475,7 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
     std::vector<Program> measured;
     std::vector<double> costs;
     double before = s.best_cost();
+    int invalid_before = s.result().invalid;
     for (const Program& p : proposed) {
       if (out_of_time()) break;
       std::optional<double> cost = s.measure_program(p, writer);
@@ -483,7 +501,7 @@ std::vector<AutoScheduleResult> auto_schedule_tasks(
       // Nothing new to measure, round after round: every proposal was measured before, or did
       // not make a schedule.
       h.done = true;
-      r.stop_reason = r.invalid > 0 ? "invalid programs" : "no new programs";
+      r.stop_reason = r.invalid > invalid_before ? "invalid programs" : "no new programs";
     } else if (opt.early_stopping > 0 && since_best[static_cast<size_t>(t)] >= opt.early_stopping) {
       h.done = true;
       r.stop_reason = "early stopping";

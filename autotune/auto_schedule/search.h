@@ -73,7 +73,9 @@ struct AutoScheduleResult {
   // Seconds spent proposing programs (evolution and cost model) and measuring them.
   double search_s = 0, measure_s = 0;
   std::string first_invalid;  // the first such error's message
-  std::string stop_reason;    // "trials", "time budget", "early stopping", "no new programs"
+  // "trials", "time budget", "early stopping", or, with nothing new to measure for
+  // 3 rounds, "no new programs" ("invalid programs" when the last one's were)
+  std::string stop_reason;
 };
 
 // Searches `tasks` (extract_auto_tasks on `graphs`) for `target`. Throws tessel::Error for invalid

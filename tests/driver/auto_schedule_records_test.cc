@@ -12,6 +12,7 @@
 #include "autotune/auto_schedule/search.h"
 #include "autotune/auto_schedule/search_task.h"
 #include "autotune/records.h"
+#include "autotune/task.h"
 #include "driver/compile.h"
 #include "passes/pipeline.h"
 #include "reference/reference.h"
@@ -120,6 +121,31 @@ TEST(AutoScheduleRecordsTest, ATemplateSketchsProgramAppliesToEveryGroupOfItsTas
   expect_matches_reference(f.g, m);
 }
 
+// The template's record is of the anchor's kernel timed against its own untuned kernel, the
+// program's of the whole group: compile compares their speed-ups, not their seconds.
+TEST(AutoScheduleRecordsTest, TheTunersCompareBySpeedUpOverTheirOwnUntunedKernels) {
+  Fixture f;
+  const autotune::Task& matmul = f.tasks[0];
+  const graph::Node& master = f.g.nodes.at(f.groups.at(static_cast<size_t>(matmul.group)).master);
+  ASSERT_TRUE(master.def().tuned) << master.describe();
+  auto templated = [&](double cost, bool fallback) {
+    autotune::TuningRecord r;
+    r.target = f.target;
+    r.workload = autotune::workload_key(f.g, master);
+    r.fallback = fallback;
+    r.config = fallback ? "{}" : R"({"tile_x":[4]})";
+    r.config_index = fallback ? 0 : 7;
+    r.costs = {cost, cost};
+    return r;
+  };
+  // The template 1.11x faster than untuned, the program 10x, in 10x the template's seconds.
+  CompiledModel m =
+      f.compile_with({templated(1e-5, true), templated(0.9e-5, false), f.record(matmul, "", 1e-3),
+                      f.record(matmul, f.program_steps(matmul, 1), 1e-4)});
+  EXPECT_EQ(m.tuning().auto_scheduled, 2);
+  expect_matches_reference(f.g, m);
+}
+
 TEST(AutoScheduleRecordsTest, AProgramNoFasterThanTheFallbackIsNotApplied) {
   Fixture f;
   const autotune::Task& matmul = f.tasks[0];
@@ -142,6 +168,22 @@ TEST(AutoScheduleRecordsTest, StepsThatDoNotReplayAreAWarning) {
       << t.warnings[0];
   EXPECT_NE(t.warnings[0].find("schedule has no stage named 'n7'"), std::string::npos)
       << t.warnings[0];
+  expect_matches_reference(f.g, m);
+}
+
+// Steps that replay onto the computes but do not lower (the MatMul computed at a loop of the Relu
+// that a later step splits): a warning as well, where compile stopped with the error before.
+TEST(AutoScheduleRecordsTest, StepsThatDoNotLowerAreAWarning) {
+  Fixture f;
+  const autotune::Task& matmul = f.tasks[0];
+  CompiledModel m = f.compile_with(
+      {f.record(matmul, "", 1e-3),
+       f.record(matmul, "compute_at n0 [0:i0] [] [n1]\nsplit n1 [0:i0] [1] []\n", 1e-4)});
+  const TuningSummary& t = m.tuning();
+  EXPECT_EQ(t.auto_scheduled, 0);
+  ASSERT_EQ(t.warnings.size(), 2u);
+  EXPECT_NE(t.warnings[0].find("does not replay"), std::string::npos) << t.warnings[0];
+  EXPECT_NE(t.warnings[0].find("no longer a leaf"), std::string::npos) << t.warnings[0];
   expect_matches_reference(f.g, m);
 }
 
