@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <tuple>
 #include <utility>
 
 #include "autotune/auto_schedule/search_task.h"
@@ -199,18 +198,13 @@ class RecordPicker {
   // with a schedule template, also the template tuner's best record of its anchor.
   std::optional<autotune::TuningRecord> auto_schedule_for(const graph::Graph& g,
                                                           const passes::FusedGroup& group) const {
-    std::optional<autotune::TuningRecord> best =
-        db_.best(target_, autotune::group_workload_key(g, group));
+    std::string key = autotune::group_workload_key(g, group);
+    std::optional<autotune::TuningRecord> best = db_.best(target_, key);
     if (!best || best->fallback || !best->auto_schedule) return std::nullopt;
     const graph::Node& master = g.nodes[group.master];
     if (master.def().tuned) {
-      // The template's record as for_group finds it.
-      std::string key = autotune::workload_key(g, master);
-      std::optional<autotune::TuningRecord> templated = db_.best(target_, key);
-      if (!templated && master.op == graph::OpKind::ConvNCHWc)
-        std::tie(templated, key) = best_of(autotune::layout_workload_keys(g, master));
-      if (templated && !faster(*best, autotune::group_workload_key(g, group), *templated, key))
-        return std::nullopt;
+      auto [templated, template_key] = template_record(g, master);
+      if (templated && !faster(*best, key, *templated, template_key)) return std::nullopt;
     }
     return best;
   }
@@ -220,12 +214,7 @@ class RecordPicker {
     if (!master.def().tuned) return {};
     return [this, &g, &master,
             &warnings](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
-      std::string workload = autotune::workload_key(g, master);
-      std::optional<autotune::TuningRecord> best = db_.best(target_, workload);
-      // A packed conv tuned in another activation layout (the layouts around it follow the
-      // convs that records laid out): its fastest record there, whose config fits this space.
-      if (!best && master.op == graph::OpKind::ConvNCHWc)
-        best = best_of(autotune::layout_workload_keys(g, master)).first;
+      auto [best, workload] = template_record(g, master);
       if (!best) return std::nullopt;
       // A fallback record means the untuned kernel: today's fallback, which may have changed
       // since the record's config was written.
@@ -242,6 +231,18 @@ class RecordPicker {
   }
 
  private:
+  // The template tuner's best record for `master`, and its workload key: its own workload's, or
+  // for a packed conv tuned in another activation layout (the layouts around it follow the convs
+  // that records laid out) its fastest record there, whose config fits this space.
+  std::pair<std::optional<autotune::TuningRecord>, std::string> template_record(
+      const graph::Graph& g, const graph::Node& master) const {
+    std::string key = autotune::workload_key(g, master);
+    std::optional<autotune::TuningRecord> best = db_.best(target_, key);
+    if (!best && master.op == graph::OpKind::ConvNCHWc)
+      return best_of(autotune::layout_workload_keys(g, master));
+    return {std::move(best), std::move(key)};
+  }
+
   // The fastest best record among `keys`' workloads, and its key.
   std::pair<std::optional<autotune::TuningRecord>, std::string> best_of(
       const std::vector<std::string>& keys) const {

@@ -15,6 +15,7 @@
 namespace tessel::graph {
 
 int64_t shape_numel(const std::vector<int64_t>& shape) {
+  if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; })) return -1;
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape) {
@@ -46,9 +47,8 @@ std::shared_ptr<std::byte> zeroed_bytes(size_t n) {
 
 TensorData::TensorData(DataType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
-  if (std::any_of(shape_.begin(), shape_.end(), [](int64_t d) { return d < 0; }))
-    throw Error(fmt::format("tensor of {} with a negative dim", dtype.str()));
   int64_t n = numel();
+  if (n < 0) throw Error(fmt::format("tensor of {} with a negative dim", dtype.str()));
   if (dtype.bytes() > 0 &&
       static_cast<uint64_t>(n) > std::numeric_limits<size_t>::max() / dtype.bytes())
     throw Error(
@@ -62,8 +62,7 @@ TensorData TensorData::adopt(DataType dtype, std::vector<int64_t> shape, std::st
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   int64_t n = t.numel();
-  bool negative = std::any_of(t.shape_.begin(), t.shape_.end(), [](int64_t d) { return d < 0; });
-  if (negative || static_cast<uint64_t>(n) > bytes.size() ||
+  if (n < 0 || static_cast<uint64_t>(n) > bytes.size() ||
       static_cast<size_t>(n) * dtype.bytes() != bytes.size()) {
     throw InternalError(fmt::format("TensorData::adopt: {} bytes for {} elements of {}",
                                     bytes.size(), n, dtype.str()));
@@ -166,7 +165,7 @@ bool TensorType::is_static() const {
   return true;
 }
 
-int64_t TensorType::numel() const { return is_static() ? shape_numel(shape) : -1; }
+int64_t TensorType::numel() const { return shape_numel(shape); }
 
 std::string TensorType::str() const {
   std::vector<std::string> dims;

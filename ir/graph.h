@@ -24,8 +24,8 @@ constexpr int64_t kUnknownDim = -1;
 // dims to int), so a larger one would wrap around.
 constexpr int64_t kMaxTensorElements = std::numeric_limits<int32_t>::max();
 
-// The product of `shape`'s dims: 0 when one is 0, INT64_MAX when it would overflow (then no
-// limit on sizes accepts it).
+// The product of `shape`'s dims: -1 when one is negative (unknown), else 0 when one is 0, and
+// INT64_MAX when it would overflow (then no limit on sizes accepts it).
 int64_t shape_numel(const std::vector<int64_t>& shape);
 
 // Host tensor contents (constants, reference-executor values). Copies share the bytes; use
@@ -78,7 +78,7 @@ struct TensorType {
   std::vector<std::string>
       dim_params;  // symbolic names of unknown dims ("" when none); may be empty
   bool is_static() const;
-  int64_t numel() const;    // -1 when not static; as shape_numel
+  int64_t numel() const;    // shape_numel: -1 when not static
   std::string str() const;  // "float32[1, 3, 224, 224]", "float32[batch, 3]"
   bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
 };
