@@ -8,7 +8,8 @@
 #   bench/ort_compare.sh --onnxruntime DIR [--models a,b,...] [--rounds K] [--target T]
 #                        [--build BUILD] [--skip-build] [--tuning-records DIR]
 # DIR: where npm's onnxruntime-node is installed when it is not there yet (needs node and npm).
-# --models: a subset of `make_zoo --list` (default: all); --rounds: timed rounds per engine and
+# --models: models of `make_zoo` (default: the architectures of `make_zoo --list`; the kernel
+# chains, e.g. softmax_chain, time one op's kernel); --rounds: timed rounds per engine and
 # thread count (default 5); --target: passed to `tessel compile --target` (default: the host CPU);
 # --skip-build: use BUILD's make_zoo and tessel as they are (default: build those two targets).
 # --tuning-records DIR: compile each model that has records DIR/NAME.json with them (`tessel

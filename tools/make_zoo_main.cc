@@ -1,6 +1,7 @@
 // make_zoo DIR: writes the model zoo (see tools/make_zoo.cc) into DIR.
-// make_zoo --NAME FILE: writes the full-size architecture NAME with random weights
-// (tools/zoo_fullsize.cc; `make_zoo --list` names them), e.g. make_zoo --resnet50 resnet50.onnx.
+// make_zoo --NAME FILE: writes the full-size architecture or kernel chain NAME with random weights
+// (tools/zoo_fullsize.cc; `make_zoo --list` names the architectures, the usage all of them), e.g.
+// make_zoo --resnet50 resnet50.onnx.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -22,7 +23,8 @@ int usage() {
 int main(int argc, char** argv) {
   std::string flag = argc >= 2 ? argv[1] : "";
   if (argc == 2 && flag == "--list") {
-    for (const auto& m : tessel::tools::full_size_models()) std::cout << m.name << "\n";
+    for (const auto& m : tessel::tools::full_size_models())
+      if (!m.kernel_chain) std::cout << m.name << "\n";
     return 0;
   }
   const tessel::tools::FullSizeModel* model =

@@ -305,6 +305,32 @@ void mlp(const std::string& path) {
   b.save(path);
 }
 
+constexpr int kChainLength = 32;
+
+// Softmax over the last axis of attention scores [12, 128, 128] (BERT-base's heads at sequence
+// length 128), 32 times in a row.
+void softmax_chain(const std::string& path) {
+  B b("softmax_chain", 17, 13);
+  std::string x = b.input("scores", {12, 128, 128});
+  for (int i = 0; i < kChainLength; ++i) x = b.node("Softmax", {x}, {B::i("axis", -1)});
+  b.output(x, {12, 128, 128});
+  b.save(path);
+}
+
+// LayerNormalization over the last axis of [128, 768] (BERT-base's hidden states at sequence
+// length 128), 32 times in a row, each with its own scale and bias.
+void layernorm_chain(const std::string& path) {
+  B b("layernorm_chain", 17, 14);
+  std::string x = b.input("hidden", {128, 768});
+  for (int i = 0; i < kChainLength; ++i) {
+    x = b.node("LayerNormalization",
+               {x, b.weight("gamma", {768}, 0.5f, 1.5f), b.weight("beta", {768})},
+               {B::i("axis", -1)});
+  }
+  b.output(x, {128, 768});
+  b.save(path);
+}
+
 }  // namespace
 
 const std::vector<FullSizeModel>& full_size_models() {
@@ -319,6 +345,10 @@ const std::vector<FullSizeModel>& full_size_models() {
        transformer_encoder},
       {"lstm", "2-layer LSTM (input 128, hidden 256, 64 steps) + Linear(256, 10)", lstm},
       {"mlp", "MLP 784-512-512-10 (Gemm + Relu)", mlp},
+      {"softmax_chain", "kernel chain: 32 x Softmax(axis -1) on [12, 128, 128]", softmax_chain,
+       true},
+      {"layernorm_chain", "kernel chain: 32 x LayerNormalization(axis -1) on [128, 768]",
+       layernorm_chain, true},
   };
   return models;
 }

@@ -124,6 +124,10 @@ const std::map<std::string, Expected>& expected() {
         {1, 10},
         {{"LSTM", 2}, {"Squeeze", 2}, {"Gather", 1}, {"Gemm", 1}}}},
       {"mlp", {"input", {1, 784}, "logits", {1, 10}, {{"Gemm", 3}, {"Relu", 2}}}},
+      {"softmax_chain",
+       {"scores", {12, 128, 128}, "Softmax_31", {12, 128, 128}, {{"Softmax", 32}}}},
+      {"layernorm_chain",
+       {"hidden", {128, 768}, "LayerNormalization_95", {128, 768}, {{"LayerNormalization", 32}}}},
   };
   return table;
 }
@@ -166,6 +170,14 @@ TEST_P(FullSizeModelTest, ImportsWithItsShapesAndOps) {
   EXPECT_EQ(g.value(g.inputs.at(0)).type.shape, want.input_shape);
   // The output's shape as ONNX shape inference derives it through the whole graph.
   EXPECT_EQ(g.value(g.outputs[0]).type.shape, want.output_shape);
+}
+
+// The kernel chains, which `make_zoo --list` (ort_compare.sh's default models) leaves out.
+TEST(FullSizeModels, KernelChains) {
+  std::vector<std::string> chains;
+  for (const tools::FullSizeModel& m : tools::full_size_models())
+    if (m.kernel_chain) chains.push_back(m.name);
+  EXPECT_EQ(chains, (std::vector<std::string>{"softmax_chain", "layernorm_chain"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, FullSizeModelTest, ::testing::ValuesIn(tools::full_size_models()),
