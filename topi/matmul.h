@@ -38,7 +38,8 @@ struct MatmulCpuConfig {
 
 // The register tile for `cpu`: two vectors of columns (`dtype` lanes each) and as many rows as
 // leave room for the operands (6 x 16 with AVX2's 16 ymm registers, 12 x 32 with AVX-512's 32 zmm
-// registers), blocks of A's rows in half of L1, B blocks in half of L2, and the columns shared
+// registers), blocks of A's rows in half of L1, B blocks in half of L2 (at least 32 columns of
+// them, schedule_matmul_cpu), and the columns shared
 // among the target's cores. Given the reduction's length `k`, the rows are also at most as many
 // as L1 holds at once when A's rows lie k elements apart (CpuModel::l1d_alias_free_rows: 8 on
 // Zen 4 at k = 1024).

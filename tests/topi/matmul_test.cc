@@ -188,6 +188,22 @@ TEST(MatmulCpuConfigTest, ABlockIsHalfOfL1) {
   EXPECT_EQ(lowered(256).find("k.inner"), std::string::npos) << lowered(256);
 }
 
+// A B block has at least 32 columns, past half of L2 if need be (every block reads all of A): with
+// Haswell's 256 KiB L2, one panel of 16 columns over K = 2048 fills half of it, and the blocks
+// hold two; over K = 1024 two fit.
+TEST(MatmulCpuConfigTest, BBlocksHoldAtLeast32Columns) {
+  CpuModel cpu = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
+  MatmulCpuConfig cfg = matmul_cpu_config(cpu);
+  ASSERT_EQ(cfg.nr, 16);
+  for (int k : {1024, 2048}) {
+    Matmul mm = matmul_prepacked(64, 8 * cfg.nr, k, cfg.nr);
+    std::string text =
+        to_string(te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.packed_B, mm.C}, "mm"));
+    EXPECT_NE(text.find("for (j.outer.outer, 0, 4)"), std::string::npos) << "K = " << k << ":\n"
+                                                                         << text;
+  }
+}
+
 // Half of L2 holds the B block; panels that fit it all are not blocked.
 TEST(MatmulCpuConfigTest, BBlockIsHalfOfL2) {
   CpuModel cpu = CpuModel::of(Target::parse("llvm -mtriple=x86_64-linux-gnu -mcpu=haswell"));
