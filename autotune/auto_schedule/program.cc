@@ -580,7 +580,13 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
       break;
     }
     case Mutation::kParallel:
-      sp.parallel = std::uniform_int_distribution<int>(0, spatial_axes(dag, sk, i))(rng);
+      // The parallel granularity, as Ansor mutates it: how many outer loops the parallel loop
+      // fuses, never none. A serial program wins its measurements whenever the VM's second core
+      // is slow for a while, as it was for a whole ResNet-50 tune (session 32: the 1x1 convs
+      // 64->256 at 56x56 with their residual Add took serial programs, measured 1.13x faster than
+      // the untuned kernel; alone afterwards they ran 1.4x faster at 1 thread and 1.5x slower
+      // at 2, and the tuned model 0.96x the untuned one at 2 threads).
+      sp.parallel = sample_parallel(spatial_axes(dag, sk, i), rng);
       break;
     case Mutation::kUnroll:
       sp.unroll = sample_unroll(rng);

@@ -222,6 +222,22 @@ Case task_case(const std::string& name) {
 
 class ProgramTest : public ::testing::TestWithParam<std::string> {};
 
+// Neither sampling nor mutation makes a stage with spatial loops at root serial (a mutation
+// redraws how many outer loops the parallel loop fuses, from one to all).
+void expect_stages_at_root_parallel(const ComputeDAG& dag, const Sketch& sketch, const Program& p,
+                                    const std::string& what) {
+  if (sketch.schedule_template) return;
+  for (size_t i = 0; i < dag.stages().size(); ++i) {
+    SketchRule rule = sketch.plans[i].rule;
+    bool at_root = rule == SketchRule::kRoot || rule == SketchRule::kTile ||
+                   rule == SketchRule::kConsumer || rule == SketchRule::kCacheWrite ||
+                   rule == SketchRule::kRfactor;
+    const StageFacts& f = dag.stages()[i];
+    if (f.placeholder || !at_root || f.spatial.empty() || p.stages[i].compute_at > 0) continue;
+    EXPECT_GT(p.stages[i].parallel, 0) << what << ": stage " << f.name << " is serial";
+  }
+}
+
 // Random programs of every sketch compute the right numbers, and their traces replay exactly.
 TEST_P(ProgramTest, SampledProgramsAreCorrectAndReplay) {
   Case c = task_case(GetParam());
@@ -232,6 +248,7 @@ TEST_P(ProgramTest, SampledProgramsAreCorrectAndReplay) {
     for (int n = 0; n < 4; ++n) {
       Program p = sample_program(dag, sketches, k, rng);
       std::string what = c.name + " " + p.str(dag);
+      expect_stages_at_root_parallel(dag, sketches[k], p, what);
       te::Schedule s = apply(dag, sketches[k], p);
       expect_correct(c, dag, s, what);
       te::Schedule replayed = dag.schedule();
@@ -241,7 +258,8 @@ TEST_P(ProgramTest, SampledProgramsAreCorrectAndReplay) {
   }
 }
 
-// Mutations keep a program valid: every mutant applies, and a sample of them is still correct.
+// Mutations keep a program valid: every mutant applies and stays parallel, and a sample of them is
+// still correct.
 TEST_P(ProgramTest, MutationsKeepProgramsValid) {
   Case c = task_case(GetParam());
   ComputeDAG dag = dag_of(c);
@@ -254,6 +272,7 @@ TEST_P(ProgramTest, MutationsKeepProgramsValid) {
       Mutation kind;
       p = mutate(dag, sketches, p, weights, rng, &kind);
       std::string what = c.name + " after a " + mutation_name(kind) + " mutation: " + p.str(dag);
+      expect_stages_at_root_parallel(dag, sketches[k], p, what);
       te::Schedule s = apply(dag, sketches[k], p);
       if (n % 10 == 9) expect_correct(c, dag, s, what);
     }
