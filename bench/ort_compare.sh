@@ -33,7 +33,7 @@ while [[ $# -gt 0 ]]; do
     --build) build=$2; shift 2 ;;
     --skip-build) do_build=0; shift ;;
     --tuning-records) records_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ort_compare.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -12,7 +12,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: make_zoo OUTPUT_DIR | make_zoo --NAME FILE | make_zoo --list\n"
-               "NAME, a full-size architecture with random weights:\n";
+               "NAME, a full-size architecture or a kernel chain with random weights:\n";
   for (const auto& m : tessel::tools::full_size_models())
     std::cerr << "  " << m.name << ": " << m.description << "\n";
   return 2;

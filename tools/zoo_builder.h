@@ -72,7 +72,7 @@ void make_zoo(const std::string& dir);
 // compile-time and ONNX Runtime benchmarks (bench/compile_time.sh, bench/ort_compare.sh).
 // A kernel chain is one op applied 32 times in a row, for timing that op's kernel against ONNX
 // Runtime's (`bench/ort_compare.sh --models softmax_chain`): one model run holds enough kernels
-// that ONNX Runtime's cost per run (0.1-0.2 ms through onnxruntime-node) weighs little.
+// that ONNX Runtime's cost per run (about 0.01 ms through onnxruntime-node) weighs little.
 // `make_zoo --list` names the architectures only, which ort_compare.sh times by default.
 struct FullSizeModel {
   std::string name;  // the make_zoo flag, without "--"

@@ -117,8 +117,9 @@ struct ColumnBlocks {
   bool parallel = false;
 };
 
-// Blocks of the panels that fit cfg.b_block_bytes, or, when cfg.threads share C's columns, each
-// thread's share in equal blocks that fit; none when all panels fit and the rows run in parallel,
+// Blocks of the panels that fit cfg.b_block_bytes (at least 32 columns), or, when cfg.threads
+// share C's columns, each thread's share in equal blocks of at most that many panels (fewer when
+// no larger divisor of the share is); none when all panels fit and the rows run in parallel,
 // or K or N is not known at compile time. The threads share the columns only when neither the
 // columns nor the panels leave a tail: a guard on the parallel loop's variable would have loop
 // partitioning split it into launches that each run one block.
@@ -133,9 +134,9 @@ std::optional<ColumnBlocks> column_blocks(const Matmul& mm, const MatmulCpuConfi
   // holds one 128 KiB panel of 16 columns) on Zen 4, four runs of each build in turns: 67-79% of
   // the FMA peak at 1 thread in blocks of one panel, 78-86% in blocks of two.
   constexpr int64_t kMinColumns = 32;
-  int64_t fit = cfg.b_block_bytes > 0
-                    ? std::max({int64_t{1}, cfg.b_block_bytes / panel_bytes, kMinColumns / cfg.nr})
-                    : panels;
+  int64_t fit = cfg.b_block_bytes > 0 ? std::max({int64_t{1}, cfg.b_block_bytes / panel_bytes,
+                                                  (kMinColumns + cfg.nr - 1) / cfg.nr})
+                                      : panels;
   int64_t threads = cfg.threads;
   if (cfg.parallel && threads > 1 && *n % cfg.nr == 0 && panels % threads == 0 &&
       panels >= 2 * threads) {

@@ -22,7 +22,8 @@ struct MatmulCpuConfig {
   int nr = 32;  // columns of the register tile (and of a B panel); a multiple of the vector width
   int k_unroll = 4;  // reduction steps unrolled in the micro-kernel
   // Cache for the B panels that every row block reads in turn: C's columns are computed in blocks
-  // of panels that fit it, so they stay cached across the row blocks. 0: one block of all columns.
+  // of panels that fit it (at least 32 columns, past it if need be), so they stay cached across
+  // the row blocks. 0: one block of all columns.
   int64_t b_block_bytes = 0;
   // L1's share for the mr rows of A that a tile reads at every k step: when K's rows overflow it,
   // the reduction runs in blocks that fit, outside the row blocks, and C accumulates across them,
