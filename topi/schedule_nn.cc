@@ -313,6 +313,12 @@ ConfigSpace define_tiled_space(const TiledShape& t, const CpuModel& cpu) {
   // seconds to schedule such tiles: leave room for the operands.
   int64_t budget = cpu.accumulator_registers();
   space.set_constraint([t, lanes, budget](const ConfigEntity& c) -> std::string {
+    // Serial where the work pays for a launch: such a config wins its measurements only while the
+    // machine's other cores are slow (docs/auto-scheduler.md, "Serial programs").
+    if (c.knob("parallel") == 0 && t.work >= kParallelMinWork) {
+      return fmt::format("serial, though its work ({}) pays for a parallel launch (from {})",
+                         t.work, kParallelMinWork);
+    }
     TileConfig tile = tile_config(t, c);
     int64_t accumulators = tile.rows * tile.ys * ((tile.cols + lanes - 1) / lanes);
     if (accumulators <= budget) return "";

@@ -37,8 +37,12 @@ void clamp_compute_at(const ComputeDAG& dag, const Sketch& sketch, Program& prog
 
 te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d) {
   TESSEL_ICHECK(d >= 1) << "location " << d << " of '" << out.name() << "'";
-  if (d <= out_params.parallel) return out.leaf_iter_vars().at(0);  // the fused parallel loop
-  return out.axis(d - 1);
+  te::IterVar axis = out.axis(d - 1);
+  const std::vector<te::IterVar>& leaves = out.leaf_iter_vars();
+  bool fused = std::none_of(leaves.begin(), leaves.end(),
+                            [&](const te::IterVar& iv) { return iv.get() == axis.get(); });
+  if (d <= out_params.parallel || fused) return leaves.at(0);  // the fused parallel loop
+  return axis;
 }
 
 }  // namespace tessel::autotune

@@ -3,7 +3,9 @@
 // task's output, so that a softmax's statistics or a normalization's mean are computed per row
 // of the output, next to their readers, instead of in passes of their own over memory.
 // StageParams::compute_at = d >= 1 computes the stage at the loop of the output that covers its
-// axes [0, d): the fused parallel loop while d <= its parallel depth, else the loop of axis d - 1.
+// axes [0, d): the fused parallel loop while axis d - 1 is one of its loops (d <= its parallel
+// depth, or further where the outer loops run once and the parallel loop fuses more), else the loop
+// of axis d - 1.
 // The output's last axis is never a location (it is the vector loop).
 #pragma once
 

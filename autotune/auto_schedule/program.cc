@@ -23,24 +23,67 @@ int64_t product(const std::vector<int64_t>& v) {
   return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
 }
 
-// Fuses the first `n` (1 or more) of `loops`, adjacent and outermost first, and runs them in
-// parallel; returns the fused loop.
-IterVar fuse_parallel(te::Stage& st, const std::vector<IterVar>& loops, int n) {
+// The extent of `iv`, a loop of `st`: its domain's for an axis of the computation, else from the
+// split or fuse that made it; 0 when it is not a constant.
+int64_t loop_extent(const te::Stage& st, const IterVar& iv) {
+  if (iv->dom.extent.defined()) {
+    const int64_t* e = as_const_int(iv->dom.extent);
+    return e ? *e : 0;
+  }
+  auto constant = [](const PrimExpr& e) -> int64_t {
+    const int64_t* v = e.defined() ? as_const_int(e) : nullptr;
+    return v ? *v : 0;
+  };
+  for (const te::Relation& r : st->relations) {
+    if (const auto* split = std::get_if<te::SplitRelation>(&r)) {
+      if (split->inner.get() != iv.get() && split->outer.get() != iv.get()) continue;
+      int64_t parent = loop_extent(st, split->parent);
+      int64_t factor = constant(split->factor), nparts = constant(split->nparts);
+      if (split->inner.get() == iv.get())
+        return factor > 0 ? factor : nparts > 0 && parent > 0 ? (parent + nparts - 1) / nparts : 0;
+      return nparts > 0 ? nparts : factor > 0 && parent > 0 ? (parent + factor - 1) / factor : 0;
+    }
+    const auto& fuse = std::get<te::FuseRelation>(r);
+    if (fuse.fused.get() == iv.get())
+      return loop_extent(st, fuse.outer) * loop_extent(st, fuse.inner);
+  }
+  return 0;
+}
+
+struct ParallelLoop {
+  IterVar loop;
+  size_t fused = 0;  // how many of the loops it fuses
+};
+
+// Fuses the first `n` (1 or more) of `loops`, adjacent and outermost first, and as many more as it
+// takes to give the fused loop two or more iterations (a parallel loop of one runs serially: a
+// batch-1 conv's outermost axis), and runs it in parallel.
+ParallelLoop fuse_parallel(te::Stage& st, const std::vector<IterVar>& loops, int n) {
   IterVar fused = loops[0];
-  for (int i = 1; i < n; ++i) fused = st.fuse(fused, loops[static_cast<size_t>(i)]);
+  int64_t extent = loop_extent(st, loops[0]);
+  size_t count = 1;
+  for (; count < loops.size(); ++count) {
+    if (count >= static_cast<size_t>(n) && (extent == 0 || extent >= 2)) break;
+    extent *= loop_extent(st, loops[count]);
+    fused = st.fuse(fused, loops[count]);
+  }
   st.parallel(fused);
-  return fused;
+  return {fused, count};
 }
 
 // Vectorizes `iv` (of extent `extent`, innermost in `st`): whole when it fits a few registers,
-// else in vectors of `lanes` when they divide it; left scalar otherwise.
-void vectorize_loop(te::Stage& st, const IterVar& iv, int64_t extent, int lanes) {
-  if (extent <= 1) return;
+// else in vectors of `lanes` when they divide it; left scalar otherwise. Returns the loop over the
+// vectors when it splits `iv`, else `iv` when it stays scalar, else nothing.
+IterVar vectorize_loop(te::Stage& st, const IterVar& iv, int64_t extent, int lanes) {
+  if (extent <= 1) return iv;
   if (extent <= kMaxVectorRegisters * lanes) {
     st.vectorize(iv);
-  } else if (extent % lanes == 0) {
-    st.vectorize(st.split(iv, lanes).second);
+    return IterVar();
   }
+  if (extent % lanes != 0) return iv;
+  auto [vectors, vector] = st.split(iv, lanes);
+  st.vectorize(vector);
+  return vectors;
 }
 
 void unroll_outermost(te::Stage& st, int64_t steps) {
@@ -94,10 +137,13 @@ void vectorize_tile(te::Stage& st, const TileLoops& t, const StageParams& p, int
     vectorize_loop(st, t.spatial[3].back(), p.tiles[t.spatial[3].size() - 1].back(), lanes);
 }
 
-// kTile: the tile at root, its outer level parallel.
+// kTile: the tile at root, its outer level parallel (and level 1's loops as well, where level 0's
+// run once).
 void schedule_tile(te::Stage st, const StageParams& p, int lanes) {
   TileLoops t = multi_level_tile(st, p.tiles);
-  if (p.parallel > 0) fuse_parallel(st, t.spatial[0], p.parallel);
+  std::vector<IterVar> outer = t.spatial[0];  // S0 S1 ...: level 1 follows level 0
+  outer.insert(outer.end(), t.spatial[1].begin(), t.spatial[1].end());
+  if (p.parallel > 0) fuse_parallel(st, outer, p.parallel);
   vectorize_tile(st, t, p, lanes);
   unroll_outermost(st, p.unroll);
 }
@@ -182,8 +228,8 @@ void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
   consumer.reorder(order);
   IterVar at = level == 2 ? outer[1].back() : outer[0].back();
   if (cp.parallel > 0) {
-    IterVar fused = fuse_parallel(consumer, outer[0], cp.parallel);
-    if (level == 1 && static_cast<size_t>(cp.parallel) == n) at = fused;
+    ParallelLoop par = fuse_parallel(consumer, outer[0], cp.parallel);
+    if (level == 1 && par.fused == n) at = par.loop;
   }
   tile.compute_at(consumer, at);
   if (cp.vectorize) vectorize_loop(consumer, inner[by_rank.back()], held[by_rank.back()], lanes);
@@ -197,7 +243,9 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
   size_t nsp = c->axis.size();
   std::vector<IterVar> axes;
   for (size_t a = 0; a < nsp; ++a) axes.push_back(st.axis(static_cast<int>(a)));
-  if (p.vectorize && static_cast<size_t>(p.parallel) < nsp) {
+  // An injective stage of one axis is vectorized too: the loop over its vectors runs in parallel.
+  bool one_axis = nsp == 1 && c->reduce_axis.empty();
+  if (p.vectorize && (static_cast<size_t>(p.parallel) < nsp || one_axis)) {
     IterVar last = axes.back();
     if (!c->reduce_axis.empty()) {
       std::vector<IterVar> order(axes.begin(), axes.end() - 1);
@@ -207,9 +255,11 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
       st.reorder(order);
     }
     const int64_t* extent = as_const_int(c->axis.back()->dom.extent);
-    vectorize_loop(st, last, extent ? *extent : 0, lanes);
+    IterVar rest = vectorize_loop(st, last, extent ? *extent : 0, lanes);
+    axes.pop_back();  // below the reduce loops, it does not join the parallel loop
+    if (one_axis && rest.defined()) axes.push_back(rest);
   }
-  if (p.parallel > 0) fuse_parallel(st, axes, p.parallel);
+  if (p.parallel > 0 && !axes.empty()) fuse_parallel(st, axes, p.parallel);
   unroll_outermost(st, p.unroll);
 }
 
@@ -229,8 +279,8 @@ void schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p, int l
   for (size_t a = 0; a < nsp; ++a) axes.push_back(st.axis(static_cast<int>(a)));
   IterVar at = nsp > 0 ? axes.back() : IterVar();
   if (p.parallel > 0) {
-    IterVar fused = fuse_parallel(st, axes, p.parallel);
-    if (static_cast<size_t>(p.parallel) == nsp) at = fused;
+    ParallelLoop par = fuse_parallel(st, axes, p.parallel);
+    if (par.fused == nsp) at = par.loop;
   }
   if (at.defined()) topi::compute_partials_at(partials, st, at);
   unroll_outermost(st, p.unroll);

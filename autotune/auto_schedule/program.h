@@ -26,7 +26,8 @@ struct StageParams {
   // to 3, then per reduce axis that of its level 1 (each divides what the inner levels leave of
   // the axis, so no tile has a ragged edge). kRfactor: one entry, {factor}.
   std::vector<std::vector<int64_t>> tiles;
-  int parallel = 0;        // outer spatial loops fused and run in parallel (0: serial)
+  int parallel = 0;        // outer spatial loops fused and run in parallel, at least 1 where the
+                           // stage has spatial loops at root (0: none)
   int64_t unroll = 0;      // auto_unroll_max_step on the stage's outermost loop (0: none)
   bool vectorize = false;  // its innermost spatial loop (a tile's last, a root stage's last axis)
   // A stage at root or factored: 0, or computed at a loop of the task's output

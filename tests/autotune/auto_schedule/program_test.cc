@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 
 #include "codegen/build.h"
 #include "ir/printer.h"
@@ -253,7 +254,13 @@ TEST_P(ProgramTest, SampledProgramsAreCorrectAndReplay) {
       expect_correct(c, dag, s, what);
       te::Schedule replayed = dag.schedule();
       replayed.replay(te::Trace::parse(s.trace().str()));
-      EXPECT_EQ(lowered(dag, replayed), lowered(dag, s)) << what;
+      std::string text = lowered(dag, s);
+      EXPECT_EQ(lowered(dag, replayed), text) << what;
+      // A parallel loop of one iteration runs serially: the loops are fused until it has two.
+      EXPECT_FALSE(
+          std::regex_search(text, std::regex(R"(parallel for \([^,]+, 0(_int64)?, 1(_int64)?\))")))
+          << what << ":\n"
+          << text;
     }
   }
 }
@@ -284,6 +291,39 @@ INSTANTIATE_TEST_SUITE_P(Tasks, ProgramTest,
                                            "ragged_matmul", "padded_conv", "transform_matmul",
                                            "softmax"),
                          [](const auto& info) { return info.param; });
+
+// A parallel depth of one over an outer loop of one iteration (a tile's level 0 that holds its
+// whole axis, as a batch-1 conv's N axis is) fuses the next loop too, so the parallel loop runs
+// more than once, and the numbers stay right.
+TEST(ParallelLoopTest, FusesPastLoopsOfOneIteration) {
+  Case c = task_case("matmul");  // C: 30 x 64
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  size_t out = dag.stages().size() - 1;
+  ASSERT_EQ(dag.stages()[out].name, "C");
+  std::mt19937_64 rng(23);
+  int tested = 0;
+  for (size_t k = 0; k < sketches.size(); ++k) {
+    if (sketches[k].plans[out].rule != SketchRule::kTile) continue;
+    Program p = sample_program(dag, sketches, k, rng);
+    p.stages[out].parallel = 1;
+    p.stages[out].tiles[0] = {30, 1, 1};  // rows: level 0 of one iteration
+    std::string what = p.str(dag);
+    te::Schedule s = apply(dag, sketches[k], p);
+    std::string text = lowered(dag, s);
+    EXPECT_TRUE(std::regex_search(
+        text, std::regex(R"(parallel for \([^,]+, 0(_int64)?, [0-9]+(_int64)?\))")))
+        << what << ":\n"
+        << text;
+    EXPECT_FALSE(
+        std::regex_search(text, std::regex(R"(parallel for \([^,]+, 0(_int64)?, 1(_int64)?\))")))
+        << what << ":\n"
+        << text;
+    expect_correct(c, dag, s, what);
+    ++tested;
+  }
+  EXPECT_GT(tested, 0);
+}
 
 // Softmax's statistics may be computed per row of the output (a compute location), and such
 // programs compute the right numbers; readers never sit at root below a producer moved inside.
