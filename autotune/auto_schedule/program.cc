@@ -228,8 +228,11 @@ void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
   consumer.reorder(order);
   IterVar at = level == 2 ? outer[1].back() : outer[0].back();
   if (cp.parallel > 0) {
-    ParallelLoop par = fuse_parallel(consumer, outer[0], cp.parallel);
-    if (level == 1 && par.fused == n) at = par.loop;
+    // At level 2 the parallel loop may reach into level 1's loops (adjacent, outside the tile).
+    std::vector<IterVar> candidates = outer[0];
+    if (level == 2) candidates.insert(candidates.end(), outer[1].begin(), outer[1].end());
+    ParallelLoop par = fuse_parallel(consumer, candidates, cp.parallel);
+    if (par.fused == candidates.size()) at = par.loop;
   }
   tile.compute_at(consumer, at);
   if (cp.vectorize) vectorize_loop(consumer, inner[by_rank.back()], held[by_rank.back()], lanes);
@@ -243,9 +246,10 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
   size_t nsp = c->axis.size();
   std::vector<IterVar> axes;
   for (size_t a = 0; a < nsp; ++a) axes.push_back(st.axis(static_cast<int>(a)));
-  // An injective stage of one axis is vectorized too: the loop over its vectors runs in parallel.
-  bool one_axis = nsp == 1 && c->reduce_axis.empty();
-  if (p.vectorize && (static_cast<size_t>(p.parallel) < nsp || one_axis)) {
+  // An injective stage is vectorized whatever its parallel depth: the loop over its last axis'
+  // vectors may join the parallel loop (a [1, 1000] output's only loop of more than one).
+  bool injective = c->reduce_axis.empty();
+  if (p.vectorize && (static_cast<size_t>(p.parallel) < nsp || injective)) {
     IterVar last = axes.back();
     if (!c->reduce_axis.empty()) {
       std::vector<IterVar> order(axes.begin(), axes.end() - 1);
@@ -257,7 +261,7 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
     const int64_t* extent = as_const_int(c->axis.back()->dom.extent);
     IterVar rest = vectorize_loop(st, last, extent ? *extent : 0, lanes);
     axes.pop_back();  // below the reduce loops, it does not join the parallel loop
-    if (one_axis && rest.defined()) axes.push_back(rest);
+    if (injective && rest.defined()) axes.push_back(rest);
   }
   if (p.parallel > 0 && !axes.empty()) fuse_parallel(st, axes, p.parallel);
   unroll_outermost(st, p.unroll);

@@ -307,12 +307,13 @@ TEST(ParallelLoopTest, FusesPastLoopsOfOneIteration) {
     if (sketches[k].plans[out].rule != SketchRule::kTile) continue;
     Program p = sample_program(dag, sketches, k, rng);
     p.stages[out].parallel = 1;
-    p.stages[out].tiles[0] = {30, 1, 1};  // rows: level 0 of one iteration
+    p.stages[out].tiles[0] = {30, 1, 1};  // rows: level 0 of one iteration, level 1 of 30
+    p.stages[out].tiles[1] = {1, 4, 16};  // columns: levels 0 and 1 of one iteration each
     std::string what = p.str(dag);
     te::Schedule s = apply(dag, sketches[k], p);
     std::string text = lowered(dag, s);
-    EXPECT_TRUE(std::regex_search(
-        text, std::regex(R"(parallel for \([^,]+, 0(_int64)?, [0-9]+(_int64)?\))")))
+    EXPECT_TRUE(
+        std::regex_search(text, std::regex(R"(parallel for \([^,]+, 0(_int64)?, 30(_int64)?\))")))
         << what << ":\n"
         << text;
     EXPECT_FALSE(
