@@ -288,4 +288,11 @@ Bounds infer_bound(const Schedule& sch, const StageBodies& bodies) {
   return b;
 }
 
+Bounds own_loop_ranges(const StageNode& s) {
+  Bounds b;
+  for (const IterVar& iv : s.root_iter_vars) b[iv.get()] = iv->dom;
+  pass_down(s, b);
+  return b;
+}
+
 }  // namespace tessel::te

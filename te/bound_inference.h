@@ -21,6 +21,10 @@ StageBodies inline_bodies(const Schedule& sch);
 
 Bounds infer_bound(const Schedule& sch, const StageBodies& bodies);
 
+// The ranges of a stage's loops over its root iter vars' own domains, through its splits and
+// fuses: what its loops run before bound inference narrows them (a stage at root keeps them).
+Bounds own_loop_ranges(const StageNode& s);
+
 // The loops that enclose a stage's body, outermost first: its attach path, then its own leaves.
 std::vector<std::pair<const StageNode*, IterVar>> enclosing_loops(const StageNode& s);
 

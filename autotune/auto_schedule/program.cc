@@ -9,6 +9,7 @@
 
 #include "autotune/auto_schedule/compute_location.h"
 #include "ir/error.h"
+#include "te/bound_inference.h"
 #include "topi/broadcast.h"
 
 namespace tessel::autotune {
@@ -23,33 +24,6 @@ int64_t product(const std::vector<int64_t>& v) {
   return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
 }
 
-// The extent of `iv`, a loop of `st`: its domain's for an axis of the computation, else from the
-// split or fuse that made it; 0 when it is not a constant.
-int64_t loop_extent(const te::Stage& st, const IterVar& iv) {
-  if (iv->dom.extent.defined()) {
-    const int64_t* e = as_const_int(iv->dom.extent);
-    return e ? *e : 0;
-  }
-  auto constant = [](const PrimExpr& e) -> int64_t {
-    const int64_t* v = e.defined() ? as_const_int(e) : nullptr;
-    return v ? *v : 0;
-  };
-  for (const te::Relation& r : st->relations) {
-    if (const auto* split = std::get_if<te::SplitRelation>(&r)) {
-      if (split->inner.get() != iv.get() && split->outer.get() != iv.get()) continue;
-      int64_t parent = loop_extent(st, split->parent);
-      int64_t factor = constant(split->factor), nparts = constant(split->nparts);
-      if (split->inner.get() == iv.get())
-        return factor > 0 ? factor : nparts > 0 && parent > 0 ? (parent + nparts - 1) / nparts : 0;
-      return nparts > 0 ? nparts : factor > 0 && parent > 0 ? (parent + factor - 1) / factor : 0;
-    }
-    const auto& fuse = std::get<te::FuseRelation>(r);
-    if (fuse.fused.get() == iv.get())
-      return loop_extent(st, fuse.outer) * loop_extent(st, fuse.inner);
-  }
-  return 0;
-}
-
 struct ParallelLoop {
   IterVar loop;
   size_t fused = 0;  // how many of the loops it fuses
@@ -59,12 +33,17 @@ struct ParallelLoop {
 // takes to give the fused loop two or more iterations (a parallel loop of one runs serially: a
 // batch-1 conv's outermost axis), and runs it in parallel.
 ParallelLoop fuse_parallel(te::Stage& st, const std::vector<IterVar>& loops, int n) {
+  te::Bounds ranges = te::own_loop_ranges(*st.node());
+  auto extent_of = [&](const IterVar& iv) {  // 0: not a constant
+    const int64_t* e = as_const_int(ranges.at(iv.get()).extent);
+    return e ? *e : 0;
+  };
   IterVar fused = loops[0];
-  int64_t extent = loop_extent(st, loops[0]);
+  int64_t extent = extent_of(loops[0]);
   size_t count = 1;
   for (; count < loops.size(); ++count) {
     if (count >= static_cast<size_t>(n) && (extent == 0 || extent >= 2)) break;
-    extent *= loop_extent(st, loops[count]);
+    extent *= extent_of(loops[count]);
     fused = st.fuse(fused, loops[count]);
   }
   st.parallel(fused);

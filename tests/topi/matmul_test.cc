@@ -196,11 +196,12 @@ TEST(MatmulCpuConfigTest, BBlocksHoldAtLeast32Columns) {
   MatmulCpuConfig cfg = matmul_cpu_config(cpu);
   ASSERT_EQ(cfg.nr, 16);
   for (int k : {1024, 2048}) {
-    Matmul mm = matmul_prepacked(64, 8 * cfg.nr, k, cfg.nr);
-    std::string text =
-        to_string(te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.packed_B, mm.C}, "mm"));
+    Matmul mm = matmul_packed(64, 8 * cfg.nr, k, cfg.nr);
+    PrimFunc f = te::lower(schedule_matmul_cpu(mm, cfg), {mm.A, mm.B, mm.C}, "mm");
+    std::string text = to_string(f);
     EXPECT_NE(text.find("for (j.outer.outer, 0, 4)"), std::string::npos) << "K = " << k << ":\n"
                                                                          << text;
+    expect_lowered_matches_naive_loops(f, 64, 8 * cfg.nr, k, 13, "K = " + std::to_string(k));
   }
 }
 
