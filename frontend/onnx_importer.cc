@@ -281,6 +281,8 @@ using Captures = std::vector<std::pair<std::string, graph::TensorType>>;
 struct ConvertContext {
   int opset;
   std::string source;
+  // Where a subgraph sits: " in attribute 'then_branch' of node 'n' (If)"; "" in the main graph.
+  std::string scope;
 };
 
 // Both take the tensors' bytes out of the protos they convert.
@@ -289,7 +291,7 @@ graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const Conve
 
 graph::Attr convert_attr(AttributeProto& a, const graph::Node& node, const Captures& captures,
                          const ConvertContext& ctx) {
-  std::string what = fmt::format("attribute '{}' of {}", a.name(), node.describe());
+  std::string what = fmt::format("attribute '{}' of {}{}", a.name(), node.describe(), ctx.scope);
   switch (a.type()) {
     case AttributeProto::FLOAT:
       return static_cast<double>(a.f());
@@ -299,8 +301,10 @@ graph::Attr convert_attr(AttributeProto& a, const graph::Node& node, const Captu
       return a.s();
     case AttributeProto::TENSOR:
       return detail::tensor_from_proto(std::move(*a.mutable_t()), what);
-    case AttributeProto::GRAPH:
-      return std::make_shared<graph::Graph>(convert_graph(*a.mutable_g(), captures, ctx, false));
+    case AttributeProto::GRAPH: {
+      ConvertContext inner{ctx.opset, ctx.source, " in " + what};
+      return std::make_shared<graph::Graph>(convert_graph(*a.mutable_g(), captures, inner, false));
+    }
     case AttributeProto::FLOATS:
       return std::vector<double>(a.floats().begin(), a.floats().end());
     case AttributeProto::INTS:
@@ -322,9 +326,9 @@ graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const Conve
   g.opset = g.model_opset = ctx.opset;
   if (gp.sparse_initializer_size() > 0) {
     throw UnsupportedFeatureError("sparse tensors",
-                                  fmt::format("'{}' has sparse initializers, which Tessel does not "
-                                              "support",
-                                              ctx.source));
+                                  fmt::format("'{}' has sparse initializers{}, which Tessel does "
+                                              "not support",
+                                              ctx.source, ctx.scope));
   }
   std::unordered_map<std::string, const TypeProto*> declared;
   for (const auto* list : {&gp.value_info(), &gp.input(), &gp.output()}) {
@@ -332,27 +336,27 @@ graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const Conve
   }
   for (const auto& out : gp.output()) {
     if (has_non_tensor_type(out.type()))
-      throw_non_tensor(out.type(), fmt::format("graph output '{}'", out.name()));
+      throw_non_tensor(out.type(), fmt::format("graph output '{}'{}", out.name(), ctx.scope));
   }
   // The graph IR holds tensors only, so a sequence anywhere (even between two nodes) is
   // unsupported.
   auto value_type = [&](const std::string& name) {
     auto it = declared.find(name);
     if (it == declared.end()) return unknown_type();
-    std::string what = fmt::format("value '{}'", name);
+    std::string what = fmt::format("value '{}'{}", name, ctx.scope);
     if (has_non_tensor_type(*it->second)) throw_non_tensor(*it->second, what);
     return known_tensor_type(*it->second, what).value_or(unknown_type());
   };
 
   std::unordered_map<std::string, graph::ValueId> ids;
   for (auto& init : *gp.mutable_initializer()) {
-    std::string what = fmt::format("initializer '{}'", init.name());
+    std::string what = fmt::format("initializer '{}'{}", init.name(), ctx.scope);
     ids[init.name()] =
         g.add_constant(init.name(), detail::tensor_from_proto(std::move(init), what));
   }
   for (const auto& in : gp.input()) {
     if (ids.count(in.name())) continue;  // an initializer with a default: a constant
-    std::string what = fmt::format("graph input '{}'", in.name());
+    std::string what = fmt::format("graph input '{}'{}", in.name(), ctx.scope);
     if (has_non_tensor_type(in.type())) throw_non_tensor(in.type(), what);
     graph::TensorType type = value_type(in.name());
     if (top_level && type.dtype.is_void()) {
@@ -376,8 +380,8 @@ graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const Conve
     auto lookup = [&](const std::string& name) {
       auto it = ids.find(name);
       if (it == ids.end())
-        throw Error(
-            fmt::format("{} reads '{}', which is not defined before it", node.describe(), name));
+        throw Error(fmt::format("{}{} reads '{}', which is not defined before it", node.describe(),
+                                ctx.scope, name));
       return it->second;
     };
     for (const auto& in : np.input())
@@ -409,8 +413,8 @@ graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const Conve
   for (const auto& out : gp.output()) {
     auto it = ids.find(out.name());
     if (it == ids.end())
-      throw Error(
-          fmt::format("graph output '{}' of '{}' is never defined", out.name(), ctx.source));
+      throw Error(fmt::format("graph output '{}'{} of '{}' is never defined", out.name(), ctx.scope,
+                              ctx.source));
     g.outputs.push_back(it->second);
   }
   return g;
@@ -432,7 +436,7 @@ graph::Graph import_model(LoadedModel m, const ImportOptions& opt) {
   apply_input_shapes(*m.model.mutable_graph(), opt.input_shapes, source);
   detail::infer_shapes(m.model);
   graph::Graph g =
-      convert_graph(*m.model.mutable_graph(), {}, ConvertContext{m.opset, source}, true);
+      convert_graph(*m.model.mutable_graph(), {}, ConvertContext{m.opset, source, ""}, true);
   canonicalize_ops(g);
   return g;
 }

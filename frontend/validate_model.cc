@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "frontend/onnx_proto_convert.h"
@@ -54,18 +55,32 @@ class ModelValidator {
       for (const auto& v : *values) type(v.type(), v.name());
     }
     for (const auto& init : g.initializer())
-      tensor(init, fmt::format("initializer '{}'", init.name()));
+      tensor(init, fmt::format("initializer '{}'{}", init.name(), scope_));
     for (const auto& sparse : g.sparse_initializer()) {
-      sparse_tensor(sparse, fmt::format("sparse initializer '{}'", sparse.values().name()));
+      sparse_tensor(sparse,
+                    fmt::format("sparse initializer '{}'{}", sparse.values().name(), scope_));
     }
     nodes(g.node());
   }
 
+  void function(const onnx::FunctionProto& f) {
+    scope_ = fmt::format(" in function '{}'", f.name());
+    nodes(f.node());
+    scope_.clear();
+  }
+
+ private:
   void nodes(const google::protobuf::RepeatedPtrField<NodeProto>& nodes) {
     for (int i = 0; i < nodes.size(); ++i) node(nodes[i], i);
   }
 
- private:
+  // A branch or loop body: what is in it names the attribute and node that hold it.
+  void subgraph(const GraphProto& g, const std::string& attribute) {
+    std::string outer = std::exchange(scope_, " in " + attribute);
+    graph(g);
+    scope_ = std::move(outer);
+  }
+
   void tensor(const onnx::TensorProto& t, const std::string& what) {
     checked_numel(t, fmt::format("'{}': {}", source_, what));
   }
@@ -78,8 +93,8 @@ class ModelValidator {
                                               : nullptr;
     for (int d = 0; shape && d < shape->dim_size(); ++d) {
       if (shape->dim(d).has_dim_value() && shape->dim(d).dim_value() < 0) {
-        throw Error(fmt::format("'{}': value '{}' declares a negative dim {} (dim {})", source_,
-                                value, shape->dim(d).dim_value(), d));
+        throw Error(fmt::format("'{}': value '{}'{} declares a negative dim {} (dim {})", source_,
+                                value, scope_, shape->dim(d).dim_value(), d));
       }
     }
     if (t.has_sequence_type()) type(t.sequence_type().elem_type(), value);
@@ -93,7 +108,7 @@ class ModelValidator {
   }
 
   void node(const NodeProto& n, int index) {
-    std::string name = fmt::format("node '{}' ({})", node_name(n, index), n.op_type());
+    std::string name = fmt::format("node '{}' ({}){}", node_name(n, index), n.op_type(), scope_);
     for (const auto& a : n.attribute()) {
       std::string what = fmt::format("attribute '{}' of {}", a.name(), name);
       if (a.has_t()) tensor(a.t(), what);
@@ -101,8 +116,9 @@ class ModelValidator {
         tensor(a.tensors(k), fmt::format("{} (tensor {})", what, k));
       if (a.has_sparse_tensor()) sparse_tensor(a.sparse_tensor(), what);
       for (const auto& s : a.sparse_tensors()) sparse_tensor(s, what);
-      if (a.has_g()) graph(a.g());
-      for (const auto& g : a.graphs()) graph(g);
+      if (a.has_g()) subgraph(a.g(), what);
+      for (int k = 0; k < a.graphs_size(); ++k)
+        subgraph(a.graphs(k), fmt::format("{} (graph {})", what, k));
     }
     if (!n.domain().empty() && n.domain() != "ai.onnx") return;
     // A function body's reference to its caller's attribute has no value here; inference checks
@@ -119,6 +135,7 @@ class ModelValidator {
   }
 
   std::string source_;
+  std::string scope_;  // " in attribute 'then_branch' of node 'n' (If)", "" in the main graph
 };
 
 }  // namespace
@@ -148,7 +165,7 @@ std::string attribute_range_problem(const std::string& op_type, const FindAttrib
 void validate_model(const onnx::ModelProto& model, const std::string& source) {
   ModelValidator v(source);
   v.graph(model.graph());
-  for (const auto& f : model.functions()) v.nodes(f.node());
+  for (const auto& f : model.functions()) v.function(f);
 }
 
 }  // namespace tessel::frontend::detail

@@ -1,5 +1,6 @@
 #include "frontend/onnx_importer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -181,20 +182,27 @@ TEST(OnnxImporterTest, ABranchMayOutputAnOuterValue) {
   EXPECT_EQ(then_g.outputs, then_g.inputs);
 }
 
-TEST(OnnxImporterTest, NestedBranchesCaptureThroughEveryLevel) {
-  graph::Graph g = import_text(R"(
+// An If in the then branch of an If; `inner_else_values` goes between the inner else branch's
+// signature and its nodes (value infos and initializers).
+std::string nested_ifs(const std::string& inner_else_values = "") {
+  return fmt::format(R"(
     <ir_version: 8, opset_import: ["" : 13]>
-    agraph (bool c, float[2] x) => (float[2] z) {
+    agraph (bool c, float[2] x) => (float[2] z) {{
       z = If(c) <
-        then_branch = outer_then () => (float[2] t) {
+        then_branch = outer_then () => (float[2] t) {{
           t = If(c) <
-            then_branch = inner_then () => (float[2] u) { u = Neg(x) },
-            else_branch = inner_else () => (float[2] v) { v = Abs(x) }
+            then_branch = inner_then () => (float[2] u) {{ u = Neg(x) }},
+            else_branch = inner_else () => (float[2] v) {} {{ v = Abs(x) }}
           >
-        },
-        else_branch = outer_else () => (float[2] e) { e = Identity(x) }
+        }},
+        else_branch = outer_else () => (float[2] e) {{ e = Identity(x) }}
       >
-    })");
+    }})",
+                     inner_else_values);
+}
+
+TEST(OnnxImporterTest, NestedBranchesCaptureThroughEveryLevel) {
+  graph::Graph g = import_text(nested_ifs());
   const graph::Node& outer = only_node(g, "If");
   ASSERT_EQ(outer.inputs.size(), 3u);  // c, then the captured c and x
   const graph::Graph& middle = *outer.attr_graph("then_branch");
@@ -207,6 +215,16 @@ TEST(OnnxImporterTest, NestedBranchesCaptureThroughEveryLevel) {
   const graph::Graph& inner_then = *inner.attr_graph("then_branch");
   ASSERT_EQ(inner_then.inputs.size(), 1u);
   EXPECT_EQ(inner_then.value(inner_then.inputs[0]).name, "x");
+}
+
+// What a branch holds is named with the attribute and the If node around it, at every level.
+TEST(OnnxImporterTest, ErrorsInABranchNameTheIfNodes) {
+  auto e = expect_error<UnsupportedFeatureError>(
+      [] { import_text(nested_ifs(R"(<string[1] k = {"a"}>)")); },
+      {"initializer 'k' in attribute 'else_branch' of node 'If_0' (If) in attribute "
+       "'then_branch' of node 'If_0' (If)"});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->feature(), "string tensors");
 }
 
 TEST(OnnxImporterTest, NodesGetGeneratedNamesAndOmittedInputsAreNoValue) {

@@ -124,7 +124,9 @@ TEST(ValidateModelTest, TensorsInAttributesSubgraphsAndFunctionsAreChecked) {
     add_initializer(body, "k", TensorProto::INT64, {2}, short_int64);
     add_value(body->mutable_output(), "k", TensorProto::INT64, {2});
   }
-  expect_error([&] { import_model(branch); }, {"initializer 'k': raw_data has 3 bytes"});
+  expect_error([&] { import_model(branch); },
+               {"initializer 'k' in attribute 'then_branch' of node 'bad_node' (If): raw_data "
+                "has 3 bytes"});
 
   // A Constant in a model function's body.
   onnx::ModelProto function = one_node_model("Relu", {"x"}, {{"y", {2}}}, 13);
@@ -140,7 +142,8 @@ TEST(ValidateModelTest, TensorsInAttributesSubgraphsAndFunctionsAreChecked) {
   t->add_dims(2);
   t->set_raw_data(short_int64);
   expect_error([&] { import_model(function); },
-               {"attribute 'value' of node 'Constant_0' (Constant): raw_data has 3 bytes"});
+               {"attribute 'value' of node 'Constant_0' (Constant) in function 'F': raw_data "
+                "has 3 bytes"});
 }
 
 TEST(ValidateModelTest, WindowAttributesAreInRange) {
