@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "frontend/onnx_importer.h"
+#include "ir/error.h"
 
 namespace tessel::frontend {
 namespace {
@@ -29,7 +30,13 @@ class Canonicalizer {
     g_.nodes.clear();
     for (Node& node : old) {
       for (auto& [key, attr] : node.attrs) {
-        if (auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr)) canonicalize_ops(**sub);
+        auto* sub = std::get_if<std::shared_ptr<Graph>>(&attr);
+        if (!sub) continue;
+        try {
+          canonicalize_ops(**sub);
+        } catch (const Error& e) {  // a branch's nodes are named within the node holding it
+          throw Error(fmt::format("in attribute '{}' of {}: {}", key, node.describe(), e.what()));
+        }
       }
       rewrite(node);
       g_.add_node(std::move(node));

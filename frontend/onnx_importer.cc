@@ -126,7 +126,7 @@ class OpCollector {
   OpCollector(const LoadedModel& m, const ImportOptions& opt) : model_(m), opt_(opt) {}
 
   void collect(ModelOverview& out) {
-    visit(model_.model.graph(), out.op_counts);
+    visit(model_.model.graph(), out.op_counts, "");
     out.unsupported = std::move(ops_);
   }
 
@@ -135,7 +135,9 @@ class OpCollector {
     return op_in_table(op_type, opset) && (!opt_.op_supported || opt_.op_supported(op_type, opset));
   }
 
-  void visit(const GraphProto& g, std::map<std::string, int>& counts) {
+  // `path`: where `g` sits, "" for the main graph, "cond/then_branch/" for a branch of node 'cond',
+  // so that a node in a branch is named by the nodes and attributes that hold it.
+  void visit(const GraphProto& g, std::map<std::string, int>& counts, const std::string& path) {
     for (int i = 0; i < g.node_size(); ++i) {
       const NodeProto& node = g.node(i);
       bool default_domain = is_default_domain(node.domain());
@@ -144,8 +146,13 @@ class OpCollector {
       auto opset_it = model_.domain_opsets.find(domain);
       int opset = opset_it == model_.domain_opsets.end() ? 0 : opset_it->second;
       if (!default_domain || !supported(node.op_type(), opset))
-        add(node.op_type(), domain, opset, node_name(node, i));
-      for (const GraphProto* sub : node_subgraphs(node)) visit(*sub, counts);
+        add(node.op_type(), domain, opset, path + node_name(node, i));
+      for (const auto& a : node.attribute()) {
+        std::string inner = fmt::format("{}{}/{}", path, node_name(node, i), a.name());
+        if (a.has_g()) visit(a.g(), counts, inner + "/");
+        for (int k = 0; k < a.graphs_size(); ++k)
+          visit(a.graphs(k), counts, fmt::format("{}/{}/", inner, k));
+      }
     }
   }
 
@@ -413,8 +420,8 @@ graph::Graph convert_graph(GraphProto& gp, const Captures& captures, const Conve
   for (const auto& out : gp.output()) {
     auto it = ids.find(out.name());
     if (it == ids.end())
-      throw Error(fmt::format("graph output '{}'{} of '{}' is never defined", out.name(), ctx.scope,
-                              ctx.source));
+      throw Error(fmt::format("'{}': graph output '{}'{} is never defined", ctx.source, out.name(),
+                              ctx.scope));
     g.outputs.push_back(it->second);
   }
   return g;

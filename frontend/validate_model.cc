@@ -55,16 +55,16 @@ class ModelValidator {
       for (const auto& v : *values) type(v.type(), v.name());
     }
     for (const auto& init : g.initializer())
-      tensor(init, fmt::format("initializer '{}'{}", init.name(), scope_));
+      tensor(init, fmt::format("initializer '{}'", init.name()));
     for (const auto& sparse : g.sparse_initializer()) {
-      sparse_tensor(sparse,
-                    fmt::format("sparse initializer '{}'{}", sparse.values().name(), scope_));
+      sparse_tensor(sparse, fmt::format("sparse initializer '{}'", sparse.values().name()));
     }
     nodes(g.node());
   }
 
   void function(const onnx::FunctionProto& f) {
-    scope_ = fmt::format(" in function '{}'", f.name());
+    scope_ = fmt::format(" in function '{}'",
+                         f.domain().empty() ? f.name() : f.domain() + "." + f.name());
     nodes(f.node());
     scope_.clear();
   }
@@ -74,15 +74,17 @@ class ModelValidator {
     for (int i = 0; i < nodes.size(); ++i) node(nodes[i], i);
   }
 
-  // A branch or loop body: what is in it names the attribute and node that hold it.
+  // A branch or loop body: what is in it names the attribute and node that hold it (`attribute`,
+  // within the current scope).
   void subgraph(const GraphProto& g, const std::string& attribute) {
-    std::string outer = std::exchange(scope_, " in " + attribute);
+    std::string outer = std::exchange(scope_, " in " + attribute + scope_);
     graph(g);
     scope_ = std::move(outer);
   }
 
+  // `what` names the tensor within the current scope.
   void tensor(const onnx::TensorProto& t, const std::string& what) {
-    checked_numel(t, fmt::format("'{}': {}", source_, what));
+    checked_numel(t, fmt::format("'{}': {}{}", source_, what, scope_));
   }
 
   // libonnx's inference loops up to declared dims and indexes with them.
@@ -108,7 +110,7 @@ class ModelValidator {
   }
 
   void node(const NodeProto& n, int index) {
-    std::string name = fmt::format("node '{}' ({}){}", node_name(n, index), n.op_type(), scope_);
+    std::string name = fmt::format("node '{}' ({})", node_name(n, index), n.op_type());
     for (const auto& a : n.attribute()) {
       std::string what = fmt::format("attribute '{}' of {}", a.name(), name);
       if (a.has_t()) tensor(a.t(), what);
@@ -118,7 +120,7 @@ class ModelValidator {
       for (const auto& s : a.sparse_tensors()) sparse_tensor(s, what);
       if (a.has_g()) subgraph(a.g(), what);
       for (int k = 0; k < a.graphs_size(); ++k)
-        subgraph(a.graphs(k), fmt::format("{} (graph {})", what, k));
+        subgraph(a.graphs(k), fmt::format("graph {} of {}", k, what));
     }
     if (!n.domain().empty() && n.domain() != "ai.onnx") return;
     // A function body's reference to its caller's attribute has no value here; inference checks
@@ -130,7 +132,7 @@ class ModelValidator {
       return nullptr;
     };
     if (std::string problem = attribute_range_problem(n.op_type(), find); !problem.empty()) {
-      throw Error(fmt::format("'{}': {}: {}", source_, name, problem));
+      throw Error(fmt::format("'{}': {}{}: {}", source_, name, scope_, problem));
     }
   }
 

@@ -225,6 +225,15 @@ TEST(OnnxImporterTest, ErrorsInABranchNameTheIfNodes) {
        "'then_branch' of node 'If_0' (If)"});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->feature(), "string tensors");
+  // An unsupported op in a branch is listed by its path through the nodes and attributes.
+  ImportOptions no_abs;
+  no_abs.op_supported = [](const std::string& op, int) { return op != "Abs"; };
+  auto unsupported = expect_error<UnsupportedOpsError>([&] { import_text(nested_ifs(), no_abs); },
+                                                       {"If_0/then_branch/If_0/else_branch/Abs_0"});
+  ASSERT_TRUE(unsupported);
+  ASSERT_EQ(unsupported->ops().size(), 1u);
+  EXPECT_EQ(unsupported->ops()[0].node_names,
+            (std::vector<std::string>{"If_0/then_branch/If_0/else_branch/Abs_0"}));
 }
 
 TEST(OnnxImporterTest, NodesGetGeneratedNamesAndOmittedInputsAreNoValue) {

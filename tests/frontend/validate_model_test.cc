@@ -127,6 +127,19 @@ TEST(ValidateModelTest, TensorsInAttributesSubgraphsAndFunctionsAreChecked) {
   expect_error([&] { import_model(branch); },
                {"initializer 'k' in attribute 'then_branch' of node 'bad_node' (If): raw_data "
                 "has 3 bytes"});
+  // The same If as the then branch of another: both levels are named.
+  onnx::ModelProto nested = one_node_model("If", {"c"}, {{"y", {2}}}, 13);
+  add_value(nested.mutable_graph()->mutable_input(), "c", TensorProto::BOOL, {});
+  onnx::GraphProto* outer_then =
+      add_attr(nested.mutable_graph()->mutable_node(0), "then_branch", AttributeProto::GRAPH)
+          ->mutable_g();
+  outer_then->set_name("outer_then");
+  *outer_then->add_node() = branch.graph().node(0);
+  outer_then->mutable_node(0)->set_name("inner");
+  add_value(outer_then->mutable_output(), "y", TensorProto::INT64, {2});
+  expect_error([&] { import_model(nested); },
+               {"initializer 'k' in attribute 'then_branch' of node 'inner' (If) in attribute "
+                "'then_branch' of node 'bad_node' (If): raw_data has 3 bytes"});
 
   // A Constant in a model function's body.
   onnx::ModelProto function = one_node_model("Relu", {"x"}, {{"y", {2}}}, 13);
@@ -142,8 +155,8 @@ TEST(ValidateModelTest, TensorsInAttributesSubgraphsAndFunctionsAreChecked) {
   t->add_dims(2);
   t->set_raw_data(short_int64);
   expect_error([&] { import_model(function); },
-               {"attribute 'value' of node 'Constant_0' (Constant) in function 'F': raw_data "
-                "has 3 bytes"});
+               {"attribute 'value' of node 'Constant_0' (Constant) in function 'custom.F': "
+                "raw_data has 3 bytes"});
 }
 
 TEST(ValidateModelTest, WindowAttributesAreInRange) {
