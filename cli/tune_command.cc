@@ -10,7 +10,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -28,6 +27,7 @@
 #include "driver/check_tuned_model.h"
 #include "driver/compile.h"
 #include "ir/error.h"
+#include "ir/whole_number.h"
 
 namespace tessel::cli {
 
@@ -401,18 +401,12 @@ std::vector<size_t> parse_task_list(const std::string& text, size_t num_tasks) {
     for (size_t i = 0; i < num_tasks; ++i) out.push_back(i);
     return out;
   }
-  // The whole of `s` as a decimal number; nullopt otherwise.
-  auto number = [](const std::string& s) -> std::optional<size_t> {
-    size_t v = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-    return v;
-  };
   std::set<size_t> chosen;
   for (const std::string& item : split_list(text, "--tasks")) {
     size_t dash = item.find('-');
-    std::optional<size_t> lo = number(item.substr(0, dash));
-    std::optional<size_t> hi = dash == std::string::npos ? lo : number(item.substr(dash + 1));
+    std::optional<size_t> lo = parse_whole_number<size_t>(item.substr(0, dash));
+    std::optional<size_t> hi =
+        dash == std::string::npos ? lo : parse_whole_number<size_t>(item.substr(dash + 1));
     if (!lo || !hi) {
       throw Error(fmt::format(
           "--tasks: '{}' is not a task number or range (expected all, list or e.g. 0,2,5-7)",

@@ -7,13 +7,14 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
-#include <charconv>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "codegen/llvm/target_machine.h"
 #include "ir/error.h"
+#include "ir/whole_number.h"
 
 namespace tessel {
 namespace {
@@ -59,14 +60,13 @@ bool is_host_triple(const std::string& triple) {
 constexpr int kMaxNumCores = 1 << 16;
 
 int parse_num_cores(const std::string& value, const std::string& spec) {
-  int n = -1;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || end != value.data() + value.size() || n < 0 || n > kMaxNumCores) {
+  std::optional<int> n = parse_whole_number<int>(value);
+  if (!n || *n > kMaxNumCores) {
     throw Error(
         fmt::format("invalid -num-cores '{}' in target '{}': expected an integer from 0 to {}",
                     value, spec, kMaxNumCores));
   }
-  return n;
+  return *n;
 }
 
 }  // namespace

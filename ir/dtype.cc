@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <optional>
 
 #include "ir/error.h"
+#include "ir/whole_number.h"
 
 namespace tessel {
 
@@ -31,15 +31,6 @@ std::string DataType::str() const {
 
 namespace {
 
-// The whole of `text` as a decimal number without a sign; nullopt otherwise.
-std::optional<int> whole_number(const std::string& text) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || text[0] == '-' || ec != std::errc() || end != text.data() + text.size())
-    return std::nullopt;
-  return v;
-}
-
 // Lanes are stored in 16 bits; no target's vectors come near this many (AVX-512's hold 64 int8).
 constexpr int kMaxLanes = 1024;
 
@@ -50,7 +41,7 @@ DataType DataType::parse(const std::string& s) {
   int lanes = 1;
   if (auto x = s.find('x'); x != std::string::npos && x > 0) {
     base = s.substr(0, x);
-    std::optional<int> n = whole_number(s.substr(x + 1));
+    std::optional<int> n = parse_whole_number<int>(std::string_view(s).substr(x + 1));
     if (!n || *n < 1 || *n > kMaxLanes)
       throw Error(
           fmt::format("invalid data type '{}': bad lane count (expected 1 to {})", s, kMaxLanes));
@@ -62,7 +53,7 @@ DataType DataType::parse(const std::string& s) {
   for (auto [prefix, code] : {std::pair{"int", kInt}, {"uint", kUInt}, {"float", kFloat}}) {
     std::string p = prefix;
     if (base.rfind(p, 0) != 0) continue;
-    std::optional<int> bits = whole_number(base.substr(p.size()));
+    std::optional<int> bits = parse_whole_number<int>(std::string_view(base).substr(p.size()));
     bool ok = bits && (code == kFloat ? (*bits == 16 || *bits == 32 || *bits == 64)
                                       : (*bits == 8 || *bits == 16 || *bits == 32 || *bits == 64));
     if (ok) return {code, *bits, lanes};

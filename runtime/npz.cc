@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "ir/error.h"
+#include "ir/whole_number.h"
 #include "runtime/output_file.h"
 
 namespace tessel::runtime {
@@ -161,11 +162,9 @@ class HeaderParser {
       size_t comma = body.find(',');
       std::string_view item = trim(body.substr(0, comma));
       if (!item.empty() && item.back() == 'L') item.remove_suffix(1);
-      if (item.empty() || item.size() > 18 ||
-          !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return std::nullopt;
-      }
-      ints.push_back(std::stoll(std::string(item)));
+      std::optional<int64_t> v = parse_whole_number<int64_t>(item);
+      if (!v) return std::nullopt;
+      ints.push_back(*v);
       if (comma == std::string_view::npos) return ints;
       body.remove_prefix(comma + 1);
     }

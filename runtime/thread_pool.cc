@@ -5,11 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/whole_number.h"
 
 namespace tessel::runtime {
 
@@ -346,10 +345,8 @@ ThreadPool& pool() {
 }  // namespace
 
 std::optional<int> detail::parse_num_threads(const char* text) {
-  int n = 0;
-  const char* end = text + std::strlen(text);
-  auto [ptr, ec] = std::from_chars(text, end, n);
-  if (ec != std::errc() || ptr != end || n < 1 || n > kMaxThreads) return std::nullopt;
+  std::optional<int> n = parse_whole_number<int>(text);
+  if (!n || *n < 1 || *n > kMaxThreads) return std::nullopt;
   return n;
 }
 

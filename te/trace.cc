@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "ir/error.h"
+#include "ir/whole_number.h"
 #include "te/schedule.h"
 
 namespace tessel::te {
@@ -44,11 +46,9 @@ AxisRef parse_axis(const std::string& text) {
                     std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(colon),
                                 [](char c) { return c >= '0' && c <= '9'; });
   if (!positioned) return {-1, text};
-  try {
-    return {std::stoll(text.substr(0, colon)), text.substr(colon + 1)};
-  } catch (const std::out_of_range&) {
-    throw Error(fmt::format("trace: axis position '{}' is out of range", text));
-  }
+  std::optional<int64_t> position = parse_whole_number<int64_t>(text.substr(0, colon));
+  if (!position) throw Error(fmt::format("trace: axis position '{}' is out of range", text));
+  return {*position, text.substr(colon + 1)};
 }
 
 // The axis of `stage` that `ref`, taken by `step`, names: by position, or by name in an older

@@ -91,7 +91,8 @@ TEST(TargetTest, RejectsEmptyDuplicatedAndHugeValues) {
     expect_error([&] { Target::parse(features); }, {"empty CPU feature", features + 5});
   }
   for (const char* cores :
-       {"llvm -num-cores=99999999999", "llvm -num-cores=65537", "llvm -num-cores=-1"}) {
+       {"llvm -num-cores=99999999999", "llvm -num-cores=65537", "llvm -num-cores=-1",
+        "llvm -num-cores=-0", "llvm -num-cores=+2", "llvm -num-cores=2x"}) {
     SCOPED_TRACE(cores);
     expect_error([&] { Target::parse(cores); }, {"-num-cores", "from 0 to 65536"});
   }

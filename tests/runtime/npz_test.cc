@@ -264,6 +264,8 @@ TEST_F(NpzTest, BadArraysNameTheFileAndArray) {
        "fortran_order is not True"},
       {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data),
        "not a tuple of integers"},
+      {npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", data),
+       "not a tuple of integers"},
       {npy(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", data), "big-endian"},
       {npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", data), "Fortran-order"},
       {npy(1, "{'descr': '<U5', 'fortran_order': False, 'shape': (2,), }", data),
