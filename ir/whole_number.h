@@ -1,4 +1,4 @@
-// Decimal integers from flags, environment variables and type names, whole or not at all.
+// Decimal integers from flags, environment variables, type names and traces, whole or not at all.
 #pragma once
 
 #include <charconv>
@@ -8,15 +8,21 @@
 
 namespace tessel {
 
-// The whole of `text` as a decimal number without a sign that fits T; nullopt otherwise ("",
-// "-1", "+1", " 1", "1x", "0x10" and out-of-range values alike).
+// The whole of `text` as a decimal integer that fits T, "-" allowed for a signed T; nullopt
+// otherwise ("", "+1", " 1", "1x", "0x10" and out-of-range values alike).
+template <class T>
+std::optional<T> parse_integer(std::string_view text) {
+  T v{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// The same without a sign: "-1" and "-0" are refused too.
 template <class T>
 std::optional<T> parse_whole_number(std::string_view text) {
-  T v{};
-  if (text.empty() || text[0] == '-') return std::nullopt;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return v;
+  if (!text.empty() && text[0] == '-') return std::nullopt;
+  return parse_integer<T>(text);
 }
 
 }  // namespace tessel

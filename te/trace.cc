@@ -122,11 +122,9 @@ Trace Trace::parse(const std::string& text) {
     for (const auto& a : split_list(axes, n)) s.axes.push_back(parse_axis(a));
     s.strs = split_list(strs, n);
     for (const auto& i : split_list(ints, n)) {
-      try {
-        s.ints.push_back(std::stoll(i));
-      } catch (const std::exception&) {
-        throw Error(fmt::format("trace line {}: '{}' is not an integer", n, i));
-      }
+      std::optional<int64_t> v = parse_integer<int64_t>(i);
+      if (!v) throw Error(fmt::format("trace line {}: '{}' is not an integer", n, i));
+      s.ints.push_back(*v);
     }
     t.append(std::move(s));
   }

@@ -20,6 +20,13 @@ TEST(WholeNumberTest, AcceptsTheWholeTextAsAnUnsignedDecimal) {
   EXPECT_EQ(parse_whole_number<int>(std::string_view("12x").substr(0, 2)), 12);
 }
 
+TEST(WholeNumberTest, AnIntegerMayBeNegative) {
+  EXPECT_EQ(parse_integer<int64_t>("-12"), -12);
+  EXPECT_EQ(parse_integer<int>("-2147483648"), INT32_MIN);
+  for (const char* bad : {"", "+1", "- 1", "12x", "-", "1.0", "-2147483649"})
+    EXPECT_EQ(parse_integer<int>(bad), std::nullopt) << "'" << bad << "'";
+}
+
 TEST(WholeNumberTest, RefusesSignsSpacesSuffixesAndOverflow) {
   for (const char* bad : {"", "-1", "-0", "+1", " 1", "1 ", "1x", "0x10", "1.5", "1e3", "x"}) {
     EXPECT_EQ(parse_whole_number<int>(bad), std::nullopt) << "'" << bad << "'";

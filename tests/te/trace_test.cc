@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include "ir/structural_equal.h"
 #include "te_test_util.h"
 #include "tests/common/expect_error.h"
@@ -46,6 +48,11 @@ TEST(TraceTest, RoundTripsThroughTextAndReplays) {
 TEST(TraceTest, ParseErrorsNameTheLine) {
   expect_error([] { Trace::parse("split C [0:i] [8] []\nsplit C [0:i] [x] []\n"); },
                {"line 2", "'x' is not an integer"});
+  // Only a whole integer: std::stoll took "12x" as 12.
+  for (const char* bad : {"12x", "1.5", "99999999999999999999"}) {
+    expect_error([&] { Trace::parse(fmt::format("split C [0:i] [{}] []\n", bad)); },
+                 {"line 1", fmt::format("'{}' is not an integer", bad)});
+  }
   Workload w;
   Schedule s = create_schedule({w.C});
   expect_error([&] { s.replay(Trace::parse("split C [nope] [8] []\n")); },
