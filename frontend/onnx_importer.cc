@@ -145,10 +145,11 @@ class OpCollector {
       ++counts[default_domain ? node.op_type() : domain + "." + node.op_type()];
       auto opset_it = model_.domain_opsets.find(domain);
       int opset = opset_it == model_.domain_opsets.end() ? 0 : opset_it->second;
+      std::string name = path + node_name(node, i);
       if (!default_domain || !supported(node.op_type(), opset))
-        add(node.op_type(), domain, opset, path + node_name(node, i));
+        add(node.op_type(), domain, opset, name);
       for (const auto& a : node.attribute()) {
-        std::string inner = fmt::format("{}{}/{}", path, node_name(node, i), a.name());
+        std::string inner = fmt::format("{}/{}", name, a.name());
         if (a.has_g()) visit(a.g(), counts, inner + "/");
         for (int k = 0; k < a.graphs_size(); ++k)
           visit(a.graphs(k), counts, fmt::format("{}/{}/", inner, k));

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "frontend/onnx_importer.h"
 #include "reference/reference.h"
@@ -237,30 +240,30 @@ TEST(CanonicalizeOpsTest, UpsampleBecomesResizeWithTheLegacyCoordinates) {
   EXPECT_FALSE(resize->has_attr("scales"));
 }
 
+// An opset-10 graph of one node `name` from an input of `input_dtype` to an output of unknown type.
+Graph one_node_graph(graph::OpKind op, const std::string& name, DataType input_dtype,
+                     std::map<std::string, graph::Attr> attrs) {
+  Graph g;
+  g.opset = 10;
+  graph::ValueId x = g.add_value("x", {input_dtype, {}, {}});
+  graph::ValueId y = g.add_value("y", {DataType::void_type(), {}, {}});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.add_node(graph::Node{op, name, {x}, {y}, std::move(attrs)});
+  return g;
+}
+
 // Clip-6's bounds become constants of the data's type, which must be known.
 TEST(CanonicalizeOpsTest, AnOldClipOfUnknownTypeNamesTheNode) {
   auto old_clip = [] {
-    Graph g;
-    g.opset = 10;
-    graph::ValueId x = g.add_value("x", {DataType::void_type(), {}, {}});
-    graph::ValueId y = g.add_value("y", {DataType::void_type(), {}, {}});
-    g.inputs = {x};
-    g.outputs = {y};
-    g.add_node(graph::Node{graph::OpKind::Clip, "clip1", {x}, {y}, {{"min", 0.0}}});
-    return g;
+    return one_node_graph(graph::OpKind::Clip, "clip1", DataType::void_type(), {{"min", 0.0}});
   };
   Graph g = old_clip();
   testing::expect_error([&] { canonicalize_ops(g); },
                         {"node 'clip1' (Clip)", "attribute 'min'", "opset 10", "not a float type"});
   // In a branch, the If that holds it is named too.
-  Graph outer;
-  outer.opset = 10;
-  graph::ValueId c = outer.add_value("c", {DataType::boolean(), {}, {}});
-  graph::ValueId z = outer.add_value("z", {DataType::void_type(), {}, {}});
-  outer.inputs = {c};
-  outer.outputs = {z};
-  outer.add_node(graph::Node{
-      graph::OpKind::If, "cond", {c}, {z}, {{"then_branch", std::make_shared<Graph>(old_clip())}}});
+  Graph outer = one_node_graph(graph::OpKind::If, "cond", DataType::boolean(),
+                               {{"then_branch", std::make_shared<Graph>(old_clip())}});
   testing::expect_error([&] { canonicalize_ops(outer); },
                         {"in attribute 'then_branch' of node 'cond' (If): node 'clip1' (Clip)"});
 }
