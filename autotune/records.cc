@@ -434,8 +434,8 @@ Database::Database(const std::vector<TuningRecord>& records) {
 
 void Database::add(const TuningRecord& r) { records_[{r.target, r.workload}].push_back(r); }
 
-std::optional<TuningRecord> Database::best(const std::string& target,
-                                           const std::string& workload) const {
+std::optional<TuningRecord> Database::best(const std::string& target, const std::string& workload,
+                                           const Usable& usable) const {
   auto it = records_.find({target, workload});
   if (it == records_.end()) return std::nullopt;
   // By index, as tuning's own bookkeeping (tune.cc) knows them.
@@ -459,8 +459,9 @@ std::optional<TuningRecord> Database::best(const std::string& target,
   }
   std::vector<ConfigStanding> standings;
   for (size_t i = 0; i < pooled.size(); ++i) {
+    bool out = vetoed.count(pooled[i].config_index) != 0 || (usable && !usable(pooled[i]));
     standings.push_back({failed[i] ? std::numeric_limits<double>::infinity() : pooled[i].cost(),
-                         pooled[i].fallback, vetoed.count(pooled[i].config_index) != 0});
+                         pooled[i].fallback, out});
   }
   std::optional<size_t> chosen = choose_config(standings);
   if (!chosen) return std::nullopt;

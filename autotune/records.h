@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -116,7 +117,7 @@ bool beats_default(double cost, double default_cost);
 struct ConfigStanding {
   double cost;
   bool fallback = false;
-  bool vetoed = false;  // it has a veto, or a pin follows its first measurement
+  bool vetoed = false;  // it has a veto, a pin follows its first measurement, or it is unusable
 };
 // The position in `configs` of the config to apply: the lowest finite cost of those not vetoed,
 // the first of equals; the fallback instead when that one does not beat it (beats_default) and the
@@ -171,11 +172,15 @@ class Database {
   explicit Database(const std::vector<TuningRecord>& records);
   void add(const TuningRecord& r);
 
+  // Whether a config may be applied, by its first record: false for one the template refuses now
+  // (compile knows the template's space, the records do not).
+  using Usable = std::function<bool(const TuningRecord&)>;
   // The config to apply (choose_config), judged by the median of all its records' costs (tuning
   // re-measures its best candidates, so one lucky measurement does not decide), as its first
-  // record with every cost pooled. A config with a failed record, or vetoed (ConfigStanding), is
-  // out. None when no config is left or there is no record.
-  std::optional<TuningRecord> best(const std::string& target, const std::string& workload) const;
+  // record with every cost pooled. A config with a failed record, vetoed (ConfigStanding), or not
+  // `usable` (when given) is out. None when no config is left or there is no record.
+  std::optional<TuningRecord> best(const std::string& target, const std::string& workload,
+                                   const Usable& usable = {}) const;
   // Whether the model check pinned the pair to its fallback: a pin, and best() is the fallback or
   // none. Compile then keeps the conv layout of the rule, too.
   bool pinned(const std::string& target, const std::string& workload) const;

@@ -185,12 +185,18 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
   for (const WorkloadCheck& k : check.workloads) {
     if (k.tuned_faster() && !every) continue;
     ++judged;
-    // The record compile applied: the checked config, unless the file changed since.
-    std::optional<autotune::TuningRecord> applied = db.best(check.target, k.workload);
-    if (!applied || nlohmann::json::parse(applied->config) != nlohmann::json::parse(k.config)) {
+    // The record compile applied: the checked config, unless the file changed since. Compile
+    // may have passed over faster records that the template refuses now, so the checked config
+    // is looked for among the workload's usable ones, not taken as the fastest.
+    nlohmann::json checked = nlohmann::json::parse(k.config);
+    std::optional<autotune::TuningRecord> applied =
+        db.best(check.target, k.workload, [&](const autotune::TuningRecord& r) {
+          return nlohmann::json::parse(r.config) == checked;
+        });
+    if (!applied) {
       throw Error(fmt::format(
-          "{} changed during the model check: the config checked for workload {} is no longer "
-          "its best record",
+          "{} changed during the model check: the config checked for workload {} has no usable "
+          "record any more (vetoed, or a failed measurement)",
           records_path, k.workload));
     }
     auto verdict = [&](const autotune::TuningRecord& on, autotune::VerdictKind kind) {

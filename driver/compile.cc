@@ -214,41 +214,59 @@ class RecordPicker {
     if (!master.def().tuned) return {};
     return [this, &g, &master,
             &warnings](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
-      auto [best, workload] = template_record(g, master);
-      if (!best) return std::nullopt;
       // A fallback record means the untuned kernel: today's fallback, which may have changed
       // since the record's config was written.
-      if (best->fallback) return space.fallback();
-      try {
-        return topi::ConfigEntity::from_json(space, best->config);
-      } catch (const Error& e) {
+      auto usable = [&](const autotune::TuningRecord& r) {
+        return r.fallback || why_unusable(space, r).empty();
+      };
+      auto [best, workload] = template_record(g, master, usable);
+      // Records of an older template: the fastest that this one takes, and a word on the others.
+      auto [unfiltered, unfiltered_workload] = template_record(g, master);
+      if (unfiltered && !usable(*unfiltered)) {
         warnings.push_back(fmt::format(
-            "{}: the best record of workload {} does not fit its template ({}); using the fallback",
-            master.describe(), workload, e.what()));
-        return std::nullopt;
+            "{}: the best record of workload {} {}; {}", master.describe(), unfiltered_workload,
+            why_unusable(space, *unfiltered),
+            best ? "applying its fastest record that the template takes" : "using the fallback"));
       }
+      if (!best) return std::nullopt;
+      if (best->fallback) return space.fallback();
+      return topi::ConfigEntity::from_json(space, best->config);
     };
   }
 
  private:
-  // The template tuner's best record for `master`, and its workload key: its own workload's, or
-  // for a packed conv tuned in another activation layout (the layouts around it follow the convs
-  // that records laid out) its fastest record there, whose config fits this space.
+  // Why the config of `r` may not be applied to `space`: "does not fit its template (...)" (a knob
+  // or value the template no longer has), "is a config its template refuses (...)" (a constraint
+  // added since); "" when it may.
+  static std::string why_unusable(const topi::ConfigSpace& space, const autotune::TuningRecord& r) {
+    try {
+      std::string reason = space.invalid_reason(topi::ConfigEntity::from_json(space, r.config));
+      return reason.empty() ? "" : fmt::format("is a config its template refuses ({})", reason);
+    } catch (const Error& e) {
+      return fmt::format("does not fit its template ({})", e.what());
+    }
+  }
+
+  // The template tuner's best record for `master` (of those `usable`, when given), and its
+  // workload key: its own workload's, or for a packed conv tuned in another activation layout
+  // (the layouts around it follow the convs that records laid out) its fastest record there,
+  // whose config fits this space.
   std::pair<std::optional<autotune::TuningRecord>, std::string> template_record(
-      const graph::Graph& g, const graph::Node& master) const {
+      const graph::Graph& g, const graph::Node& master,
+      const autotune::Database::Usable& usable = {}) const {
     std::string key = autotune::workload_key(g, master);
-    std::optional<autotune::TuningRecord> best = db_.best(target_, key);
+    std::optional<autotune::TuningRecord> best = db_.best(target_, key, usable);
     if (!best && master.op == graph::OpKind::ConvNCHWc)
-      return best_of(autotune::layout_workload_keys(g, master));
+      return best_of(autotune::layout_workload_keys(g, master), usable);
     return {std::move(best), std::move(key)};
   }
 
   // The fastest best record among `keys`' workloads, and its key.
   std::pair<std::optional<autotune::TuningRecord>, std::string> best_of(
-      const std::vector<std::string>& keys) const {
+      const std::vector<std::string>& keys, const autotune::Database::Usable& usable = {}) const {
     std::pair<std::optional<autotune::TuningRecord>, std::string> found;
     for (const std::string& key : keys) {
-      std::optional<autotune::TuningRecord> r = db_.best(target_, key);
+      std::optional<autotune::TuningRecord> r = db_.best(target_, key, usable);
       if (r && (!found.first || r->cost() < found.first->cost())) found = {std::move(r), key};
     }
     return found;

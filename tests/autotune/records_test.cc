@@ -49,6 +49,13 @@ TuningRecord config_record(uint64_t index, std::vector<double> costs,
   return r;
 }
 
+// The untuned kernel's measurement: config 0, flagged as the fallback.
+TuningRecord fallback_record(std::vector<double> costs) {
+  TuningRecord r = config_record(0, std::move(costs));
+  r.fallback = true;
+  return r;
+}
+
 void expect_same(const TuningRecord& a, const TuningRecord& b) {
   EXPECT_EQ(a.target, b.target);
   EXPECT_EQ(a.workload, b.workload);
@@ -352,8 +359,7 @@ TEST(Records, TheFallbackFlagRoundTripsAndIsOptional) {
 
 // A config replaces the fallback only when it is at least kMinGainOverDefault faster.
 TEST(Database, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
-  TuningRecord fallback = config_record(0, {1e-3, 1e-3});
-  fallback.fallback = true;
+  TuningRecord fallback = fallback_record({1e-3, 1e-3});
   Database db;
   db.add(fallback);
   db.add(config_record(1, {0.97e-3, 0.97e-3}));  // 3% faster: within the noise
@@ -371,8 +377,7 @@ TEST(Database, TheFallbackStaysUnlessAConfigClearlyBeatsIt) {
 // The model check's verdict: a config slower inside the model is never the best again, however
 // fast it measured alone; the fallback itself can be vetoed too (a conv's other layout).
 TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
-  TuningRecord fallback = config_record(0, {1e-3, 1e-3});
-  fallback.fallback = true;
+  TuningRecord fallback = fallback_record({1e-3, 1e-3});
   Database db;
   db.add(fallback);
   db.add(config_record(1, {0.5e-3, 0.5e-3}));
@@ -390,10 +395,26 @@ TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
   EXPECT_EQ(db.configs_measured(kTarget, kDense), (std::set<uint64_t>{0, 1, 2}));
 }
 
+// Compile passes over the configs that the template refuses now; the fallback stands for today's
+// untuned kernel, whatever config it was written with.
+TEST(Database, AConfigThatIsNotUsableIsPassedOver) {
+  Database db({fallback_record({1e-3, 1e-3}), config_record(1, {0.5e-3, 0.5e-3}),
+               config_record(2, {0.6e-3, 0.8e-3}), config_record(2, {0.7e-3})});
+  auto without = [](uint64_t index) {
+    return [index](const TuningRecord& r) { return r.config_index != index; };
+  };
+  EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
+  std::optional<TuningRecord> second = db.best(kTarget, kDense, without(1));
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->config_index, 2u);
+  EXPECT_EQ(second->costs.size(), 3u);  // its records pooled, as without a filter
+  EXPECT_TRUE(db.best(kTarget, kDense, [](const TuningRecord& r) { return r.fallback; })->fallback);
+  EXPECT_FALSE(db.best(kTarget, kDense, [](const TuningRecord&) { return false; }));
+}
+
 TEST(Database, APinRulesOutTheConfigsMeasuredBeforeIt) {
   Database db;
-  TuningRecord fallback = config_record(0, {2e-3});
-  fallback.fallback = true;
+  TuningRecord fallback = fallback_record({2e-3});
   db.add(fallback);
   db.add(config_record(1, {1e-3}));
   EXPECT_EQ(db.best(kTarget, kDense)->config_index, 1u);
@@ -493,8 +514,7 @@ TEST(Records, AVerdictLineIsAModelCheckRecord) {
 // new form does.
 TEST(Records, AVersion1VerdictReadsAsAModelCheckRecord) {
   std::string path = temp_path("v1_verdicts");
-  TuningRecord fallback = config_record(0, {2e-3});
-  fallback.fallback = true;
+  TuningRecord fallback = fallback_record({2e-3});
   auto v1_line = [](TuningRecord r, const std::string& error, double cost_s) {
     r.costs = {cost_s};
     std::string line = record_to_line(r);

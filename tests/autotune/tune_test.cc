@@ -303,6 +303,31 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
 }
 
+// A config that the template refuses now (a constraint added since it was measured, as the conv
+// template's serial configs were) is not resumed: a resumed run neither counts it as measured nor
+// ends with it, as compile would not apply it.
+TEST(TuneTask, AResumedRunPassesOverAConfigTheTemplateNowRefuses) {
+  TempFile records("refused.json");
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
+    return success(synthetic_cost(c));
+  };
+  TaskResult first = tune_task(synthetic_task(), synthetic_space(), measurer, kTarget,
+                               options(records.path(), "grid", 24), 0);
+  topi::ConfigSpace constrained = synthetic_space();
+  std::string refused = first.best_config;
+  ASSERT_NE(refused, constrained.fallback().to_json());
+  constrained.set_constraint([refused](const topi::ConfigEntity& c) -> std::string {
+    return c.to_json() == refused ? "refused since" : "";
+  });
+  TuneOptions again = options(records.path(), "grid", 24);
+  again.resume = load_records(records.path(), nullptr);
+  TaskResult second = tune_task(synthetic_task(), constrained, measurer, kTarget, again, 0);
+  EXPECT_EQ(second.resumed, 23);
+  EXPECT_EQ(second.trials, 1);  // a config of the grid that the first run had not reached
+  EXPECT_NE(second.best_config, refused);
+  EXPECT_GE(second.best_cost_s, first.best_cost_s);
+}
+
 // A pin (the model check gave the workload its untuned kernel back) rules out every config measured
 // before it: a resumed run ends with the fallback unless it finds a new config that beats it.
 TEST(TuneTask, AResumedRunKeepsAPinnedFallback) {

@@ -126,8 +126,8 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_EQ(saved[2].verdict->rounds, 3);
   EXPECT_EQ(saved[2].verdict->kernels, k.tuned_kernels);
   EXPECT_TRUE(autotune::Database(saved).best(check.target, tuned.workload)->fallback);
-  // The checked config is no longer the best record: a second veto of it means the file changed,
-  // and nothing is written.
+  // The checked config is vetoed now: a second veto of it means the file changed, and nothing is
+  // written.
   expect_error([&] { veto_slower_workloads(slower, records.path()); },
                {records.path(), "changed during the model check", tuned.workload});
   EXPECT_EQ(autotune::load_records(records.path(), nullptr).size(), 3u);

@@ -126,6 +126,35 @@ TEST(TuningRecordsTest, ARecordThatDoesNotFitTheTemplateFallsBackWithAWarning) {
   expect_matches_reference(g, m);
 }
 
+// kSlow is serial, which the conv template refuses since (its work pays for a parallel launch);
+// records measured before hold such configs. Compile takes the fastest record that the template
+// takes, and says why it passed over the faster one.
+TEST(TuningRecordsTest, ARecordTheTemplateNowRefusesIsPassedOverWithAWarning) {
+  graph::Graph g = model();
+  CompileOptions opt;
+  std::string target = Target::parse(opt.target).str();
+  RecordsFile file;
+  file.write({record(target, kSlow, 0.5e-4), record(target, kBest, 1e-4)});
+  opt.tuning_records = file.path();
+  CompiledModel m = compile_graph(g, opt);
+  EXPECT_EQ(m.tuning().tuned, 1);
+  EXPECT_EQ(m.tuning().kernels.at(0).config, kBest);
+  ASSERT_EQ(m.tuning().warnings.size(), 1u);
+  const std::string& w = m.tuning().warnings[0];
+  for (const char* part : {"conv3x3", "refuses", "serial", "fastest record that the template"})
+    EXPECT_NE(w.find(part), std::string::npos) << part << " in: " << w;
+  expect_matches_reference(g, m);
+
+  // With no other record: the fallback.
+  file.write({record(target, kSlow, 0.5e-4)});
+  CompiledModel alone = compile_graph(g, opt);
+  EXPECT_EQ(alone.tuning().tuned, 0);
+  ASSERT_EQ(alone.tuning().warnings.size(), 1u);
+  EXPECT_NE(alone.tuning().warnings[0].find("using the fallback"), std::string::npos)
+      << alone.tuning().warnings[0];
+  expect_matches_reference(g, alone);
+}
+
 TEST(TuningRecordsTest, WithoutRecordsEveryKernelUsesTheFallback) {
   graph::Graph g = model();
   CompiledModel m = compile_graph(g);
