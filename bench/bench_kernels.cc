@@ -230,4 +230,33 @@ graph::Graph build_graph(const KernelSpec& k) {
   return g;
 }
 
+std::optional<graph::Graph> floor_graph(const KernelSpec& k) {
+  if (k.kind != Kind::kSoftmax && k.kind != Kind::kLayerNorm) return std::nullopt;
+  graph::Graph g;
+  auto add = [&](graph::OpKind op, std::vector<graph::ValueId> inputs, const std::string& out) {
+    graph::Node node;
+    node.name = out;
+    node.op = op;
+    node.inputs = std::move(inputs);
+    graph::ValueId v = g.add_value(out, {});
+    node.outputs = {v};
+    g.add_node(std::move(node));
+    return v;
+  };
+  std::vector<int64_t> shape = k.kind == Kind::kSoftmax ? std::vector<int64_t>{k.batch, k.m, k.n}
+                                                        : std::vector<int64_t>{k.m, k.n};
+  graph::ValueId x = g.add_value("x", {DataType::f32(), shape, {}});
+  g.inputs.push_back(x);
+  if (k.kind == Kind::kSoftmax) {
+    g.outputs = {add(graph::OpKind::Exp, {x}, "y")};
+  } else {
+    // The constants of build_graph's LayerNormalization.
+    graph::ValueId scaled =
+        add(graph::OpKind::Mul, {x, g.add_constant("gamma", random_tensor({k.n}, 1))}, "scaled");
+    g.outputs = {
+        add(graph::OpKind::Add, {scaled, g.add_constant("beta", random_tensor({k.n}, 2))}, "y")};
+  }
+  return g;
+}
+
 }  // namespace tessel::bench

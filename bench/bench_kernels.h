@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,11 @@ int64_t conv_out_size(const KernelSpec& k);
 graph::TensorData random_tensor(const std::vector<int64_t>& shape, uint32_t seed);
 // The kernel as a one-node graph: activations are graph inputs, weights random constants.
 graph::Graph build_graph(const KernelSpec& k);
+// Work that every program of the kernel does, as a graph of its own, for the kernels without a
+// schedule template: how much faster than its untuned kernel any schedule could be. Softmax: an
+// Exp over its input (every output is one exponential over a row's sum); LayerNormalization: the
+// affine x * gamma + beta (every output reads x, gamma and beta and is written once). Null for
+// the others.
+std::optional<graph::Graph> floor_graph(const KernelSpec& k);
 
 }  // namespace tessel::bench

@@ -436,13 +436,14 @@ struct AutoRow {
   double template_s = 0, auto_s = 0;
 };
 
-// The kernel compiled with `records` (none: untuned), as its tuning planned it.
-CompiledModel compile_kernel(const KernelSpec& k, const TempRecords* records) {
+// The kernel compiled with `records` (none: untuned), as its tuning planned it; or, with `floor`,
+// its floor_graph untuned.
+CompiledModel compile_kernel(const KernelSpec& k, const TempRecords* records, bool floor = false) {
   CompileOptions opt;
   opt.target = g_target;
   opt.disabled_passes = pipeline_options(k).disabled_passes;
   if (records) opt.tuning_records = records->path();
-  CompiledModel m = compile_graph(build_graph(k), opt);
+  CompiledModel m = compile_graph(floor ? *floor_graph(k) : build_graph(k), opt);
   for (int i = 0; i < m.num_inputs(); ++i) {
     runtime::NDArray x = m.executor().get_input(i).copy();
     runtime::fill(x, "random", 7u + static_cast<unsigned>(i));
@@ -519,8 +520,8 @@ void run_auto(const Args& a) {
   // Timed after all tuning: tuning forks its measuring children, and the builds' thread pool
   // starts with the first run.
   Table table{{"kernel", "shape", "MFLOP", "untuned us", "template us", "auto us", "auto/template",
-               "auto/untuned", "auto GFLOP/s", "auto/untuned in its run", "trials template/auto",
-               "seconds template/auto", "auto proposing s"},
+               "auto/untuned", "auto GFLOP/s", "auto/untuned in its run", "untuned/floor",
+               "trials template/auto", "seconds template/auto", "auto proposing s"},
               {}};
   for (const AutoRow& row : rows) {
     const KernelSpec& k = *row.kernel;
@@ -529,6 +530,8 @@ void run_auto(const Args& a) {
     builds.push_back(compile_kernel(k, nullptr));
     builds.push_back(compile_kernel(k, row.auto_records.get()));
     if (row.template_records) builds.push_back(compile_kernel(k, row.template_records.get()));
+    bool has_floor = floor_graph(k).has_value();
+    if (has_floor) builds.push_back(compile_kernel(k, nullptr, /*floor=*/true));
     std::vector<double> s = time_side_by_side(builds);
     double untuned = s[0], tuned_auto = s[1];
     double tuned_template = row.template_records ? s[2] : 0;
@@ -540,6 +543,7 @@ void run_auto(const Args& a) {
          t ? us(tuned_template) : "-", us(tuned_auto),
          t ? num(tuned_template / tuned_auto, 2) : "-", num(untuned / tuned_auto, 2),
          num(gflops(r.task.flops, tuned_auto)), num(r.fallback_cost_s / r.best_cost_s, 2),
+         has_floor ? num(untuned / s.back(), 2) : "-",
          fmt::format("{}/{}", t ? std::to_string(row.template_result.trials) : "-", r.trials),
          fmt::format("{}/{:.0f}", t ? num(row.template_s, 0) : "-", row.auto_s),
          num(r.search_s, 0)});
@@ -547,7 +551,8 @@ void run_auto(const Args& a) {
   std::cout << fmt::format(
       "{}; each tuner's best compiled from its records and timed side by side with the untuned "
       "build, fastest of {} rounds; auto/x: how many times faster the auto-scheduler's kernel "
-      "is\n\n",
+      "is; untuned/floor: the most any program could gain over the untuned kernel, which does "
+      "at least the floor's work (bench_kernels.h, floor_graph)\n\n",
       a.seconds > 0 ? fmt::format("{} s per tuner and kernel", a.seconds)
                     : fmt::format("{} trials per tuner and kernel", a.trials),
       kSideBySideRounds);
