@@ -259,7 +259,7 @@ std::optional<size_t> choose_config(const std::vector<ConfigStanding>& configs) 
   std::optional<size_t> best, fallback;
   for (size_t i = 0; i < configs.size(); ++i) {
     const ConfigStanding& c = configs[i];
-    if (c.vetoed || !std::isfinite(c.cost)) continue;
+    if (c.ruled_out || !std::isfinite(c.cost)) continue;
     if (!best || c.cost < configs[*best].cost) best = i;
     if (c.fallback) fallback = i;
   }

@@ -117,11 +117,11 @@ bool beats_default(double cost, double default_cost);
 struct ConfigStanding {
   double cost;
   bool fallback = false;
-  bool vetoed = false;  // it has a veto, a pin follows its first measurement, or it is unusable
+  bool ruled_out = false;  // it has a veto, a pin follows its first measurement, or is unusable
 };
-// The position in `configs` of the config to apply: the lowest finite cost of those not vetoed,
-// the first of equals; the fallback instead when that one does not beat it (beats_default) and the
-// fallback is not vetoed. None when no config has a finite cost and no veto.
+// The position in `configs` of the config to apply: the lowest finite cost of those not ruled
+// out, the first of equals; the fallback instead when that one does not beat it (beats_default)
+// and the fallback is not ruled out. None when no config is left with a finite cost.
 std::optional<size_t> choose_config(const std::vector<ConfigStanding>& configs);
 
 // What a config costs by its measurements (each the mean of `number` runs): their median, which
@@ -178,7 +178,8 @@ class Database {
   // The config to apply (choose_config), judged by the median of all its records' costs (tuning
   // re-measures its best candidates, so one lucky measurement does not decide), as its first
   // record with every cost pooled. A config with a failed record, vetoed (ConfigStanding), or not
-  // `usable` (when given) is out. None when no config is left or there is no record.
+  // `usable` (when given) is out; a filter that leaves the fallback out leaves out its margin
+  // (kMinGainOverDefault) too. None when no config is left or there is no record.
   std::optional<TuningRecord> best(const std::string& target, const std::string& workload,
                                    const Usable& usable = {}) const;
   // Whether the model check pinned the pair to its fallback: a pin, and best() is the fallback or

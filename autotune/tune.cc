@@ -145,10 +145,9 @@ TuningRecord record_of(const std::string& target, const Task& task,
   return r;
 }
 
-// The records of `task`'s workload for `target` whose config is a point of `space` that its
-// constraint takes, each with it. The others are of another space: the template changed since
-// (compile does not apply them either), or (a corrupt record) the config_index is not its config's
-// index, which would veto or skip the wrong config.
+// The records of `task`'s workload for `target` whose config is a point of `space`, each with it.
+// The others are of another space: the template changed since, or (a corrupt record) the
+// config_index is not its config's index, which would veto or skip the wrong config.
 std::vector<std::pair<TuningRecord, topi::ConfigEntity>> records_in_space(
     const std::vector<TuningRecord>& records, const std::string& target, const Task& task,
     const topi::ConfigSpace& space) {
@@ -157,8 +156,7 @@ std::vector<std::pair<TuningRecord, topi::ConfigEntity>> records_in_space(
     if (r.target != target || r.workload != task.workload) continue;
     try {
       topi::ConfigEntity config = topi::ConfigEntity::from_json(space, r.config);
-      if (config.index() == r.config_index && space.invalid_reason(config).empty())
-        out.emplace_back(r, std::move(config));
+      if (config.index() == r.config_index) out.emplace_back(r, std::move(config));
     } catch (const Error&) {  // values outside this space
     }
   }
@@ -273,7 +271,11 @@ class TaskTuning {
       resumed_.push_back(r);
     std::set<uint64_t> vetoed = vetoed_configs(resumed_);
     for (const auto& [r, config] : records_in_space(known, target_, task_, space_)) {
-      if (!r.verdict) measured_.add(config, r.costs, r.error != MeasureError::kNone);
+      // A config that the template refuses now (a constraint added since, as the conv template's
+      // on serial configs) is not applied by compile: it does not count as measured. Its verdicts
+      // still rule out what was measured before them.
+      bool refused = !space_.invalid_reason(config).empty();
+      if (!r.verdict && !refused) measured_.add(config, r.costs, r.error != MeasureError::kNone);
       if (vetoed.count(config.index())) measured_.veto(config);
     }
     std::vector<topi::ConfigEntity> replay = measured_.configs();

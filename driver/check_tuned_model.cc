@@ -185,9 +185,9 @@ int veto_slower_workloads(const ModelCheck& check, const std::string& records_pa
   for (const WorkloadCheck& k : check.workloads) {
     if (k.tuned_faster() && !every) continue;
     ++judged;
-    // The record compile applied: the checked config, unless the file changed since. Compile
-    // may have passed over faster records that the template refuses now, so the checked config
-    // is looked for among the workload's usable ones, not taken as the fastest.
+    // The checked config's records, pooled: compile applied them, and the file may not have
+    // vetoed them or recorded a failure since. Not Database::best's own pick: compile passed over
+    // the records that the template refuses now, which the records alone do not tell.
     nlohmann::json checked = nlohmann::json::parse(k.config);
     std::optional<autotune::TuningRecord> applied =
         db.best(check.target, k.workload, [&](const autotune::TuningRecord& r) {

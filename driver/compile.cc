@@ -220,13 +220,18 @@ class RecordPicker {
         return r.fallback || why_unusable(space, r).empty();
       };
       auto [best, workload] = template_record(g, master, usable);
-      // Records of an older template: the fastest that this one takes, and a word on the others.
+      // Records of an older template: the best that this one takes, and a word on the best of all.
       auto [unfiltered, unfiltered_workload] = template_record(g, master);
       if (unfiltered && !usable(*unfiltered)) {
-        warnings.push_back(fmt::format(
-            "{}: the best record of workload {} {}; {}", master.describe(), unfiltered_workload,
-            why_unusable(space, *unfiltered),
-            best ? "applying its fastest record that the template takes" : "using the fallback"));
+        std::string instead =
+            !best            ? "using the fallback"
+            : best->fallback ? "keeping the untuned kernel, which no record that it takes beats"
+            : workload == unfiltered_workload
+                ? "applying its best record that the template takes"
+                : fmt::format("applying the best record of workload {} that it takes", workload);
+        warnings.push_back(fmt::format("{}: the best record of workload {} {}; {}",
+                                       master.describe(), unfiltered_workload,
+                                       why_unusable(space, *unfiltered), instead));
       }
       if (!best) return std::nullopt;
       if (best->fallback) return space.fallback();
@@ -249,14 +254,17 @@ class RecordPicker {
 
   // The template tuner's best record for `master` (of those `usable`, when given), and its
   // workload key: its own workload's, or for a packed conv tuned in another activation layout
-  // (the layouts around it follow the convs that records laid out) its fastest record there,
-  // whose config fits this space.
+  // (the layouts around it follow the convs that records laid out) its fastest record there.
+  // Another layout's records stand in only where this one has no record to apply, usable or not:
+  // the tuning summary and the model check name this workload.
+  // Layout choice (conv_layout) and the auto-scheduler's comparison (auto_schedule_for) read every
+  // record, those the template refuses now included: they do not build the template's space.
   std::pair<std::optional<autotune::TuningRecord>, std::string> template_record(
       const graph::Graph& g, const graph::Node& master,
       const autotune::Database::Usable& usable = {}) const {
     std::string key = autotune::workload_key(g, master);
     std::optional<autotune::TuningRecord> best = db_.best(target_, key, usable);
-    if (!best && master.op == graph::OpKind::ConvNCHWc)
+    if (!best && master.op == graph::OpKind::ConvNCHWc && !(usable && db_.best(target_, key)))
       return best_of(autotune::layout_workload_keys(g, master), usable);
     return {std::move(best), std::move(key)};
   }

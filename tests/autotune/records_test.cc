@@ -395,8 +395,8 @@ TEST(Database, AConfigVetoedInTheModelIsPassedOver) {
   EXPECT_EQ(db.configs_measured(kTarget, kDense), (std::set<uint64_t>{0, 1, 2}));
 }
 
-// Compile passes over the configs that the template refuses now; the fallback stands for today's
-// untuned kernel, whatever config it was written with.
+// A config that is not usable (compile's filter: one the template refuses now) is out, as a vetoed
+// one is; the others are chosen as without a filter.
 TEST(Database, AConfigThatIsNotUsableIsPassedOver) {
   Database db({fallback_record({1e-3, 1e-3}), config_record(1, {0.5e-3, 0.5e-3}),
                config_record(2, {0.6e-3, 0.8e-3}), config_record(2, {0.7e-3})});

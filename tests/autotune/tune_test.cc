@@ -264,12 +264,23 @@ TEST(TuneTask, ARecordWhoseIndexIsNotItsConfigsIsOfAnotherSpace) {
   EXPECT_EQ(measured, std::vector<uint64_t>{config});
 }
 
+// synthetic_space() with a constraint that refuses `config`: one added since it was measured, as
+// the conv template's on serial configs.
+topi::ConfigSpace space_refusing(const std::string& config) {
+  topi::ConfigSpace space = synthetic_space();
+  space.set_constraint([config](const topi::ConfigEntity& c) -> std::string {
+    return c.to_json() == config ? "refused since" : "";
+  });
+  return space;
+}
+
 // Tunes the synthetic task over 24 grid trials into `records`, appends a verdict of the model
-// check (`kind`) on the config of the record `pick` chooses, resumes with 24 trials again, and
-// returns both runs' results.
+// check (`kind`) on the config of the record `pick` chooses, resumes with 24 trials again (in a
+// space that refuses the config `refused`, when given), and returns both runs' results.
 std::pair<TaskResult, TaskResult> tune_around_a_verdict(
     const std::string& records, VerdictKind kind,
-    const std::function<bool(const TuningRecord&, const TaskResult&)>& pick) {
+    const std::function<bool(const TuningRecord&, const TaskResult&)>& pick,
+    const std::function<std::string(const TaskResult&)>& refused = {}) {
   topi::ConfigSpace space = synthetic_space();
   ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
     return success(synthetic_cost(c));
@@ -284,7 +295,43 @@ std::pair<TaskResult, TaskResult> tune_around_a_verdict(
   RecordWriter(records).write(verdict_record(*at, {.kind = kind}));
   TuneOptions again = options(records, "grid", 24);
   again.resume = load_records(records, nullptr);
+  if (refused) space = space_refusing(refused(first));
   return {first, tune_task(synthetic_task(), space, measurer, kTarget, again, 0)};
+}
+
+// A config that the template refuses now is not resumed: a resumed run neither counts it as
+// measured nor ends with it, as compile would not apply it.
+TEST(TuneTask, AResumedRunPassesOverAConfigTheTemplateNowRefuses) {
+  TempFile records("refused.json");
+  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
+    return success(synthetic_cost(c));
+  };
+  TaskResult first = tune_task(synthetic_task(), synthetic_space(), measurer, kTarget,
+                               options(records.path(), "grid", 24), 0);
+  ASSERT_NE(first.best_config, synthetic_space().fallback().to_json());
+  TuneOptions again = options(records.path(), "grid", 24);
+  again.resume = load_records(records.path(), nullptr);
+  TaskResult second =
+      tune_task(synthetic_task(), space_refusing(first.best_config), measurer, kTarget, again, 0);
+  EXPECT_EQ(second.resumed, 23);
+  EXPECT_EQ(second.trials, 1);   // a config of the grid that the first run had not reached
+  EXPECT_EQ(second.invalid, 1);  // the refused config, proposed again: no trial
+  EXPECT_NE(second.best_config, first.best_config);
+  EXPECT_GE(second.best_cost_s, first.best_cost_s);
+}
+
+// A pin written on a config that the template refuses now still rules out every config measured
+// before it: a resumed run keeps the pinned fallback.
+TEST(TuneTask, APinOnAConfigTheTemplateNowRefusesStillHolds) {
+  TempFile records("refused_pin.json");
+  auto best = [](const TaskResult& first) { return first.best_config; };
+  auto [first, second] = tune_around_a_verdict(
+      records.path(), VerdictKind::kPin,
+      [](const TuningRecord& r, const TaskResult& first) { return r.config == first.best_config; },
+      best);
+  EXPECT_FALSE(first.pinned);
+  EXPECT_TRUE(second.pinned);
+  EXPECT_EQ(second.best_config, synthetic_space().fallback().to_json());
 }
 
 // A config vetoed by the model check (tessel tune --model-check-rounds) stays measured, so a
@@ -301,31 +348,6 @@ TEST(TuneTask, AResumedRunPassesOverAVetoedConfig) {
   EXPECT_DOUBLE_EQ(second.fallback_cost_s, first.fallback_cost_s);
   Database db(load_records(records.path(), nullptr));
   EXPECT_EQ(db.best(kTarget, synthetic_task().workload)->config, second.best_config);
-}
-
-// A config that the template refuses now (a constraint added since it was measured, as the conv
-// template's serial configs were) is not resumed: a resumed run neither counts it as measured nor
-// ends with it, as compile would not apply it.
-TEST(TuneTask, AResumedRunPassesOverAConfigTheTemplateNowRefuses) {
-  TempFile records("refused.json");
-  ConfigMeasurer measurer = [&](const topi::ConfigEntity& c, const topi::ConfigEntity*) {
-    return success(synthetic_cost(c));
-  };
-  TaskResult first = tune_task(synthetic_task(), synthetic_space(), measurer, kTarget,
-                               options(records.path(), "grid", 24), 0);
-  topi::ConfigSpace constrained = synthetic_space();
-  std::string refused = first.best_config;
-  ASSERT_NE(refused, constrained.fallback().to_json());
-  constrained.set_constraint([refused](const topi::ConfigEntity& c) -> std::string {
-    return c.to_json() == refused ? "refused since" : "";
-  });
-  TuneOptions again = options(records.path(), "grid", 24);
-  again.resume = load_records(records.path(), nullptr);
-  TaskResult second = tune_task(synthetic_task(), constrained, measurer, kTarget, again, 0);
-  EXPECT_EQ(second.resumed, 23);
-  EXPECT_EQ(second.trials, 1);  // a config of the grid that the first run had not reached
-  EXPECT_NE(second.best_config, refused);
-  EXPECT_GE(second.best_cost_s, first.best_cost_s);
 }
 
 // A pin (the model check gave the workload its untuned kernel back) rules out every config measured

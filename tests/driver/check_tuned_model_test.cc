@@ -136,6 +136,27 @@ TEST(CheckTunedModel, TimesTheKernelsTheRecordsChangeAndVetoesTheSlowerOnes) {
   EXPECT_TRUE(check_with(records.path(), 3).workloads.empty());
 }
 
+// A faster record that compile passes over (an older template's config) does not hide the
+// checked config: its veto is written.
+TEST(CheckTunedModel, ARecordCompilePassesOverDoesNotHideTheCheckedConfig) {
+  TempRecords records("passed_over");
+  autotune::TuningRecord tuned = write_records_with_a_tuned_conv(records.path());
+  autotune::TuningRecord stale = tuned;
+  stale.config = R"({"tile_row":[1,8],"tiles":[2]})";
+  stale.config_index = tuned.config_index + 1;
+  stale.costs = {1e-7};
+  autotune::RecordWriter(records.path()).write(stale);
+  ModelCheck check = check_with(records.path(), 1);
+  ASSERT_EQ(check.workloads.size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(check.workloads[0].config), nlohmann::json::parse(tuned.config));
+  check.workloads[0].speedup = 0.9;
+  EXPECT_EQ(veto_slower_workloads(check, records.path()), 1);
+  std::vector<autotune::TuningRecord> saved = autotune::load_records(records.path(), nullptr);
+  ASSERT_EQ(saved.size(), 4u);
+  EXPECT_TRUE(saved[3].is_verdict(autotune::VerdictKind::kVeto));
+  EXPECT_EQ(saved[3].config_index, tuned.config_index);
+}
+
 // When the build the passes settled on runs slower end to end than the untuned one, every
 // workload, the faster ones too, gets its untuned kernel back (cli/tune_command.cc).
 TEST(CheckTunedModel, EveryWorkloadIsPinnedWhenTheBuildIsSlowerEndToEnd) {
