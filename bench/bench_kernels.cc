@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <random>
+#include <utility>
 
 namespace tessel::bench {
 
@@ -177,6 +178,17 @@ graph::TensorData random_tensor(const std::vector<int64_t>& shape, uint32_t seed
   return t;
 }
 
+namespace {
+
+// LayerNormalization's gamma and beta over `n` columns, as constants of `g`: the kernel's and its
+// floor's.
+std::pair<graph::ValueId, graph::ValueId> add_layer_norm_params(graph::Graph& g, int64_t n) {
+  return {g.add_constant("gamma", random_tensor({n}, 1)),
+          g.add_constant("beta", random_tensor({n}, 2))};
+}
+
+}  // namespace
+
 graph::Graph build_graph(const KernelSpec& k) {
   graph::Graph g;
   auto input = [&](const std::string& name, std::vector<int64_t> shape) {
@@ -211,12 +223,13 @@ graph::Graph build_graph(const KernelSpec& k) {
       node.inputs = {input("x", {k.batch, k.m, k.n})};
       node.attrs = {{"axis", int64_t{-1}}};
       break;
-    case Kind::kLayerNorm:
+    case Kind::kLayerNorm: {
       node.op = graph::OpKind::LayerNormalization;
-      node.inputs = {input("x", {k.m, k.n}), g.add_constant("gamma", random_tensor({k.n}, 1)),
-                     g.add_constant("beta", random_tensor({k.n}, 2))};
+      auto [gamma, beta] = add_layer_norm_params(g, k.n);
+      node.inputs = {input("x", {k.m, k.n}), gamma, beta};
       node.attrs = {{"axis", int64_t{-1}}};
       break;
+    }
     case Kind::kReduceMean:
       node.op = graph::OpKind::ReduceMean;
       node.inputs = {input("x", {k.batch, k.m, k.n})};
@@ -250,11 +263,9 @@ std::optional<graph::Graph> floor_graph(const KernelSpec& k) {
   if (k.kind == Kind::kSoftmax) {
     g.outputs = {add(graph::OpKind::Exp, {x}, "y")};
   } else {
-    // The constants of build_graph's LayerNormalization.
-    graph::ValueId scaled =
-        add(graph::OpKind::Mul, {x, g.add_constant("gamma", random_tensor({k.n}, 1))}, "scaled");
+    auto [gamma, beta] = add_layer_norm_params(g, k.n);
     g.outputs = {
-        add(graph::OpKind::Add, {scaled, g.add_constant("beta", random_tensor({k.n}, 2))}, "y")};
+        add(graph::OpKind::Add, {add(graph::OpKind::Mul, {x, gamma}, "scaled"), beta}, "y")};
   }
   return g;
 }

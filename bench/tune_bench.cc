@@ -436,14 +436,15 @@ struct AutoRow {
   double template_s = 0, auto_s = 0;
 };
 
-// The kernel compiled with `records` (none: untuned), as its tuning planned it; or, with `floor`,
-// its floor_graph untuned.
-CompiledModel compile_kernel(const KernelSpec& k, const TempRecords* records, bool floor = false) {
+// `g` (the kernel's graph, or its floor_graph) compiled with `records` (none: untuned), as the
+// kernel's tuning planned it.
+CompiledModel compile_kernel(const KernelSpec& k, const graph::Graph& g,
+                             const TempRecords* records) {
   CompileOptions opt;
   opt.target = g_target;
   opt.disabled_passes = pipeline_options(k).disabled_passes;
   if (records) opt.tuning_records = records->path();
-  CompiledModel m = compile_graph(floor ? *floor_graph(k) : build_graph(k), opt);
+  CompiledModel m = compile_graph(g, opt);
   for (int i = 0; i < m.num_inputs(); ++i) {
     runtime::NDArray x = m.executor().get_input(i).copy();
     runtime::fill(x, "random", 7u + static_cast<unsigned>(i));
@@ -456,9 +457,9 @@ CompiledModel compile_kernel(const KernelSpec& k, const TempRecords* records, bo
 // round's: each tuner's own figures are its kernels' times over the untuned kernel's in its own
 // run, and a slow phase of the VM during one tuner's run would otherwise decide the comparison.
 // Each round runs a fresh copy of each build (its own inputs and outputs), the earlier copies
-// kept so that their pages are not handed out again: a memory-bound kernel's time depends on
-// where its arrays land in the physically indexed L2, and with one placement per build the same
-// untuned layer norm over [128, 768], built twice, measured 0.86-0.96x as fast in its second build.
+// kept so that their pages are not handed out again: with one placement per build, the same
+// untuned layer norm over [128, 768], built twice, measured 0.86-0.96x as fast in its second
+// build (we take it to be where its arrays land in the physically indexed L2).
 std::vector<double> time_side_by_side(const std::vector<CompiledModel>& builds) {
   std::vector<double> best(builds.size(), std::numeric_limits<double>::infinity());
   std::vector<runtime::Model> copies;
@@ -535,11 +536,13 @@ void run_auto(const Args& a) {
     const KernelSpec& k = *row.kernel;
     std::cerr << fmt::format("{}: timing the builds side by side\n", k.name);
     std::vector<CompiledModel> builds;
-    builds.push_back(compile_kernel(k, nullptr));
-    builds.push_back(compile_kernel(k, row.auto_records.get()));
-    if (row.template_records) builds.push_back(compile_kernel(k, row.template_records.get()));
-    bool has_floor = floor_graph(k).has_value();
-    if (has_floor) builds.push_back(compile_kernel(k, nullptr, /*floor=*/true));
+    graph::Graph g = build_graph(k);
+    builds.push_back(compile_kernel(k, g, nullptr));
+    builds.push_back(compile_kernel(k, g, row.auto_records.get()));
+    if (row.template_records) builds.push_back(compile_kernel(k, g, row.template_records.get()));
+    std::optional<graph::Graph> floor = floor_graph(k);
+    bool has_floor = floor.has_value();
+    if (has_floor) builds.push_back(compile_kernel(k, *floor, nullptr));
     std::vector<double> s = time_side_by_side(builds);
     double untuned = s[0], tuned_auto = s[1];
     double tuned_template = row.template_records ? s[2] : 0;
