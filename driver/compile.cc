@@ -195,7 +195,7 @@ class RecordPicker {
   // lowered in parallel: each gets its own `warnings`.
   // The auto-scheduler's best program for `group`: when its records hold one that beats the
   // group's untuned kernel (autotune::beats_default, as Database::best decides) and, for a group
-  // with a schedule template, also the template tuner's best record of its anchor.
+  // with a schedule template, also the best record of its anchor that the template takes.
   std::optional<autotune::TuningRecord> auto_schedule_for(const graph::Graph& g,
                                                           const passes::FusedGroup& group) const {
     std::string key = autotune::group_workload_key(g, group);
@@ -203,7 +203,9 @@ class RecordPicker {
     if (!best || best->fallback || !best->auto_schedule) return std::nullopt;
     const graph::Node& master = g.nodes[group.master];
     if (master.def().tuned) {
-      auto [templated, template_key] = template_record(g, master);
+      std::optional<topi::ConfigSpace> space = passes::template_space(g, group, cpu_);
+      auto [templated, template_key] =
+          template_record(g, master, space ? usable_in(*space) : autotune::Database::Usable{});
       if (templated && !faster(*best, key, *templated, template_key)) return std::nullopt;
     }
     return best;
@@ -214,11 +216,7 @@ class RecordPicker {
     if (!master.def().tuned) return {};
     return [this, &g, &master,
             &warnings](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
-      // A fallback record means the untuned kernel: today's fallback, which may have changed
-      // since the record's config was written.
-      auto usable = [&](const autotune::TuningRecord& r) {
-        return r.fallback || why_unusable(space, r).empty();
-      };
+      autotune::Database::Usable usable = usable_in(space);
       auto [best, workload] = template_record(g, master, usable);
       // Records of an older template: the best that this one takes, and a word on the best of all.
       auto [unfiltered, unfiltered_workload] = template_record(g, master);
@@ -240,6 +238,14 @@ class RecordPicker {
   }
 
  private:
+  // Whether a record's config may be applied to `space`. A fallback record means the untuned
+  // kernel: today's fallback, which may have changed since the record's config was written.
+  static autotune::Database::Usable usable_in(const topi::ConfigSpace& space) {
+    return [&space](const autotune::TuningRecord& r) {
+      return r.fallback || why_unusable(space, r).empty();
+    };
+  }
+
   // Why the config of `r` may not be applied to `space`: "does not fit its template (...)" (a knob
   // or value the template no longer has), "is a config its template refuses (...)" (a constraint
   // added since); "" when it may.
@@ -257,8 +263,8 @@ class RecordPicker {
   // (the layouts around it follow the convs that records laid out) its fastest record there.
   // Another layout's records stand in only where this one has no record to apply, usable or not:
   // the tuning summary and the model check name this workload.
-  // Layout choice (conv_layout) and the auto-scheduler's comparison (auto_schedule_for) read every
-  // record, those the template refuses now included: they do not build the template's space.
+  // Layout choice (conv_layout) reads every record, those the template refuses now included: it
+  // decides before either layout's space exists.
   std::pair<std::optional<autotune::TuningRecord>, std::string> template_record(
       const graph::Graph& g, const graph::Node& master,
       const autotune::Database::Usable& usable = {}) const {

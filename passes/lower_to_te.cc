@@ -143,6 +143,14 @@ LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int i
   return out;
 }
 
+std::optional<topi::ConfigSpace> template_space(const graph::Graph& g, const FusedGroup& group,
+                                                const CpuModel& cpu) {
+  topi::AnchorOp anchor = anchor_of(g, g.nodes[group.master]);
+  const topi::Strategy& strategy = topi::strategy_for(topi::target_kind(cpu), anchor.family);
+  if (!strategy.space) return std::nullopt;
+  return strategy.space(compute_group(g, group, 0).schedule, anchor, cpu);
+}
+
 LoweredGroup lower_to_te(const graph::Graph& g, const FusedGroup& group, int index,
                          const CpuModel& cpu, const ConfigPicker& pick, StageNames names) {
   LoweredGroup out = compute_group(g, group, index, names);

@@ -44,6 +44,11 @@ enum class StageNames { kFromGraph, kByPosition };
 LoweredGroup compute_group(const graph::Graph& g, const FusedGroup& group, int index,
                            StageNames names = StageNames::kFromGraph);
 
+// The knobs of the group's schedule template (topi/strategy.h), as lower_to_te would offer them
+// to its picker; none when its op has no template.
+std::optional<topi::ConfigSpace> template_space(const graph::Graph& g, const FusedGroup& group,
+                                                const CpuModel& cpu);
+
 // The group's computes scheduled by its op's strategy (topi/strategy.h): the config `pick` gives,
 // else the template's fallback. Stages named by position give a trace that replays on
 // compute_group's schedule of the same names (the auto-scheduler's template sketch).

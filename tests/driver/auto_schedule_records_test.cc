@@ -146,6 +146,28 @@ TEST(AutoScheduleRecordsTest, TheTunersCompareBySpeedUpOverTheirOwnUntunedKernel
   expect_matches_reference(f.g, m);
 }
 
+// A template record of a config that the template does not take (an older template's) would
+// not be applied, so it does not stand against the program either.
+TEST(AutoScheduleRecordsTest, AProgramIsComparedWithTheBestRecordTheTemplateTakes) {
+  Fixture f;
+  const autotune::Task& matmul = f.tasks[0];
+  const graph::Node& master = f.g.nodes.at(f.groups.at(static_cast<size_t>(matmul.group)).master);
+  autotune::TuningRecord untuned, stale;
+  untuned.target = stale.target = f.target;
+  untuned.workload = stale.workload = autotune::workload_key(f.g, master);
+  untuned.fallback = true;
+  untuned.config = "{}";
+  untuned.costs = {1e-5, 1e-5};
+  stale.config = R"({"tile_x":[4]})";  // not a knob of the matmul template
+  stale.config_index = 7;
+  stale.costs = {1e-7, 1e-7};  // 100x faster than untuned
+  // The program 10x faster than its untuned kernel.
+  CompiledModel m = f.compile_with({untuned, stale, f.record(matmul, "", 1e-3),
+                                    f.record(matmul, f.program_steps(matmul, 1), 1e-4)});
+  EXPECT_EQ(m.tuning().auto_scheduled, 2);
+  expect_matches_reference(f.g, m);
+}
+
 TEST(AutoScheduleRecordsTest, AProgramNoFasterThanTheFallbackIsNotApplied) {
   Fixture f;
   const autotune::Task& matmul = f.tasks[0];
