@@ -459,11 +459,14 @@ std::optional<TuningRecord> Database::best(const std::string& target, const std:
   }
   std::vector<ConfigStanding> standings;
   for (size_t i = 0; i < pooled.size(); ++i) {
-    bool out = vetoed.count(pooled[i].config_index) != 0 || (usable && !usable(pooled[i]));
     standings.push_back({failed[i] ? std::numeric_limits<double>::infinity() : pooled[i].cost(),
-                         pooled[i].fallback, out});
+                         pooled[i].fallback, vetoed.count(pooled[i].config_index) != 0});
   }
-  std::optional<size_t> chosen = choose_config(standings);
+  // Only the winners are asked whether they are usable (compile's filter parses each config):
+  // ruling out an unusable winner and choosing again picks what filtering every config would.
+  std::optional<size_t> chosen;
+  while ((chosen = choose_config(standings)) && usable && !usable(pooled[*chosen]))
+    standings[*chosen].ruled_out = true;
   if (!chosen) return std::nullopt;
   return pooled[*chosen];
 }

@@ -541,8 +541,7 @@ void run_auto(const Args& a) {
     builds.push_back(compile_kernel(k, g, row.auto_records.get()));
     if (row.template_records) builds.push_back(compile_kernel(k, g, row.template_records.get()));
     std::optional<graph::Graph> floor = floor_graph(k);
-    bool has_floor = floor.has_value();
-    if (has_floor) builds.push_back(compile_kernel(k, *floor, nullptr));
+    if (floor) builds.push_back(compile_kernel(k, *floor, nullptr));
     std::vector<double> s = time_side_by_side(builds);
     double untuned = s[0], tuned_auto = s[1];
     double tuned_template = row.template_records ? s[2] : 0;
@@ -554,7 +553,7 @@ void run_auto(const Args& a) {
          t ? us(tuned_template) : "-", us(tuned_auto),
          t ? num(tuned_template / tuned_auto, 2) : "-", num(untuned / tuned_auto, 2),
          num(gflops(r.task.flops, tuned_auto)), num(r.fallback_cost_s / r.best_cost_s, 2),
-         has_floor ? num(untuned / s.back(), 2) : "-",
+         floor ? num(untuned / s.back(), 2) : "-",
          fmt::format("{}/{}", t ? std::to_string(row.template_result.trials) : "-", r.trials),
          fmt::format("{}/{:.0f}", t ? num(row.template_s, 0) : "-", row.auto_s),
          num(r.search_s, 0)});

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <utility>
 
 #include "autotune/auto_schedule/search_task.h"
@@ -203,9 +204,13 @@ class RecordPicker {
     if (!best || best->fallback || !best->auto_schedule) return std::nullopt;
     const graph::Node& master = g.nodes[group.master];
     if (master.def().tuned) {
-      std::optional<topi::ConfigSpace> space = passes::template_space(g, group, cpu_);
-      auto [templated, template_key] =
-          template_record(g, master, space ? usable_in(*space) : autotune::Database::Usable{});
+      auto [templated, template_key] = template_record(g, master);
+      // A record that the template refuses now would not be applied: the program is compared
+      // with the best one that it takes.
+      std::optional<topi::ConfigSpace> space;
+      if (templated && !templated->fallback) space = passes::template_space(g, group, cpu_);
+      if (space && !why_unusable(*space, *templated).empty())
+        std::tie(templated, template_key) = template_record(g, master, usable_in(*space));
       if (templated && !faster(*best, key, *templated, template_key)) return std::nullopt;
     }
     return best;
@@ -216,20 +221,20 @@ class RecordPicker {
     if (!master.def().tuned) return {};
     return [this, &g, &master,
             &warnings](const topi::ConfigSpace& space) -> std::optional<topi::ConfigEntity> {
-      autotune::Database::Usable usable = usable_in(space);
-      auto [best, workload] = template_record(g, master, usable);
-      // Records of an older template: the best that this one takes, and a word on the best of all.
-      auto [unfiltered, unfiltered_workload] = template_record(g, master);
-      if (unfiltered && !usable(*unfiltered)) {
+      auto [best, workload] = template_record(g, master);
+      // A record of an older template: the best that this one takes, and a word on the other.
+      std::string why = best && !best->fallback ? why_unusable(space, *best) : "";
+      if (!why.empty()) {
+        std::string passed_over = workload;
+        std::tie(best, workload) = template_record(g, master, usable_in(space));
         std::string instead =
             !best            ? "using the fallback"
             : best->fallback ? "keeping the untuned kernel, which no record that it takes beats"
-            : workload == unfiltered_workload
+            : workload == passed_over
                 ? "applying its best record that the template takes"
                 : fmt::format("applying the best record of workload {} that it takes", workload);
         warnings.push_back(fmt::format("{}: the best record of workload {} {}; {}",
-                                       master.describe(), unfiltered_workload,
-                                       why_unusable(space, *unfiltered), instead));
+                                       master.describe(), passed_over, why, instead));
       }
       if (!best) return std::nullopt;
       if (best->fallback) return space.fallback();
