@@ -14,7 +14,18 @@
 // - rows of up to 8 vectors go in pairs, both rows' stages unrolled in one iteration: one row's
 //   reductions are chains of a few adds and shuffles that the other row's work fills (softmax
 //   over [12,128,128] with AVX-512 on an Intel Xeon, `tune_bench auto --trials 1`, three runs
-//   each: 76-96 -> 64-70 us at 1 thread, 50-51 -> 40-41 at 2; 4 rows at once ran slower than 2).
+//   each: 76-96 -> 64-70 us at 1 thread, 50-51 -> 40-41 at 2; 4 rows at once ran slower than 2);
+// - longer rows of whole vectors, 2 KiB or more, without a row buffer (the normalizations) go in
+//   blocks of 2 or 4 (as many as the registers hold the rows' accumulator chains and a quarter of
+//   L1 the rows): each statistic's loop over a row's vectors adds into every row of the block in
+//   turn, so the rows' reductions overlap; the output is written a row at a time. 32 layer norms
+//   over [128,768] in a row (`tessel run --print-time`, Zen 4, old and new builds in turns,
+//   medians): 1.16x at 1 thread and 1.25x at 2 with AVX-512, 1.18x and 1.03-1.3x with AVX2 code
+//   (blocks of 2). Writing each vector of every row in turn, which loads LayerNorm's scale and
+//   bias once a block, ran faster still where the output stayed in cache and slower where it did
+//   not (1.3-2x on the transformer encoder's last layer norm, which writes the model's output;
+//   a C kernel with its output flushed from cache, 1.2x). Softmax over rows of 16 to 64 vectors
+//   ran 3-25% slower in blocks.
 // Before the chains, the tree and the unrolling, the per-row reductions waited on their adds: on
 // Zen 4, `tune_bench auto --trials 1` (untuned, 2 threads) ran softmax over [12,128,128] 1.22x
 // faster with AVX-512 and 1.33x with AVX2 code, layer norm over [128,768] 1.4-1.6x and 1.95x.
@@ -103,7 +114,35 @@ int64_t rows_at_once(const std::vector<int64_t>& dims, size_t first, int lanes) 
   return fit && dims[first - 1] % kRowsAtOnce == 0 && rows >= 2 * kRowsAtOnce ? kRowsAtOnce : 1;
 }
 
-// Unrolls `st`'s axes before `first` (its rows, kRowsAtOnce of them at the row loop).
+// Rows a block may hold: more would not leave room for each row's accumulators and its mean.
+constexpr int64_t kMaxBlockRows = 4;
+// Rows shorter than this go one at a time: the transformer encoder's layer norms over 256 floats
+// (AVX2 code, 32 vectors a row) gained nothing in blocks of 2, six of eight faster and two slower.
+constexpr int64_t kMinBlockRowBytes = 2048;
+
+// The rows of a block (1: none) for rows of `dims` from `first` on that are too long to unroll,
+// at least kMinBlockRowBytes, whole vectors of `lanes`, reduced in `chains` accumulator chains
+// each: the most up to
+// kMaxBlockRows, a power of two, whose chains fit the accumulator registers and whose rows fit a
+// quarter of L1 (the output's pass reads them again; 4 rows of 4 KiB, which share L1's sets, ran
+// 1.4x slower than one at a time), that divide the innermost row dim and leave at least two
+// blocks.
+int64_t rows_in_block(const std::vector<int64_t>& dims, size_t first, int lanes, int64_t chains,
+                      const CpuModel& cpu) {
+  int64_t n = product_of(dims, first, dims.size()), rows = product_of(dims, 0, first);
+  int64_t row_bytes = n * int64_t{sizeof(float)};
+  if (n <= kMaxUnrolledVectors * lanes || n % lanes != 0 || row_bytes < kMinBlockRowBytes) return 1;
+  int64_t block = kMaxBlockRows;
+  auto fits = [&](int64_t b) {
+    bool cached = cpu.l1d_bytes == 0 || b * row_bytes <= cpu.l1d_bytes / 4;
+    return b * chains <= cpu.accumulator_registers() && cached && dims[first - 1] % b == 0 &&
+           rows >= 2 * b;
+  };
+  while (block > 1 && !fits(block)) block /= 2;
+  return block;
+}
+
+// Unrolls `st`'s axes before `first` (its rows: kRowsAtOnce or a block of them at the row loop).
 void unroll_rows(te::Stage st, size_t first) {
   for (size_t d = 0; d < first; ++d) st.unroll(st.axis(static_cast<int>(d)));
 }
@@ -124,18 +163,41 @@ void vectorize_columns(te::Stage& st, size_t first, int lanes) {
   st.vectorize(columns);
 }
 
-bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int lanes) {
+// A block's first partials (vector_partials) reduce the row's vectors outermost and the block's
+// rows (unrolled by unroll_rows) inside: every row's accumulator chains are live at once.
+void interleave_rows(te::Stage rf) {
+  std::vector<te::IterVar> order, rows;
+  for (const te::IterVar& iv : rf.leaf_iter_vars()) {
+    (iv->iter_type == te::IterVarType::kCommReduce ? order : rows).push_back(iv);
+  }
+  te::IterVar lane = rows.back();  // vectorize_partials put it last
+  rows.pop_back();
+  order.insert(order.end(), rows.begin(), rows.end());
+  order.push_back(lane);
+  rf.reorder(order);
+}
+
+bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, const CpuModel& cpu) {
+  int lanes = cpu.lanes(DataType::f32());
   if (outputs.size() != 1) return false;
   const te::Tensor& out = outputs[0];
   te::Stage out_stage = s[out];
   std::optional<std::vector<int64_t>> dims = dims_of(out.shape());
   if (is_reduction(out_stage) || out.ndim() == 0 || !dims) return false;
   std::optional<size_t> first;
+  int64_t chains = 0;  // the most accumulator chains of a statistic; 0 where one has none
+  bool every_stat_vectorized = true;
   for (const te::Stage& st : s.stages()) {
     if (!is_reduction(st)) continue;
     std::optional<size_t> f = reduced_suffix(*compute_of(st), *dims);
     if (!f || (first && *f != *first)) return false;
     first = f;
+    if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
+      int64_t vectors = *as_const_int((*k)->dom.extent) / lanes;
+      chains = std::max(chains, accumulator_chains(vectors, kMaxRowChains));
+    } else {
+      every_stat_vectorized = false;
+    }
   }
   if (!first) return false;
 
@@ -157,10 +219,17 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
   vectorize_columns(out_stage, *first, lanes);
   int64_t rows = product_of(*dims, 0, *first);
   int64_t at_once = rows_at_once(*dims, *first, lanes);
-  if (at_once > 1) {
-    auto [pairs, pair_row] = out_stage.split(row, at_once);
-    out_stage.unroll(pair_row);
-    row = pairs;
+  // A row buffer (softmax's exponentials) leaves blocks slower: the exps are the work, and they
+  // run in a vector loop per row either way.
+  bool row_buffers = std::any_of(per_row.begin(), per_row.end(),
+                                 [](const te::Stage& st) { return !is_reduction(st); });
+  int64_t block = at_once == 1 && every_stat_vectorized && !row_buffers
+                      ? rows_in_block(*dims, *first, lanes, chains, cpu)
+                      : 1;
+  if (at_once > 1 || block > 1) {
+    auto [outer, inner] = out_stage.split(row, std::max(at_once, block));
+    out_stage.unroll(inner);
+    row = outer;
   }
   if (rows > 1 && product_of(*dims, 0, dims->size()) >= kParallelMinWork) out_stage.parallel(row);
 
@@ -170,7 +239,7 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
     if (!is_reduction(st)) {
       vectorize_columns(st, *first, lanes);
       st.compute_at(out_stage, row);
-      if (at_once > 1) unroll_rows(st, *first);
+      if (at_once > 1 || block > 1) unroll_rows(st, *first);
       continue;
     }
     // The chains' accumulators, then halves of a vector down to two lanes, which st reduces.
@@ -182,10 +251,11 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, int 
     }
     st.compute_at(out_stage, row);
     compute_partials_at(partials, out_stage, row);
-    if (at_once > 1) {
+    if (at_once > 1 || block > 1) {
       unroll_rows(st, *first);
       for (const te::Stage& p : partials) unroll_rows(p, *first);
     }
+    if (block > 1) interleave_rows(partials.front());
   }
   return true;
 }
@@ -260,8 +330,7 @@ void compute_partials_at(const std::vector<te::Stage>& partials, te::Stage paren
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,
                          const CpuModel& cpu, const ConfigEntity*) {
   // Vectors of float32 whatever the dtype, as the other CPU schedules size theirs.
-  int lanes = cpu.lanes(DataType::f32());
-  if (!schedule_rows(s, outputs, lanes)) schedule_at_root(s, outputs, lanes);
+  if (!schedule_rows(s, outputs, cpu)) schedule_at_root(s, outputs, cpu.lanes(DataType::f32()));
 }
 
 }  // namespace tessel::topi

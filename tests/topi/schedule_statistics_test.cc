@@ -59,6 +59,13 @@ TEST(ScheduleStatisticsTest, NormalizationsOverRows) {
         m.constant("b4", f32({4}, 19))});
   auto wide = m.input("wide", f32({2, 768}, 20));
   m.op("layer_wide", "LayerNormalization", {wide, m.constant("s768", f32({768}, 21))});
+  // Rows in blocks (of 2 with either ISA's code), the last axis of two and over two axes.
+  auto blocks = m.input("blocks", f32({2, 4, 768}, 22));
+  m.op("layer_blocks", "LayerNormalization",
+       {blocks, m.constant("s768b", f32({768}, 23)), m.constant("b768", f32({768}, 24))});
+  auto planes = m.input("planes", f32({8, 2, 384}, 25));
+  m.op("layer_block_planes", "LayerNormalization",
+       {planes, m.constant("s2x384", f32({2, 384}, 26))}, {{"axis", int_attr(1)}});
   m.check();
   m.check(kAvx2);
 }
@@ -132,6 +139,42 @@ TEST(ScheduleStatisticsTest, ShortRowsGoInPairs) {
   // The parallel loop over the pairs is the only loop over rows; each row has its reduce loops.
   EXPECT_EQ(count_occurrences(tir, "for (i"), 1u) << tir;
   EXPECT_EQ(count_occurrences(tir, "for (r2.outer"), 4u) << tir;  // max and sum, two rows each
+}
+
+// Rows too long to unroll and without a row buffer (layer norms, not softmax) go in blocks when
+// their chains fit the registers: a block's statistics reduce each vector of every row in turn
+// (one loop over a row's vectors per statistic, not per row), the rows unrolled inside it.
+TEST(ScheduleStatisticsTest, LongRowsOfNormalizationsGoInBlocks) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> shape;
+    const char* target;
+    std::string row_loop;  // the extent of the first loop, the rows': rows / block
+    size_t reduce_loops;   // loops over a row's vectors, "for (r<d>.outer"
+  };
+  // 768 floats: 4 accumulator chains of 16 or 8 lanes per row, 2 rows (3 KiB each) in a quarter
+  // of L1; 512 floats: 4 rows, where AVX2's 16 registers hold the chains of 2; 2048 floats: one
+  // row of 8 KiB fills it; 256 floats: 1 KiB is short of a block; softmax keeps its exponentials
+  // in a row buffer; 5 rows (odd) take no block of 2.
+  for (const Case& c : {
+           Case{"LayerNormalization", {128, 768}, kAvx512, "64", 2},
+           Case{"LayerNormalization", {1, 128, 768}, kAvx2, "64", 2},
+           Case{"LayerNormalization", {16, 2048}, kAvx512, "16", 2},
+           Case{"LayerNormalization", {64, 256}, kAvx512, "64", 2},
+           Case{"LayerNormalization", {64, 256}, kAvx2, "64", 2},
+           Case{"LayerNormalization", {64, 512}, kAvx512, "16", 2},
+           Case{"LayerNormalization", {64, 512}, kAvx2, "32", 2},
+           Case{"LayerNormalization", {5, 768}, kAvx512, "5", 2},
+           Case{"Softmax", {64, 768}, kAvx512, "64", 2},
+       }) {
+    SCOPED_TRACE(fmt::format("{} [{}] {}", c.op, fmt::join(c.shape, ","), c.target));
+    passes::LoweredGroup lg = lowered(c.op, c.shape, c.target, {});
+    std::string tir = to_string(te::lower(lg.schedule, lg.args, lg.name));
+    size_t at = tir.find(", 0, ", tir.find("for (")) + 5;
+    EXPECT_EQ(tir.substr(at, tir.find(')', at) - at), c.row_loop) << tir;
+    size_t d = c.shape.size() - 1;
+    EXPECT_EQ(count_occurrences(tir, fmt::format("for (r{}.outer", d)), c.reduce_loops) << tir;
+  }
 }
 
 // A row of several dims is as much work as all of them: InstanceNorm over 56 x 56 planes runs in
