@@ -60,6 +60,10 @@ std::vector<te::Stage> vector_partials(te::Schedule& s, te::Stage st, const te::
 // Computes `partials` (as rfactor or vector_partials made them) at loop `at` of `parent`.
 void compute_partials_at(const std::vector<te::Stage>& partials, te::Stage parent,
                          const te::IterVar& at);
+// Reorders the first partials of vector_partials, computed for several rows (a block of them),
+// to reduce each vector of the rows in turn: the reduce loops outside the rows, so that every
+// row's accumulator chains are live at once and the rows' reductions overlap.
+void interleave_partial_rows(te::Stage rf);
 
 // Vectorizes the last axis of `st`, computing `out`: whole when it is at most `vector_lanes` long,
 // else in vectors of `vector_lanes` (a scalar tail when they do not divide it). Returns the

@@ -163,20 +163,6 @@ void vectorize_columns(te::Stage& st, size_t first, int lanes) {
   st.vectorize(columns);
 }
 
-// A block's first partials (vector_partials) reduce the row's vectors outermost and the block's
-// rows (unrolled by unroll_rows) inside: every row's accumulator chains are live at once.
-void interleave_rows(te::Stage rf) {
-  std::vector<te::IterVar> order, rows;
-  for (const te::IterVar& iv : rf.leaf_iter_vars()) {
-    (iv->iter_type == te::IterVarType::kCommReduce ? order : rows).push_back(iv);
-  }
-  te::IterVar lane = rows.back();  // vectorize_partials put it last
-  rows.pop_back();
-  order.insert(order.end(), rows.begin(), rows.end());
-  order.push_back(lane);
-  rf.reorder(order);
-}
-
 bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, const CpuModel& cpu) {
   int lanes = cpu.lanes(DataType::f32());
   if (outputs.size() != 1) return false;
@@ -255,7 +241,7 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, cons
       unroll_rows(st, *first);
       for (const te::Stage& p : partials) unroll_rows(p, *first);
     }
-    if (block > 1) interleave_rows(partials.front());
+    if (block > 1) interleave_partial_rows(partials.front());
   }
   return true;
 }
@@ -325,6 +311,17 @@ void compute_partials_at(const std::vector<te::Stage>& partials, te::Stage paren
                          const te::IterVar& at) {
   // Readers first: a stage is computed at a loop once the stage that reads it is.
   for (auto p = partials.rbegin(); p != partials.rend(); ++p) te::Stage(*p).compute_at(parent, at);
+}
+
+void interleave_partial_rows(te::Stage rf) {
+  std::vector<te::IterVar> order, rows;
+  for (const te::IterVar& iv : rf.leaf_iter_vars())
+    (iv->iter_type == te::IterVarType::kCommReduce ? order : rows).push_back(iv);
+  te::IterVar lane = rows.back();  // vectorize_partials put it last
+  rows.pop_back();
+  order.insert(order.end(), rows.begin(), rows.end());
+  order.push_back(lane);
+  rf.reorder(order);
 }
 
 void schedule_statistics(te::Schedule& s, const std::vector<te::Tensor>& outputs, const AnchorOp&,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "topi/broadcast.h"
 
 namespace tessel::autotune {
 
@@ -35,8 +36,14 @@ void clamp_compute_at(const ComputeDAG& dag, const Sketch& sketch, Program& prog
   }
 }
 
-te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d) {
+bool block_location(const te::Stage& out, int d, const te::IterVar& block) {
+  return block.defined() && d == static_cast<int>(topi::compute_of(out)->axis.size()) - 1;
+}
+
+te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d,
+                          const te::IterVar& block) {
   TESSEL_ICHECK(d >= 1) << "location " << d << " of '" << out.name() << "'";
+  if (block_location(out, d, block)) return block;
   te::IterVar axis = out.axis(d - 1);
   const std::vector<te::IterVar>& leaves = out.leaf_iter_vars();
   bool fused = std::none_of(leaves.begin(), leaves.end(),

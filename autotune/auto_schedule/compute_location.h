@@ -6,7 +6,10 @@
 // axes [0, d): the fused parallel loop while axis d - 1 is one of its loops (d <= its parallel
 // depth, or further where the outer loops run once and the parallel loop fuses more), else the loop
 // of axis d - 1.
-// The output's last axis is never a location (it is the vector loop).
+// The output's last axis is never a location (it is the vector loop). Where the output's rows go
+// in blocks (StageParams::rows), the location of its row axis is the loop over the blocks: a stage
+// computed there computes a block's rows, and a statistic's vector partials reduce each vector of
+// every row in turn (topi::interleave_partial_rows).
 #pragma once
 
 #include "autotune/auto_schedule/program.h"
@@ -25,7 +28,11 @@ int max_compute_at(const ComputeDAG& dag, const Sketch& sketch, const Program& p
 // first; what sampling and every mutation end with.
 void clamp_compute_at(const ComputeDAG& dag, const Sketch& sketch, Program& program);
 
-// The output's loop for location `d` (>= 1); `out` scheduled as a kRoot stage by `out_params`.
-te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d);
+// The output's loop for location `d` (>= 1); `out` scheduled as a kRoot stage by `out_params`,
+// `block` the loop that holds a block of its rows (undefined: none).
+te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d,
+                          const te::IterVar& block);
+// Whether location `d` of `out` is the loop over a block of its rows.
+bool block_location(const te::Stage& out, int d, const te::IterVar& block);
 
 }  // namespace tessel::autotune

@@ -219,8 +219,11 @@ void schedule_tile_in(te::Stage tile, const StageParams& tp, te::Stage consumer,
 }
 
 // kRoot: the outer spatial axes fused and parallel; the last one vectorized (below the reduce
-// loops, for a reduction).
-void schedule_root(te::Stage st, const StageParams& p, int lanes) {
+// loops, for a reduction). With p.rows (an injective output), the axis before the last goes in
+// blocks of that many rows, the block's rows a loop inside the parallel one. Returns the loop that
+// holds a block (the loop over the blocks, or the parallel loop that fuses it); undefined without
+// blocks.
+IterVar schedule_root(te::Stage st, const StageParams& p, int lanes) {
   const te::ComputeOpNode* c = topi::compute_of(st);
   size_t nsp = c->axis.size();
   std::vector<IterVar> axes;
@@ -228,6 +231,12 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
   // An injective stage is vectorized whatever its parallel depth: the loop over its last axis'
   // vectors may join the parallel loop (a [1, 1000] output's only loop of more than one).
   bool injective = c->reduce_axis.empty();
+  IterVar block;
+  if (p.rows > 1 && injective && nsp >= 2) {
+    IterVar rows;
+    std::tie(block, rows) = st.split(axes[nsp - 2], p.rows);
+    axes[nsp - 2] = block;
+  }
   if (p.vectorize && (static_cast<size_t>(p.parallel) < nsp || injective)) {
     IterVar last = axes.back();
     if (!c->reduce_axis.empty()) {
@@ -242,13 +251,20 @@ void schedule_root(te::Stage st, const StageParams& p, int lanes) {
     axes.pop_back();  // below the reduce loops, it does not join the parallel loop
     if (injective && rest.defined()) axes.push_back(rest);
   }
-  if (p.parallel > 0 && !axes.empty()) fuse_parallel(st, axes, p.parallel);
+  if (block.defined()) axes.resize(nsp - 1);  // a block's rows sit between it and the columns
+  if (p.parallel > 0 && !axes.empty()) {
+    ParallelLoop par = fuse_parallel(st, axes, p.parallel);
+    if (block.defined() && par.fused == axes.size()) block = par.loop;
+  }
   unroll_outermost(st, p.unroll);
+  return block;
 }
 
 // kRfactor: the innermost reduce axis factored into vector partials computed at the stage's
 // innermost spatial loop; vectorized, the partials reduce as a tree (topi::vector_partials).
-void schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p, int lanes) {
+// Returns the vectorized partials (none when not vectorized).
+std::vector<te::Stage> schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p,
+                                        int lanes) {
   const te::ComputeOpNode* c = topi::compute_of(st);
   if (p.tiles.size() != 1 || p.tiles[0].size() != 1) {
     throw Error(fmt::format("auto-scheduler: the rfactor of '{}' needs one factor", st.name()));
@@ -267,6 +283,8 @@ void schedule_rfactor(te::Schedule& s, te::Stage st, const StageParams& p, int l
   }
   if (at.defined()) topi::compute_partials_at(partials, st, at);
   unroll_outermost(st, p.unroll);
+  if (!p.vectorize) partials.clear();
+  return partials;
 }
 
 // Whether stage `i`'s plan gives it loops of its own at root (parallel and unroll knobs).
@@ -380,6 +398,32 @@ int spatial_axes(const ComputeDAG& dag, const Sketch& sk, size_t i) {
   return static_cast<int>(dag.stages()[i].spatial.size());
 }
 
+// Whether stage `i` is an output whose rows may go in blocks (StageParams::rows): injective, at
+// root, with an axis before its last, and producers that may take a compute location.
+bool blockable(const ComputeDAG& dag, const Sketch& sk, size_t i) {
+  const StageFacts& f = dag.stages()[i];
+  if (i != dag.output_stage() || sk.plans[i].rule != SketchRule::kRoot || !f.reduce.empty() ||
+      f.spatial.size() < 2) {
+    return false;
+  }
+  for (size_t j = 0; j < dag.stages().size(); ++j) {
+    if (locatable(dag, sk, j)) return true;
+  }
+  return false;
+}
+
+// Rows in a block, where they divide the axis: none half the time (the untuned schedules' rows
+// go one, two or four at a time: topi/schedule_statistics.cc).
+constexpr int64_t kBlockRows[] = {2, 4, 8};
+int64_t sample_rows(int64_t extent, std::mt19937_64& rng) {
+  std::vector<int64_t> rows{0};
+  for (int64_t r : kBlockRows) {
+    if (extent % r == 0 && extent > r) rows.push_back(r);
+  }
+  if (rows.size() == 1 || std::bernoulli_distribution(0.5)(rng)) return 0;
+  return rows[std::uniform_int_distribution<size_t>(1, rows.size() - 1)(rng)];
+}
+
 int64_t sample_unroll(std::mt19937_64& rng) {
   return kUnrollSteps[std::uniform_int_distribution<size_t>(0, std::size(kUnrollSteps) - 1)(rng)];
 }
@@ -413,6 +457,7 @@ std::string Program::str(const ComputeDAG& dag) const {
     if (p.unroll) what.push_back(fmt::format("unroll {}", p.unroll));
     if (p.vectorize) what.emplace_back("vectorize");
     if (p.compute_at) what.push_back(fmt::format("at {}", p.compute_at));
+    if (p.rows) what.push_back(fmt::format("rows {}", p.rows));
     parts.push_back(fmt::format("{}: {}", dag.stages()[i].name, fmt::join(what, "; ")));
   }
   // A template sketch's program (its stages unused; config 0 prints as a program without numbers).
@@ -431,6 +476,8 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
     return s;
   }
   int lanes = dag.lanes();
+  IterVar out_block;  // the output's loop over blocks of its rows
+  std::vector<std::vector<te::Stage>> partials(dag.stages().size());  // kRfactor's, vectorized
   // Consumers first: a tile is computed inside its consumer's loops, made when the tile is.
   for (size_t i = dag.stages().size(); i-- > 0;) {
     const StageFacts& f = dag.stages()[i];
@@ -444,9 +491,11 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
       case SketchRule::kInline:
         st.compute_inline();
         break;
-      case SketchRule::kRoot:
-        schedule_root(st, p, lanes);
+      case SketchRule::kRoot: {
+        IterVar block = schedule_root(st, p, lanes);
+        if (i == dag.output_stage()) out_block = block;
         break;
+      }
       case SketchRule::kTile:
         schedule_tile(st, p, lanes);
         break;
@@ -462,7 +511,7 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
         break;
       }
       case SketchRule::kRfactor:
-        schedule_rfactor(s, st, p, lanes);
+        partials[i] = schedule_rfactor(s, st, p, lanes);
         break;
       case SketchRule::kConsumer:
         break;  // scheduled with its tile
@@ -478,8 +527,13 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
     }
     size_t out = dag.output_stage();
     te::Stage out_stage = s[dag.stages()[out].name];
-    s[dag.stages()[i].name].compute_at(out_stage,
-                                       location_loop(out_stage, program.stages[out], at));
+    IterVar loop = location_loop(out_stage, program.stages[out], at, out_block);
+    s[dag.stages()[i].name].compute_at(out_stage, loop);
+    // At a block of rows, the partials too, each vector of every row in turn.
+    if (block_location(out_stage, at, out_block) && !partials[i].empty()) {
+      topi::compute_partials_at(partials[i], out_stage, loop);
+      topi::interleave_partial_rows(partials[i].front());
+    }
   }
   return s;
 }
@@ -526,6 +580,7 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
       sp.unroll = sample_unroll(rng);
     }
     sp.vectorize = vectorize(rng);
+    if (blockable(dag, sk, i)) sp.rows = sample_rows(f.spatial[f.spatial.size() - 2], rng);
   }
   for (size_t i = dag.stages().size(); i-- > 0;) {  // readers first
     int most = max_compute_at(dag, sk, p, i);
@@ -568,7 +623,7 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
   for (size_t i = 0; i < dag.stages().size(); ++i) {
     SketchRule r = sk.plans[i].rule;
     if (dag.stages()[i].placeholder || r == SketchRule::kInline) continue;
-    bool ok = kind == Mutation::kTileSize    ? tiled(r)
+    bool ok = kind == Mutation::kTileSize    ? tiled(r) || blockable(dag, sk, i)
               : kind == Mutation::kVectorize ? true
               : kind == Mutation::kParallel  ? at_root(r) && spatial_axes(dag, sk, i) > 0
               : kind == Mutation::kComputeAt ? locatable(dag, sk, i)
@@ -582,6 +637,10 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
   const StageFacts& f = dag.stages()[i];
   switch (kind) {
     case Mutation::kTileSize: {
+      if (blockable(dag, sk, i)) {
+        sp.rows = sample_rows(f.spatial[f.spatial.size() - 2], rng);
+        break;
+      }
       // Moves a factor of one level's extent to another level of the same axis.
       std::vector<size_t> axes;
       for (size_t a = 0; a < sp.tiles.size(); ++a) {

@@ -33,6 +33,10 @@ struct StageParams {
   // A stage at root or factored: 0, or computed at a loop of the task's output
   // (compute_location.h); such a stage runs neither parallel nor with an unroll pragma.
   int compute_at = 0;
+  // The task's output, injective at root, whose producers may take a compute location: its row
+  // axis (the one before the last) split into blocks of `rows` rows (0: none). A statistic
+  // computed at the block reduces each vector of every row in turn (compute_location.h).
+  int64_t rows = 0;
   bool operator==(const StageParams&) const = default;
 };
 
@@ -42,7 +46,7 @@ struct Program {
   uint64_t config = 0;              // the template sketch: the index of its config in the space
   bool operator==(const Program&) const = default;
   // The numbers, one stage per clause: "C: tiles [2,4,8] [1,1,16] [64]; parallel 1; unroll 64;
-  // vectorize"; a template sketch's program its config index.
+  // vectorize; rows 2"; a template sketch's program its config index.
   std::string str(const ComputeDAG& dag) const;
 };
 
@@ -63,7 +67,8 @@ enum class Mutation { kTileSize, kParallel, kUnroll, kVectorize, kComputeAt };
 const char* mutation_name(Mutation m);
 
 // A copy of `p` with one number changed: a tile size moved between two levels of one axis (the
-// axis' extent stays whole), the parallel depth, unroll step or compute location of one stage
+// axis' extent stays whole) or the output's rows in a block redrawn (a kTileSize mutation), the
+// parallel depth, unroll step or compute location of one stage
 // redrawn, or one stage's vectorization flipped; of the template sketch, one knob redrawn (a
 // kTileSize mutation, whatever was drawn). The kind is drawn by `weights` (tile size,
 // parallel, unroll, vectorize, compute location); `applied` (when not null) gets it. Returns `p`

@@ -160,6 +160,14 @@ class Vectorizer : public IRMutator {
   PrimExpr mutate_Cast(const CastNode* op, const PrimExpr& self) override {
     PrimExpr v = mutate_expr(op->value);
     if (v.same_as(op->value)) return self;
+    // A ramp widened to a wider signed integer is still a ramp (an int32 lane index into a buffer
+    // indexed in int64), so that the access stays contiguous.
+    const auto* ramp = v.as<RampNode>();
+    DataType from = op->value.dtype();
+    if (ramp && op->dtype.is_int() && from.is_int() && op->dtype.bits() >= from.bits()) {
+      DataType to = op->dtype.with_lanes(1);
+      return RampNode::make(cast(to, ramp->base), cast(to, ramp->stride), ramp->lanes);
+    }
     return CastNode::make(op->dtype.with_lanes(lanes_of(v)), v);
   }
   PrimExpr mutate_Select(const SelectNode* op, const PrimExpr& self) override {

@@ -346,6 +346,43 @@ TEST(ComputeLocationTest, SoftmaxStatisticsMayBeComputedPerRow) {
   EXPECT_EQ(located, 4);
 }
 
+// The output's rows in blocks: the statistics computed at the loop over the blocks compute a
+// block's rows, their vector partials reducing each vector of every row in turn (the rows' loop
+// inside the loop over a row's vectors); the numbers stay right.
+TEST(ComputeLocationTest, StatisticsOfABlockOfRowsReduceEachVectorInTurn) {
+  Case c = softmax(6, 128);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  size_t out = dag.output_stage();
+  auto factored = [&](const Sketch& sk) {
+    return sk.plans[1].rule == SketchRule::kRfactor && sk.plans[3].rule == SketchRule::kRfactor;
+  };
+  auto sk = std::find_if(sketches.begin(), sketches.end(), factored);
+  ASSERT_NE(sk, sketches.end());
+  std::mt19937_64 rng(29);
+  for (int64_t rows : {2, 3}) {
+    Program p = sample_program(dag, sketches, static_cast<size_t>(sk - sketches.begin()), rng);
+    p.stages[out].rows = rows;
+    for (size_t i : {1, 2, 3}) p.stages[i].compute_at = 1;  // mx, e, s: at the row loop
+    for (StageParams& sp : p.stages) sp.unroll = 0;         // loops to look at
+    p.stages[1].vectorize = p.stages[3].vectorize = true;
+    std::string what = p.str(dag);
+    EXPECT_NE(what.find(fmt::format("rows {}", rows)), std::string::npos) << what;
+    te::Schedule s = apply(dag, *sk, p);
+    std::string text = lowered(dag, s);
+    // The first partials of both statistics: a loop over the row's vectors around the block's rows.
+    for (const char* k : {"k1", "k2"}) {
+      EXPECT_TRUE(std::regex_search(
+          text,
+          std::regex(fmt::format(
+              R"(for \({}\.outer, 0\w*, \d+\w*\) \{{\s*for \(i[^,]*, 0\w*, {}\w*\))", k, rows))))
+          << what << ":\n"
+          << text;
+    }
+    expect_correct(c, dag, s, what);
+  }
+}
+
 // Vectorized rfactor partials reduce as a tree: into one vector when the factor is several, then
 // into halves down to 2 lanes (topi::vector_partials), computed where the partials are; the numbers
 // stay right.

@@ -39,6 +39,25 @@ TEST(VectorizeLoopsTest, ElementwiseBody) {
   EXPECT_TRUE(ir_equal(vectorize_loops(f), expected));
 }
 
+// An int32 loop var widened into an int64 index (a statistic's partials for a block of rows, the
+// rows indexed in int64) stays a ramp: contiguous, and a read-modify-write of distinct elements.
+TEST(VectorizeLoopsTest, WidenedLoopVarInAnIndexStaysARamp) {
+  Buffer acc = Buffer::make("acc", DataType::f32(), {32});
+  Var i("i", DataType::i64()), j("j");
+  PrimExpr idx = i * int64_t{16} + cast(DataType::i64(), j);
+  Stmt body = BufferStoreNode::make(acc, BufferLoadNode::make(acc, {idx}) + 1.0f, {idx});
+  PrimFunc f = PrimFunc::make("f", {acc->data}, {acc},
+                              ForNode::make(i, int64_t{0}, int64_t{2}, ForKind::kSerial,
+                                            ForNode::make(j, 0, 16, ForKind::kVectorized, body)));
+  PrimFunc v = vectorize_loops(f);
+  const auto* store = v->body.as<ForNode>()->body.as<BufferStoreNode>();
+  ASSERT_NE(store, nullptr) << to_string(v);
+  EXPECT_NE(store->indices.back().as<RampNode>(), nullptr) << to_string(v);
+  std::vector<double> want(32, 2.0), got(32, 1.0);
+  Interpreter().run(v, {&got});
+  EXPECT_EQ(got, want);
+}
+
 // C[i] += A[i, k] * B[k] vectorized over i: the serial k loop stays around the vector body.
 PrimFunc matvec(ForKind i_kind) {
   Buffer a = Buffer::make("A", DataType::f32(), {64});
