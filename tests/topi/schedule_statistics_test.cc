@@ -66,6 +66,10 @@ TEST(ScheduleStatisticsTest, NormalizationsOverRows) {
   auto planes = m.input("planes", f32({8, 2, 384}, 25));
   m.op("layer_block_planes", "LayerNormalization",
        {planes, m.constant("s2x384", f32({2, 384}, 26))}, {{"axis", int_attr(1)}});
+  // Planes of 16 x 32 in blocks of 4 channels, reduced over two axes.
+  m.op("instance_blocks", "InstanceNormalization",
+       {m.input("maps", f32({1, 8, 16, 32}, 27)), m.constant("s8", f32({8}, 28)),
+        m.constant("b8", f32({8}, 29))});
   m.check();
   m.check(kAvx2);
 }
@@ -165,6 +169,7 @@ TEST(ScheduleStatisticsTest, LongRowsOfNormalizationsGoInBlocks) {
            Case{"LayerNormalization", {64, 512}, kAvx512, "16", 2},
            Case{"LayerNormalization", {64, 512}, kAvx2, "32", 2},
            Case{"LayerNormalization", {5, 768}, kAvx512, "5", 2},
+           Case{"InstanceNormalization", {1, 8, 16, 32}, kAvx512, "2", 2},
            Case{"Softmax", {64, 768}, kAvx512, "64", 2},
        }) {
     SCOPED_TRACE(fmt::format("{} [{}] {}", c.op, fmt::join(c.shape, ","), c.target));
