@@ -19,13 +19,13 @@
 //   blocks of 2 or 4 (as many as the registers hold the rows' accumulator chains and a quarter of
 //   L1 the rows): each statistic's loop over a row's vectors adds into every row of the block in
 //   turn, so the rows' reductions overlap; the output is written a row at a time. 32 layer norms
-//   over [128,768] in a row (`tessel run --print-time`, Zen 4, old and new builds in turns,
-//   medians): 1.16x at 1 thread and 1.25x at 2 with AVX-512, 1.18x and 1.03-1.3x with AVX2 code
-//   (blocks of 2). Writing each vector of every row in turn, which loads LayerNorm's scale and
-//   bias once a block, ran faster still where the output stayed in cache and slower where it did
-//   not (1.3-2x on the transformer encoder's last layer norm, which writes the model's output;
-//   a C kernel with its output flushed from cache, 1.2x). Softmax over rows of 16 to 64 vectors
-//   ran 3-25% slower in blocks.
+//   over [128,768] in a row (`tessel run --print-time`, Zen 4, old and new builds in turns, each
+//   round's median): 1.16-1.28x faster in 7 of 8 rounds with AVX-512 (0.96x in one), 1.03-1.48x
+//   with AVX2 code (blocks of 2). Writing each vector of every row in turn, which loads LayerNorm's
+//   scale and bias once a block, ran faster still where the output stayed in cache and slower where
+//   it did not (1.3-2x on the transformer encoder's last layer norm, which writes the model's
+//   output; a C kernel with its output flushed from cache, 1.2x). Softmax over rows of 16 to 64
+//   vectors ran 3-25% slower in blocks.
 // Before the chains, the tree and the unrolling, the per-row reductions waited on their adds: on
 // Zen 4, `tune_bench auto --trials 1` (untuned, 2 threads) ran softmax over [12,128,128] 1.22x
 // faster with AVX-512 and 1.33x with AVX2 code, layer norm over [128,768] 1.4-1.6x and 1.95x.
@@ -98,6 +98,19 @@ std::optional<te::IterVar> vector_reduce_axis(const te::ComputeOpNode& stat,
 // temporaries, and more would spill AVX2's 16 registers.
 constexpr int64_t kMaxRowChains = 4;
 
+// A statistic's vector reduce axis (vector_reduce_axis) and the accumulator chains it reduces in.
+struct RowReduction {
+  te::IterVar k;
+  int64_t chains;
+};
+std::optional<RowReduction> row_reduction(const te::ComputeOpNode& stat,
+                                          const std::vector<int64_t>& out, int lanes) {
+  std::optional<te::IterVar> k = vector_reduce_axis(stat, out, lanes);
+  if (!k) return std::nullopt;
+  int64_t vectors = *as_const_int((*k)->dom.extent) / lanes;
+  return RowReduction{*k, accumulator_chains(vectors, kMaxRowChains)};
+}
+
 // A row's vectors up to this many are unrolled: with AVX2's 16 registers, the exp's constants
 // otherwise rotate through registers in a loop (14 moves per vector on Zen 4).
 constexpr int64_t kMaxUnrolledVectors = 16;
@@ -122,11 +135,10 @@ constexpr int64_t kMinBlockRowBytes = 2048;
 
 // The rows of a block (1: none) for rows of `dims` from `first` on that are too long to unroll,
 // at least kMinBlockRowBytes, whole vectors of `lanes`, reduced in `chains` accumulator chains
-// each: the most up to
-// kMaxBlockRows, a power of two, whose chains fit the accumulator registers and whose rows fit a
-// quarter of L1 (the output's pass reads them again; 4 rows of 4 KiB, which share L1's sets, ran
-// 1.4x slower than one at a time), that divide the innermost row dim and leave at least two
-// blocks.
+// each: the most up to kMaxBlockRows, a power of two, whose chains fit the accumulator registers
+// and whose rows fit a quarter of L1 (the output's pass reads them again; 4 rows of 4 KiB, which
+// share L1's sets, ran 1.4x slower than one at a time), that divide the innermost row dim and
+// leave at least two blocks.
 int64_t rows_in_block(const std::vector<int64_t>& dims, size_t first, int lanes, int64_t chains,
                       const CpuModel& cpu) {
   int64_t n = product_of(dims, first, dims.size()), rows = product_of(dims, 0, first);
@@ -171,19 +183,16 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, cons
   std::optional<std::vector<int64_t>> dims = dims_of(out.shape());
   if (is_reduction(out_stage) || out.ndim() == 0 || !dims) return false;
   std::optional<size_t> first;
-  int64_t chains = 0;  // the most accumulator chains of a statistic; 0 where one has none
+  int64_t chains = 0;  // the most accumulator chains of a statistic
   bool every_stat_vectorized = true;
   for (const te::Stage& st : s.stages()) {
     if (!is_reduction(st)) continue;
     std::optional<size_t> f = reduced_suffix(*compute_of(st), *dims);
     if (!f || (first && *f != *first)) return false;
     first = f;
-    if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
-      int64_t vectors = *as_const_int((*k)->dom.extent) / lanes;
-      chains = std::max(chains, accumulator_chains(vectors, kMaxRowChains));
-    } else {
-      every_stat_vectorized = false;
-    }
+    std::optional<RowReduction> r = row_reduction(*compute_of(st), *dims, lanes);
+    chains = std::max(chains, r ? r->chains : 0);
+    every_stat_vectorized = every_stat_vectorized && r;
   }
   if (!first) return false;
 
@@ -230,11 +239,8 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, cons
     }
     // The chains' accumulators, then halves of a vector down to two lanes, which st reduces.
     std::vector<te::Stage> partials;
-    if (std::optional<te::IterVar> k = vector_reduce_axis(*compute_of(st), *dims, lanes)) {
-      int64_t vectors = *as_const_int((*k)->dom.extent) / lanes;
-      partials =
-          vector_partials(s, st, *k, lanes * accumulator_chains(vectors, kMaxRowChains), lanes);
-    }
+    if (std::optional<RowReduction> r = row_reduction(*compute_of(st), *dims, lanes))
+      partials = vector_partials(s, st, r->k, lanes * r->chains, lanes);
     st.compute_at(out_stage, row);
     compute_partials_at(partials, out_stage, row);
     if (at_once > 1 || block > 1) {
@@ -314,11 +320,12 @@ void compute_partials_at(const std::vector<te::Stage>& partials, te::Stage paren
 }
 
 void interleave_partial_rows(te::Stage rf) {
+  te::IterVar lane = rf.axis(static_cast<int>(compute_of(rf)->axis.size()) - 1);
   std::vector<te::IterVar> order, rows;
-  for (const te::IterVar& iv : rf.leaf_iter_vars())
-    (iv->iter_type == te::IterVarType::kCommReduce ? order : rows).push_back(iv);
-  te::IterVar lane = rows.back();  // vectorize_partials put it last
-  rows.pop_back();
+  for (const te::IterVar& iv : rf.leaf_iter_vars()) {
+    if (!iv.same_as(lane))
+      (iv->iter_type == te::IterVarType::kCommReduce ? order : rows).push_back(iv);
+  }
   order.insert(order.end(), rows.begin(), rows.end());
   order.push_back(lane);
   rf.reorder(order);

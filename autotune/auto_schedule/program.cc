@@ -398,30 +398,50 @@ int spatial_axes(const ComputeDAG& dag, const Sketch& sk, size_t i) {
   return static_cast<int>(dag.stages()[i].spatial.size());
 }
 
-// Whether stage `i` is an output whose rows may go in blocks (StageParams::rows): injective, at
-// root, with an axis before its last, and producers that may take a compute location.
-bool blockable(const ComputeDAG& dag, const Sketch& sk, size_t i) {
+// The rows a block of stage `i` may hold (StageParams::rows): those of kBlockRows that divide its
+// row axis (the one before the last) into two blocks or more, where the stage is the output,
+// injective at root, and a producer that may take a compute location has that axis (a statistic
+// per row; not one that reduces it, as an instance norm reduces the rows of its planes). Empty
+// where it takes no blocks.
+constexpr int64_t kBlockRows[] = {2, 4, 8};
+std::vector<int64_t> block_rows(const ComputeDAG& dag, const Sketch& sk, size_t i) {
   const StageFacts& f = dag.stages()[i];
   if (i != dag.output_stage() || sk.plans[i].rule != SketchRule::kRoot || !f.reduce.empty() ||
       f.spatial.size() < 2) {
-    return false;
+    return {};
   }
+  size_t row_axis = f.spatial.size() - 2;
+  int64_t extent = f.spatial[row_axis];
+  bool per_row = false;
   for (size_t j = 0; j < dag.stages().size(); ++j) {
-    if (locatable(dag, sk, j)) return true;
+    const std::vector<int64_t>& axes = dag.stages()[j].spatial;
+    per_row |= locatable(dag, sk, j) && axes.size() > row_axis && axes[row_axis] == extent;
   }
-  return false;
+  std::vector<int64_t> rows;
+  for (int64_t r : kBlockRows) {
+    if (per_row && extent % r == 0 && extent > r) rows.push_back(r);
+  }
+  return rows;
 }
 
-// Rows in a block, where they divide the axis: none half the time (the untuned schedules' rows
-// go one, two or four at a time: topi/schedule_statistics.cc).
-constexpr int64_t kBlockRows[] = {2, 4, 8};
-int64_t sample_rows(int64_t extent, std::mt19937_64& rng) {
-  std::vector<int64_t> rows{0};
-  for (int64_t r : kBlockRows) {
-    if (extent % r == 0 && extent > r) rows.push_back(r);
-  }
-  if (rows.size() == 1 || std::bernoulli_distribution(0.5)(rng)) return 0;
-  return rows[std::uniform_int_distribution<size_t>(1, rows.size() - 1)(rng)];
+// Whether a stage is computed at the loop of the output's row axis, which blocks split: without
+// one, blocks only add a loop.
+bool located_per_row(const ComputeDAG& dag, const Program& p) {
+  size_t out = dag.output_stage();
+  if (out == kNoStage) return false;
+  int row_location = static_cast<int>(dag.stages()[out].spatial.size()) - 1;
+  return std::any_of(p.stages.begin(), p.stages.end(),
+                     [&](const StageParams& sp) { return sp.compute_at == row_location; });
+}
+
+// The output's rows in a block, none half the time (the untuned schedules' rows go one, two or
+// four at a time: topi/schedule_statistics.cc), where a stage is located per row.
+void sample_rows(const ComputeDAG& dag, const Sketch& sk, Program& p, std::mt19937_64& rng) {
+  size_t out = dag.output_stage();
+  if (out == kNoStage) return;
+  std::vector<int64_t> rows = block_rows(dag, sk, out);
+  bool none = rows.empty() || !located_per_row(dag, p) || std::bernoulli_distribution(0.5)(rng);
+  p.stages[out].rows = none ? 0 : pick(rows, rng);
 }
 
 int64_t sample_unroll(std::mt19937_64& rng) {
@@ -487,6 +507,10 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
     StageParams p = program.stages[i];
     if (p.compute_at > 0) p.parallel = 0, p.unroll = 0;
     te::Stage st = s[f.name];
+    if (p.rows != 0 && std::ranges::count(block_rows(dag, sketch, i), p.rows) == 0) {
+      throw Error(fmt::format("auto-scheduler: stage '{}' cannot take its rows in blocks of {}",
+                              f.name, p.rows));
+    }
     switch (plan.rule) {
       case SketchRule::kInline:
         st.compute_inline();
@@ -580,12 +604,12 @@ Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketche
       sp.unroll = sample_unroll(rng);
     }
     sp.vectorize = vectorize(rng);
-    if (blockable(dag, sk, i)) sp.rows = sample_rows(f.spatial[f.spatial.size() - 2], rng);
   }
   for (size_t i = dag.stages().size(); i-- > 0;) {  // readers first
     int most = max_compute_at(dag, sk, p, i);
     if (most > 0) p.stages[i].compute_at = std::uniform_int_distribution<int>(0, most)(rng);
   }
+  sample_rows(dag, sk, p, rng);
   return p;
 }
 
@@ -623,7 +647,8 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
   for (size_t i = 0; i < dag.stages().size(); ++i) {
     SketchRule r = sk.plans[i].rule;
     if (dag.stages()[i].placeholder || r == SketchRule::kInline) continue;
-    bool ok = kind == Mutation::kTileSize    ? tiled(r) || blockable(dag, sk, i)
+    bool ok = kind == Mutation::kTileSize
+                  ? tiled(r) || (!block_rows(dag, sk, i).empty() && located_per_row(dag, p))
               : kind == Mutation::kVectorize ? true
               : kind == Mutation::kParallel  ? at_root(r) && spatial_axes(dag, sk, i) > 0
               : kind == Mutation::kComputeAt ? locatable(dag, sk, i)
@@ -637,8 +662,11 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
   const StageFacts& f = dag.stages()[i];
   switch (kind) {
     case Mutation::kTileSize: {
-      if (blockable(dag, sk, i)) {
-        sp.rows = sample_rows(f.spatial[f.spatial.size() - 2], rng);
+      if (!tiled(sk.plans[i].rule)) {  // the output's rows in a block, another number of them
+        std::vector<int64_t> rows = block_rows(dag, sk, i);
+        rows.push_back(0);
+        std::erase(rows, sp.rows);
+        sp.rows = pick(rows, rng);
         break;
       }
       // Moves a factor of one level's extent to another level of the same axis.
@@ -691,6 +719,8 @@ Program mutate(const ComputeDAG& dag, const std::vector<Sketch>& sketches, const
       break;
   }
   clamp_compute_at(dag, sk, out);  // a stage moved out may leave its producers too deep
+  if (!located_per_row(dag, out) && dag.output_stage() != kNoStage)
+    out.stages[dag.output_stage()].rows = 0;  // blocks that no stage is computed for
   return out;
 }
 

@@ -33,9 +33,10 @@ struct StageParams {
   // A stage at root or factored: 0, or computed at a loop of the task's output
   // (compute_location.h); such a stage runs neither parallel nor with an unroll pragma.
   int compute_at = 0;
-  // The task's output, injective at root, whose producers may take a compute location: its row
-  // axis (the one before the last) split into blocks of `rows` rows (0: none). A statistic
-  // computed at the block reduces each vector of every row in turn (compute_location.h).
+  // The task's output, injective at root, where a producer with its row axis (the one before the
+  // last) is computed per row: that axis split into blocks of `rows` rows (2, 4 or 8, two blocks
+  // or more; 0: none). Stages located per row are then computed per block, and a vectorized
+  // factored statistic reduces each vector of every row in turn (compute_location.h).
   int64_t rows = 0;
   bool operator==(const StageParams&) const = default;
 };
@@ -57,8 +58,9 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
 
 // A random completion of sketch `index` (Ansor's random annotation): tile extents drawn from the
 // factorizations of each axis, the outer spatial loops parallel, inner loops vectorized, an unroll
-// step picked, a compute location drawn for each stage that may take one; of the template sketch,
-// a config (sample_template_config).
+// step picked, a compute location drawn for each stage that may take one, the output's rows in a
+// block where a stage is located per row (none half the time); of the template sketch, a config
+// (sample_template_config).
 Program sample_program(const ComputeDAG& dag, const std::vector<Sketch>& sketches, size_t index,
                        std::mt19937_64& rng);
 
@@ -67,7 +69,7 @@ enum class Mutation { kTileSize, kParallel, kUnroll, kVectorize, kComputeAt };
 const char* mutation_name(Mutation m);
 
 // A copy of `p` with one number changed: a tile size moved between two levels of one axis (the
-// axis' extent stays whole) or the output's rows in a block redrawn (a kTileSize mutation), the
+// axis' extent stays whole) or the output's rows in a block changed (a kTileSize mutation), the
 // parallel depth, unroll step or compute location of one stage
 // redrawn, or one stage's vectorization flipped; of the template sketch, one knob redrawn (a
 // kTileSize mutation, whatever was drawn). The kind is drawn by `weights` (tile size,

@@ -154,7 +154,8 @@ TEST(ScheduleStatisticsTest, LongRowsOfNormalizationsGoInBlocks) {
     std::vector<int64_t> shape;
     const char* target;
     std::string row_loop;  // the extent of the first loop, the rows': rows / block
-    size_t reduce_loops;   // loops over a row's vectors, "for (r<d>.outer"
+    size_t reduce_loops;   // loops over a row's vectors, "for (r<d>.outer": one per statistic,
+                           // where a block's rows (unrolled) without the interleave had one each
   };
   // 768 floats: 4 accumulator chains of 16 or 8 lanes per row, 2 rows (3 KiB each) in a quarter
   // of L1; 512 floats: 4 rows, where AVX2's 16 registers hold the chains of 2; 2048 floats: one

@@ -160,8 +160,9 @@ class Vectorizer : public IRMutator {
   PrimExpr mutate_Cast(const CastNode* op, const PrimExpr& self) override {
     PrimExpr v = mutate_expr(op->value);
     if (v.same_as(op->value)) return self;
-    // A ramp widened to a wider signed integer is still a ramp (an int32 lane index into a buffer
-    // indexed in int64), so that the access stays contiguous.
+    // A ramp cast to a signed integer of the same width or wider is still a ramp (an int32 lane
+    // index into a buffer indexed in int64), so that the access stays contiguous; as fold_ramp,
+    // this takes the lanes' values not to overflow.
     const auto* ramp = v.as<RampNode>();
     DataType from = op->value.dtype();
     if (ramp && op->dtype.is_int() && from.is_int() && op->dtype.bits() >= from.bits()) {

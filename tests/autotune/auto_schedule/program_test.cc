@@ -77,14 +77,35 @@ Case matmul(int64_t m, int64_t n, int64_t k) {
   return c;
 }
 
-Case softmax(int64_t rows, int64_t cols) {
-  Tensor X = te::placeholder({rows, cols}, DataType::f32(), "X");
+// Softmax over the last axis of [lead..., cols].
+Case softmax(std::vector<int64_t> lead, int64_t cols) {
+  std::vector<PrimExpr> rows_shape, shape;
+  int64_t rows = 1;
+  for (int64_t d : lead) rows_shape.push_back(d), rows *= d;
+  shape = rows_shape;
+  shape.push_back(cols);
+  std::vector<int64_t> dims(lead);
+  dims.push_back(cols);
+  Tensor X = te::placeholder(shape, DataType::f32(), "X");
   te::IterVar k1 = te::reduce_axis(0, cols, "k1"), k2 = te::reduce_axis(0, cols, "k2");
-  Tensor mx = te::compute({rows}, [&](Expr i) { return te::max(X(i, k1), {k1}); }, "mx");
-  Tensor e = te::compute({rows, cols}, [&](Expr i, Expr j) { return exp(X(i, j) - mx(i)); }, "e");
-  Tensor s = te::compute({rows}, [&](Expr i) { return te::sum(e(i, k2), {k2}); }, "s");
-  Tensor Y = te::compute({rows, cols}, [&](Expr i, Expr j) { return e(i, j) / s(i); }, "Y");
-  Case c{"softmax", {X, Y}, {testing::random_array({rows, cols})}, {}};
+  auto at = [](const std::vector<Var>& i, PrimExpr last) {
+    std::vector<PrimExpr> v(i.begin(), i.end());
+    v.push_back(std::move(last));
+    return v;
+  };
+  auto row = [](const std::vector<Var>& i) {
+    return std::vector<PrimExpr>(i.begin(), i.end() - 1);
+  };
+  auto all = [](const std::vector<Var>& i) { return std::vector<PrimExpr>(i.begin(), i.end()); };
+  Tensor mx = te::compute(
+      rows_shape, [&](const std::vector<Var>& i) { return te::max(X(at(i, k1)), {k1}); }, "mx");
+  Tensor e = te::compute(
+      shape, [&](const std::vector<Var>& i) { return exp(X(all(i)) - mx(row(i))); }, "e");
+  Tensor s = te::compute(
+      rows_shape, [&](const std::vector<Var>& i) { return te::sum(e(at(i, k2)), {k2}); }, "s");
+  Tensor Y =
+      te::compute(shape, [&](const std::vector<Var>& i) { return e(all(i)) / s(row(i)); }, "Y");
+  Case c{"softmax", {X, Y}, {testing::random_array(dims)}, {}};
   const float* x = c.inputs[0].data<float>();
   for (int64_t i = 0; i < rows; ++i) {
     double m = -INFINITY, sum = 0;
@@ -95,6 +116,7 @@ Case softmax(int64_t rows, int64_t cols) {
   }
   return c;
 }
+Case softmax(int64_t rows, int64_t cols) { return softmax(std::vector<int64_t>{rows}, cols); }
 
 // ConvNCHWc's shape on a matmul: blocks of `block` output columns, unpacked with a bias.
 Case blocked_matmul(int64_t m, int64_t n, int64_t k, int64_t block) {
@@ -348,39 +370,67 @@ TEST(ComputeLocationTest, SoftmaxStatisticsMayBeComputedPerRow) {
 
 // The output's rows in blocks: the statistics computed at the loop over the blocks compute a
 // block's rows, their vector partials reducing each vector of every row in turn (the rows' loop
-// inside the loop over a row's vectors); the numbers stay right.
+// inside the loop over a row's vectors); the numbers stay right. Over [6, 128] the parallel loop
+// fuses the loop over the blocks; over [2, 6, 128] with a parallel depth of 1 it does not.
 TEST(ComputeLocationTest, StatisticsOfABlockOfRowsReduceEachVectorInTurn) {
-  Case c = softmax(6, 128);
-  ComputeDAG dag = dag_of(c);
-  std::vector<Sketch> sketches = generate_sketches(dag);
-  size_t out = dag.output_stage();
-  auto factored = [&](const Sketch& sk) {
-    return sk.plans[1].rule == SketchRule::kRfactor && sk.plans[3].rule == SketchRule::kRfactor;
-  };
-  auto sk = std::find_if(sketches.begin(), sketches.end(), factored);
-  ASSERT_NE(sk, sketches.end());
-  std::mt19937_64 rng(29);
-  for (int64_t rows : {2, 3}) {
+  for (const std::vector<int64_t>& lead : {std::vector<int64_t>{6}, std::vector<int64_t>{2, 6}}) {
+    Case c = softmax(lead, 128);
+    ComputeDAG dag = dag_of(c);
+    std::vector<Sketch> sketches = generate_sketches(dag);
+    size_t out = dag.output_stage();
+    auto factored = [&](const Sketch& sk) {
+      return sk.plans[1].rule == SketchRule::kRfactor && sk.plans[3].rule == SketchRule::kRfactor;
+    };
+    auto sk = std::find_if(sketches.begin(), sketches.end(), factored);
+    ASSERT_NE(sk, sketches.end());
+    std::mt19937_64 rng(29);
     Program p = sample_program(dag, sketches, static_cast<size_t>(sk - sketches.begin()), rng);
-    p.stages[out].rows = rows;
-    for (size_t i : {1, 2, 3}) p.stages[i].compute_at = 1;  // mx, e, s: at the row loop
-    for (StageParams& sp : p.stages) sp.unroll = 0;         // loops to look at
+    int row_location = static_cast<int>(lead.size());
+    p.stages[out].rows = 2;
+    p.stages[out].parallel = 1;
+    for (size_t i : {1, 2, 3}) p.stages[i].compute_at = row_location;  // mx, e, s: per row
+    for (StageParams& sp : p.stages) sp.unroll = 0;                    // loops to look at
     p.stages[1].vectorize = p.stages[3].vectorize = true;
     std::string what = p.str(dag);
-    EXPECT_NE(what.find(fmt::format("rows {}", rows)), std::string::npos) << what;
+    EXPECT_NE(what.find("rows 2"), std::string::npos) << what;
     te::Schedule s = apply(dag, *sk, p);
     std::string text = lowered(dag, s);
     // The first partials of both statistics: a loop over the row's vectors around the block's rows.
     for (const char* k : {"k1", "k2"}) {
       EXPECT_TRUE(std::regex_search(
-          text,
-          std::regex(fmt::format(
-              R"(for \({}\.outer, 0\w*, \d+\w*\) \{{\s*for \(i[^,]*, 0\w*, {}\w*\))", k, rows))))
+          text, std::regex(fmt::format(
+                    R"(for \({}\.outer, 0\w*, \d+\w*\) \{{\s*for \(\w+[^,]*, 0\w*, 2\w*\))", k))))
           << what << ":\n"
           << text;
     }
     expect_correct(c, dag, s, what);
+    // Blocks must divide the rows into two or more.
+    for (int64_t rows : {3, 4, 6}) {
+      p.stages[out].rows = rows;
+      EXPECT_THROW(apply(dag, *sk, p), Error) << rows;
+    }
   }
+}
+
+// Sampled and mutated programs block the output's rows only where a stage is computed per row.
+TEST(ComputeLocationTest, RowsInBlocksOnlyWithAStagePerRow) {
+  Case c = softmax(8, 128);
+  ComputeDAG dag = dag_of(c);
+  std::vector<Sketch> sketches = generate_sketches(dag);
+  size_t out = dag.output_stage();
+  std::mt19937_64 rng(31);
+  const std::vector<double> weights = {0.6, 0.1, 0.1, 0.1, 0.1};
+  int blocked = 0;
+  for (int n = 0; n < 200; ++n) {
+    Program p = sample_program(dag, sketches, static_cast<size_t>(n) % sketches.size(), rng);
+    for (int m = 0; m < 3; ++m) p = mutate(dag, sketches, p, weights, rng);
+    auto per_row = [](const StageParams& sp) { return sp.compute_at == 1; };
+    if (p.stages[out].rows == 0) continue;
+    ++blocked;
+    EXPECT_TRUE(std::any_of(p.stages.begin(), p.stages.end(), per_row)) << p.str(dag);
+    EXPECT_TRUE(p.stages[out].rows == 2 || p.stages[out].rows == 4) << p.str(dag);
+  }
+  EXPECT_GT(blocked, 10);
 }
 
 // Vectorized rfactor partials reduce as a tree: into one vector when the factor is several, then

@@ -56,6 +56,18 @@ TEST(VectorizeLoopsTest, WidenedLoopVarInAnIndexStaysARamp) {
   std::vector<double> want(32, 2.0), got(32, 1.0);
   Interpreter().run(v, {&got});
   EXPECT_EQ(got, want);
+  // Narrowed, or to an unsigned type, it stays a cast of the ramp.
+  for (DataType to : {DataType::i32(), DataType::u32()}) {
+    Buffer out = Buffer::make("out", to, {16});
+    Var k("k", DataType::i64());
+    PrimFunc g = PrimFunc::make("g", {out->data}, {out},
+                                ForNode::make(k, int64_t{0}, int64_t{16}, ForKind::kVectorized,
+                                              BufferStoreNode::make(out, cast(to, k), {k})));
+    PrimFunc gv = vectorize_loops(g);
+    const auto* cast_store = gv->body.as<BufferStoreNode>();
+    ASSERT_NE(cast_store, nullptr) << to_string(gv);
+    EXPECT_NE(cast_store->value.as<CastNode>(), nullptr) << to_string(gv);
+  }
 }
 
 // C[i] += A[i, k] * B[k] vectorized over i: the serial k loop stays around the vector body.
