@@ -23,7 +23,7 @@
 //   round's median): 1.16-1.28x faster in 7 of 8 rounds with AVX-512 (0.96x in one), 1.03-1.48x
 //   with AVX2 code (blocks of 2). Writing each vector of every row in turn, which loads LayerNorm's
 //   scale and bias once a block, ran faster still where the output stayed in cache and slower where
-//   it did not (1.3-2x on the transformer encoder's last layer norm, which writes the model's
+//   it did not (1.6-2.5x on the transformer encoder's last layer norm, which writes the model's
 //   output; a C kernel with its output flushed from cache, 1.2x). Softmax over rows of 16 to 64
 //   vectors ran 3-25% slower in blocks.
 // Before the chains, the tree and the unrolling, the per-row reductions waited on their adds: on
