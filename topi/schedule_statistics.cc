@@ -221,8 +221,9 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, cons
   int64_t block = at_once == 1 && every_stat_vectorized && !row_buffers
                       ? rows_in_block(*dims, *first, lanes, chains, cpu)
                       : 1;
-  if (at_once > 1 || block > 1) {
-    auto [outer, inner] = out_stage.split(row, std::max(at_once, block));
+  int64_t per_iteration = std::max(at_once, block);  // rows the row loop steps by
+  if (per_iteration > 1) {
+    auto [outer, inner] = out_stage.split(row, per_iteration);
     out_stage.unroll(inner);
     row = outer;
   }
@@ -234,7 +235,7 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, cons
     if (!is_reduction(st)) {
       vectorize_columns(st, *first, lanes);
       st.compute_at(out_stage, row);
-      if (at_once > 1 || block > 1) unroll_rows(st, *first);
+      if (per_iteration > 1) unroll_rows(st, *first);
       continue;
     }
     // The chains' accumulators, then halves of a vector down to two lanes, which st reduces.
@@ -243,7 +244,7 @@ bool schedule_rows(te::Schedule& s, const std::vector<te::Tensor>& outputs, cons
       partials = vector_partials(s, st, r->k, lanes * r->chains, lanes);
     st.compute_at(out_stage, row);
     compute_partials_at(partials, out_stage, row);
-    if (at_once > 1 || block > 1) {
+    if (per_iteration > 1) {
       unroll_rows(st, *first);
       for (const te::Stage& p : partials) unroll_rows(p, *first);
     }

@@ -36,14 +36,11 @@ void clamp_compute_at(const ComputeDAG& dag, const Sketch& sketch, Program& prog
   }
 }
 
-bool block_location(const te::Stage& out, int d, const te::IterVar& block) {
-  return block.defined() && d == static_cast<int>(topi::compute_of(out)->axis.size()) - 1;
-}
-
 te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d,
                           const te::IterVar& block) {
   TESSEL_ICHECK(d >= 1) << "location " << d << " of '" << out.name() << "'";
-  if (block_location(out, d, block)) return block;
+  bool row_axis = d == static_cast<int>(topi::compute_of(out)->axis.size()) - 1;
+  if (block.defined() && row_axis) return block;
   te::IterVar axis = out.axis(d - 1);
   const std::vector<te::IterVar>& leaves = out.leaf_iter_vars();
   bool fused = std::none_of(leaves.begin(), leaves.end(),

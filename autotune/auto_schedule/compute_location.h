@@ -32,7 +32,5 @@ void clamp_compute_at(const ComputeDAG& dag, const Sketch& sketch, Program& prog
 // `block` the loop that holds a block of its rows (undefined: none).
 te::IterVar location_loop(const te::Stage& out, const StageParams& out_params, int d,
                           const te::IterVar& block);
-// Whether location `d` of `out` is the loop over a block of its rows.
-bool block_location(const te::Stage& out, int d, const te::IterVar& block);
 
 }  // namespace tessel::autotune

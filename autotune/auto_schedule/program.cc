@@ -553,8 +553,9 @@ te::Schedule apply(const ComputeDAG& dag, const Sketch& sketch, const Program& p
     te::Stage out_stage = s[dag.stages()[out].name];
     IterVar loop = location_loop(out_stage, program.stages[out], at, out_block);
     s[dag.stages()[i].name].compute_at(out_stage, loop);
-    // At a block of rows, the partials too, each vector of every row in turn.
-    if (block_location(out_stage, at, out_block) && !partials[i].empty()) {
+    // At a block of rows (or the parallel loop that fuses it), the partials too, each vector of
+    // every row in turn.
+    if (out_block.defined() && loop.same_as(out_block) && !partials[i].empty()) {
       topi::compute_partials_at(partials[i], out_stage, loop);
       topi::interleave_partial_rows(partials[i].front());
     }
