@@ -8,6 +8,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tests/codegen/codegen_test_util.h"
@@ -109,6 +111,29 @@ TEST(FloatMathTest, MatchesDoublePrecisionOverTheWholeRange) {
           << intrinsic_name(c.op) << ": the vector form differs from the scalar form";
       expect_accurate(c, x, scalar);
     }
+  }
+}
+
+// exp in ulps of its result, over 2^20 points of [-87, 88] (normal results) and 2^16 of [-1, 1]:
+// the polynomial's error and its roundings stay under one ulp. The tolerance above is relative,
+// 2^-23 of the result, which allows up to 2 ulps for results just under a power of 2.
+TEST(FloatMathTest, ExpIsWithinOneUlp) {
+  std::vector<float> x;
+  for (int k = 0; k < (1 << 20); ++k)
+    x.push_back(-87.0f + 175.0f * static_cast<float>(k) / (1 << 20));
+  for (int k = 0; k < (1 << 16); ++k) x.push_back(-1.0f + 2.0f * static_cast<float>(k) / (1 << 16));
+  for (const Target& target : targets()) {
+    runtime::NDArray y = run(Intrinsic::exp, kLanes, x, target);
+    double worst = 0;
+    float worst_at = 0;
+    for (size_t k = 0; k < x.size(); ++k) {
+      double want = std::exp(static_cast<double>(x[k]));
+      double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+      double err = std::fabs(y.data<float>()[k] - want) / ulp;
+      if (err > worst) std::tie(worst, worst_at) = std::pair{err, x[k]};
+    }
+    EXPECT_LT(worst, 1.0) << target.cpu << ": exp(" << worst_at << ")";
+    std::printf("-mcpu=%s: exp within %.3f ulp\n", target.cpu.c_str(), worst);
   }
 }
 
