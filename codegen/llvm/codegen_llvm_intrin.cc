@@ -1,7 +1,7 @@
 // Math intrinsics for scalar and vector types: LLVM intrinsics where LLVM has them (the backend
 // expands vector forms to libm calls per lane as needed), arithmetic for rsqrt and sigmoid, and
-// per-lane libm calls for tanh and erf; float32 exp, tanh, erf and sigmoid are inline polynomials
-// on the vector unit instead (codegen/llvm/float_math.h). `round` rounds half to even
+// per-lane libm calls for tanh and erf; float32 exp, log, tanh, erf and sigmoid are inline
+// polynomials on the vector unit instead (codegen/llvm/float_math.h). `round` rounds half to even
 // (llvm.roundeven), like ONNX Round and std::nearbyint in the default rounding mode.
 #include <llvm/IR/Intrinsics.h>
 
@@ -25,7 +25,7 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const CallNode* op) {
     case Intrinsic::exp2:
       return unary(llvm::Intrinsic::exp2);
     case Intrinsic::log:
-      return unary(llvm::Intrinsic::log);
+      return f32 ? emit_log_f32(builder_, arg(0), float_math_isa_) : unary(llvm::Intrinsic::log);
     case Intrinsic::log2:
       return unary(llvm::Intrinsic::log2);
     case Intrinsic::sqrt:

@@ -4,18 +4,27 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
+#include <limits>
 #include <vector>
 
 namespace tessel::codegen {
 
 namespace {
 
+// ln 2 in two parts: k * kLn2High is exact for the k of exp's and log's reductions (|k| <= 151).
+constexpr double kLn2High = 0.693359375, kLn2Low = -2.12194440e-4;
 // exp(r) = 1 + r + r^2 * P(r) for |r| <= ln(2) / 2, relative error 3.7e-9 before rounding: P of
 // degree 4, fitted by least squares on Chebyshev nodes a coefficient at a time from the lowest,
-// each rounded to float32 before the rest were fitted again. Degree 5 (one FMA more) gained
-// nothing visible in float32: both stay within one ulp (tests/codegen/llvm/float_math_test.cc).
+// each rounded to float32 before the rest were fitted again (scripts/fit_float_polynomial.py).
+// Degree 5 (one FMA more) gained nothing visible in float32: both stay within one ulp
+// (tests/codegen/llvm/float_math_test.cc).
 constexpr double kExpP[] = {0.49999988079071045, 0.166665181517601, 0.04166964814066887,
                             0.008368944749236107, 0.0013745303731411695};
+// log(1 + f) = f - f^2 / 2 + f^3 * P(f) for sqrt(1/2) - 1 <= f < sqrt(2) - 1, relative error
+// 6.9e-9 before rounding; fitted as kExpP is.
+constexpr double kLogP[] = {0.3333335518836975,   -0.2500085234642029, 0.1999976634979248,
+                            -0.16621315479278564, 0.14228099584579468, -0.13203458487987518,
+                            0.12615187466144562,  -0.07353802770376205};
 // tanh(x) = x + x^3 * P(x^2) for |x| < kTanhSmall.
 constexpr double kTanhSmall = 0.55;
 constexpr double kTanhP[] = {-0.3333333204348375, 0.1333311752729629, -0.05391005428342945,
@@ -63,6 +72,15 @@ class FloatMath {
     return select(b_.CreateFCmpOGT(x, c(hi)), c(hi), x);
   }
 
+  // int32 of type_'s shape (scalar or vector), for work on a float's bits.
+  llvm::Type* int32_type() const {
+    llvm::Type* int_type = b_.getInt32Ty();
+    if (auto* vector = llvm::dyn_cast<llvm::VectorType>(type_))
+      int_type = llvm::VectorType::get(int_type, vector->getElementCount());
+    return int_type;
+  }
+  llvm::Value* int32(int32_t v) const { return llvm::ConstantInt::get(int32_type(), v); }
+
   // P(x) for coefficients lowest degree first.
   template <size_t N>
   llvm::Value* polynomial(const double (&coeffs)[N], llvm::Value* x) const {
@@ -81,15 +99,12 @@ class FloatMath {
   // By two factors, each a normal float built in its exponent bits and applied in turn. The
   // integer k comes from `sum`'s bits, not a conversion, which would be poison for a NaN.
   llvm::Value* scale_by_two_powers(llvm::Value* v, llvm::Value* sum) const {
-    llvm::Type* int_type = b_.getInt32Ty();
-    if (auto* vector = llvm::dyn_cast<llvm::VectorType>(type_))
-      int_type = llvm::VectorType::get(int_type, vector->getElementCount());
+    llvm::Type* int_type = int32_type();
     constexpr int32_t kRoundBits = 0x4b400000;  // 1.5 * 2^23
-    llvm::Value* ki =
-        b_.CreateSub(b_.CreateBitCast(sum, int_type), llvm::ConstantInt::get(int_type, kRoundBits));
+    llvm::Value* ki = b_.CreateSub(b_.CreateBitCast(sum, int_type), int32(kRoundBits));
     llvm::Value* half = b_.CreateAShr(ki, 1);
     auto power = [&](llvm::Value* e) {
-      llvm::Value* bits = b_.CreateShl(b_.CreateAdd(e, llvm::ConstantInt::get(int_type, 127)), 23);
+      llvm::Value* bits = b_.CreateShl(b_.CreateAdd(e, int32(127)), 23);
       return b_.CreateBitCast(bits, type_);
     };
     return mul(mul(v, power(half)), power(b_.CreateSub(ki, half)));
@@ -132,7 +147,7 @@ class FloatMath {
     llvm::Value* xc = at_most(at_least(x, -104.0), 89.0);
     // x = k ln 2 + r, |r| <= ln(2) / 2; ln 2 in two parts so that k * kLn2High is exact. Adding
     // 1.5 * 2^23 rounds x / ln 2 to the integer k, which then sits in the sum's low bits.
-    constexpr double kLn2High = 0.693359375, kLn2Low = -2.12194440e-4, kRound = 12582912.0;
+    constexpr double kRound = 12582912.0;
     llvm::Value* sum = mul_add(xc, c(1.4426950408889634), c(kRound));
     llvm::Value* k = sub(sum, c(kRound));
     llvm::Value* r = mul_add(k, c(-kLn2High), xc);
@@ -141,6 +156,30 @@ class FloatMath {
     // FMAs ran a softmax 5-8% slower with AVX2 code (docs/codegen.md).
     llvm::Value* er = add(mul_add(polynomial(kExpP, r), mul(r, r), r), c(1.0));
     return scale_by_exp2(er, k, sum);  // a NaN x gives a NaN er, and so a NaN
+  }
+
+  llvm::Value* log(llvm::Value* x) const {
+    // x = 2^k m with m in [sqrt(1/2), sqrt(2)): subtracting sqrt(1/2)'s bits from x's carries
+    // into the exponent exactly when x's mantissa is at least sqrt(1/2)'s. A subnormal x is
+    // first scaled into the normal range by 2^23.
+    constexpr int32_t kSqrtHalfBits = 0x3f3504f3, kMantissa = 0x007fffff;
+    constexpr double kMinNormal = 1.1754943508222875e-38, kTwo23 = 8388608.0;
+    llvm::Value* tiny = less(x, kMinNormal);
+    llvm::Value* bits = b_.CreateBitCast(select(tiny, mul(x, c(kTwo23)), x), int32_type());
+    llvm::Value* d = b_.CreateSub(bits, int32(kSqrtHalfBits));
+    llvm::Value* k = b_.CreateSub(b_.CreateAShr(d, 23), select(tiny, int32(23), int32(0)));
+    llvm::Value* m = b_.CreateBitCast(
+        b_.CreateAdd(b_.CreateAnd(d, int32(kMantissa)), int32(kSqrtHalfBits)), type_);
+    llvm::Value* f = sub(m, c(1.0));  // exact
+    // log x = k ln 2 + f - f^2 / 2 + f^3 P(f), the small terms added first.
+    llvm::Value* kf = b_.CreateSIToFP(k, type_);
+    llvm::Value* y = mul(mul(f, f), mul_add(f, polynomial(kLogP, f), c(-0.5)));
+    y = mul_add(kf, c(kLn2High), add(mul_add(kf, c(kLn2Low), y), f));
+    const double inf = std::numeric_limits<double>::infinity();
+    y = select(b_.CreateFCmpOEQ(x, c(inf)), c(inf), y);
+    y = select(b_.CreateFCmpOEQ(x, c(0.0)), c(-inf), y);  // either zero
+    return select(b_.CreateFCmpULT(x, c(0.0)), c(std::numeric_limits<double>::quiet_NaN()),
+                  y);  // negative or NaN
   }
 
   llvm::Value* tanh(llvm::Value* x) const {
@@ -173,6 +212,10 @@ class FloatMath {
 
 llvm::Value* emit_exp_f32(llvm::IRBuilderBase& b, llvm::Value* x, const FloatMathIsa& isa) {
   return FloatMath(b, x->getType(), isa).exp(x);
+}
+
+llvm::Value* emit_log_f32(llvm::IRBuilderBase& b, llvm::Value* x, const FloatMathIsa& isa) {
+  return FloatMath(b, x->getType(), isa).log(x);
 }
 
 llvm::Value* emit_tanh_f32(llvm::IRBuilderBase& b, llvm::Value* x, const FloatMathIsa& isa) {

@@ -98,6 +98,7 @@ TEST(FloatMathTest, MatchesDoublePrecisionOverTheWholeRange) {
   const double ulp = std::numeric_limits<float>::epsilon();
   std::vector<Case> cases = {
       {Intrinsic::exp, [](double v) { return std::exp(v); }, 1.0 * ulp, 0},
+      {Intrinsic::log, [](double v) { return std::log(v); }, 1.0 * ulp, 0},
       {Intrinsic::tanh, [](double v) { return std::tanh(v); }, 2e-7, 0},
       {Intrinsic::erf, [](double v) { return std::erf(v); }, 2e-7, 1e-7},
       {Intrinsic::sigmoid, [](double v) { return 1 / (1 + std::exp(-v)); }, 3e-7, 0},
@@ -114,26 +115,48 @@ TEST(FloatMathTest, MatchesDoublePrecisionOverTheWholeRange) {
   }
 }
 
-// exp in ulps of its result, over 2^20 points of [-87, 88] (normal results) and 2^16 of [-1, 1]:
-// the polynomial's error and its roundings stay under one ulp. The tolerance above is relative,
+// The largest error of op over x on target, in ulps of the double-precision reference (each
+// reference is a normal float: ulps of that float's binade), and the x where it is.
+std::pair<double, float> max_ulp_error(Intrinsic op, double (*reference)(double),
+                                       const std::vector<float>& x, const Target& target) {
+  runtime::NDArray y = run(op, kLanes, x, target);
+  std::pair<double, float> worst{0, 0};
+  for (size_t k = 0; k < x.size(); ++k) {
+    double want = reference(x[k]);
+    double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
+    double err = std::fabs(y.data<float>()[k] - want) / ulp;
+    if (err > worst.first) worst = {err, x[k]};
+  }
+  return worst;
+}
+
+// exp over 2^20 points of [-87, 88] (normal results) and log over 2^20 points spread evenly in
+// exponent over every positive float, subnormals included; each also over 2^16 points next to
+// where its result is small ([-1, 1] for exp, [0.5, 2] for log). The polynomial's error and the
+// roundings stay under one ulp. MatchesDoublePrecisionOverTheWholeRange's tolerance is relative,
 // 2^-23 of the result, which allows up to 2 ulps for results just under a power of 2.
-TEST(FloatMathTest, ExpIsWithinOneUlp) {
-  std::vector<float> x;
-  for (int k = 0; k < (1 << 20); ++k)
-    x.push_back(-87.0f + 175.0f * static_cast<float>(k) / (1 << 20));
-  for (int k = 0; k < (1 << 16); ++k) x.push_back(-1.0f + 2.0f * static_cast<float>(k) / (1 << 16));
+TEST(FloatMathTest, ExpAndLogAreWithinOneUlp) {
+  auto spread = [](int n, float lo, float hi, auto f) {
+    std::vector<float> x;
+    for (int k = 0; k < n; ++k) x.push_back(f(lo + (hi - lo) * static_cast<float>(k) / n));
+    return x;
+  };
+  auto same = [](float v) { return v; };
+  auto pow2 = [](float e) { return std::exp2(e); };
+  std::vector<float> exp_x = spread(1 << 20, -87, 88, same);
+  std::vector<float> near_0 = spread(1 << 16, -1, 1, same);
+  exp_x.insert(exp_x.end(), near_0.begin(), near_0.end());
+  std::vector<float> log_x = spread(1 << 20, -149, 128, pow2);
+  std::vector<float> near_1 = spread(1 << 16, 0.5f, 2.0f, same);
+  log_x.insert(log_x.end(), near_1.begin(), near_1.end());
   for (const Target& target : targets()) {
-    runtime::NDArray y = run(Intrinsic::exp, kLanes, x, target);
-    double worst = 0;
-    float worst_at = 0;
-    for (size_t k = 0; k < x.size(); ++k) {
-      double want = std::exp(static_cast<double>(x[k]));
-      double ulp = std::ldexp(1.0, std::ilogb(want) - 23);
-      double err = std::fabs(y.data<float>()[k] - want) / ulp;
-      if (err > worst) std::tie(worst, worst_at) = std::pair{err, x[k]};
+    for (auto [op, reference, x] :
+         {std::tuple{Intrinsic::exp, +[](double v) { return std::exp(v); }, &exp_x},
+          std::tuple{Intrinsic::log, +[](double v) { return std::log(v); }, &log_x}}) {
+      auto [worst, at] = max_ulp_error(op, reference, *x, target);
+      EXPECT_LT(worst, 1.0) << target.cpu << ": " << intrinsic_name(op) << "(" << at << ")";
+      std::printf("-mcpu=%s: %s within %.3f ulp\n", target.cpu.c_str(), intrinsic_name(op), worst);
     }
-    EXPECT_LT(worst, 1.0) << target.cpu << ": exp(" << worst_at << ")";
-    std::printf("-mcpu=%s: exp within %.3f ulp\n", target.cpu.c_str(), worst);
   }
 }
 
@@ -145,7 +168,8 @@ TEST(FloatMathTest, EveryWidthAndTargetGivesTheSameBits) {
   if (all.size() == 1) {
     std::printf("(this host has no AVX-512: vscalefps is not run, only the portable form)\n");
   }
-  for (Intrinsic op : {Intrinsic::exp, Intrinsic::tanh, Intrinsic::erf, Intrinsic::sigmoid}) {
+  for (Intrinsic op :
+       {Intrinsic::exp, Intrinsic::log, Intrinsic::tanh, Intrinsic::erf, Intrinsic::sigmoid}) {
     runtime::NDArray scalar = run(op, 1, x, all[0]);
     auto same = [&](const runtime::NDArray& y) {
       return std::memcmp(scalar.raw_data(), y.raw_data(), scalar.nbytes()) == 0;
@@ -196,6 +220,42 @@ TEST(FloatMathTest, SaturatesAndKeepsSymmetry) {
   runtime::NDArray e = run(Intrinsic::exp, kLanes, far);
   EXPECT_EQ(e.data<float>()[0], 0.0f);
   EXPECT_EQ(e.data<float>()[1], std::numeric_limits<float>::infinity());
+}
+
+// log's edges: -inf at either zero, NaN below zero and for NaN, inf at inf, 0 at 1 exactly, the
+// smallest subnormal's log, and powers of 2 exact to the float nearest k ln 2.
+TEST(FloatMathTest, LogEdges) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {0.0f,
+                          -0.0f,
+                          -1.0f,
+                          -inf,
+                          std::numeric_limits<float>::quiet_NaN(),
+                          inf,
+                          1.0f,
+                          std::numeric_limits<float>::denorm_min(),
+                          1024.0f,
+                          0.125f,
+                          std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::min(),
+                          1e-42f,
+                          2.0f,
+                          0.5f,
+                          3.0f};
+  for (const Target& target : targets()) {
+    SCOPED_TRACE(target.cpu);
+    runtime::NDArray y = run(Intrinsic::log, kLanes, x, target);
+    const float* got = y.data<float>();
+    EXPECT_EQ(got[0], -inf);
+    EXPECT_EQ(got[1], -inf);
+    for (int k : {2, 3, 4}) EXPECT_TRUE(std::isnan(got[k])) << "log(" << x[k] << ") = " << got[k];
+    EXPECT_EQ(got[5], inf);
+    EXPECT_EQ(got[6], 0.0f);
+    for (int k = 7; k < kLanes; ++k) {
+      EXPECT_EQ(got[k], static_cast<float>(std::log(static_cast<double>(x[k]))))
+          << "log(" << x[k] << ")";
+    }
+  }
 }
 
 }  // namespace
