@@ -222,7 +222,10 @@ std::vector<OpCompute> elementwise_computes() {
                [](const OpCall&, PrimExpr x) {
                  return x * max(c(x, 0), min(c(x, 1), x * c(x, 1.0 / 6) + c(x, 0.5)));
                }),
-      unary_op(OpKind::Softplus, [](const OpCall&, PrimExpr x) { return log(exp(x) + c(x, 1)); }),
+      // log(e^x + 1) as max(x, 0) + log(e^-|x| + 1): e^x overflows float32 past x = 88.7.
+      unary_op(
+          OpKind::Softplus,
+          [](const OpCall&, PrimExpr x) { return max(x, c(x, 0)) + log(exp(-abs(x)) + c(x, 1)); }),
       unary_op(OpKind::Softsign, [](const OpCall&, PrimExpr x) { return x / (abs(x) + c(x, 1)); }),
       unary_op(OpKind::Tan,
                [](const OpCall&, PrimExpr x) {

@@ -30,6 +30,17 @@ TEST(ComputeElementwiseTest, FloatMathMatchesTheReference) {
   m.check();
 }
 
+// Softplus past float32's exp range: log(e^x + 1) is x there, not inf (e^x overflows at 88.7).
+TEST(ComputeElementwiseTest, SoftplusOfLargeInputsStaysFinite) {
+  OpGraph m;
+  auto x = m.input(
+      "x", make_tensor<double>(DataType::f32(), {2, 4}, {-120, -30, -1, 0, 2.5, 30, 89, 1e30}));
+  auto wide = m.input("wide", random_data(DataType::f32(), {4, 16}, 10, -100, 100));
+  m.op("softplus_x", "Softplus", {x});
+  m.op("softplus_wide", "Softplus", {wide});
+  m.check();
+}
+
 TEST(ComputeElementwiseTest, NanAndInfTests) {
   OpGraph m;
   const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
