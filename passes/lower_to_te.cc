@@ -67,13 +67,16 @@ topi::AnchorOp anchor_of(const graph::Graph& g, const graph::Node& node) {
 
 // What topi's compute reads of `node`: its attributes, output types and constant inputs.
 topi::OpCall op_call(const graph::Graph& g, const graph::Node& node) {
-  topi::OpCall call{node, {}, {}};
+  topi::OpCall call{node, {}, {}, {}};
   for (graph::ValueId v : node.outputs) {
     call.outputs.push_back(v == graph::kNoValue ? std::nullopt : std::optional(g.value(v).type));
   }
   call.constant = [&g, &node](size_t i, const std::string& what) -> const graph::TensorData* {
     if (!graph::ops::has_input(node, i)) return nullptr;
     return &graph::ops::required_constant(g, node, i, what);
+  };
+  call.constant_if_known = [&g, &node](size_t i) -> const graph::TensorData* {
+    return graph::ops::has_input(node, i) ? graph::ops::constant_input(g, node, i) : nullptr;
   };
   return call;
 }

@@ -331,6 +331,22 @@ void layernorm_chain(const std::string& path) {
   b.save(path);
 }
 
+// RMSNorm as PyTorch exports LLaMA's (x / sqrt(mean(x^2) + eps) * weight, the square a Pow by a
+// constant 2) over the last axis of [128, 768], 32 times in a row, each with its own weight.
+void rmsnorm_chain(const std::string& path) {
+  B b("rmsnorm_chain", 17, 15);
+  std::string x = b.input("hidden", {128, 768});
+  std::string two = b.float_constant("two", 2.0f), eps = b.float_constant("eps", 1e-6f);
+  for (int i = 0; i < kChainLength; ++i) {
+    std::string mean_square = b.node("ReduceMean", {b.node("Pow", {x, two})},
+                                     {B::ints("axes", {-1}), B::i("keepdims", 1)});
+    std::string scale = b.node("Reciprocal", {b.node("Sqrt", {b.node("Add", {mean_square, eps})})});
+    x = b.node("Mul", {b.node("Mul", {x, scale}), b.weight("weight", {768}, 0.5f, 1.5f)});
+  }
+  b.output(x, {128, 768});
+  b.save(path);
+}
+
 }  // namespace
 
 const std::vector<FullSizeModel>& full_size_models() {
@@ -349,6 +365,8 @@ const std::vector<FullSizeModel>& full_size_models() {
        true},
       {"layernorm_chain", "kernel chain: 32 x LayerNormalization(axis -1) on [128, 768]",
        layernorm_chain, true},
+      {"rmsnorm_chain", "kernel chain: 32 x RMSNorm (Pow 2, ReduceMean, Sqrt) on [128, 768]",
+       rmsnorm_chain, true},
   };
   return models;
 }

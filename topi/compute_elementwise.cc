@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "ir/error.h"
 #include "ir/ops/op_params.h"
@@ -23,6 +24,45 @@ OpCompute unary_op(OpKind op, std::function<PrimExpr(const OpCall&, PrimExpr)> f
 OpCompute binary_op(OpKind op, std::function<PrimExpr(PrimExpr, PrimExpr)> f) {
   return {op, [f](const OpCall&, const std::vector<te::Tensor>& in, const std::string& name) {
             return std::vector<te::Tensor>{binary(in[0], in[1], f, name)};
+          }};
+}
+
+PrimExpr pow_expr(PrimExpr a, PrimExpr b) {
+  if (a.dtype().is_float()) return pow(a, cast(a.dtype(), b));
+  // Integer bases: float64 pow is exact for results below 2^53; the result keeps the base's type.
+  DataType f64 = DataType::f64().with_lanes(a.dtype().lanes());
+  return cast(a.dtype(), pow(cast(f64, a), cast(f64, b)));
+}
+
+// The exponent of a float Pow when it is one constant integer in [-2, 4] that leaves the base's
+// shape as it is (one element, of no higher rank than the base).
+std::optional<int> small_integer_exponent(const OpCall& call, const te::Tensor& base) {
+  const graph::TensorData* e = call.constant_if_known(1);
+  if (!base.dtype().is_float() || !e || e->numel() != 1 || e->shape().size() > base.shape().size())
+    return std::nullopt;
+  double v = e->get_double(0);
+  if (v != std::floor(v) || v < -2 || v > 4) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+// Pow: by a small constant integer exponent as multiplies (and a division for a negative one),
+// exact at every IEEE edge that pow has (x^0 = 1 for NaN too, (-0)^-1 = -inf). Exported models
+// square that way (RMSNorm's Pow(x, 2), GELU's Pow(x, 3)); their exponent is a weight that LLVM
+// cannot see, so pow would call powf per lane.
+OpCompute pow_op() {
+  return {OpKind::Pow,
+          [](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
+            std::optional<int> n = small_integer_exponent(call, in[0]);
+            if (!n) return std::vector<te::Tensor>{binary(in[0], in[1], pow_expr, name)};
+            auto power = [n = *n](PrimExpr x) {
+              PrimExpr one = make_const(x.dtype(), 1);
+              if (n == 0) return one;
+              PrimExpr p = std::abs(n) == 1 ? x : x * x;
+              if (std::abs(n) == 3) p = p * x;
+              if (std::abs(n) == 4) p = p * p;
+              return n < 0 ? one / p : p;
+            };
+            return std::vector<te::Tensor>{unary(in[0], power, name)};
           }};
 }
 
@@ -167,14 +207,7 @@ std::vector<OpCompute> elementwise_computes() {
                   // ONNX integer division truncates toward zero.
                   return a.dtype().is_float() ? a / b : trunc_div(a, safe_divisor(b));
                 }),
-      binary_op(OpKind::Pow,
-                [](PrimExpr a, PrimExpr b) {
-                  if (a.dtype().is_float()) return pow(a, cast(a.dtype(), b));
-                  // Integer bases: float64 pow is exact for results below 2^53; the result keeps
-                  // the base's type.
-                  DataType f64 = DataType::f64().with_lanes(a.dtype().lanes());
-                  return cast(a.dtype(), pow(cast(f64, a), cast(f64, b)));
-                }),
+      pow_op(),
       binary_op(OpKind::PRelu,
                 [](PrimExpr x, PrimExpr s) { return select(x < c(x, 0), x * s, x); }),
       unary_op(OpKind::Relu, [](const OpCall&, PrimExpr x) { return max(x, c(x, 0)); }),

@@ -26,6 +26,9 @@ struct OpCall : graph::OpAttrs {
   // The value of input i, nullptr when the input is omitted; a ConstantRequiredError naming the
   // op, the input and `what` when it is computed at run time.
   std::function<const graph::TensorData*(size_t i, const std::string& what)> constant;
+  // The value of input i when it is a graph constant; nullptr otherwise (omitted or computed at run
+  // time), never an error: for computes that specialize on a constant but take any input.
+  std::function<const graph::TensorData*(size_t i)> constant_if_known;
 
   // `constant` of an input the op requires: an Error naming the op when it is omitted.
   const graph::TensorData& required_constant(size_t i, const std::string& what) const;

@@ -128,6 +128,17 @@ const std::map<std::string, Expected>& expected() {
        {"scores", {12, 128, 128}, "Softmax_31", {12, 128, 128}, {{"Softmax", 32}}}},
       {"layernorm_chain",
        {"hidden", {128, 768}, "LayerNormalization_95", {128, 768}, {{"LayerNormalization", 32}}}},
+      {"rmsnorm_chain",
+       {"hidden",
+        {128, 768},
+        "Mul_257",
+        {128, 768},
+        {{"Pow", 32},
+         {"ReduceMean", 32},
+         {"Add", 32},
+         {"Sqrt", 32},
+         {"Reciprocal", 32},
+         {"Mul", 64}}}},
   };
   return table;
 }
@@ -177,7 +188,8 @@ TEST(FullSizeModels, KernelChains) {
   std::vector<std::string> chains;
   for (const tools::FullSizeModel& m : tools::full_size_models())
     if (m.kernel_chain) chains.push_back(m.name);
-  EXPECT_EQ(chains, (std::vector<std::string>{"softmax_chain", "layernorm_chain"}));
+  EXPECT_EQ(chains,
+            (std::vector<std::string>{"softmax_chain", "layernorm_chain", "rmsnorm_chain"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, FullSizeModelTest, ::testing::ValuesIn(tools::full_size_models()),

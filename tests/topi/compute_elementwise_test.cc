@@ -1,10 +1,14 @@
 // Elementwise graph ops lowered through topi (topi/compute_elementwise.cc), compiled and checked
 // against the reference executor.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <string>
 
 #include "lowering_test_util.h"
+#include "te/printer.h"
 
 namespace tessel::topi {
 namespace {
@@ -162,6 +166,36 @@ TEST(ComputeElementwiseTest, PowWithIntegerAndMixedOperands) {
   m.op("int_pow", "Pow", {base, exponent});
   m.op("float_int_pow", "Pow", {fbase, exponent});
   m.check();
+}
+
+// Pow by a constant integer exponent in [-2, 4] is multiplies (a division for a negative one),
+// at the IEEE edges too; other constants, and exponents that broadcast the base, stay pow.
+TEST(ComputeElementwiseTest, PowByASmallConstantIntegerIsMultiplies) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto scalar = [](double v) { return make_tensor<double>(DataType::f32(), {}, {v}); };
+  OpGraph m;
+  auto x = m.input("x", make_tensor<double>(DataType::f32(), {2, 8},
+                                            {0, -0.0, 1, -1, 2.5, -3.25, inf, -inf, std::nan(""),
+                                             1e-20, -7, 0.5, 1e10, -1e10, 11, 1.5}));
+  for (double e : {0.0, 1.0, 2.0, 3.0, 4.0, -1.0, -2.0, 0.5, 5.0}) {
+    m.op(fmt::format("pow_{}", e), "Pow", {x, m.constant(fmt::format("e{}", e), scalar(e))});
+  }
+  m.op("pow_int_exponent", "Pow",
+       {x, m.constant("i3", make_tensor<double>(DataType::i64(), {1}, {3}))});
+  m.op("pow_broadcasting", "Pow",
+       {x, m.constant("e111", make_tensor<double>(DataType::f32(), {1, 1, 1}, {2}))});
+  m.check();
+
+  auto body_of = [&](double e) {
+    OpGraph one;
+    auto base = one.input("x", random_data(DataType::f32(), {4, 4}, 30));
+    one.op("pow", "Pow", {base, one.constant("e", scalar(e))});
+    passes::LoweredGroup g = one.lower_only_group(CompileOptions{}.target);
+    return te::body_to_string(g.args.back().op().as<te::ComputeOpNode>()->body);
+  };
+  EXPECT_EQ(body_of(2).find("pow"), std::string::npos) << body_of(2);
+  EXPECT_EQ(body_of(-1).find("pow"), std::string::npos) << body_of(-1);
+  EXPECT_NE(body_of(0.5).find("pow"), std::string::npos) << body_of(0.5);
 }
 
 TEST(ComputeElementwiseTest, IntegerDivModAndFloatFmod) {
