@@ -45,7 +45,7 @@ std::optional<int> small_integer_exponent(const OpCall& call, const te::Tensor& 
   return static_cast<int>(v);
 }
 
-// Pow: by a small constant integer exponent as multiplies (and a division for a negative one),
+// Pow: by a small constant integer exponent as multiplies (of 1 / x for a negative one),
 // exact at every IEEE edge that pow has (x^0 = 1 for NaN too, (-0)^-1 = -inf). Exported models
 // square that way (RMSNorm's Pow(x, 2), GELU's Pow(x, 3)); their exponent is a weight that LLVM
 // cannot see, so pow would call powf per lane.
@@ -54,13 +54,16 @@ OpCompute pow_op() {
           [](const OpCall& call, const std::vector<te::Tensor>& in, const std::string& name) {
             std::optional<int> n = small_integer_exponent(call, in[0]);
             if (!n) return std::vector<te::Tensor>{binary(in[0], in[1], pow_expr, name)};
+            // A negative exponent powers 1 / x: 1 / (x * x) would be 0 where x * x overflows
+            // and x^-2 is still a float (x = 1e20).
             auto power = [n = *n](PrimExpr x) {
               PrimExpr one = make_const(x.dtype(), 1);
               if (n == 0) return one;
-              PrimExpr p = std::abs(n) == 1 ? x : x * x;
-              if (std::abs(n) == 3) p = p * x;
+              PrimExpr b = n < 0 ? one / x : x;
+              PrimExpr p = std::abs(n) == 1 ? b : b * b;
+              if (std::abs(n) == 3) p = p * b;
               if (std::abs(n) == 4) p = p * p;
-              return n < 0 ? one / p : p;
+              return p;
             };
             return std::vector<te::Tensor>{unary(in[0], power, name)};
           }};

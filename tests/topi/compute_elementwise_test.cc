@@ -168,7 +168,7 @@ TEST(ComputeElementwiseTest, PowWithIntegerAndMixedOperands) {
   m.check();
 }
 
-// Pow by a constant integer exponent in [-2, 4] is multiplies (a division for a negative one),
+// Pow by a constant integer exponent in [-2, 4] is multiplies (of 1 / x for a negative one),
 // at the IEEE edges too; other constants, and exponents that broadcast the base, stay pow.
 TEST(ComputeElementwiseTest, PowByASmallConstantIntegerIsMultiplies) {
   const double inf = std::numeric_limits<double>::infinity();
@@ -196,6 +196,18 @@ TEST(ComputeElementwiseTest, PowByASmallConstantIntegerIsMultiplies) {
   EXPECT_EQ(body_of(2).find("pow"), std::string::npos) << body_of(2);
   EXPECT_EQ(body_of(-1).find("pow"), std::string::npos) << body_of(-1);
   EXPECT_NE(body_of(0.5).find("pow"), std::string::npos) << body_of(0.5);
+
+  // x^-2 where x * x overflows: a float still (1e-40, subnormal), which the tolerances above take
+  // for 0.
+  OpGraph big;
+  big.op("pow", "Pow",
+         {big.input("x", make_tensor<double>(DataType::f32(), {2}, {1e20, -1e20})),
+          big.constant("e", scalar(-2))});
+  CompiledModel compiled = compile_graph(big.b.g, CompileOptions{});
+  compiled.set_input("x", to_ndarray(big.feeds.at("x")));
+  compiled.run();
+  TensorData got = to_tensor_data(compiled.get_output(0));
+  for (int k = 0; k < 2; ++k) EXPECT_NEAR(got.data<float>()[k], 1e-40f, 1e-44f) << k;
 }
 
 TEST(ComputeElementwiseTest, IntegerDivModAndFloatFmod) {
